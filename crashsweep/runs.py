@@ -1,0 +1,76 @@
+"""Running one design's exploration from command-line choices, with progress on a terminal.
+
+Shared by every command that explores (explore, compare, and later view and others).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.search import Exploration, explore
+from reports.summary import Summary, summarize
+from spec.job import TRIAGE, Job, load_job
+from spec.tracker import TRACKERS, TrackerKind
+from variants import model
+
+DEFAULT_MAX_STATES = 2_000_000
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the user chose: job, tracker, depth and the state limit."""
+
+    job: Job
+    job_source: str
+    tracker: TrackerKind
+    depth: int
+    max_states: int
+
+
+def read_job(path: Path | None) -> tuple[Job, str]:
+    """The job from `path`, or the built-in triage job; JobError on a bad file."""
+    if path is None:
+        return TRIAGE, "triage (built in)"
+    return load_job(path), str(path)
+
+
+def tracker_kind(name: str) -> TrackerKind:
+    """The tracker kind called `name` (the CLI has checked it is one of TRACKERS)."""
+    return TRACKERS[name]
+
+
+class _Progress:
+    """Progress on stderr, only when it is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.live = sys.stderr.isatty()
+
+    def __call__(self, states: int, frontier: int, crashes: int) -> None:
+        if self.live:
+            sys.stderr.write(f"\r{self.label}: {states} states, frontier {frontier}, up to {crashes} crashes ")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.live:
+            sys.stderr.write("\r" + " " * 79 + "\r")
+            sys.stderr.flush()
+
+
+def run(variant: str, choices: Choices) -> tuple[Exploration[Any], Summary]:
+    """Explore `variant` under `choices` and compute its row."""
+    progress = _Progress(variant)
+    try:
+        exploration = explore(
+            model(variant, choices.job, choices.tracker),
+            choices.depth,
+            max_states=choices.max_states,
+            progress=progress,
+        )
+    finally:
+        progress.done()
+    summary = summarize(exploration, variant=variant, job=choices.job.name, tracker=choices.tracker.name)
+    return exploration, summary

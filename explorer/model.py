@@ -1,0 +1,115 @@
+"""What the explorer needs of a model: states, actions, a pure step, properties, measures.
+
+Only these names are needed to write a model. A crash is an ordinary action of kind "crash";
+the explorer enables it only while the path's crash count is below the depth, and a restart
+is an action of kind "restart". Properties are named predicates of three kinds: "always"
+(every state), "at_end" (every finished state) and "sometimes" (some state); every always or
+at_end property names a sometimes partner, its witness, so a check that is never exercised
+fails loudly instead of passing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, Literal, Protocol, TypeVar
+
+S = TypeVar("S")
+Kind = Literal["step", "crash", "restart"]
+PropertyKind = Literal["always", "sometimes", "at_end"]
+KINDS: tuple[Kind, ...] = ("step", "crash", "restart")
+
+
+class ModelDefinitionError(ValueError):
+    """A model that cannot be explored; the message names the offender and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """An enabled action: its kind and a label for traces (e.g. the crash point it leads to)."""
+
+    kind: Kind
+    label: str
+
+
+@dataclass(frozen=True)
+class Property(Generic[S]):
+    """A named predicate over states; `witness` names an invariant's sometimes partner."""
+
+    name: str
+    kind: PropertyKind
+    check: Callable[[S], bool]
+    witness: str | None = None
+    explain: Callable[[S], str] | None = None
+
+    @classmethod
+    def always(
+        cls, name: str, check: Callable[[S], bool], *, witness: str, explain: Callable[[S], str] | None = None
+    ) -> Property[S]:
+        """An invariant checked in every reachable state."""
+        return cls(name, "always", check, witness, explain)
+
+    @classmethod
+    def at_end(
+        cls, name: str, check: Callable[[S], bool], *, witness: str, explain: Callable[[S], str] | None = None
+    ) -> Property[S]:
+        """An invariant checked in every finished state."""
+        return cls(name, "at_end", check, witness, explain)
+
+    @classmethod
+    def sometimes(cls, name: str, check: Callable[[S], bool]) -> Property[S]:
+        """A witness: some reachable state must satisfy it."""
+        return cls(name, "sometimes", check)
+
+
+class Model(Protocol[S]):
+    """A model the explorer can search. Every method must be pure and deterministic."""
+
+    def initial(self) -> S:
+        """The initial state."""
+
+    def actions(self, state: S) -> Sequence[Action]:
+        """The actions enabled in `state`, in a fixed order (crash actions included)."""
+
+    def step(self, state: S, action: Action) -> tuple[S, Mapping[str, int]]:
+        """The state after `action`, and the counters the action increments."""
+
+    def is_finished(self, state: S) -> bool:
+        """Whether `state` ends a scenario."""
+
+    def crash_point(self, state: S) -> str | None:
+        """The name of the crash point `state` is at, or None."""
+
+    @property
+    def properties(self) -> Sequence[Property[S]]:
+        """The named properties to check."""
+
+    @property
+    def measures(self) -> Mapping[str, Callable[[S], int]]:
+        """Figures of a finished state, summed over the scenarios that end there."""
+
+
+def validate_model(model: Model[S]) -> None:
+    """Raise ModelDefinitionError unless the model's properties are well formed."""
+    names = [prop.name for prop in model.properties]
+    for name in names:
+        if names.count(name) > 1:
+            raise ModelDefinitionError(f"property {name!r} is defined twice: give each property its own name")
+    sometimes = {prop.name for prop in model.properties if prop.kind == "sometimes"}
+    for prop in model.properties:
+        if prop.kind not in ("always", "sometimes", "at_end"):
+            raise ModelDefinitionError(
+                f"property {prop.name!r} has kind {prop.kind!r}: use always, sometimes or at_end"
+            )
+        if prop.kind == "sometimes":
+            continue
+        if prop.witness is None:
+            raise ModelDefinitionError(
+                f"invariant {prop.name!r} has no sometimes partner: add Property.sometimes(...) that "
+                f"shows the check is exercised, and name it in witness="
+            )
+        if prop.witness not in sometimes:
+            raise ModelDefinitionError(
+                f"invariant {prop.name!r} names witness {prop.witness!r}, which is not a sometimes "
+                f"property of the model (known: {', '.join(sorted(sometimes)) or 'none'})"
+            )

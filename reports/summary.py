@@ -1,0 +1,134 @@
+"""A design's row: the figures of one exploration, computed once, as a plain value.
+
+The columns follow section 8 of SEMANTICS.md: crash points of the uninterrupted run,
+scenarios per crash count (1..depth; the uninterrupted run is not a scenario), and over
+those scenarios with_dups, dups, missing, asks and calls+ (model calls beyond those of the
+uninterrupted run), plus the graph's size and every property's verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.path import shortest_path
+from explorer.search import Exploration
+from spec import metrics
+
+
+@dataclass(frozen=True)
+class InvariantVerdict:
+    """An invariant's verdict, with the shortest counterexample's code and crash count."""
+
+    name: str
+    holds: bool
+    witness: str
+    witnessed: bool
+    counterexample: str | None = None
+    crashes: int | None = None
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One design's row and verdicts at one depth, on one job and one tracker."""
+
+    variant: str
+    job: str
+    depth: int
+    tracker: str
+    crash_points: int
+    scenarios: dict[int, int]
+    with_dups: int
+    dups: int
+    missing: int
+    asks: int
+    calls_plus: int
+    lookups: int
+    reruns: int
+    states: int
+    edges: int
+    invariants: tuple[InvariantVerdict, ...]
+
+    @property
+    def holds(self) -> bool:
+        """Every invariant holds and every witness was seen."""
+        return all(v.holds and v.witnessed for v in self.invariants)
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as a JSON-ready object with the documented keys."""
+        return {
+            "variant": self.variant,
+            "job": self.job,
+            "depth": self.depth,
+            "tracker": self.tracker,
+            "crash_points": self.crash_points,
+            "scenarios": {str(k): n for k, n in self.scenarios.items()},
+            "with_dups": self.with_dups,
+            "dups": self.dups,
+            "missing": self.missing,
+            "asks": self.asks,
+            "calls_plus": self.calls_plus,
+            "ladder": {"rerun": self.reruns, "lookup": self.lookups, "person": self.asks},
+            "states": self.states,
+            "edges": self.edges,
+            "invariants": {
+                v.name: {
+                    "holds": v.holds,
+                    "witness": v.witness,
+                    "witnessed": v.witnessed,
+                    "counterexample": v.counterexample,
+                    "crashes": v.crashes,
+                    "steps": v.steps,
+                }
+                for v in self.invariants
+            },
+        }
+
+
+def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker: str) -> Summary:
+    """Compute a design's row from its exploration."""
+    counts = exploration.counts
+    graph = exploration.graph
+    depth = exploration.depth
+    crashes = range(1, depth + 1)
+    scenarios = {k: counts.scenarios.get(k, 0) for k in crashes}
+    baseline_runs = counts.scenarios.get(0, 0)
+    if baseline_runs != 1:
+        raise ValueError(f"expected one uninterrupted run, found {baseline_runs}: the model is not deterministic")
+    baseline_calls = counts.total(metrics.MODEL_CALLS, range(0, 1))
+    calls_plus = counts.total(metrics.MODEL_CALLS, crashes) - baseline_calls * sum(scenarios.values())
+    crash_points = sum(1 for _, data in graph.nodes(data=True) if data["crashes"] == 0 and data["point"] is not None)
+    verdicts = []
+    model = exploration.model
+    for prop in model.properties:
+        if prop.kind == "sometimes":
+            continue
+        verdict = exploration.verdicts[prop.name]
+        assert prop.witness is not None
+        witnessed = exploration.verdicts[prop.witness].holds
+        if verdict.holds or verdict.node is None:
+            verdicts.append(InvariantVerdict(prop.name, True, prop.witness, witnessed))
+            continue
+        path = shortest_path(exploration, verdict.node)
+        verdicts.append(
+            InvariantVerdict(prop.name, False, prop.witness, witnessed, path.code, path.crashes, len(path.steps) - 1)
+        )
+    return Summary(
+        variant=variant,
+        job=job,
+        depth=depth,
+        tracker=tracker,
+        crash_points=crash_points,
+        scenarios=scenarios,
+        with_dups=counts.total("with_dups", crashes),
+        dups=counts.total("dups", crashes),
+        missing=counts.total("missing", crashes),
+        asks=counts.total(metrics.ASKS, crashes),
+        calls_plus=calls_plus,
+        lookups=counts.total(metrics.LOOKUPS, crashes),
+        reruns=counts.total(metrics.RERUNS, crashes),
+        states=graph.number_of_nodes(),
+        edges=graph.number_of_edges(),
+        invariants=tuple(verdicts),
+    )

@@ -1,0 +1,109 @@
+"""A design's row, or the table of several, as text, Markdown or JSON.
+
+The table's columns are the seed's, in the seed's order: once, twice (scenarios with one and
+two crashes; further crash counts follow), with_dups, dups, missing, asks, calls+.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from reports.summary import Summary
+
+FIGURES = ("with_dups", "dups", "missing", "asks", "calls+")
+_NAMES = {1: "once", 2: "twice"}
+
+
+def _crash_header(k: int) -> str:
+    return _NAMES.get(k, f"{k} crashes")
+
+
+def _figures(row: Summary) -> list[int]:
+    return [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
+
+
+def _verdict(row: Summary) -> str:
+    words = []
+    for v in row.invariants:
+        if not v.witnessed:
+            words.append(f"{v.name} never exercised")
+        elif not v.holds:
+            words.append(f"{v.name} violated")
+    return ", ".join(words) or "holds"
+
+
+def _render(table: Table) -> str:
+    buffer = io.StringIO()
+    Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def table_text(rows: Sequence[Summary]) -> str:
+    """The rows as an aligned text table, one row per design."""
+    depth = max(row.depth for row in rows)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("variant")
+    for k in range(1, depth + 1):
+        table.add_column(_crash_header(k), justify="right")
+    for name in FIGURES:
+        table.add_column(name, justify="right")
+    table.add_column("verdict")
+    for row in rows:
+        scenarios = [str(row.scenarios.get(k, "")) for k in range(1, depth + 1)]
+        table.add_row(row.variant, *scenarios, *(str(n) for n in _figures(row)), _verdict(row))
+    return _render(table)
+
+
+def table_markdown(rows: Sequence[Summary]) -> str:
+    """The rows as a Markdown table."""
+    depth = max(row.depth for row in rows)
+    header = ["variant", *(_crash_header(k) for k in range(1, depth + 1)), *FIGURES, "verdict"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
+    for row in rows:
+        cells = [row.variant, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
+        cells += [str(n) for n in _figures(row)] + [_verdict(row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def row_text(row: Summary) -> str:
+    """One design's figures and verdicts, for `explore`."""
+    scenarios = "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
+    lines = [
+        f"{row.variant}  (job {row.job}, tracker {row.tracker}, depth {row.depth})",
+        f"  crash points  {row.crash_points}",
+        f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
+        "  " + "   ".join(f"{name} {value}" for name, value in zip(FIGURES, _figures(row), strict=True)),
+        f"  graph         {row.states} states, {row.edges} edges",
+    ]
+    for v in row.invariants:
+        if not v.witnessed:
+            lines.append(
+                f"  {v.name:<13} NEVER EXERCISED (witness {v.witness!r} was never seen: the check proves nothing)"
+            )
+        elif v.holds:
+            lines.append(f"  {v.name:<13} holds")
+        else:
+            lines.append(
+                f"  {v.name:<13} VIOLATED  shortest counterexample: {v.crashes} crash(es), {v.steps} steps, "
+                f"path {v.counterexample}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def row_markdown(row: Summary) -> str:
+    """One design's row as a Markdown table."""
+    return table_markdown([row])
+
+
+def to_json(rows: Summary | Sequence[Summary]) -> str:
+    """One row as a JSON object, or several as a JSON list (stable key order)."""
+    if isinstance(rows, Summary):
+        return json.dumps(rows.to_json(), indent=2) + "\n"
+    return json.dumps([row.to_json() for row in rows], indent=2) + "\n"

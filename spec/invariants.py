@@ -1,0 +1,60 @@
+"""The invariants a durable loop must keep, each with the witness that shows it was exercised.
+
+no-duplicate: no write of the job has two records, in any state.
+no-loss: once the run is done, every write of the job has a record.
+A check that is never exercised proves nothing, so each has a "sometimes" partner: some
+state has a write applied; some run finishes.
+"""
+
+from __future__ import annotations
+
+from spec.job import Job
+from spec.world import World
+
+NO_DUPLICATE = "no-duplicate"
+NO_LOSS = "no-loss"
+SOME_WRITE_APPLIED = "some write applied"
+SOME_RUN_FINISHED = "some run finished"
+
+
+def duplicated(world: World, job: Job) -> tuple[str, ...]:
+    """The writes that have more than one record."""
+    return tuple(call for call in job.writes if world.tracker.count(call) > 1)
+
+
+def lost(world: World, job: Job) -> tuple[str, ...]:
+    """The writes with no record (a loss once the run is finished)."""
+    return tuple(call for call in job.writes if world.tracker.count(call) == 0)
+
+
+def no_duplicate(world: World, job: Job) -> bool:
+    """No write of the job has two records."""
+    return not duplicated(world, job)
+
+
+def no_loss(world: World, job: Job) -> bool:
+    """Every write of the job has a record (checked once the run is finished)."""
+    return not lost(world, job)
+
+
+def some_write_applied(world: World, job: Job) -> bool:
+    """The tracker holds at least one record (no-duplicate had something to check)."""
+    return bool(world.tracker.records) or not job.writes
+
+
+def some_run_finished(world: World, job: Job) -> bool:
+    """The run finished (no-loss had a final world to check)."""
+    return world.finished
+
+
+def violation(name: str, world: World, job: Job) -> str:
+    """The violation of invariant `name` in `world`, in words."""
+    if name == NO_DUPLICATE:
+        parts = []
+        for call in duplicated(world, job):
+            numbers = [f"#{n}" for n, r in enumerate(world.tracker.records, 1) if r.call == call]
+            parts.append(f"{call} has {len(numbers)} records: {' and '.join(numbers)}")
+        return "; ".join(parts)
+    if name == NO_LOSS:
+        return "; ".join(f"{call} has no record though the run is done" for call in lost(world, job))
+    raise KeyError(name)

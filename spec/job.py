@@ -1,0 +1,146 @@
+"""Jobs: the scripted model's tool turns, as data, and their TOML file format.
+
+The model is scripted: its reply depends only on how many tool turns the conversation already
+holds, so asking again gives the same reply with the same call IDs. A job is a list of tool
+turns, each an ordered list of calls; after the last tool turn the model gives its final answer.
+Loading a job file fails with a `JobError` whose message names the offending field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+CALL_KEYS = frozenset({"tool", "writes"})
+JOB_KEYS = frozenset({"name", "turns", "calls"})
+
+
+class JobError(ValueError):
+    """A job file or job definition that cannot be used; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call of the script: its ID (unique in the job), tool, and whether it writes."""
+
+    id: str
+    tool: str
+    writes: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A scripted job: its tool turns in order, each a tuple of calls."""
+
+    name: str
+    turns: tuple[tuple[Call, ...], ...]
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for number, turn in enumerate(self.turns, start=1):
+            if not turn:
+                raise JobError(f"turns[{number - 1}]: a tool turn needs at least one call")
+            for call in turn:
+                if call.id in seen:
+                    raise JobError(f"turns: call {call.id!r} appears twice; call IDs are unique")
+                seen.add(call.id)
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """Every call of the job, in script order."""
+        return tuple(call for turn in self.turns for call in turn)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        """The IDs of the calls that change the tracker, in script order."""
+        return tuple(call.id for call in self.calls if call.writes)
+
+    def call(self, call_id: str) -> Call:
+        """The call with this ID."""
+        for call in self.calls:
+            if call.id == call_id:
+                return call
+        raise KeyError(call_id)
+
+
+def _call(call_id: str, raw: object) -> Call:
+    where = f"calls.{call_id}"
+    if not isinstance(raw, Mapping):
+        raise JobError(f'{where}: expected a table like {{ tool = "...", writes = true }}')
+    unknown = sorted(set(raw) - CALL_KEYS)
+    if unknown:
+        raise JobError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(CALL_KEYS))})")
+    tool = raw.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise JobError(f"{where}.tool: expected a non-empty string")
+    writes = raw.get("writes")
+    if not isinstance(writes, bool):
+        raise JobError(f"{where}.writes: expected true or false")
+    return Call(call_id, tool, writes)
+
+
+def job_from_mapping(data: Mapping[str, object]) -> Job:
+    """Build a job from parsed TOML, naming the first field that is wrong."""
+    unknown = sorted(set(data) - JOB_KEYS)
+    if unknown:
+        raise JobError(f"unknown top-level key {unknown[0]!r} (known: name, turns, calls)")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise JobError("name: expected a non-empty string")
+    raw_calls = data.get("calls", {})
+    if not isinstance(raw_calls, Mapping):
+        raise JobError("calls: expected a table of calls")
+    calls = {call_id: _call(call_id, raw) for call_id, raw in raw_calls.items()}
+    raw_turns = data.get("turns")
+    if not isinstance(raw_turns, list):
+        raise JobError("turns: expected a list of turns, each a list of call IDs")
+    turns: list[tuple[Call, ...]] = []
+    used: set[str] = set()
+    for index, raw_turn in enumerate(raw_turns):
+        if not isinstance(raw_turn, list) or not all(isinstance(c, str) for c in raw_turn):
+            raise JobError(f"turns[{index}]: expected a list of call IDs (strings)")
+        for call_id in raw_turn:
+            if call_id not in calls:
+                raise JobError(f"turns[{index}]: call {call_id!r} is not defined under [calls]")
+        used.update(raw_turn)
+        turns.append(tuple(calls[call_id] for call_id in raw_turn))
+    unused = sorted(set(calls) - used)
+    if unused:
+        raise JobError(f"calls.{unused[0]}: defined but used in no turn")
+    return Job(name, tuple(turns))
+
+
+def load_job(path: Path) -> Job:
+    """Read a job file (TOML); any problem becomes a one-line `JobError` naming the file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise JobError(f"{path}: cannot read job file: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise JobError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as error:
+        raise JobError(f"{path}: not valid TOML: {error}") from None
+    try:
+        return job_from_mapping(data)
+    except JobError as error:
+        raise JobError(f"{path}: {error}") from None
+
+
+TRIAGE_TOML = """\
+name = "triage"
+turns = [
+  ["create_a", "create_b"],
+  ["search", "comment_a"],
+]
+
+[calls]
+create_a = { tool = "create_issue", writes = true }
+create_b = { tool = "create_issue", writes = true }
+search = { tool = "search_issues", writes = false }
+comment_a = { tool = "comment", writes = true }
+"""
+
+TRIAGE = job_from_mapping(tomllib.loads(TRIAGE_TOML))
+"""The built-in job: files two issues, runs a search, comments on the first issue."""

@@ -1,0 +1,32 @@
+"""The figures a scenario is measured by (section 8 of SEMANTICS.md).
+
+Two kinds: counters that grow along the way (model calls, questions, ladder rungs), carried
+on the explorer's edges as deltas, and measures of a scenario's final world (duplicates,
+missing writes), taken at its finished state. Both are summed over scenarios by the explorer.
+"""
+
+from __future__ import annotations
+
+from spec.job import Job
+from spec.world import World
+
+MODEL_CALLS = "model_calls"
+ASKS = "asks"
+RERUNS = "reruns"
+LOOKUPS = "lookups"
+COUNTERS = (MODEL_CALLS, ASKS, RERUNS, LOOKUPS)
+
+
+def dups(world: World, job: Job) -> int:
+    """Over the job's writes, the sum of max(0, records - 1)."""
+    return sum(max(0, world.tracker.count(call) - 1) for call in job.writes)
+
+
+def with_dups(world: World, job: Job) -> int:
+    """1 when the world holds a duplicate, else 0 (summed: scenarios with duplicates)."""
+    return 1 if dups(world, job) > 0 else 0
+
+
+def missing(world: World, job: Job) -> int:
+    """The job's writes with no record at all."""
+    return sum(1 for call in job.writes if world.tracker.count(call) == 0)

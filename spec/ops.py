@@ -1,0 +1,125 @@
+"""The process's instructions: what a loop does between two crash points, as frozen values.
+
+A process's program counter is the tuple of instructions it has still to run (its
+continuation). Because instructions are plain frozen values, a process in the middle of a
+save or a send is as hashable and comparable as any other state, and the explorer can merge
+two histories that reach the same place. `spec.process` runs them; designs only arrange them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+CHECKPOINT = "checkpoint"
+LOCK = "lock"
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """A crash point: the process stops here, and a crash may strike before it goes on."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTmp:
+    """Write the whole in-memory state (or the lock) to the temp file beside `file`."""
+
+    file: str = CHECKPOINT
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """Rename the temp file over `file`: from now on its content is durable."""
+
+    file: str = CHECKPOINT
+
+
+@dataclass(frozen=True, slots=True)
+class CallModel:
+    """Ask the scripted model; run `after_reply` after a reply with calls, else `after_final`."""
+
+    after_reply: tuple[Op, ...]
+    after_final: tuple[Op, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AppendTurn:
+    """Append the model's reply (the next tool turn of the script) to memory."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkDone:
+    """Mark the run done in memory."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Record an attempt marker for `call` in memory (durable only once saved)."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Send `call` to the tracker, with its idempotency key when `keyed`.
+
+    `rerun` marks a send made on rung 1 of the resolution ladder, so that it can be counted.
+    """
+
+    call: str
+    keyed: bool
+    rerun: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """Put `answer` in memory as the result of `call`."""
+
+    call: str
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """Rung 2 of the ladder: ask the tracker whether `call` of this run happened."""
+
+    call: str
+    keyed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AskPerson:
+    """Rung 3 of the ladder: ask a person whether `call` of this run happened."""
+
+    call: str
+    keyed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CompleteTurn:
+    """Mark the last turn complete in memory."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    """The process ends normally: the run is finished."""
+
+
+Op: TypeAlias = (
+    Point
+    | WriteTmp
+    | Rename
+    | CallModel
+    | AppendTurn
+    | MarkDone
+    | Mark
+    | Send
+    | Store
+    | Lookup
+    | AskPerson
+    | CompleteTurn
+    | Exit
+)
+Ops: TypeAlias = tuple[Op, ...]

@@ -1,0 +1,30 @@
+"""The two-step save (temp file, then rename) and the crash points it passes.
+
+Section 3 of SEMANTICS.md: write the whole in-memory state to the temp file (crash point
+`<what>: tmp written`), rename it over the checkpoint (`<what>: renamed`). Marker and result
+saves pass one more crash point of their own on the same disk state.
+"""
+
+from __future__ import annotations
+
+from spec.ops import CHECKPOINT, LOCK, Ops, Point, Rename, WriteTmp
+
+
+def save(what: str, file: str = CHECKPOINT) -> Ops:
+    """Save(what): write the temp file, rename it into place."""
+    return (WriteTmp(file), Point(f"{what}: tmp written"), Rename(file), Point(f"{what}: renamed"))
+
+
+def save_marker(call: str) -> Ops:
+    """The marker save before a write: Save(marker <call>), then `marker saved <call>`."""
+    return (*save(f"marker {call}"), Point(f"marker saved {call}"))
+
+
+def save_result(call: str) -> Ops:
+    """The result save after a call: Save(result <call>), then `result saved <call>`."""
+    return (*save(f"result {call}"), Point(f"result saved {call}"))
+
+
+def take_lock() -> Ops:
+    """Take the run's lock: a lock file written by temp file and rename."""
+    return save("lock", LOCK)

@@ -1,0 +1,50 @@
+"""The tracker's side of a request: how a write is applied, remembered and looked up.
+
+The tracker is the outside world (an issue tracker, a mail server): it never crashes, and its
+records outlive every crash of the loop. A `TrackerKind` says what it offers: honouring
+idempotency keys, and answering a lookup "did call C of run R happen?".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from spec.keys import key
+from spec.world import Record, Tracker
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerKind:
+    """What a tracker offers to the loop."""
+
+    name: str
+    honours_keys: bool
+    lookup: bool
+    summary: str
+
+
+KEYED = TrackerKind("keyed", True, False, "honours idempotency keys")
+KEYLESS = TrackerKind("keyless", False, False, "ignores idempotency keys")
+KEYLESS_LOOKUP = TrackerKind("keyless-lookup", False, True, "ignores keys, answers 'did call C of run R happen?'")
+TRACKERS = {kind.name: kind for kind in (KEYED, KEYLESS, KEYLESS_LOOKUP)}
+
+READ_ANSWER = "read ok"
+
+
+def apply_write(tracker: Tracker, kind: TrackerKind, call: str, run: str, keyed: bool) -> tuple[Tracker, str]:
+    """Apply one write request; return the tracker after it and the answer it sends back.
+
+    A request with a key the tracker honours and already holds gets the first answer and
+    changes nothing. Otherwise the write is applied as a new record, and the key (if the
+    request carried one and the tracker honours keys) is remembered with its answer.
+    """
+    remembers = keyed and kind.honours_keys
+    request_key = key(run, call)
+    if remembers:
+        first = tracker.answer_for(request_key)
+        if first is not None:
+            return tracker, first
+    records = (*tracker.records, Record(call, run))
+    answer = f"#{len(records)}"
+    keys = (*tracker.keys, (request_key, answer)) if remembers else tracker.keys
+    return replace(tracker, records=records, keys=keys), answer

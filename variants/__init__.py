@@ -1,0 +1,41 @@
+"""The registry of loop designs: CLI name -> design, and a factory of explorer models.
+
+The five seed designs come first, in the order of the seed's table.
+"""
+
+from __future__ import annotations
+
+from spec.design import Design, Env
+from spec.job import Job
+from spec.tracker import TrackerKind
+from variants import attempt_markers, idempotency_keys, keys_and_markers, save_after_reply, save_once_per_turn
+from variants.loop_model import LoopModel
+
+SEED_DESIGNS: tuple[Design, ...] = (
+    save_once_per_turn.DESIGN,
+    save_after_reply.DESIGN,
+    idempotency_keys.DESIGN,
+    attempt_markers.DESIGN,
+    keys_and_markers.DESIGN,
+)
+DESIGNS: dict[str, Design] = {design.name: design for design in SEED_DESIGNS}
+
+
+class UnknownVariantError(KeyError):
+    """A variant name that is not in the registry; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return f"unknown variant {self.args[0]!r} (known: {', '.join(DESIGNS)})"
+
+
+def design(name: str) -> Design:
+    """The design registered under `name`."""
+    try:
+        return DESIGNS[name]
+    except KeyError:
+        raise UnknownVariantError(name) from None
+
+
+def model(name: str, job: Job, tracker: TrackerKind) -> LoopModel:
+    """The explorer model of design `name` against `job` and `tracker`."""
+    return LoopModel(design(name), Env(job, tracker))
