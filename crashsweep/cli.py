@@ -18,7 +18,7 @@ from explorer.search import ExplorationInterrupted, StateLimitExceeded
 from reports import table
 from spec.job import JobError
 from spec.tracker import TRACKERS
-from variants import DESIGNS, UnknownVariantError, design
+from variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
 
 FORMATS = ("text", "json", "markdown")
 
@@ -96,7 +96,7 @@ def explore(variant: str, depth: int, job_path: Path | None, tracker: str, max_s
 def compare(depth: int, job_path: Path | None, tracker: str, max_states: int, names: str | None, fmt: str) -> int:
     """The table: one row per design, in the seed's column order."""
     choices = _choices(depth, job_path, tracker, max_states)
-    chosen = [n.strip() for n in names.split(",")] if names else list(DESIGNS)[:5]
+    chosen = [n.strip() for n in names.split(",")] if names else [d.name for d in SEED_DESIGNS]
     for name in chosen:
         design(name)  # an unknown name fails before any exploring starts
     rows = [runs.run(name, choices)[1] for name in chosen]
@@ -112,6 +112,10 @@ def list_variants() -> int:
     for name, item in DESIGNS.items():
         click.echo(f"{name:<{width}}  {item.summary}")
     return 0
+
+
+# Commands that live in modules of their own are registered here, one line each:
+# cli.add_command(module.command)
 
 
 def main(argv: list[str] | None = None) -> int:

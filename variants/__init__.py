@@ -1,6 +1,6 @@
 """The registry of loop designs: CLI name -> design, and a factory of explorer models.
 
-The five seed designs come first, in the order of the seed's table.
+The five seed designs come first, in the order of the seed's table; then the agent's own loop.
 """
 
 from __future__ import annotations
@@ -8,7 +8,14 @@ from __future__ import annotations
 from spec.design import Design, Env
 from spec.job import Job
 from spec.tracker import TrackerKind
-from variants import attempt_markers, idempotency_keys, keys_and_markers, save_after_reply, save_once_per_turn
+from variants import (
+    agent_loop,
+    attempt_markers,
+    idempotency_keys,
+    keys_and_markers,
+    save_after_reply,
+    save_once_per_turn,
+)
 from variants.loop_model import LoopModel
 
 SEED_DESIGNS: tuple[Design, ...] = (
@@ -18,7 +25,7 @@ SEED_DESIGNS: tuple[Design, ...] = (
     attempt_markers.DESIGN,
     keys_and_markers.DESIGN,
 )
-DESIGNS: dict[str, Design] = {design.name: design for design in SEED_DESIGNS}
+DESIGNS: dict[str, Design] = {design.name: design for design in (*SEED_DESIGNS, agent_loop.DESIGN)}
 
 
 class UnknownVariantError(KeyError):
