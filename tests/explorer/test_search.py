@@ -1,0 +1,127 @@
+"""Tests of explorer.search: BFS, deduplication, verdicts, limits, on hand-counted toy models."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from explorer.model import Action, ModelDefinitionError
+from explorer.search import ExplorationInterrupted, StateLimitExceeded, enabled, explore
+from tests.explorer.toys import Points, Toy
+
+
+@pytest.mark.parametrize(("n", "depth"), [(1, 0), (3, 1), (4, 2), (5, 3)])
+def test_scenarios_without_durable_state_are_n_to_the_k(n: int, depth: int) -> None:
+    """A restart that begins again reaches all n points, so k crashes give n**k scenarios."""
+    counts = explore(Points(n), depth).counts
+    assert counts.scenarios == {k: n**k for k in range(depth + 1)}
+
+
+@pytest.mark.parametrize(("n", "depth"), [(3, 1), (4, 2), (5, 3)])
+def test_states_are_deduplicated_per_crash_count(n: int, depth: int) -> None:
+    """Each crash count holds n point states, one finished state and one entry state: (depth+1)(n+2)."""
+    graph = explore(Points(n), depth).graph
+    assert graph.number_of_nodes() == (depth + 1) * (n + 2)
+
+
+def test_resuming_process_has_triangular_two_crash_count() -> None:
+    """Resuming at the crashed point: crash at i leaves n-i+1 points, so 2 crashes give n(n+1)/2."""
+    n = 6
+    counts = explore(Points(n, durable=True), 2).counts
+    assert counts.scenarios[1] == n
+    assert counts.scenarios[2] == n * (n + 1) // 2
+
+
+def test_edge_counters_sum_per_path() -> None:
+    """Every scenario with k crashes starts k+1 processes, so starts sum to (k+1) * n**k."""
+    n, depth = 4, 3
+    counts = explore(Points(n), depth).counts
+    for k in range(depth + 1):
+        assert counts.counters[k]["starts"] == (k + 1) * n**k
+        assert counts.measures[k]["one"] == n**k
+
+
+def test_crashes_only_below_depth() -> None:
+    """A crash action is enabled only while the path's crash count is below the depth."""
+    model = Points(2)
+    assert [a.kind for a in enabled(model, ("at", 1, 0), 0, 1)] == ["step", "crash"]
+    assert [a.kind for a in enabled(model, ("at", 1, 0), 1, 1)] == ["step"]
+
+
+def test_invariant_violation_is_found_at_shortest_distance() -> None:
+    """The first violating node BFS meets is the one nearest the root."""
+    model = Points(5, invariant=lambda s: not (s[0] == "at" and s[1] >= 3))
+    exploration = explore(model, 1)
+    verdict = exploration.verdicts["inv"]
+    assert not verdict.holds
+    assert verdict.node is not None
+    assert exploration.state(verdict.node) == ("at", 3, 0)
+    assert not exploration.holds
+
+
+def test_witness_never_seen_fails_loudly() -> None:
+    """An unexercised sometimes property makes the exploration fail even though the invariant holds."""
+    exploration = explore(Points(2, witness=lambda s: False), 1)
+    assert exploration.verdicts["inv"].holds
+    assert not exploration.verdicts["seen"].holds
+    assert not exploration.holds
+
+
+def test_state_limit_stops_with_figures() -> None:
+    """Beyond max_states the search stops with how far it got."""
+    with pytest.raises(StateLimitExceeded, match="state limit reached: 10 states") as caught:
+        explore(Points(20), 2, max_states=10)
+    assert caught.value.states == 10
+
+
+def test_progress_reports_growth() -> None:
+    """The progress callback is called with growing state counts."""
+    seen: list[int] = []
+    explore(Points(10), 2, progress=lambda states, frontier, crashes: seen.append(states), progress_every=5)
+    assert seen
+    assert seen == sorted(seen)
+
+
+class _Interrupting(Points):
+    def step(self, state: Toy, action: Action) -> tuple[Toy, Mapping[str, int]]:
+        if state == ("at", 3, 0):
+            raise KeyboardInterrupt
+        return super().step(state, action)
+
+
+def test_ctrl_c_reports_partial_figures() -> None:
+    """Ctrl-C inside the search becomes ExplorationInterrupted with the states seen so far."""
+    # BFS order: init, p1, p2, down (crash at p1), p3, p1 after restart; expanding p3 is interrupted.
+    with pytest.raises(ExplorationInterrupted, match="interrupted after 6 states and 6 edges"):
+        explore(_Interrupting(5), 1)
+
+
+class _Stuck(Points):
+    def actions(self, state: Toy) -> tuple[Action, ...]:
+        return () if state[0] == "at" and state[1] == 2 else tuple(super().actions(state))
+
+
+def test_stuck_state_is_a_model_error() -> None:
+    """A state that is neither finished nor has an action is reported, not silently dropped."""
+    with pytest.raises(ModelDefinitionError, match="neither finished nor has an enabled action"):
+        explore(_Stuck(3), 0)
+
+
+class _Cycle(Points):
+    def step(self, state: Toy, action: Action) -> tuple[Toy, Mapping[str, int]]:
+        if state == ("at", 2, 0) and action.kind == "step":
+            return ("at", 1, 0), {}
+        return super().step(state, action)
+
+
+def test_cycle_is_a_model_error() -> None:
+    """Path counting refuses a graph with a cycle, naming what to fix."""
+    with pytest.raises(ModelDefinitionError, match="cycle"):
+        explore(_Cycle(3), 0)
+
+
+def test_negative_depth_is_refused() -> None:
+    """Depth below zero is a usage error."""
+    with pytest.raises(ValueError, match="depth"):
+        explore(Points(2), -1)

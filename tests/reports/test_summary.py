@@ -1,0 +1,52 @@
+"""Tests of reports.summary: a design's row computed from an exploration."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.model import Action
+from explorer.search import explore
+from reports.summary import summarize
+from spec.job import TRIAGE
+from spec.tracker import KEYED
+from tests.explorer.toys import Points
+from variants import model
+
+
+def test_row_of_a_violating_design_carries_its_shortest_counterexample() -> None:
+    """save-after-reply: the no-duplicate counterexample has one crash and replays from its code."""
+    row = summarize(explore(model("save-after-reply", TRIAGE, KEYED), 2), variant="v", job="triage", tracker="keyed")
+    verdict = {v.name: v for v in row.invariants}["no-duplicate"]
+    assert not verdict.holds
+    assert verdict.crashes == 1
+    assert verdict.counterexample is not None
+    assert verdict.counterexample.startswith(f"{verdict.steps}:")
+    assert not row.holds
+
+
+def test_json_has_the_documented_keys() -> None:
+    """The JSON object carries every key the CLI documents, with crash counts as strings."""
+    row = summarize(explore(model("keys-and-markers", TRIAGE, KEYED), 1), variant="v", job="triage", tracker="keyed")
+    data = row.to_json()
+    for key in ("variant", "job", "depth", "tracker", "crash_points", "scenarios", "with_dups", "dups", "missing"):
+        assert key in data
+    for key in ("asks", "calls_plus", "states", "edges", "invariants"):
+        assert key in data
+    assert data["scenarios"] == {"1": 43}
+    assert data["invariants"]["no-duplicate"]["holds"] is True
+
+
+def test_nondeterministic_models_are_refused() -> None:
+    """A model whose uninterrupted run is not unique has no calls+ baseline."""
+
+    class Forking(Points):
+        def actions(self, state: tuple[str, int, int]) -> tuple[Action, ...]:
+            return (
+                (*super().actions(state), *super().actions(state))
+                if state[0] == "init"
+                else tuple(super().actions(state))
+            )
+
+    exploration = explore(Forking(2), 1)
+    with pytest.raises(ValueError, match="one uninterrupted run"):
+        summarize(exploration, variant="f", job="j", tracker="t")

@@ -1,0 +1,52 @@
+"""Tests of reports.table: rows and tables as text, Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+
+from explorer.search import explore
+from reports.summary import Summary, summarize
+from reports.table import row_text, table_markdown, table_text, to_json
+from spec.job import TRIAGE
+from spec.tracker import KEYED
+from variants import model
+
+
+def _row(variant: str, depth: int = 2) -> Summary:
+    return summarize(explore(model(variant, TRIAGE, KEYED), depth), variant=variant, job="triage", tracker="keyed")
+
+
+def test_text_table_has_seed_columns_in_order() -> None:
+    """Columns: variant, once, twice, with_dups, dups, missing, asks, calls+, verdict."""
+    text = table_text([_row("save-once-per-turn"), _row("keys-and-markers")])
+    header = text.splitlines()[1].split()
+    assert header == ["variant", "once", "twice", "with_dups", "dups", "missing", "asks", "calls+", "verdict"]
+    assert "save-once-per-turn     18     225         164    294         0      0      338" in text
+
+
+def test_markdown_table_rows() -> None:
+    """One Markdown row per design, right-aligned number columns."""
+    text = table_markdown([_row("idempotency-keys")])
+    assert "| idempotency-keys | 34 | 654 | 0 | 0 | 0 | 0 | 234 | holds |" in text
+    assert text.splitlines()[1].startswith("|---|---:|")
+
+
+def test_row_text_states_verdicts() -> None:
+    """The row text names each invariant's verdict and the counterexample's path code."""
+    text = row_text(_row("save-after-reply"))
+    assert "no-duplicate  VIOLATED" in text
+    assert "no-loss       holds" in text
+    assert "crash points  34" in text
+
+
+def test_json_one_object_or_a_list() -> None:
+    """One row renders as an object, several as a list."""
+    one = json.loads(to_json(_row("keys-and-markers", 1)))
+    assert one["variant"] == "keys-and-markers"
+    many = json.loads(to_json([_row("keys-and-markers", 1), _row("attempt-markers", 1)]))
+    assert [r["variant"] for r in many] == ["keys-and-markers", "attempt-markers"]
+
+
+def test_headers_beyond_two_crashes() -> None:
+    """Depth 3 adds a "3 crashes" column."""
+    assert "3 crashes" in table_text([_row("keys-and-markers", 3)])

@@ -1,0 +1,28 @@
+"""Tests of spec.invariants: duplicates and losses as predicates and in words."""
+
+from __future__ import annotations
+
+from spec import invariants
+from spec.job import TRIAGE
+from spec.world import Record, Tracker, World
+
+TWICE = World(tracker=Tracker((Record("create_a", "run-1"), Record("search", "run-1"), Record("create_a", "run-1"))))
+
+
+def test_duplicate_is_stated_in_words() -> None:
+    """The violation names the call and its records' numbers."""
+    assert not invariants.no_duplicate(TWICE, TRIAGE)
+    assert invariants.violation(invariants.NO_DUPLICATE, TWICE, TRIAGE) == "create_a has 2 records: #1 and #3"
+
+
+def test_loss_lists_writes_without_records() -> None:
+    """Writes with no record are lost; reads never are."""
+    assert invariants.lost(TWICE, TRIAGE) == ("create_b", "comment_a")
+    assert "create_b has no record" in invariants.violation(invariants.NO_LOSS, TWICE, TRIAGE)
+
+
+def test_witnesses() -> None:
+    """Some write applied needs a record; some run finished needs a finished world."""
+    assert invariants.some_write_applied(TWICE, TRIAGE)
+    assert not invariants.some_write_applied(World(), TRIAGE)
+    assert invariants.some_run_finished(World(finished=True), TRIAGE)

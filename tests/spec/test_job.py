@@ -1,0 +1,76 @@
+"""Tests of spec.job: the built-in triage job and job files, good and bad."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spec.job import TRIAGE, Call, Job, JobError, load_job
+
+
+def test_triage_is_the_seed_job() -> None:
+    """Two issues, a search, a comment on the first issue: 4 calls, 3 writes, 2 tool turns."""
+    assert [[c.id for c in turn] for turn in TRIAGE.turns] == [["create_a", "create_b"], ["search", "comment_a"]]
+    assert TRIAGE.writes == ("create_a", "create_b", "comment_a")
+    assert TRIAGE.call("search") == Call("search", "search_issues", False)
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "job.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_good_file_loads(tmp_path: Path) -> None:
+    """A well-formed job file gives the job it describes."""
+    job = load_job(_write(tmp_path, 'name = "one"\nturns = [["w"]]\n[calls]\nw = { tool = "mail", writes = true }\n'))
+    assert job == Job("one", ((Call("w", "mail", True),),))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('turns = [["w"]]\n[calls]\nw = { tool = "t", writes = true }\n', "name: expected a non-empty string"),
+        ('name = "x"\n[calls]\n', "turns: expected a list"),
+        ('name = "x"\nturns = [["w"]]\n[calls]\n', "turns[0]: call 'w' is not defined"),
+        ('name = "x"\nturns = [[]]\n[calls]\n', "turns[0]: a tool turn needs at least one call"),
+        ('name = "x"\nturns = [["w", "w"]]\n[calls]\nw = { tool = "t", writes = true }\n', "'w' appears twice"),
+        ('name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t" }\n', "calls.w.writes: expected true or false"),
+        ('name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = 3, writes = true }\n', "calls.w.tool"),
+        ('name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true, retry = 1 }\n', "unknown key 'retry'"),
+        (
+            'name = "x"\nturns = [["w"]]\nextra = 1\n[calls]\nw = { tool = "t", writes = true }\n',
+            "unknown top-level key",
+        ),
+        (
+            'name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true }\n'
+            'v = { tool = "t", writes = true }\n',
+            "calls.v: defined but used in no turn",
+        ),
+        ('name = "x"\nturns = [[1]]\n', "turns[0]: expected a list of call IDs"),
+        ("name = = 1\n", "not valid TOML"),
+    ],
+)
+def test_bad_files_name_the_field(tmp_path: Path, text: str, message: str) -> None:
+    """Each malformed file fails with one line that names the file and the field."""
+    path = _write(tmp_path, text)
+    with pytest.raises(JobError) as caught:
+        load_job(path)
+    assert message in str(caught.value)
+    assert str(path) in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_missing_file_is_a_job_error(tmp_path: Path) -> None:
+    """An unreadable path is a JobError, not an OSError."""
+    with pytest.raises(JobError, match="cannot read job file"):
+        load_job(tmp_path / "absent.toml")
+
+
+def test_non_utf8_file_is_a_job_error(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 are a JobError."""
+    path = tmp_path / "job.toml"
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(JobError, match="not UTF-8"):
+        load_job(path)

@@ -1,0 +1,125 @@
+"""Tests of spec.process: loading, starting, and running from crash point to crash point."""
+
+from __future__ import annotations
+
+from spec import metrics
+from spec.design import Design, Env, startup_save
+from spec.job import TRIAGE
+from spec.ops import AskPerson, Ops, Point, Send
+from spec.process import advance, boot
+from spec.tracker import KEYED
+from spec.world import Checkpoint, Record, Snapshot, Tracker, Turn, World
+from variants import attempt_markers
+
+ENV = Env(TRIAGE, KEYED)
+DESIGN = attempt_markers.DESIGN
+
+
+def _points(world: World, design: Design = DESIGN) -> list[str]:
+    """The crash points one process passes from `world` to its exit."""
+    world, _ = boot(world, ENV, design)
+    names = []
+    while world.process is not None:
+        names.append(world.process.point)
+        world, _ = advance(world, ENV, design)
+    return names
+
+
+def test_fresh_start_takes_a_new_run_id_and_saves_it_first() -> None:
+    """No checkpoint: a fresh run ID, and the first point is the startup save's temp file."""
+    world, counters = boot(World(), ENV, DESIGN)
+    assert world.runs == 1
+    assert world.process is not None
+    assert world.process.memory == Snapshot("run-1")
+    assert world.process.point == "start: tmp written"
+    assert world.checkpoint.tmp == Snapshot("run-1")
+    assert counters == {}
+
+
+def test_run_ids_never_repeat() -> None:
+    """A second fresh start (the first one's save was cut) gets another run ID."""
+    first, _ = boot(World(), ENV, DESIGN)
+    second, _ = boot(first.crashed(), ENV, DESIGN)
+    assert second.process is not None
+    assert second.process.memory.run == "run-2"
+
+
+def test_done_run_exits_at_once() -> None:
+    """A checkpoint marked done ends the process before any crash point."""
+    world, counters = boot(World(Checkpoint(Snapshot("run-1", done=True))), ENV, DESIGN)
+    assert world.finished
+    assert world.process is None
+    assert counters == {}
+
+
+def test_temp_file_is_ignored_on_load() -> None:
+    """A stale temp file is never read: the committed checkpoint is loaded."""
+    committed = Snapshot("run-1")
+    stale = Snapshot("run-1", turns=(Turn(1, complete=True),))
+    world, _ = boot(World(Checkpoint(committed, stale), runs=1), ENV, DESIGN)
+    assert world.process is not None
+    assert world.process.memory == committed
+
+
+def test_model_call_is_counted_on_the_stretch_that_makes_it() -> None:
+    """The stretch from `start: renamed` to `reply 1 arrived` makes one model call."""
+    world, _ = boot(World(), ENV, DESIGN)
+    world, _ = advance(world, ENV, DESIGN)
+    world, counters = advance(world, ENV, DESIGN)
+    assert world.process is not None
+    assert world.process.point == "reply 1 arrived"
+    assert counters == {metrics.MODEL_CALLS: 1}
+
+
+def _asking(memory: Snapshot, env: Env) -> Ops:
+    return (AskPerson("create_a", False), Point("after"))
+
+
+ASKING = Design("asking", "asks at once", startup_save, _asking)
+
+
+def _asked(tracker: Tracker) -> World:
+    memory = Snapshot("run-1", turns=(Turn(1, marked=("create_a",)),))
+    world, _ = boot(World(Checkpoint(memory), tracker, runs=1), ENV, ASKING)
+    world, _ = advance(world, ENV, ASKING)
+    world, counters = advance(world, ENV, ASKING)
+    assert counters == {metrics.ASKS: 1}
+    return world
+
+
+def test_person_says_yes_when_the_tracker_holds_the_write() -> None:
+    """A "yes": the record's answer becomes the result and nothing is sent."""
+    tracker = Tracker((Record("create_b", "run-1"), Record("create_a", "run-1")))
+    world = _asked(tracker)
+    assert world.tracker == tracker
+    assert world.process is not None
+    assert world.process.point == "after"
+    assert world.process.memory.turns[0].result("create_a") == "#2"
+
+
+def test_person_says_no_for_another_run_and_the_write_is_sent() -> None:
+    """A "no" (the record is of another run): the write is sent now, passing its usual points."""
+    world = _asked(Tracker((Record("create_a", "run-0"),)))
+    assert world.process is not None
+    assert world.process.point == "tracker accepted create_a"
+    assert world.tracker.records[-1] == Record("create_a", "run-1")
+
+
+def test_read_passes_one_point() -> None:
+    """A read changes nothing and passes only `tool returned`."""
+
+    def reading(memory: Snapshot, env: Env) -> Ops:
+        return (Send("search", False), Point("after"))
+
+    design = Design("reading", "reads", startup_save, reading)
+    world, _ = boot(World(Checkpoint(Snapshot("run-1", turns=(Turn(1),))), runs=1), ENV, design)
+    world, _ = advance(world, ENV, design)
+    world, _ = advance(world, ENV, design)
+    assert world.process is not None
+    assert world.process.point == "tool returned search"
+    assert world.tracker == Tracker()
+
+
+def test_uninterrupted_run_passes_43_points_and_finishes() -> None:
+    """attempt-markers passes the 43 crash points of SEMANTICS.md section 7 and finishes."""
+    assert len(_points(World())) == 43

@@ -1,0 +1,26 @@
+"""Tests of spec.save: the two-step save's instructions and crash point names."""
+
+from __future__ import annotations
+
+from spec.ops import LOCK, Point, Rename, WriteTmp
+from spec.save import save, save_marker, save_result, take_lock
+
+
+def test_save_writes_tmp_then_renames() -> None:
+    """Save(what): temp file, `what: tmp written`, rename, `what: renamed`."""
+    assert save("turn 1") == (WriteTmp(), Point("turn 1: tmp written"), Rename(), Point("turn 1: renamed"))
+
+
+def test_marker_and_result_saves_have_a_point_of_their_own() -> None:
+    """Marker and result saves end with `marker saved <call>` / `result saved <call>`."""
+    assert [op.name for op in save_marker("a") if isinstance(op, Point)] == [
+        "marker a: tmp written",
+        "marker a: renamed",
+        "marker saved a",
+    ]
+    assert save_result("a")[-1] == Point("result saved a")
+
+
+def test_lock_is_its_own_file() -> None:
+    """The lock is written by temp file and rename of the lock file."""
+    assert take_lock() == (WriteTmp(LOCK), Point("lock: tmp written"), Rename(LOCK), Point("lock: renamed"))

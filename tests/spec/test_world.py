@@ -1,0 +1,45 @@
+"""Tests of spec.world: durable and volatile state, hashable and frozen."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from spec.world import Checkpoint, Process, Record, Snapshot, Tracker, Turn, World
+
+
+def test_crash_keeps_disk_and_tracker_and_drops_memory() -> None:
+    """A crash keeps the checkpoint, the temp file and the tracker; the process is gone."""
+    snap = Snapshot("run-1", turns=(Turn(1, results=(("a", "#1"),)),))
+    world = World(Checkpoint(snap, snap), Tracker((Record("a", "run-1"),)), Process(snap, (), "p"), runs=1)
+    after = world.crashed()
+    assert after.process is None
+    assert (after.checkpoint, after.tracker, after.runs) == (world.checkpoint, world.tracker, world.runs)
+
+
+def test_states_are_frozen_and_hashable() -> None:
+    """Equal worlds hash equal; fields cannot be assigned."""
+    a = World(tracker=Tracker((Record("a", "r"),), (("k", "#1"),)))
+    b = World(tracker=Tracker((Record("a", "r"),), (("k", "#1"),)))
+    assert a == b
+    assert hash(a) == hash(b)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.runs = 3  # type: ignore[misc]
+
+
+def test_turn_records_results_and_markers_in_order() -> None:
+    """Results and markers keep their order; a second marker for one call changes nothing."""
+    turn = Turn(1).with_marker("a").with_marker("a").with_result("a", "#1").with_result("b", "read ok")
+    assert turn.marked == ("a",)
+    assert turn.result("a") == "#1"
+    assert turn.result("c") is None
+
+
+def test_tracker_counts_and_finds_per_run() -> None:
+    """count is over every run; find is for one run and gives the record's number."""
+    tracker = Tracker((Record("a", "run-1"), Record("b", "run-1"), Record("a", "run-2")))
+    assert tracker.count("a") == 2
+    assert tracker.find("a", "run-2") == "#3"
+    assert tracker.find("b", "run-2") is None
+    assert Tracker(keys=(("k", "#4"),)).answer_for("k") == "#4"

@@ -1,0 +1,117 @@
+"""Tests of crashsweep.cli: the commands, their formats, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crashsweep.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_explore_text_exits_1_on_violation(capsys: pytest.CaptureFixture[str]) -> None:
+    """save-after-reply violates no-duplicate: the row is printed and the exit status is 1."""
+    status, out, _ = _run(capsys, "explore", "--variant", "save-after-reply", "--depth", "2")
+    assert status == 1
+    assert "crash points  34" in out
+    assert "1 crash: 34   2 crashes: 654" in out
+    assert "no-duplicate  VIOLATED" in out
+
+
+def test_explore_json_exits_0_when_everything_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    """keys-and-markers holds: JSON with the seed's figures, exit 0."""
+    status, out, _ = _run(capsys, "explore", "--variant", "keys-and-markers", "--format", "json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["scenarios"] == {"1": 43, "2": 1014}
+    assert data["invariants"]["no-duplicate"] == {**data["invariants"]["no-duplicate"], "holds": True}
+
+
+def test_compare_prints_the_seed_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """compare --format json lists the five seed designs in order."""
+    status, out, _ = _run(capsys, "compare", "--depth", "2", "--format", "json")
+    rows = json.loads(out)
+    assert [r["variant"] for r in rows][:2] == ["save-once-per-turn", "save-after-reply"]
+    assert len(rows) == 5
+    assert status == 1
+
+
+def test_compare_with_chosen_variants_and_tracker(capsys: pytest.CaptureFixture[str]) -> None:
+    """--variants picks the rows; --tracker applies to all of them."""
+    status, out, _ = _run(capsys, "compare", "--variants", "agent-loop", "--tracker", "keyless", "--format", "markdown")
+    assert status == 0
+    assert "| agent-loop | 38 | 854 | 0 | 0 | 0 | 624 |" in out
+
+
+def test_variants_lists_every_design(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each design appears with its one-line description."""
+    status, out, _ = _run(capsys, "variants")
+    assert status == 0
+    assert out.splitlines()[0].startswith("save-once-per-turn  ")
+    assert "agent-loop" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["explore", "--variant", "nope"], "unknown variant 'nope' (known: save-once-per-turn"),
+        (["explore", "--variant", "save-after-reply", "--depth", "0"], "--depth"),
+        (["explore", "--variant", "save-after-reply", "--depth", "x"], "--depth"),
+        (["explore", "--variant", "save-after-reply", "--job", "/nonexistent/job.toml"], "cannot read job file"),
+        (["explore", "--variant", "save-after-reply", "--tracker", "odd"], "--tracker"),
+        (["compare", "--variants", "save-after-reply,nope"], "unknown variant 'nope'"),
+        (["explore", "--variant", "keys-and-markers", "--max-states", "50"], "state limit reached: 50 states"),
+        (["frobnicate"], "No such command"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
+    """Bad input: one line on stderr naming the problem, exit status 2, nothing on stdout."""
+    status, out, err = _run(capsys, *args)
+    assert status == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_malformed_job_file_names_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A job file with an unknown call key is refused with the field's name."""
+    job = tmp_path / "job.toml"
+    job.write_text('name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true, colour = "red" }\n')
+    status, _, err = _run(capsys, "explore", "--variant", "save-after-reply", "--job", str(job))
+    assert status == 2
+    assert "calls.w: unknown key 'colour'" in err
+
+
+def test_job_file_is_explored(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A one-write job under save-once-per-turn: 2+1+2+2+1+2 = 10 points, a crash after accept duplicates."""
+    job = tmp_path / "job.toml"
+    job.write_text('name = "one"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true }\n')
+    status, out, _ = _run(
+        capsys, "explore", "--variant", "save-once-per-turn", "--job", str(job), "--depth", "1", "--format", "json"
+    )
+    data = json.loads(out)
+    assert data["job"] == "one"
+    assert data["crash_points"] == 10
+    assert status == 1
+
+
+def test_console_script_runs_without_traceback() -> None:
+    """`python -m crashsweep` with a bad variant prints one line and exits 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "crashsweep", "explore", "--variant", "nope"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("crashsweep: error: ")
