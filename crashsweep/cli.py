@@ -89,20 +89,58 @@ def explore(variant: str, depth: int, job_path: Path | None, tracker: str, max_s
     return 0 if summary.holds else 1
 
 
+SEED_TABLES = (
+    ("The five designs (tracker keyed)", tuple((d.name, "keyed") for d in SEED_DESIGNS)),
+    ("The agent's own loop", (("agent-loop", "keyed"), ("agent-loop", "keyless"))),
+)
+
+
+def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
+    """(variant, tracker) pairs from --variants: NAME uses --tracker, NAME@TRACKER its own."""
+    if not names:
+        return [(d.name, tracker) for d in SEED_DESIGNS]
+    wanted = []
+    for item in (part.strip() for part in names.split(",") if part.strip()):
+        name, _, own = item.partition("@")
+        design(name)  # an unknown name fails before any exploring starts
+        if own and own not in TRACKERS:
+            raise click.BadParameter(f"unknown tracker {own!r} in {item!r} (known: {', '.join(TRACKERS)})")
+        wanted.append((name, own or tracker))
+    return wanted
+
+
 @cli.command()
 @job_options
-@click.option("--variants", "names", help="comma-separated designs (default: the five seed designs)")
+@click.option(
+    "--variants", "names", help="comma-separated designs, each NAME or NAME@TRACKER (default: the seed's five)"
+)
+@click.option(
+    "--seed-table", is_flag=True, help="both of the seed's tables: the five designs, and agent-loop keyed/keyless"
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-def compare(depth: int, job_path: Path | None, tracker: str, max_states: int, names: str | None, fmt: str) -> int:
+def compare(
+    depth: int, job_path: Path | None, tracker: str, max_states: int, names: str | None, seed_table: bool, fmt: str
+) -> int:
     """The table: one row per design, in the seed's column order."""
-    choices = _choices(depth, job_path, tracker, max_states)
-    chosen = [n.strip() for n in names.split(",")] if names else [d.name for d in SEED_DESIGNS]
-    for name in chosen:
-        design(name)  # an unknown name fails before any exploring starts
-    rows = [runs.run(name, choices)[1] for name in chosen]
-    render = {"text": table.table_text, "json": table.to_json, "markdown": table.table_markdown}[fmt]
-    click.echo(render(rows), nl=False)
-    return 0 if all(row.holds for row in rows) else 1
+    if seed_table and names:
+        raise click.UsageError("--seed-table and --variants choose the rows two ways: give one of them")
+    tables = SEED_TABLES if seed_table else (("", tuple(_rows_wanted(names, tracker))),)
+    rows_of = []
+    for title, wanted in tables:
+        rows = []
+        for name, kind in wanted:
+            choices = _choices(depth, job_path, kind, max_states)
+            rows.append(runs.run(name, choices)[1])
+        rows_of.append((title, rows))
+    everything = [row for _, rows in rows_of for row in rows]
+    if fmt == "json":
+        click.echo(table.to_json(everything), nl=False)
+    else:
+        render = table.table_text if fmt == "text" else table.table_markdown
+        for i, (title, rows) in enumerate(rows_of):
+            heading = f"{'## ' if fmt == 'markdown' else ''}{title}\n\n" if title else ""
+            click.echo(("\n" if i else "") + heading + render(rows), nl=False)
+    return 0 if all(row.holds for row in everything) else 1
 
 
 @cli.command(name="variants")

@@ -46,6 +46,7 @@ class Summary:
     calls_plus: int
     lookups: int
     reruns: int
+    approvals: int
     states: int
     edges: int
     invariants: tuple[InvariantVerdict, ...]
@@ -70,6 +71,7 @@ class Summary:
             "asks": self.asks,
             "calls_plus": self.calls_plus,
             "ladder": {"rerun": self.reruns, "lookup": self.lookups, "person": self.asks},
+            "approvals": self.approvals,
             "states": self.states,
             "edges": self.edges,
             "invariants": {
@@ -128,6 +130,7 @@ def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker:
         calls_plus=calls_plus,
         lookups=counts.total(metrics.LOOKUPS, crashes),
         reruns=counts.total(metrics.RERUNS, crashes),
+        approvals=counts.total(metrics.APPROVALS, crashes),
         states=graph.number_of_nodes(),
         edges=graph.number_of_edges(),
         invariants=tuple(verdicts),

@@ -24,6 +24,13 @@ def _crash_header(k: int) -> str:
     return _NAMES.get(k, f"{k} crashes")
 
 
+def _labels(rows: Sequence[Summary]) -> list[str]:
+    """Variant names, with the tracker added when the rows do not all share one."""
+    if len({row.tracker for row in rows}) <= 1:
+        return [row.variant for row in rows]
+    return [f"{row.variant} ({row.tracker})" for row in rows]
+
+
 def _figures(row: Summary) -> list[int]:
     return [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
 
@@ -41,7 +48,12 @@ def _verdict(row: Summary) -> str:
 def _render(table: Table) -> str:
     buffer = io.StringIO()
     Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
-    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
+    while lines and not lines[0]:
+        lines.pop(0)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines) + "\n"
 
 
 def table_text(rows: Sequence[Summary]) -> str:
@@ -54,9 +66,9 @@ def table_text(rows: Sequence[Summary]) -> str:
     for name in FIGURES:
         table.add_column(name, justify="right")
     table.add_column("verdict")
-    for row in rows:
+    for label, row in zip(_labels(rows), rows, strict=True):
         scenarios = [str(row.scenarios.get(k, "")) for k in range(1, depth + 1)]
-        table.add_row(row.variant, *scenarios, *(str(n) for n in _figures(row)), _verdict(row))
+        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), _verdict(row))
     return _render(table)
 
 
@@ -65,8 +77,8 @@ def table_markdown(rows: Sequence[Summary]) -> str:
     depth = max(row.depth for row in rows)
     header = ["variant", *(_crash_header(k) for k in range(1, depth + 1)), *FIGURES, "verdict"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
-    for row in rows:
-        cells = [row.variant, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
+    for label, row in zip(_labels(rows), rows, strict=True):
+        cells = [label, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
         cells += [str(n) for n in _figures(row)] + [_verdict(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

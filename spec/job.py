@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-CALL_KEYS = frozenset({"tool", "writes"})
+CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval"})
 JOB_KEYS = frozenset({"name", "turns", "calls"})
 
 
@@ -23,11 +23,17 @@ class JobError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One tool call of the script: its ID (unique in the job), tool, and whether it writes."""
+    """One tool call of the script: its ID (unique in the job), tool, and whether it writes.
+
+    Options of a write (spec/SITUATIONS.md): `fails_after_accept`, the tool returns an error
+    after the tracker applied the write (once); `approval`, a person must approve it first.
+    """
 
     id: str
     tool: str
     writes: bool
+    fails_after_accept: bool = False
+    approval: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +77,23 @@ def _call(call_id: str, raw: object) -> Call:
         raise JobError(f'{where}: expected a table like {{ tool = "...", writes = true }}')
     unknown = sorted(set(raw) - CALL_KEYS)
     if unknown:
-        raise JobError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(CALL_KEYS))})")
+        known = ", ".join(sorted(CALL_KEYS))
+        raise JobError(f"{where}: unknown key {unknown[0]!r} (known: {known})")
     tool = raw.get("tool")
     if not isinstance(tool, str) or not tool:
         raise JobError(f"{where}.tool: expected a non-empty string")
     writes = raw.get("writes")
     if not isinstance(writes, bool):
         raise JobError(f"{where}.writes: expected true or false")
-    return Call(call_id, tool, writes)
+    options = {}
+    for option in ("fails_after_accept", "approval"):
+        value = raw.get(option, False)
+        if not isinstance(value, bool):
+            raise JobError(f"{where}.{option}: expected true or false")
+        if value and not writes:
+            raise JobError(f"{where}.{option}: only a write (writes = true) can have this option")
+        options[option] = value
+    return Call(call_id, tool, writes, **options)
 
 
 def job_from_mapping(data: Mapping[str, object]) -> Job:

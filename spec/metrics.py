@@ -14,7 +14,8 @@ MODEL_CALLS = "model_calls"
 ASKS = "asks"
 RERUNS = "reruns"
 LOOKUPS = "lookups"
-COUNTERS = (MODEL_CALLS, ASKS, RERUNS, LOOKUPS)
+APPROVALS = "approvals"
+COUNTERS = (MODEL_CALLS, ASKS, RERUNS, LOOKUPS, APPROVALS)
 
 
 def dups(world: World, job: Job) -> int:

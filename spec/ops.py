@@ -66,11 +66,14 @@ class Send:
     """Send `call` to the tracker, with its idempotency key when `keyed`.
 
     `rerun` marks a send made on rung 1 of the resolution ladder, so that it can be counted.
+    `key_as` derives the key from another call ID (a retry the model issued under a new ID);
+    the record still belongs to `call`, the effect the job asked for.
     """
 
     call: str
     keyed: bool
     rerun: bool = False
+    key_as: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +101,34 @@ class AskPerson:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestApproval:
+    """Ask a person to approve `call` before it is sent."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class Approve:
+    """The person approved `call`: note it in memory (durable once saved)."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The tool returned an error for `call`: note it in memory (no result)."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class RetryViaModel:
+    """Hand `call`'s error to the model, which retries it under a new call ID."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
 class CompleteTurn:
     """Mark the last turn complete in memory."""
 
@@ -119,6 +150,10 @@ Op: TypeAlias = (
     | Store
     | Lookup
     | AskPerson
+    | RequestApproval
+    | Approve
+    | Failed
+    | RetryViaModel
     | CompleteTurn
     | Exit
 )

@@ -17,10 +17,12 @@ from spec.design import Design, Env
 from spec.ops import (
     CHECKPOINT,
     AppendTurn,
+    Approve,
     AskPerson,
     CallModel,
     CompleteTurn,
     Exit,
+    Failed,
     Lookup,
     Mark,
     MarkDone,
@@ -28,6 +30,8 @@ from spec.ops import (
     Ops,
     Point,
     Rename,
+    RequestApproval,
+    RetryViaModel,
     Send,
     Store,
     WriteTmp,
@@ -71,6 +75,12 @@ def _run(world: World, memory: Snapshot, pending: Ops, env: Env, design: Design)
             return replace(world, process=Process(memory, pending, op.name)), counters
         if isinstance(op, Exit):
             return replace(world, process=None, finished=True), counters
+        if isinstance(op, Failed):
+            # A tool error abandons the rest of this attempt (its result save): the loop body
+            # runs again and decides, from memory, what a failed call calls for.
+            assert memory.last is not None
+            memory, pending = memory.with_last(memory.last.with_failure(op.call)), ()
+            continue
         world, memory, follow = _execute(op, world, memory, env, counters)
         pending = follow + pending
 
@@ -117,6 +127,17 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         found = world.tracker.find(op.call, memory.run)
         settled: Ops = (Store(op.call, found),) if found else (Send(op.call, op.keyed),)
         return world, memory, (Point(f"lookup answered {op.call}"), *settled)
+    if isinstance(op, RequestApproval):
+        _bump(counters, metrics.APPROVALS)
+        # The request is out and the person is deciding: a crash here means asking again.
+        return world, memory, (Point(f"approval requested {op.call}"), Approve(op.call), Point(f"approved {op.call}"))
+    if isinstance(op, Approve):
+        assert memory.last is not None
+        return world, memory.with_last(memory.last.with_approval(op.call)), ()
+    if isinstance(op, RetryViaModel):
+        _bump(counters, metrics.MODEL_CALLS)
+        retry = Send(op.call, keyed=True, key_as=f"{op.call}.retry")
+        return world, memory, (Point(f"retry reply arrived {op.call}"), retry)
     if isinstance(op, AskPerson):
         _bump(counters, metrics.ASKS)
         found = world.tracker.find(op.call, memory.run)
@@ -129,7 +150,11 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
     call = env.job.call(op.call)
     if not call.writes:
         return world, memory, (Point(f"tool returned {call.id}"), Store(call.id, READ_ANSWER))
-    tracker, answer = apply_write(world.tracker, env.tracker, call.id, memory.run, op.keyed)
+    tracker, answer = apply_write(world.tracker, env.tracker, call.id, memory.run, op.keyed, op.key_as)
+    if call.fails_after_accept and call.id not in world.struck:
+        # The one-time fault: the tracker applied the write, then the tool's transport failed.
+        failure: Ops = (Point(f"tracker accepted {call.id}"), Point(f"tool failed {call.id}"), Failed(call.id))
+        return replace(world, tracker=tracker, struck=(*world.struck, call.id)), memory, failure
     follow: Ops = (
         Point(f"tracker accepted {call.id}"),
         Point(f"tool returned {call.id}"),

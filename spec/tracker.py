@@ -31,15 +31,18 @@ TRACKERS = {kind.name: kind for kind in (KEYED, KEYLESS, KEYLESS_LOOKUP)}
 READ_ANSWER = "read ok"
 
 
-def apply_write(tracker: Tracker, kind: TrackerKind, call: str, run: str, keyed: bool) -> tuple[Tracker, str]:
+def apply_write(
+    tracker: Tracker, kind: TrackerKind, call: str, run: str, keyed: bool, key_as: str | None = None
+) -> tuple[Tracker, str]:
     """Apply one write request; return the tracker after it and the answer it sends back.
 
     A request with a key the tracker honours and already holds gets the first answer and
     changes nothing. Otherwise the write is applied as a new record, and the key (if the
-    request carried one and the tracker honours keys) is remembered with its answer.
+    request carried one and the tracker honours keys) is remembered with its answer. The key
+    is Key(run, key_as or call): a retry under a new call ID carries a new key.
     """
     remembers = keyed and kind.honours_keys
-    request_key = key(run, call)
+    request_key = key(run, key_as or call)
     if remembers:
         first = tracker.answer_for(request_key)
         if first is not None:

@@ -15,12 +15,14 @@ from spec.ops import Ops
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One tool turn as the loop holds it: results received, calls with markers, completeness."""
+    """One tool turn as the loop holds it: results, markers, approvals, failures, completeness."""
 
     index: int
     results: tuple[tuple[str, str], ...] = ()
     marked: tuple[str, ...] = ()
     complete: bool = False
+    approved: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
 
     def result(self, call: str) -> str | None:
         """The answer received for `call`, or None."""
@@ -36,6 +38,14 @@ class Turn:
     def with_marker(self, call: str) -> Turn:
         """This turn with an attempt marker for `call`."""
         return self if call in self.marked else replace(self, marked=(*self.marked, call))
+
+    def with_approval(self, call: str) -> Turn:
+        """This turn with `call` approved by a person."""
+        return self if call in self.approved else replace(self, approved=(*self.approved, call))
+
+    def with_failure(self, call: str) -> Turn:
+        """This turn with `call`'s last attempt failed (a transport error, outcome unknown)."""
+        return self if call in self.failed else replace(self, failed=(*self.failed, call))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +130,8 @@ class World:
     """Everything: disk, tracker, the process (None when down), and whether the run finished.
 
     `runs` counts the run IDs handed out so far: it stands for a source of fresh IDs (such as
-    a UUID generator) that never repeats, so it lives outside the process.
+    a UUID generator) that never repeats, so it lives outside the process. `struck` lists the
+    calls whose one-time tool failure (`fails_after_accept`) has already happened.
     """
 
     checkpoint: Checkpoint = Checkpoint()
@@ -129,6 +140,7 @@ class World:
     finished: bool = False
     runs: int = 0
     lock: LockFile = LockFile()
+    struck: tuple[str, ...] = ()
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""

@@ -115,3 +115,29 @@ def test_console_script_runs_without_traceback() -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("crashsweep: error: ")
+
+
+def test_seed_table_prints_both_published_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    """--seed-table: the five designs, then agent-loop keyed (38/872) and keyless (38/854, 624 asks)."""
+    status, out, _ = _run(capsys, "compare", "--seed-table", "--format", "markdown")
+    assert "## The five designs (tracker keyed)" in out
+    assert "| keys-and-markers | 43 | 1014 | 0 | 0 | 0 | 0 | 288 | holds |" in out
+    assert "| agent-loop (keyed) | 38 | 872 | 0 | 0 | 0 | 0 |" in out
+    assert "| agent-loop (keyless) | 38 | 854 | 0 | 0 | 0 | 624 |" in out
+    assert status == 1
+
+
+def test_variant_at_tracker_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """NAME@TRACKER picks a row's own tracker; the JSON rows say which."""
+    status, out, _ = _run(capsys, "compare", "--variants", "agent-loop@keyless-lookup,agent-loop", "--format", "json")
+    rows = json.loads(out)
+    assert [(r["tracker"], r["asks"]) for r in rows] == [("keyless-lookup", 0), ("keyed", 0)]
+    assert rows[0]["ladder"]["lookup"] > 0
+    assert status == 0
+
+
+def test_seed_table_and_variants_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    """Choosing rows two ways at once is a usage error."""
+    status, _, err = _run(capsys, "compare", "--seed-table", "--variants", "agent-loop")
+    assert status == 2
+    assert "give one of them" in err

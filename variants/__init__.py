@@ -1,6 +1,7 @@
 """The registry of loop designs: CLI name -> design, and a factory of explorer models.
 
-The five seed designs come first, in the order of the seed's table; then the agent's own loop.
+The five seed designs come first, in the order of the seed's table; then the agent's own loop and
+the naive error-to-model loop.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from spec.tracker import TrackerKind
 from variants import (
     agent_loop,
     attempt_markers,
+    error_to_model,
     idempotency_keys,
     keys_and_markers,
     save_after_reply,
@@ -25,7 +27,9 @@ SEED_DESIGNS: tuple[Design, ...] = (
     attempt_markers.DESIGN,
     keys_and_markers.DESIGN,
 )
-DESIGNS: dict[str, Design] = {design.name: design for design in (*SEED_DESIGNS, agent_loop.DESIGN)}
+DESIGNS: dict[str, Design] = {
+    design.name: design for design in (*SEED_DESIGNS, agent_loop.DESIGN, error_to_model.DESIGN)
+}
 
 
 class UnknownVariantError(KeyError):

@@ -5,7 +5,7 @@
           for call in reply without a result:
               if call has a marker: result = settle(call)     # the resolution ladder
               else:
-                  if call writes: mark(call); Save(marker call)
+                  if call writes: approve(call) if gated; mark(call); Save(marker call)
                   result = send(call, key=Key(run, call))
               if call writes: Save(result call)   # a read is harmless to repeat: no save
           Save(turn k)
@@ -16,6 +16,7 @@ rung 1, and a marked write goes to the tracker's lookup if it has one, else to a
 
 from __future__ import annotations
 
+from spec.approval import gate
 from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, startup_save
 from spec.ladder import settle
 from spec.ops import Mark, Ops, Send
@@ -39,7 +40,7 @@ def plan(memory: Snapshot, env: Env) -> Ops:
     if call.id in memory.last.marked:
         attempt = settle(call, True, env.tracker)
     elif call.writes:
-        attempt = (Mark(call.id), *save_marker(call.id), Send(call.id, keyed=True))
+        attempt = (*gate(call, memory), Mark(call.id), *save_marker(call.id), Send(call.id, keyed=True))
     else:
         attempt = (Send(call.id, keyed=True),)
     return (*attempt, *save_result(call.id)) if call.writes else attempt

@@ -5,7 +5,7 @@
           for call in reply without a result:
               if call has a marker: result = settle(call)       # the resolution ladder
               else:
-                  if call writes: mark(call); Save(marker call)
+                  if call writes: approve(call) if gated; mark(call); Save(marker call)
                   result = send(call)
               Save(result call)
           Save(turn k)
@@ -15,6 +15,7 @@ Without keys a marked write is not harmless to repeat, so the ladder asks a pers
 
 from __future__ import annotations
 
+from spec.approval import gate
 from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
 from spec.ladder import settle
 from spec.ops import Mark, Ops, Send
@@ -33,7 +34,7 @@ def loop(memory: Snapshot, env: Env, *, keyed: bool) -> Ops:
     if call.id in memory.last.marked:
         attempt = settle(call, keyed, env.tracker)
     elif call.writes:
-        attempt = (Mark(call.id), *save_marker(call.id), Send(call.id, keyed))
+        attempt = (*gate(call, memory), Mark(call.id), *save_marker(call.id), Send(call.id, keyed))
     else:
         attempt = (Send(call.id, keyed),)
     return (*attempt, *save_result(call.id))

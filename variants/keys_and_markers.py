@@ -5,7 +5,7 @@
           for call in reply without a result:
               if call has a marker: result = settle(call)   # rung 1: a keyed write is harmless
               else:
-                  if call writes: mark(call); Save(marker call)
+                  if call writes: approve(call) if gated; mark(call); Save(marker call)
                   result = send(call, key=Key(run, call))
               Save(result call)
           Save(turn k)

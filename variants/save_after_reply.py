@@ -3,7 +3,7 @@
     load; Save(start)
     loop: reply = model(); Save(reply k)       # call IDs are durable before any call goes out
           for call in reply without a result:
-              result = send(call); Save(result call)
+              approve(call) if gated; result = send(call); Save(result call)
           Save(turn k)
 
 The window shrinks to one call: a crash after the tracker accepted a write and before its
@@ -12,6 +12,7 @@ result save makes the restart send that write again.
 
 from __future__ import annotations
 
+from spec.approval import gate
 from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
 from spec.ops import Ops, Send
 from spec.save import save_result
@@ -24,7 +25,7 @@ def loop(memory: Snapshot, env: Env, *, keyed: bool) -> Ops:
         return model_turn(memory, after_reply=reply_save(memory))
     call = next_call(memory, env.job)
     if call is not None:
-        return (Send(call.id, keyed), *save_result(call.id))
+        return (*gate(call, memory), Send(call.id, keyed), *save_result(call.id))
     return end_turn(memory)
 
 

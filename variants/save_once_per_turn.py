@@ -2,7 +2,7 @@
 
     load; Save(start)
     loop: reply = model()                      # asked again after any crash inside a turn
-          for call in reply: result = send(call)
+          for call in reply: approve(call) if gated; result = send(call)
           Save(turn k)
 
 A crash after the tracker took a request and before the turn's save loses the reply and the
@@ -11,6 +11,7 @@ results: the restart asks the model again and sends every call of the turn again
 
 from __future__ import annotations
 
+from spec.approval import gate
 from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, startup_save
 from spec.ops import Ops, Send
 from spec.world import Snapshot
@@ -22,7 +23,7 @@ def plan(memory: Snapshot, env: Env) -> Ops:
         return model_turn(memory)
     call = next_call(memory, env.job)
     if call is not None:
-        return (Send(call.id, keyed=False),)
+        return (*gate(call, memory), Send(call.id, keyed=False))
     return end_turn(memory)
 
 

@@ -19,7 +19,7 @@ def _row(variant: str, depth: int = 2) -> Summary:
 def test_text_table_has_seed_columns_in_order() -> None:
     """Columns: variant, once, twice, with_dups, dups, missing, asks, calls+, verdict."""
     text = table_text([_row("save-once-per-turn"), _row("keys-and-markers")])
-    header = text.splitlines()[1].split()
+    header = text.splitlines()[0].split()
     assert header == ["variant", "once", "twice", "with_dups", "dups", "missing", "asks", "calls+", "verdict"]
     assert "save-once-per-turn     18     225         164    294         0      0      338" in text
 

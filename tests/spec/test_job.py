@@ -49,6 +49,8 @@ def test_good_file_loads(tmp_path: Path) -> None:
             "calls.v: defined but used in no turn",
         ),
         ('name = "x"\nturns = [[1]]\n', "turns[0]: expected a list of call IDs"),
+        ('name = "x"\nturns = [["s"]]\n[calls]\ns = { tool = "t", writes = false, approval = true }\n', "only a write"),
+        ('name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true, approval = "yes" }\n', "w.approval"),
         ("name = = 1\n", "not valid TOML"),
     ],
 )
@@ -60,6 +62,16 @@ def test_bad_files_name_the_field(tmp_path: Path, text: str, message: str) -> No
     assert message in str(caught.value)
     assert str(path) in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+def test_write_options_load(tmp_path: Path) -> None:
+    """fails_after_accept and approval are read from a write's table."""
+    text = (
+        'name = "o"\nturns = [["w"]]\n[calls]\n'
+        'w = { tool = "t", writes = true, fails_after_accept = true, approval = true }\n'
+    )
+    job = load_job(_write(tmp_path, text))
+    assert job.call("w") == Call("w", "t", True, fails_after_accept=True, approval=True)
 
 
 def test_missing_file_is_a_job_error(tmp_path: Path) -> None:
