@@ -20,11 +20,16 @@ from explorer.model import ModelDefinitionError
 
 @dataclass(frozen=True)
 class Counts:
-    """Per crash count k: scenarios, summed measures of final states, summed edge counters."""
+    """Per crash count k: scenarios, summed measures of final states, summed edge counters.
+
+    `steps` is the summed length of the scenarios' paths: the step-function calls a sweep that
+    replays every scenario from scratch would make.
+    """
 
     scenarios: dict[int, int] = field(default_factory=dict)
     measures: dict[int, dict[str, int]] = field(default_factory=dict)
     counters: dict[int, dict[str, int]] = field(default_factory=dict)
+    steps: dict[int, int] = field(default_factory=dict)
 
     def total(self, name: str, crashes: range) -> int:
         """A measure or counter summed over the given crash counts (0 where absent)."""
@@ -46,10 +51,12 @@ def count_paths(graph: nx.MultiDiGraph, root: int, measures: Mapping[str, Callab
         ) from None
     names = sorted({name for _, _, deltas in graph.edges(data="deltas") for name in deltas})
     paths: dict[int, int] = {root: 1}
+    lengths: dict[int, int] = {root: 0}  # summed lengths of the paths that reach a node
     sums: dict[int, list[int]] = {root: [0] * len(names)}
     counts = Counts()
     for node in order:
         reach = paths.pop(node, 0)
+        length = lengths.pop(node, 0)
         carried = sums.pop(node, None)
         if not reach or carried is None:
             continue
@@ -57,6 +64,7 @@ def count_paths(graph: nx.MultiDiGraph, root: int, measures: Mapping[str, Callab
         if data["finished"]:
             k = data["crashes"]
             counts.scenarios[k] = counts.scenarios.get(k, 0) + reach
+            counts.steps[k] = counts.steps.get(k, 0) + length
             totals = counts.measures.setdefault(k, {name: 0 for name in measures})
             for name, measure in measures.items():
                 totals[name] += reach * measure(data["state"])
@@ -65,6 +73,7 @@ def count_paths(graph: nx.MultiDiGraph, root: int, measures: Mapping[str, Callab
                 summed[name] += value
         for _, target, deltas in graph.out_edges(node, data="deltas"):
             paths[target] = paths.get(target, 0) + reach
+            lengths[target] = lengths.get(target, 0) + length + reach
             into = sums.setdefault(target, [0] * len(names))
             for i, name in enumerate(names):
                 into[i] += carried[i] + deltas.get(name, 0) * reach

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval"})
@@ -42,6 +42,7 @@ class Job:
 
     name: str
     turns: tuple[tuple[Call, ...], ...]
+    _by_id: dict[str, Call] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -52,6 +53,7 @@ class Job:
                 if call.id in seen:
                     raise JobError(f"turns: call {call.id!r} appears twice; call IDs are unique")
                 seen.add(call.id)
+                self._by_id[call.id] = call
 
     @property
     def calls(self) -> tuple[Call, ...]:
@@ -65,10 +67,7 @@ class Job:
 
     def call(self, call_id: str) -> Call:
         """The call with this ID."""
-        for call in self.calls:
-            if call.id == call_id:
-                return call
-        raise KeyError(call_id)
+        return self._by_id[call_id]
 
 
 def _call(call_id: str, raw: object) -> Call:

@@ -4,11 +4,15 @@ Durable and volatile state are different types. `Checkpoint` (the committed file
 temp file) and `Tracker` (the outside world) outlive a crash; `Process` (memory and the rest
 of its program) does not. Every type is frozen, slotted and hashable, built from tuples in a
 fixed order, so equal histories give equal states whatever PYTHONHASHSEED is.
+
+Each type hashes itself once, when it is made: the explorer hashes a state on every lookup,
+and nested values are shared between states, so recomputing the whole tree each time would
+dominate the search.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from spec.ops import Ops
 
@@ -23,6 +27,15 @@ class Turn:
     complete: bool = False
     approved: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "_hash", hash((self.index, self.results, self.marked, self.complete, self.approved, self.failed))
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def result(self, call: str) -> str | None:
         """The answer received for `call`, or None."""
@@ -55,6 +68,13 @@ class Snapshot:
     run: str
     done: bool = False
     turns: tuple[Turn, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.run, self.done, self.turns)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def last(self) -> Turn | None:
@@ -72,6 +92,13 @@ class Checkpoint:
 
     committed: Snapshot | None = None
     tmp: Snapshot | None = None
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.committed, self.tmp)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +123,13 @@ class Tracker:
 
     records: tuple[Record, ...] = ()
     keys: tuple[tuple[str, str], ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.records, self.keys)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def answer_for(self, key: str) -> str | None:
         """The first answer stored under `key`, or None."""
@@ -123,6 +157,13 @@ class Process:
     memory: Snapshot
     pending: Ops
     point: str
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.memory, self.pending, self.point)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +182,17 @@ class World:
     runs: int = 0
     lock: LockFile = LockFile()
     struck: tuple[str, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self,
+            "_hash",
+            hash((self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck)),
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""

@@ -27,6 +27,7 @@ def test_paths_through_parallel_edges_are_counted() -> None:
     assert counts.scenarios == {0: 3}
     assert counts.counters[0]["cost"] == 11 + 100 + 0
     assert counts.measures[0]["size"] == 3 * len("end")
+    assert counts.steps[0] == 3 * 2
 
 
 def test_finished_nodes_split_by_crash_count() -> None:

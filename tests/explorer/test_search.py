@@ -40,6 +40,8 @@ def test_edge_counters_sum_per_path() -> None:
     for k in range(depth + 1):
         assert counts.counters[k]["starts"] == (k + 1) * n**k
         assert counts.measures[k]["one"] == n**k
+    # One crash at point i: start, i-1 nexts, crash, restart, n nexts = n + i + 2 steps.
+    assert counts.steps[1] == sum(n + i + 2 for i in range(1, n + 1))
 
 
 def test_crashes_only_below_depth() -> None:

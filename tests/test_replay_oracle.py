@@ -1,0 +1,208 @@
+"""The replay oracle, on its own, reproduces every number SEMANTICS.md publishes."""
+
+from __future__ import annotations
+
+import pytest
+
+from spec.job import TRIAGE
+from tests.replay_oracle import DESIGNS, replay, single_crash_outcomes, sweep
+
+# Section 8: once, twice, with_dups, dups, missing, asks, calls+ (depth 2, keyed tracker).
+SEED_TABLE = {
+    "save-once-per-turn": (18, 225, 164, 294, 0, 0, 338),
+    "save-after-reply": (34, 654, 306, 360, 0, 0, 234),
+    "idempotency-keys": (34, 654, 0, 0, 0, 0, 234),
+    "attempt-markers": (43, 996, 0, 0, 0, 669, 288),
+    "keys-and-markers": (43, 1014, 0, 0, 0, 0, 288),
+}
+
+
+def _save(what: str, extra: str | None = None) -> list[str]:
+    """The crash points of Save(what) (section 3)."""
+    return [f"{what}: tmp written", f"{what}: renamed", *([extra] if extra else [])]
+
+
+def _write(call: str) -> list[str]:
+    return [f"tracker accepted {call}", f"tool returned {call}"]
+
+
+def _result(call: str) -> list[str]:
+    return _save(f"result {call}", f"result saved {call}")
+
+
+def _marker(call: str) -> list[str]:
+    return _save(f"marker {call}", f"marker saved {call}")
+
+
+SAVE_ONCE_PER_TURN_POINTS = [
+    "start: tmp written",
+    "start: renamed",
+    "reply 1 arrived",
+    "tracker accepted create_a",
+    "tool returned create_a",
+    "tracker accepted create_b",
+    "tool returned create_b",
+    "turn 1: tmp written",
+    "turn 1: renamed",
+    "reply 2 arrived",
+    "tool returned search",
+    "tracker accepted comment_a",
+    "tool returned comment_a",
+    "turn 2: tmp written",
+    "turn 2: renamed",
+    "final reply arrived",
+    "final: tmp written",
+    "final: renamed",
+]
+SAVE_AFTER_REPLY_POINTS = [
+    *_save("start"),
+    "reply 1 arrived",
+    *_save("reply 1"),
+    *_write("create_a"),
+    *_result("create_a"),
+    *_write("create_b"),
+    *_result("create_b"),
+    *_save("turn 1"),
+    "reply 2 arrived",
+    *_save("reply 2"),
+    "tool returned search",
+    *_result("search"),
+    *_write("comment_a"),
+    *_result("comment_a"),
+    *_save("turn 2"),
+    "final reply arrived",
+    *_save("final"),
+]
+MARKER_POINTS = [
+    *_save("start"),
+    "reply 1 arrived",
+    *_save("reply 1"),
+    *_marker("create_a"),
+    *_write("create_a"),
+    *_result("create_a"),
+    *_marker("create_b"),
+    *_write("create_b"),
+    *_result("create_b"),
+    *_save("turn 1"),
+    "reply 2 arrived",
+    *_save("reply 2"),
+    "tool returned search",
+    *_result("search"),
+    *_marker("comment_a"),
+    *_write("comment_a"),
+    *_result("comment_a"),
+    *_save("turn 2"),
+    "final reply arrived",
+    *_save("final"),
+]
+AGENT_LOOP_POINTS = [
+    "lock: tmp written",
+    "lock: renamed",
+    *_save("start"),
+    "reply 1 arrived",
+    *_marker("create_a"),
+    *_write("create_a"),
+    *_result("create_a"),
+    *_marker("create_b"),
+    *_write("create_b"),
+    *_result("create_b"),
+    *_save("turn 1"),
+    "reply 2 arrived",
+    "tool returned search",
+    *_marker("comment_a"),
+    *_write("comment_a"),
+    *_result("comment_a"),
+    *_save("turn 2"),
+    "final reply arrived",
+    *_save("final"),
+]
+POINTS = {
+    "save-once-per-turn": SAVE_ONCE_PER_TURN_POINTS,
+    "save-after-reply": SAVE_AFTER_REPLY_POINTS,
+    "idempotency-keys": SAVE_AFTER_REPLY_POINTS,
+    "attempt-markers": MARKER_POINTS,
+    "keys-and-markers": MARKER_POINTS,
+    "agent-loop": AGENT_LOOP_POINTS,
+}
+
+
+@pytest.mark.parametrize("design", list(SEED_TABLE))
+def test_seed_table_row(design: str) -> None:
+    """The oracle's depth-2 row on triage is the seed table's row (section 8)."""
+    result = sweep(design, TRIAGE, "keyed", 2)
+    row = (
+        result.by_crashes[1].scenarios,
+        result.by_crashes[2].scenarios,
+        result.total("with_dups"),
+        result.total("dups"),
+        result.total("missing"),
+        result.total("asks"),
+        result.total("calls_plus"),
+    )
+    assert row == SEED_TABLE[design]
+    assert result.crash_points == SEED_TABLE[design][0]
+
+
+@pytest.mark.parametrize(("tracker", "twice", "asks"), [("keyed", 872, 0), ("keyless", 854, 624)])
+def test_agent_loop_figures(tracker: str, twice: int, asks: int) -> None:
+    """agent-loop has 38 points, 910 or 892 scenarios at depth 2, no dup or loss, 0 or 624 asks (section 9)."""
+    result = sweep("agent-loop", TRIAGE, tracker, 2)
+    assert result.crash_points == 38
+    assert (result.by_crashes[1].scenarios, result.by_crashes[2].scenarios) == (38, twice)
+    assert (result.total("dups"), result.total("missing"), result.total("asks")) == (0, 0, asks)
+
+
+@pytest.mark.parametrize("design", list(DESIGNS))
+def test_uninterrupted_crash_points(design: str) -> None:
+    """The uninterrupted triage run passes the crash points of sections 7 and 9, in order."""
+    assert sweep(design, TRIAGE, "keyed", 1).point_names == POINTS[design]
+
+
+@pytest.mark.parametrize("design", list(DESIGNS))
+def test_uninterrupted_run_calls(design: str) -> None:
+    """An uninterrupted triage run makes 3 model calls and 4 tool calls, one record per write (section 2)."""
+    done = replay(design, TRIAGE, "keyed", ())
+    assert done is not None
+    assert done.world.model_calls == 3
+    assert sum(name.startswith("tool returned ") for name in done.last_points) == 4
+    assert sorted(call for call, _, _ in done.world.records) == sorted(TRIAGE.writes)
+
+
+def test_save_once_per_turn_duplicate_points() -> None:
+    """In save-once-per-turn exactly the 8 crash points section 8 names leave a duplicate."""
+    outcomes = single_crash_outcomes("save-once-per-turn", TRIAGE, "keyed")
+    assert len(outcomes) == 18
+    assert [name for name, dups in outcomes if dups > 0] == [
+        "tracker accepted create_a",
+        "tool returned create_a",
+        "tracker accepted create_b",
+        "tool returned create_b",
+        "turn 1: tmp written",
+        "tracker accepted comment_a",
+        "tool returned comment_a",
+        "turn 2: tmp written",
+    ]
+
+
+def test_save_after_reply_duplicate_points() -> None:
+    """In save-after-reply 9 of the 34 crash points leave a duplicate (section 8)."""
+    outcomes = single_crash_outcomes("save-after-reply", TRIAGE, "keyed")
+    assert (len(outcomes), sum(1 for _, dups in outcomes if dups > 0)) == (34, 9)
+
+
+def test_restart_after_done_forms_no_scenario() -> None:
+    """A restart that finds the run done has no crash point, so crashing it forms no scenario (sections 4 and 8)."""
+    last = len(SAVE_ONCE_PER_TURN_POINTS)
+    assert replay("save-once-per-turn", TRIAGE, "keyed", (last, 1)) is None
+    finished = replay("save-once-per-turn", TRIAGE, "keyed", (last,))
+    assert finished is not None
+    assert finished.last_points == []
+
+
+def test_fresh_runs_get_new_ids() -> None:
+    """A crash before the startup save's rename makes the restart begin a run with a new ID (section 4)."""
+    done = replay("idempotency-keys", TRIAGE, "keyed", (1,))
+    assert done is not None
+    assert done.world.checkpoint is not None
+    assert done.world.checkpoint.run == "run-2"
+    assert {run for _, run, _ in done.world.records} == {"run-2"}
