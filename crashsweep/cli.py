@@ -12,62 +12,14 @@ from pathlib import Path
 
 import click
 
-from crashsweep import runs
+from crashsweep import artifacts, cmd_view, runs
+from crashsweep.options import FORMATS, check_variant, choices_of, job_options
 from explorer.model import ModelDefinitionError
-from explorer.search import ExplorationInterrupted, StateLimitExceeded
+from explorer.search import StateLimitExceeded
 from reports import table
 from spec.job import JobError
 from spec.tracker import TRACKERS
 from variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
-
-FORMATS = ("text", "json", "markdown")
-
-
-def _variant(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None:
-        try:
-            design(value)
-        except UnknownVariantError as error:
-            raise click.BadParameter(str(error)) from None
-    return value
-
-
-def job_options(f: click.decorators.FC) -> click.decorators.FC:
-    """The options every exploring command shares."""
-    for option in reversed(
-        (
-            click.option(
-                "--depth", type=click.IntRange(min=1), default=2, show_default=True, help="most crashes per scenario"
-            ),
-            click.option(
-                "--job",
-                "job_path",
-                type=click.Path(path_type=Path, dir_okay=False),
-                help="job file (TOML); default: the built-in triage job",
-            ),
-            click.option(
-                "--tracker",
-                type=click.Choice(list(TRACKERS)),
-                default="keyed",
-                show_default=True,
-                help="what the tracker offers",
-            ),
-            click.option(
-                "--max-states",
-                type=click.IntRange(min=1),
-                default=runs.DEFAULT_MAX_STATES,
-                show_default=True,
-                help="stop (exit 2) beyond this many states",
-            ),
-        )
-    ):
-        f = option(f)
-    return f
-
-
-def _choices(depth: int, job_path: Path | None, tracker: str, max_states: int) -> runs.Choices:
-    job, source = runs.read_job(job_path)
-    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,15 +29,24 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--variant", required=True, callback=_variant, help="design to explore (see `crashsweep variants`)")
+@click.option("--variant", required=True, callback=check_variant, help="design to explore (see `crashsweep variants`)")
 @job_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-def explore(variant: str, depth: int, job_path: Path | None, tracker: str, max_states: int, fmt: str) -> int:
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="write traces (text, JSON), DOT, SVG and index.html of the counterexamples here",
+)
+def explore(
+    variant: str, depth: int, job_path: Path | None, tracker: str, max_states: int, fmt: str, out_dir: Path | None
+) -> int:
     """Explore one design: its row, graph size and verdicts."""
-    choices = _choices(depth, job_path, tracker, max_states)
-    _, summary = runs.run(variant, choices)
+    choices = choices_of(depth, job_path, tracker, max_states)
+    exploration, summary = runs.run(variant, choices)
     render = {"text": table.row_text, "json": table.to_json, "markdown": table.row_markdown}[fmt]
     click.echo(render(summary), nl=False)
+    artifacts.after_explore(exploration, summary, job_path, out_dir, text=fmt == "text")
     return 0 if summary.holds else 1
 
 
@@ -129,7 +90,7 @@ def compare(
     for title, wanted in tables:
         rows = []
         for name, kind in wanted:
-            choices = _choices(depth, job_path, kind, max_states)
+            choices = choices_of(depth, job_path, kind, max_states)
             rows.append(runs.run(name, choices)[1])
         rows_of.append((title, rows))
     everything = [row for _, rows in rows_of for row in rows]
@@ -144,7 +105,7 @@ def compare(
 
 
 @cli.command(name="variants")
-def list_variants() -> int:
+def listcheck_variants() -> int:
     """The designs, each with a one-line description."""
     width = max(len(name) for name in DESIGNS)
     for name, item in DESIGNS.items():
@@ -152,8 +113,9 @@ def list_variants() -> int:
     return 0
 
 
-# Commands that live in modules of their own are registered here, one line each:
-# cli.add_command(module.command)
+# Commands that live in modules of their own are registered here, one line each.
+cli.add_command(cmd_view.replay)
+cli.add_command(cmd_view.view)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     except StateLimitExceeded as error:
         click.echo(f"crashsweep: {error}", err=True)
         return 2
-    except ExplorationInterrupted as error:
+    except runs.Interrupted as error:
         click.echo(f"crashsweep: {error}; nothing was written", err=True)
         return 130
     except (KeyboardInterrupt, click.exceptions.Abort):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.search import Exploration, explore
+from explorer.search import Exploration, ExplorationInterrupted, explore
 from reports.summary import Summary, summarize
 from spec.job import TRIAGE, Job, load_job
 from spec.tracker import TRACKERS, TrackerKind
@@ -60,6 +60,13 @@ class _Progress:
             sys.stderr.flush()
 
 
+class Interrupted(Exception):
+    """Ctrl-C during an exploration, with how far it got.
+
+    Not a KeyboardInterrupt: click would turn that into a bare "Aborted!" and lose the figures.
+    """
+
+
 def run(variant: str, choices: Choices) -> tuple[Exploration[Any], Summary]:
     """Explore `variant` under `choices` and compute its row."""
     progress = _Progress(variant)
@@ -70,6 +77,8 @@ def run(variant: str, choices: Choices) -> tuple[Exploration[Any], Summary]:
             max_states=choices.max_states,
             progress=progress,
         )
+    except ExplorationInterrupted as error:
+        raise Interrupted(f"{variant}: {error}") from None
     finally:
         progress.done()
     summary = summarize(exploration, variant=variant, job=choices.job.name, tracker=choices.tracker.name)

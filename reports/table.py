@@ -14,6 +14,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from reports.describe import plural
 from reports.summary import Summary
 
 FIGURES = ("with_dups", "dups", "missing", "asks", "calls+")
@@ -103,8 +104,8 @@ def row_text(row: Summary) -> str:
             lines.append(f"  {v.name:<13} holds")
         else:
             lines.append(
-                f"  {v.name:<13} VIOLATED  shortest counterexample: {v.crashes} crash(es), {v.steps} steps, "
-                f"path {v.counterexample}"
+                f"  {v.name:<13} VIOLATED  shortest counterexample: {plural(v.crashes or 0, 'crash')}, "
+                f"{plural(v.steps or 0, 'step')}, path {v.counterexample}"
             )
     return "\n".join(lines) + "\n"
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -141,3 +143,18 @@ def test_seed_table_and_variants_exclude_each_other(capsys: pytest.CaptureFixtur
     status, _, err = _run(capsys, "compare", "--seed-table", "--variants", "agent-loop")
     assert status == 2
     assert "give one of them" in err
+
+
+def test_ctrl_c_prints_how_far_it_got() -> None:
+    """SIGINT during a long exploration: one line with the states explored, exit 130, no traceback."""
+    job = Path(__file__).resolve().parent.parent / "examples" / "forty-calls.toml"
+    command = [sys.executable, "-m", "crashsweep", "explore", "--variant", "save-once-per-turn", "--depth", "5"]
+    process = subprocess.Popen([*command, "--job", str(job)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Depth 5 on this job runs for many minutes; three seconds puts the signal inside the search.
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert out == ""
+    assert err.startswith("crashsweep: save-once-per-turn: interrupted after ")
+    assert err.count("\n") == 1

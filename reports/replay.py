@@ -1,0 +1,80 @@
+"""How to re-run a counterexample: the `crashsweep replay` command line and a pytest snippet.
+
+The command carries everything the path code depends on (variant, depth, job file, tracker);
+the snippet is a complete test module that replays the same path with the model's own step
+function and asserts the violation, word for word.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+from reports.counterexample import Counterexample
+
+
+def _lit(text: str) -> str:
+    """A Python string literal of `text` (a JSON string is one, in double quotes)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def replay_command(cx: Counterexample, *, pytest: bool = False) -> str:
+    """The command line that replays `cx` (with `--pytest`, the one that prints the snippet)."""
+    words = ["crashsweep", "replay", "--variant", cx.variant, "--depth", str(cx.depth)]
+    if cx.job_file is not None:
+        words += ["--job", cx.job_file]
+    words += ["--tracker", cx.tracker, "--path", cx.code]
+    if pytest:
+        words.append("--pytest")
+    return shlex.join(words)
+
+
+def function_name(cx: Counterexample) -> str:
+    """A test function name for `cx`, such as test_save_after_reply_violates_no_duplicate."""
+    what = f"violates_{cx.invariant}" if cx.violated and cx.invariant else "keeps_every_invariant"
+    return re.sub(r"\W+", "_", f"test_{cx.variant}_{what}".replace("-", "_")).strip("_")
+
+
+def pytest_snippet(cx: Counterexample) -> str:
+    """A runnable pytest module that replays `cx` and asserts what its end shows."""
+    if cx.job_file is None:
+        stdlib, job_import, job = [], "from spec.job import TRIAGE", "TRIAGE"
+    else:
+        stdlib = ["from pathlib import Path", ""]
+        job_import, job = "from spec.job import load_job", f"load_job(Path({_lit(cx.job_file)}))"
+    head = [
+        f'"""Replays crashsweep\'s path {cx.code} of {cx.variant} (depth {cx.depth}, tracker {cx.tracker})."""',
+        "",
+        *stdlib,
+        "from explorer import replay",
+        job_import,
+        "from spec.tracker import TRACKERS",
+        "from variants import model",
+        "",
+        "",
+        f"def {function_name(cx)}() -> None:",
+    ]
+    body = [
+        f"loop = model({_lit(cx.variant)}, {job}, TRACKERS[{_lit(cx.tracker)}])",
+        f"path = replay(loop, {cx.depth}, {_lit(cx.code)})",
+        f"assert path.crashes == {cx.crashes}",
+    ]
+    if cx.violated and cx.invariant is not None:
+        head.append(f'    """Replaying the path ends in a violation of {cx.invariant}."""')
+        body += [f"invariant = next(p for p in loop.properties if p.name == {_lit(cx.invariant)})"]
+        if cx.invariant_kind == "at_end":
+            body.append("assert loop.is_finished(path.end)")
+        body += [
+            "assert not invariant.check(path.end)",
+            "assert invariant.explain is not None",
+            f"assert invariant.explain(path.end) == {_lit(cx.violation)}",
+        ]
+    else:
+        head.append('    """Replaying the path violates no invariant."""')
+        body += [
+            "for invariant in loop.properties:",
+            '    if invariant.kind == "always" or (invariant.kind == "at_end" and loop.is_finished(path.end)):',
+            "        assert invariant.check(path.end), invariant.name",
+        ]
+    return "\n".join(head + [f"    {line}" for line in body]) + "\n"

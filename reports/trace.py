@@ -1,0 +1,125 @@
+"""A counterexample as a text trace (one line per step, a diff of each) and as JSON.
+
+Text: a header (design, invariant, length, crashes, path code), the initial world, then one
+line per step: its number, its action (CRASH and RESTART stand out, and a rule is drawn
+around each crash), the crash point reached (or crashed at), and what changed; the violation
+is stated at the end in words.
+
+JSON (format "crashsweep-trace/1"; keys are stable, new keys may be added):
+  format, variant, job, job_file (null for the built-in job), depth, tracker,
+  invariant (null when the path violates nothing), invariant_kind ("always" or "at_end"),
+  violated (bool), violation (words), path (the replay code), crashes, length (steps),
+  replay (the command line), initial (a state), and steps[], each with
+  index (from 1), kind ("step", "crash" or "restart"), action (its label), choice (its index
+  among the enabled actions), point (for a crash the crash point it struck at, otherwise the
+  crash point reached, null when the process exited), crashes (so far), counters (what the
+  step incremented, e.g. model_calls), changes (the text diff, a list of strings) and state.
+A state: checkpoint {file, tmp} (each null or a snapshot {run, done, turns[{index,
+results[{call, answer}], marked[], approved[], failed[], complete}]}), lock {holder, tmp},
+tracker {records[{number, call, run}], keys[{key, answer}]}, process (null or {point,
+memory}), finished, runs, struck (calls whose one-time tool failure has happened).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reports.counterexample import Counterexample, Step
+from reports.describe import changes, plural, world_json, world_text
+from reports.replay import replay_command
+
+FORMAT = "crashsweep-trace/1"
+_RULE = "-" * 100
+
+
+def _action(step: Step) -> str:
+    if step.kind == "crash":
+        return "CRASH"
+    if step.kind == "restart":
+        return "RESTART"
+    return "" if step.action == "continue" else step.action
+
+
+def _point(step: Step) -> str:
+    if step.kind == "crash":
+        return f"at {step.point}" if step.point else ""
+    if step.point is None:
+        return "(exited)" if step.state.finished else ""
+    return step.point
+
+
+def step_changes(step: Step) -> list[str]:
+    """What `step` changed, item by item."""
+    return changes(step.before, step.state, dict(step.counters))
+
+
+def title(cx: Counterexample) -> str:
+    """One line naming the design, the invariant and the scenario's size."""
+    what = f"counterexample to {cx.invariant}" if cx.invariant is not None else "replayed path"
+    return (
+        f"{cx.variant}: {what} (job {cx.job}, tracker {cx.tracker}, depth {cx.depth}): "
+        f"{plural(len(cx.steps), 'step')}, {plural(cx.crashes, 'crash')}, path {cx.code}"
+    )
+
+
+def conclusion(cx: Counterexample) -> str:
+    """The last line: the violation in words, or that there is none."""
+    if cx.violated:
+        return f"VIOLATED {cx.invariant} after step {len(cx.steps)}: {cx.violation}"
+    return f"no violation: {cx.violation}"
+
+
+def text(cx: Counterexample) -> str:
+    """The text trace: header, initial world, one line per step, the violation in words."""
+    width = max([len(_point(step)) for step in cx.steps] + [20])
+    lines = [title(cx), f"initial: {world_text(cx.initial)}", ""]
+    lines.append(f"{'step':>4}  {'action':<8} {'crash point':<{width}}  what changed")
+    for step in cx.steps:
+        row = f"{step.index:>4}  {_action(step):<8} {_point(step):<{width}}  {'; '.join(step_changes(step))}"
+        if step.kind == "crash":
+            lines += [_RULE, row, _RULE]
+        else:
+            lines.append(row)
+    lines += ["", conclusion(cx), f"replay: {replay_command(cx)}", f"pytest: {replay_command(cx, pytest=True)}"]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def to_dict(cx: Counterexample) -> dict[str, Any]:
+    """The counterexample as a JSON-ready object with the documented keys."""
+    return {
+        "format": FORMAT,
+        "variant": cx.variant,
+        "job": cx.job,
+        "job_file": cx.job_file,
+        "depth": cx.depth,
+        "tracker": cx.tracker,
+        "invariant": cx.invariant,
+        "invariant_kind": cx.invariant_kind,
+        "violated": cx.violated,
+        "violation": cx.violation,
+        "path": cx.code,
+        "crashes": cx.crashes,
+        "length": len(cx.steps),
+        "replay": replay_command(cx),
+        "initial": world_json(cx.initial),
+        "steps": [
+            {
+                "index": step.index,
+                "kind": step.kind,
+                "action": step.action,
+                "choice": step.choice,
+                "point": step.point,
+                "crashes": step.crashes,
+                "counters": dict(step.counters),
+                "changes": step_changes(step),
+                "state": world_json(step.state),
+            }
+            for step in cx.steps
+        ],
+    }
+
+
+def to_json(cx: Counterexample) -> str:
+    """The JSON trace, indented, with a final newline."""
+    return json.dumps(to_dict(cx), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,47 @@
+"""Shared fixtures of the report tests: explorations and their shortest counterexamples."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from explorer.search import Exploration, explore
+from reports.counterexample import Counterexample, shortest
+from spec.job import TRIAGE, Call, Job
+from spec.tracker import KEYED
+from variants import model
+
+ONE_WRITE = Job("one", ((Call("w", "create_issue", True),),))
+"""A job with a single write: its graphs are small enough to draw whole."""
+
+
+def counterexample_of(exploration: Exploration[Any], variant: str, job: Job) -> Counterexample:
+    """The first violated invariant's shortest counterexample."""
+    found = shortest(exploration, variant=variant, job=job.name, job_file=None, tracker="keyed")
+    assert found, f"{variant} violates nothing"
+    return found[0]
+
+
+@pytest.fixture(scope="session")
+def sar() -> Exploration[Any]:
+    """save-after-reply on the triage job at depth 2 (752 states)."""
+    return explore(model("save-after-reply", TRIAGE, KEYED), 2)
+
+
+@pytest.fixture(scope="session")
+def sar_cx(sar: Exploration[Any]) -> Counterexample:
+    """The shortest no-duplicate counterexample of save-after-reply at depth 2."""
+    return counterexample_of(sar, "save-after-reply", TRIAGE)
+
+
+@pytest.fixture(scope="session")
+def small() -> Exploration[Any]:
+    """save-once-per-turn on a one-write job at depth 1 (54 states)."""
+    return explore(model("save-once-per-turn", ONE_WRITE, KEYED), 1)
+
+
+@pytest.fixture(scope="session")
+def small_cx(small: Exploration[Any]) -> Counterexample:
+    """The shortest no-duplicate counterexample of the small graph."""
+    return counterexample_of(small, "save-once-per-turn", ONE_WRITE)

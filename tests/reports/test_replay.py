@@ -1,0 +1,93 @@
+"""Tests of reports.replay: the replay command line and the pytest snippet, run for real."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from explorer.path import replay
+from reports.counterexample import Counterexample, from_path
+from reports.replay import function_name, pytest_snippet, replay_command
+from spec.job import load_job
+from spec.tracker import KEYED
+from variants import model
+
+JOB = """\
+name = "quoted"
+turns = [["it's \\"new\\"", "read"]]
+
+[calls]
+"it's \\"new\\"" = { tool = "create_issue", writes = true }
+read = { tool = "search_issues", writes = false }
+"""
+
+
+def run_pytest(tmp_path: Path, snippet: str, name: str = "test_snippet.py") -> subprocess.CompletedProcess[str]:
+    """Write `snippet` as a test module under tmp_path and run pytest on it."""
+    path = tmp_path / name
+    path.write_text(snippet, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_command_names_every_option_the_code_depends_on(sar_cx: Counterexample) -> None:
+    """The command carries variant, depth, tracker and path; a job file is quoted for the shell."""
+    assert replay_command(sar_cx) == (
+        "crashsweep replay --variant save-after-reply --depth 2 --tracker keyed --path 10:7=1"
+    )
+    odd = replace(sar_cx, job_file="/tmp/my jobs/j.toml")
+    words = shlex.split(replay_command(odd, pytest=True))
+    assert words[words.index("--job") + 1] == "/tmp/my jobs/j.toml"
+    assert words[-1] == "--pytest"
+
+
+def test_function_name_is_an_identifier(sar_cx: Counterexample) -> None:
+    """The test's name is a Python identifier that pytest collects."""
+    name = function_name(sar_cx)
+    assert name == "test_save_after_reply_violates_no_duplicate"
+    assert name.isidentifier()
+
+
+def test_snippet_passes_on_its_counterexample(tmp_path: Path, sar_cx: Counterexample) -> None:
+    """The snippet is a runnable test module that passes."""
+    done = run_pytest(tmp_path, pytest_snippet(sar_cx))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_snippet_fails_on_a_path_that_does_not_violate(tmp_path: Path, sar_cx: Counterexample) -> None:
+    """The snippet's assertions can fail: on a path without a crash it does."""
+    done = run_pytest(tmp_path, pytest_snippet(sar_cx).replace('"10:7=1"', '"10:"'))
+    assert done.returncode == 1
+    assert "1 failed" in done.stdout
+
+
+def test_snippet_with_a_job_file_and_no_violation(tmp_path: Path) -> None:
+    """A snippet loads the job file it names (odd IDs and all) and can assert that nothing is violated."""
+    job_file = tmp_path / "odd job.toml"
+    job_file.write_text(JOB, encoding="utf-8")
+    loop = model("save-after-reply", load_job(job_file), KEYED)
+
+    def along(code: str) -> Counterexample:
+        path = replay(loop, 1, code)
+        return from_path(
+            loop, path, variant="save-after-reply", job="quoted", job_file=str(job_file), depth=1, tracker="keyed"
+        )
+
+    bad = along("10:7=1")
+    assert bad.violated
+    assert bad.violation == 'it\'s "new" has 2 records: #1 and #2'
+    good = along("6:")
+    assert not good.violated
+    for name, cx in (("test_bad.py", bad), ("test_good.py", good)):
+        done = run_pytest(tmp_path, pytest_snippet(cx), name)
+        assert done.returncode == 0, done.stdout + done.stderr

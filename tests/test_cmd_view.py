@@ -1,0 +1,274 @@
+"""Tests of crashsweep.cmd_view and explore --out: replay, view, written files, headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import webbrowser
+from pathlib import Path
+
+import pytest
+
+from crashsweep import artifacts
+from crashsweep.cli import main
+from variants import SEED_DESIGNS
+
+DOT = shutil.which("dot")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_dot = pytest.mark.skipif(DOT is None, reason="graphviz's dot is not installed (apt-get install graphviz)")
+JOB = """\
+name = "tiny"
+turns = [["make <it>"]]
+
+[calls]
+"make <it>" = { tool = "create_issue", writes = true }
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the CLI in-process; its exit status, stdout and stderr."""
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def replay_lines(out: str) -> list[str]:
+    """The replay command lines `explore` printed (without the --pytest ones)."""
+    return [line.split("replay: ", 1)[1] for line in out.splitlines() if " replay: crashsweep replay " in line]
+
+
+@needs_dot
+def test_explore_out_writes_a_one_crash_counterexample(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """explore --out writes the shortest no-duplicate counterexample (one crash), both SVGs and index.html."""
+    out_dir = tmp_path / "out"
+    status, out, _ = run(capsys, "explore", "--variant", "save-after-reply", "--depth", "2", "--out", str(out_dir))
+    assert status == 1
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert names == sorted(
+        [
+            "index.html",
+            "no-duplicate.graph.dot",
+            "no-duplicate.graph.svg",
+            "no-duplicate.sequence.dot",
+            "no-duplicate.sequence.svg",
+            "no-duplicate.trace.json",
+            "no-duplicate.trace.txt",
+            "test_save_after_reply_violates_no_duplicate.py",
+        ]
+    )
+    for name in names:
+        assert f"wrote {out_dir / name}" in out
+    data = json.loads((out_dir / "no-duplicate.trace.json").read_text(encoding="utf-8"))
+    assert (data["invariant"], data["crashes"], data["length"], data["path"]) == ("no-duplicate", 1, 10, "10:7=1")
+    assert [step["kind"] for step in data["steps"]].count("crash") == 1
+    for name in ("no-duplicate.graph.svg", "no-duplicate.sequence.svg"):
+        assert "<svg" in (out_dir / name).read_text(encoding="utf-8")
+    assert (out_dir / "index.html").read_text(encoding="utf-8").count("<svg") == 2
+
+
+@pytest.mark.parametrize("variant", [design.name for design in SEED_DESIGNS])
+def test_every_printed_replay_command_reproduces_its_violation(
+    capsys: pytest.CaptureFixture[str], variant: str
+) -> None:
+    """For each seed design, every replay command explore prints exits 1 and names the same violation."""
+    status, out, _ = run(capsys, "explore", "--variant", variant, "--depth", "2")
+    violated = [line.split()[0] for line in out.splitlines() if "VIOLATED" in line]
+    commands = replay_lines(out)
+    assert len(commands) == len(violated)
+    assert status == (1 if violated else 0)
+    for invariant, command in zip(violated, commands, strict=True):
+        words = shlex.split(command)
+        assert words[:2] == ["crashsweep", "replay"]
+        replay_status, trace, _ = run(capsys, *words[1:])
+        assert replay_status == 1
+        assert f"VIOLATED {invariant} after step" in trace
+
+
+def test_replay_bad_code_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """A code that does not fit the model is a one-line error with exit status 2."""
+    for code in ("10:7=5", "ten", "3:9=1"):
+        status, out, err = run(capsys, "replay", "--variant", "save-after-reply", "--path", code)
+        assert status == 2
+        assert out == ""
+        assert len(err.strip().splitlines()) == 1
+        assert err.startswith("crashsweep: error:")
+        assert "--path" in err
+
+
+def test_replay_of_a_clean_path_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """A path that violates nothing prints its trace and exits 0."""
+    status, out, _ = run(capsys, "replay", "--variant", "idempotency-keys", "--path", "10:7=1")
+    assert status == 0
+    assert "no violation: no invariant is violated" in out
+
+
+def test_replay_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """--format json prints the JSON trace."""
+    status, out, _ = run(capsys, "replay", "--variant", "save-after-reply", "--path", "10:7=1", "--format", "json")
+    assert status == 1
+    data = json.loads(out)
+    assert (data["variant"], data["invariant"], data["violated"]) == ("save-after-reply", "no-duplicate", True)
+
+
+def test_replay_pytest_snippet_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The printed pytest snippet, with a job file, is a test that passes."""
+    job = tmp_path / "tiny job.toml"
+    job.write_text(JOB, encoding="utf-8")
+    status, out, _ = run(capsys, "explore", "--variant", "save-once-per-turn", "--depth", "1", "--job", str(job))
+    assert status == 1
+    (command,) = replay_lines(out)
+    assert str(job.resolve()) in shlex.split(command)
+    status, snippet, _ = run(capsys, *shlex.split(command)[1:], "--pytest")
+    assert status == 1
+    test_file = tmp_path / "test_replayed.py"
+    test_file.write_text(snippet, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "make <it> has 2 records" in snippet
+
+
+def test_explore_without_dot_writes_dot_sources(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without dot: DOT sources and the page are written, one line says how to install graphviz, exit 1."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    out_dir = tmp_path / "out"
+    status, out, err = run(capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--out", str(out_dir))
+    assert status == 1
+    assert (out_dir / "no-duplicate.graph.dot").exists()
+    assert (out_dir / "no-duplicate.sequence.dot").exists()
+    assert not list(out_dir.glob("*.svg"))
+    assert err.count("\n") == 1
+    assert "install graphviz" in err
+    assert "Traceback" not in err
+    assert "was not found" in (out_dir / "index.html").read_text(encoding="utf-8")
+    assert "wrote" in out
+
+
+def test_explore_json_with_out_keeps_stdout_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """With --format json the list of written files goes to stderr, so stdout stays JSON."""
+    status, out, err = run(
+        capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--format", "json", "--out", str(tmp_path)
+    )
+    assert status == 1
+    assert json.loads(out)["variant"] == "save-after-reply"
+    assert f"wrote {tmp_path / 'index.html'}" in err
+
+
+def test_view_without_opening(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """view --no-open writes one page and prints where it is."""
+    status, out, _ = run(
+        capsys, "view", "--variant", "save-after-reply", "--depth", "1", "--out", str(tmp_path), "--no-open"
+    )
+    assert status == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    assert (tmp_path / "index.html").as_uri() in out
+
+
+def test_view_opens_a_browser_or_says_it_could_not(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """view opens the page's file URL; where no browser opens, it prints the path instead."""
+    opened: list[str] = []
+
+    def browser(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(webbrowser, "open", browser)
+    status, out, _ = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1")
+    assert status == 0
+    (url,) = opened
+    assert url.startswith(tmp_path.as_uri())
+    assert url.endswith("/index.html")
+    assert "opened it in your browser" in out
+    monkeypatch.setattr(webbrowser, "open", lambda url: False)
+    status, out, _ = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1")
+    assert "no browser could be opened here" in out
+
+
+def test_write_atomic_replaces_whole_files_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write replaces the file; a failed rename leaves the old file and no temp file behind."""
+    target = tmp_path / "index.html"
+    artifacts.write_atomic(target, "old")
+    artifacts.write_atomic(target, "new")
+    assert target.read_text(encoding="utf-8") == "new"
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        artifacts.write_atomic(target, "newer")
+    assert target.read_text(encoding="utf-8") == "new"
+    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
+
+
+MEASURE = """
+<script>
+document.body.setAttribute("data-svgs", Array.from(document.querySelectorAll("svg")).map(function (s) {
+  var r = s.getBoundingClientRect(); return Math.round(r.width) + "x" + Math.round(r.height);
+}).join(" "));
+document.body.setAttribute("data-trace", document.querySelector("pre.trace").getBoundingClientRect().height > 0);
+</script>
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@needs_dot
+def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Real headless Chromium lays out both SVGs and the trace; a screenshot is kept in tmp_path."""
+    out_dir = tmp_path / "out"
+    status, _, _ = run(capsys, "explore", "--variant", "save-after-reply", "--depth", "2", "--out", str(out_dir))
+    assert status == 1
+    page = out_dir / "index.html"
+    measured = tmp_path / "measured.html"  # a copy with a script that measures what was laid out
+    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    assert CHROMIUM is not None
+    flags = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1280,4000",
+    ]
+    dom = subprocess.run([*flags, "--dump-dom", measured.as_uri()], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert dom.stdout.count("<svg") == 2
+    assert 'class="node"' in dom.stdout
+    assert "VIOLATED no-duplicate after step 10: create_a has 2 records: #1 and #2" in dom.stdout
+    sizes = dom.stdout.split('data-svgs="', 1)[1].split('"', 1)[0].split()
+    assert len(sizes) == 2
+    for size in sizes:
+        width, height = (int(n) for n in size.split("x"))
+        assert width > 200, sizes
+        assert height > 200, sizes
+    assert 'data-trace="true"' in dom.stdout
+    screenshot = tmp_path / "page.png"
+    shot = subprocess.run(
+        [*flags, f"--screenshot={screenshot}", page.as_uri()], capture_output=True, text=True, timeout=180
+    )
+    assert shot.returncode == 0, shot.stderr[-2000:]
+    assert screenshot.read_bytes().startswith(b"\x89PNG")
+    assert screenshot.stat().st_size > 50_000
+    print(f"screenshot of the page: {screenshot}")
