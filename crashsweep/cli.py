@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from crashsweep import artifacts, cmd_view, runs
+from crashsweep.cmd_fuzz import fuzz
 from crashsweep.options import FORMATS, check_variant, choices_of, job_options
 from explorer.model import ModelDefinitionError
 from explorer.search import StateLimitExceeded
@@ -116,6 +117,7 @@ def listcheck_variants() -> int:
 # Commands that live in modules of their own are registered here, one line each.
 cli.add_command(cmd_view.replay)
 cli.add_command(cmd_view.view)
+cli.add_command(fuzz)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,122 @@
+"""`crashsweep fuzz`: random deep crash sequences against one design, shrunk when they break it.
+
+Runs the design's hypothesis state machine (explorer.stateful) outside pytest: random runs
+with up to --crashes crashes each, far beyond the depth exhaustive exploration can afford.
+A violation is shrunk and printed as a text trace (reports.trace) that ends with its
+`crashsweep replay` command (the crash budget is the replay depth); otherwise the figures of
+what was exercised. The same --seed gives the same output. Exit status: 0 no violation,
+1 a violation (or a witness no run reached, so its invariant went unchecked), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from crashsweep import runs
+from explorer.model import Model
+from reports import trace
+from reports.counterexample import from_path
+from spec.job import Job
+from spec.tracker import TRACKERS
+from variants import design, model
+
+if TYPE_CHECKING:
+    from explorer.stateful import FuzzOutcome, PropertyViolation
+
+DEFAULT_TRACKER = "keyed"
+
+
+@click.command()
+@click.option("--variant", required=True, help="design to fuzz (see `crashsweep variants`)")
+@click.option(
+    "--job",
+    "job_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="job file (TOML); default: the built-in triage job",
+)
+@click.option(
+    "--tracker",
+    type=click.Choice(list(TRACKERS)),
+    default=DEFAULT_TRACKER,
+    show_default=True,
+    help="what the tracker offers",
+)
+@click.option(
+    "--crashes",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="most crashes per run (the replay depth)",
+)
+@click.option(
+    "--examples", type=click.IntRange(min=1), default=100, show_default=True, help="hypothesis examples to run"
+)
+@click.option("--seed", "seed_value", type=click.IntRange(min=0), help="random seed (default: a fresh one, printed)")
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=150,
+    show_default=True,
+    help="most steps per run (hypothesis stateful_step_count)",
+)
+def fuzz(
+    variant: str,
+    job_path: Path | None,
+    tracker: str,
+    crashes: int,
+    examples: int,
+    seed_value: int | None,
+    steps: int,
+) -> int:
+    """Random crash sequences (hypothesis), shrunk to a replayable counterexample."""
+    # Imported here: hypothesis takes a quarter of a second to import, and only fuzz needs it.
+    from explorer.stateful import fuzz as run_fuzz
+
+    design(variant)  # an unknown name fails before the job file is read
+    job, _ = runs.read_job(job_path)
+    chosen = seed_value if seed_value is not None else secrets.randbelow(2**32)
+    loop = model(variant, job, runs.tracker_kind(tracker))
+    outcome = run_fuzz(loop, crashes=crashes, examples=examples, seed_value=chosen, steps=steps)
+    if outcome.violation is not None:
+        click.echo(f"fuzz (seed {chosen}, up to {crashes} crashes per run) found a violation; shrunk, it is:")
+        click.echo(violation_text(variant, loop, outcome.violation, job, job_path, tracker), nl=False)
+        return 1
+    click.echo(passed_text(variant, outcome), nl=False)
+    return 1 if outcome.unwitnessed else 0
+
+
+def violation_text(
+    variant: str, loop: Model[Any], violation: PropertyViolation, job: Job, job_path: Path | None, tracker: str
+) -> str:
+    """The shrunk counterexample as the project's text trace, which ends with its replay command."""
+    cx = from_path(
+        loop,
+        violation.path,
+        variant=variant,
+        job=job.name,
+        job_file=str(job_path) if job_path is not None else None,
+        depth=violation.depth,
+        tracker=tracker,
+        invariant=violation.property,
+    )
+    return trace.text(cx)
+
+
+def passed_text(variant: str, outcome: FuzzOutcome) -> str:
+    """No violation: the figures of what was exercised, and any witness no run reached."""
+    figures = outcome.figures
+    lines = [
+        f"{variant}: no violation in {figures.runs} runs",
+        f"  seed {outcome.seed}: runs {figures.runs} ({figures.finished} finished), steps {figures.steps}, "
+        f"crashes {figures.crashes} (up to {figures.most_crashes} in one run)",
+        f"  witnessed: {', '.join(name for name in outcome.witnesses if name in figures.witnessed) or 'none'}",
+    ]
+    for name in outcome.unwitnessed:
+        lines.append(
+            f"  never reached: {name!r}, so the invariants it witnesses went unchecked (raise --steps or --examples)"
+        )
+    return "\n".join(lines) + "\n"

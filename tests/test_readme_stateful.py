@@ -1,0 +1,64 @@
+"""The README's stateful-testing example runs as written.
+
+The example is a complete user test file, docs/examples/test_my_design.py; this test runs
+pytest on it in a fresh process (with the suite's hypothesis profile), as a user would. A
+README code block whose first line is `# docs/examples/test_my_design.py` must be an excerpt
+of that file: its lines appear there, in the same order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "docs" / "examples" / "test_my_design.py"
+MARKER = "# docs/examples/test_my_design.py"
+
+
+def test_the_example_test_file_passes_under_pytest(pytestconfig: pytest.Config) -> None:
+    profile = pytestconfig.getoption("hypothesis_profile", None) or os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "tests.conftest",  # the suite's profiles; a user's suite has its own
+            f"--hypothesis-profile={profile}",
+            str(EXAMPLE),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"\b4 passed\b", done.stdout), done.stdout
+
+
+def _excerpts(readme: str) -> list[list[str]]:
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
+    return [block.splitlines()[1:] for block in blocks if block.startswith(MARKER)]
+
+
+def test_the_readme_shows_an_excerpt_of_the_example() -> None:
+    readme = ROOT / "README.md"
+    if not readme.exists() or MARKER not in readme.read_text(encoding="utf-8"):
+        pytest.skip(f"README.md has no code block starting with {MARKER!r} yet")
+    example = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    for excerpt in _excerpts(readme.read_text(encoding="utf-8")):
+        position = 0
+        for line in filter(str.strip, excerpt):
+            if line.strip() == "...":
+                continue
+            assert line in example[position:], f"README line not in {EXAMPLE.name} (in this order): {line!r}"
+            position = example.index(line, position) + 1
