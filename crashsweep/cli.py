@@ -14,6 +14,7 @@ import click
 
 from crashsweep import artifacts, cmd_view, runs
 from crashsweep.cmd_fuzz import fuzz
+from crashsweep.cmd_sweep import conform, sweep, tracker
 from crashsweep.options import FORMATS, check_variant, choices_of, job_options
 from explorer.model import ModelDefinitionError
 from explorer.search import StateLimitExceeded
@@ -118,6 +119,9 @@ def listcheck_variants() -> int:
 cli.add_command(cmd_view.replay)
 cli.add_command(cmd_view.view)
 cli.add_command(fuzz)
+cli.add_command(sweep)
+cli.add_command(conform)
+cli.add_command(tracker)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,230 @@
+"""`crashsweep sweep`, `crashsweep conform` and `crashsweep tracker serve`: real code, real crashes.
+
+`sweep` runs the real sweep (realsweep.engine) of the reference loop of a design, or of the
+user's own program (`--target module:function` or a command, with `--check module:function`),
+and prints the explorer's columns. `conform` runs the real sweep and the model side by side
+and prints both rows and every difference. `tracker serve` runs the tracker service.
+Exit status: 0 when the invariants hold (conform: the rows agree), 1 when one is violated
+(conform: they differ) or the program failed by itself, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from crashsweep import runs
+from realsweep import conformance, engine, reference, rows
+from realsweep.entry import load, parse_entry_point
+from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
+from reports import table
+from spec.tracker import TRACKERS
+from variants import SEED_DESIGNS, design
+
+FORMATS = ("text", "json", "markdown")
+DEFAULT_MATRIX = (
+    *((seed.name, "keyed") for seed in SEED_DESIGNS),
+    ("agent-loop", "keyed"),
+    ("agent-loop", "keyless"),
+)
+"""The seed's five designs against a tracker that honours keys, and agent-loop against both trackers."""
+
+
+def _reference_design(name: str) -> None:
+    """Refuse a name the model does not know, or one the reference loop does not implement."""
+    design(name)
+    if name not in REFERENCE_DESIGNS:
+        raise click.UsageError(
+            f"the reference loop does not implement {name!r} yet (it implements: {', '.join(REFERENCE_DESIGNS)})"
+        )
+
+
+class _Progress:
+    """Scenarios done, on stderr, only when it is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        self.label, self.live = label, sys.stderr.isatty()
+
+    def __call__(self, done: int, known: int) -> None:
+        if self.live:
+            sys.stderr.write(f"\r{self.label}: {done}/{known} scenarios ")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.live:
+            sys.stderr.write("\r" + " " * 79 + "\r")
+            sys.stderr.flush()
+
+
+def _options(
+    depth: int, workers: int | None, keep: Path | None, timeout: float, tracker: str, spawn: str
+) -> engine.SweepOptions:
+    return engine.SweepOptions(
+        depth=depth,
+        workers=workers or os.cpu_count() or 1,
+        tracker=reference.SERVICE_MODES[tracker],
+        root=keep.resolve() if keep is not None else None,
+        keep=keep is not None,
+        timeout=timeout,
+        spawn=spawn,
+    )
+
+
+SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
+
+
+def _fail(message: str, status: int) -> int:
+    click.echo(f"crashsweep: {message}", err=True)
+    return status
+
+
+@click.command()
+@click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
+@click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
+@click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
+@click.option("--depth", type=click.IntRange(min=1), default=2, show_default=True, help="most crashes per scenario")
+@click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help="job file (with --variant)")
+@click.option(
+    "--tracker", type=click.Choice(list(TRACKERS)), default="keyed", show_default=True, help="what the tracker offers"
+)
+@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
+@click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
+@click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
+def sweep(
+    variant: str | None,
+    target_spec: str | None,
+    check_spec: str | None,
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    workers: int | None,
+    fmt: str,
+    keep: Path | None,
+    timeout: float,
+    spawn: str,
+) -> int:
+    """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
+    if (variant is None) == (target_spec is None):
+        raise click.UsageError("give either --variant (the reference loop) or --target (your own program)")
+    if target_spec is not None and (check_spec is None or job_path is not None):
+        raise click.UsageError("--target needs --check module:function, and takes no --job")
+    if variant is not None and check_spec is not None:
+        raise click.UsageError("--check goes with --target")
+    options = _options(depth, workers, keep, timeout, tracker, spawn)
+    progress = _Progress("sweep")
+    try:
+        if variant is not None:
+            _reference_design(variant)
+            job, _ = runs.read_job(job_path)
+            result = reference.run(variant, job, job_path, tracker, options, progress)
+            label, job_name = variant, job.name
+        else:
+            assert target_spec is not None
+            assert check_spec is not None
+            target, check = _user_target(target_spec, check_spec)
+            result = engine.sweep(target, check, options, progress)
+            label, job_name = target.label, "-"
+    except engine.TargetFailed as error:
+        return _fail(f"the program failed: {error}", 1)
+    except (engine.SweepError, ValueError) as error:
+        return _fail(f"error: {error}", 2)
+    finally:
+        progress.done()
+    row = rows.summary(result, variant=label, job=job_name, tracker=tracker)
+    if fmt == "json":
+        click.echo(rows.to_json(row, result), nl=False)
+    elif fmt == "markdown":
+        click.echo(table.row_markdown(row), nl=False)
+    else:
+        click.echo(rows.row_text(row, result, rows.counterexamples(result)), nl=False)
+    return 0 if row.holds else 1
+
+
+def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engine.Check]:
+    """The user's program and check; the current directory is where their modules are found."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    parse_entry_point(check_spec)
+    try:
+        parse_entry_point(target_spec)
+    except ValueError:
+        target = engine.Target.command(target_spec)
+    else:
+        target = engine.Target.entry_point(target_spec, path=[here])
+    check = load(check_spec)
+    return target, check  # type: ignore[return-value]
+
+
+@click.command()
+@click.option(
+    "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
+)
+@click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
+@click.option("--depth", type=click.IntRange(min=1), default=1, show_default=True, help="most crashes per scenario")
+@click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help="job file (TOML)")
+@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
+@click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
+@click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
+def conform(
+    names: str | None,
+    trackers: tuple[str, ...],
+    depth: int,
+    job_path: Path | None,
+    workers: int | None,
+    fmt: str,
+    spawn: str,
+) -> int:
+    """The real sweep and the model side by side: both rows of each design, and every difference."""
+    if names is None and not trackers:
+        matrix = list(DEFAULT_MATRIX)
+    else:
+        chosen = [n.strip() for n in names.split(",")] if names else list(REFERENCE_DESIGNS)
+        matrix = [(name, kind) for name in chosen for kind in (trackers or ("keyed",))]
+    for name, _ in matrix:
+        _reference_design(name)
+    job, _ = runs.read_job(job_path)
+    results = []
+    try:
+        for name, kind in matrix:
+            progress = _Progress(f"{name}/{kind}")
+            try:
+                options = _options(depth, workers, None, 120, kind, spawn)
+                results.append(conformance.conform(name, job, job_path, kind, options, progress))
+            finally:
+                progress.done()
+    except engine.TargetFailed as error:
+        return _fail(f"the reference loop failed: {error}", 1)
+    except engine.SweepError as error:
+        return _fail(f"error: {error}", 2)
+    click.echo(conformance.render(results, fmt), nl=False)
+    return 0 if all(c.agrees for c in results) else 1
+
+
+@click.group()
+def tracker() -> None:
+    """The tracker service the real sweep writes to."""
+
+
+@tracker.command()
+@click.option("--root", type=click.Path(path_type=Path, file_okay=False), default="tracker", show_default=True)
+@click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True)
+@click.option("--verbose", is_flag=True, help="log every request on stderr")
+def serve(root: Path, mode: str, host: str, port: int, verbose: bool) -> int:
+    """Serve the tracker (one SQLite database per space under --root) until Ctrl-C."""
+    from realsweep import tracker_service
+
+    try:
+        server = tracker_service.make_server(root, mode, host, port, quiet=not verbose)
+    except OSError as error:
+        return _fail(f"error: cannot serve on {host}:{port}: {error.strerror or error}", 2)
+    click.echo(f"tracker ({mode}) serving {root} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops")
+    tracker_service.serve(server)
+    return 0

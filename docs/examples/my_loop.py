@@ -1,0 +1,47 @@
+"""A small durable loop, swept by crashsweep: it files two issues and remembers what it filed.
+
+Every place where a crash would matter is marked with `crashpoint(...)`: it does nothing in
+a normal run, and under `crashsweep sweep` the process is killed there (SIGKILL: no finally,
+no atexit) and started again, which must then finish the job from what is on disk.
+
+Sweep it, from this folder (every crash point, then every crash point of the restart):
+
+    crashsweep sweep --target my_loop:run --check my_loop_check:check --depth 2
+
+Run it for real against a tracker (`crashsweep tracker serve` in another terminal):
+
+    CRASHSWEEP_TRACKER_URL=http://127.0.0.1:8765 python -c "import my_loop; my_loop.run()"
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from realsweep import checkpoint
+from realsweep.crashpoint import crashpoint
+from realsweep.tracker_client import TrackerClient
+from spec.keys import key as idempotency_key
+
+TITLES = ("disk full on db-1", "fan noise on db-2")
+STATE = Path("state.json")  # in the current directory: the sweep gives each scenario a fresh one
+
+
+def run() -> None:
+    """File each issue once, saving after each, and resume from the saved state after a crash."""
+    state = checkpoint.load(STATE)  # the committed file only: a temp file left by a crash is ignored
+    if state is None:
+        state = {"run": os.urandom(16).hex(), "filed": {}}
+        checkpoint.save(STATE, state)  # the run ID is durable before any request goes out
+        crashpoint("run started")
+    tracker = TrackerClient(os.environ.get("CRASHSWEEP_TRACKER_URL", "http://127.0.0.1:8765"))
+    for title in TITLES:
+        if title in state["filed"]:
+            continue
+        # The same key on every attempt of this write, in this process or after a restart:
+        # a tracker that honours keys files the issue once, however often it is sent.
+        number = tracker.create_issue(title, run=state["run"], call=title, key=idempotency_key(state["run"], title))
+        crashpoint(f"filed {title}")
+        state["filed"][title] = number
+        checkpoint.save(STATE, state)
+        crashpoint(f"saved {title}")

@@ -1,0 +1,107 @@
+"""Conformance: the real sweep of the reference loop beside the model explorer, and every difference.
+
+For one design, job, tracker and depth it runs both (the explorer through crashsweep's
+`runs.run`, the real sweep through `reference.run`) and compares every figure of the row:
+crash points, scenarios per crash count, with_dups, dups, missing, asks, calls+, lookups,
+reruns, and each invariant's verdict. `render` prints both rows as one table (the model's
+row, then the real one) followed by the differences, or "no difference".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from realsweep import reference, rows
+from realsweep.engine import Progress, SweepOptions, SweepResult
+from reports import table
+from reports.summary import Summary
+from spec.job import Job
+
+FIELDS = (
+    "crash_points",
+    "scenarios",
+    "with_dups",
+    "dups",
+    "missing",
+    "asks",
+    "calls_plus",
+    "lookups",
+    "reruns",
+    "approvals",
+)
+
+
+@dataclass(frozen=True)
+class Conformance:
+    """Both rows of one design and what differs between them."""
+
+    model: Summary
+    real: Summary
+    sweep: SweepResult
+
+    @property
+    def differences(self) -> list[str]:
+        """Each figure or verdict that differs, as "field: model X, real Y"."""
+        found = []
+        for name in FIELDS:
+            mine, theirs = getattr(self.model, name), getattr(self.real, name)
+            if mine != theirs:
+                found.append(f"{name}: model {mine}, real {theirs}")
+        model_verdicts = {v.name: v.holds for v in self.model.invariants}
+        for v in self.real.invariants:
+            if model_verdicts.get(v.name) != v.holds:
+                found.append(f"{v.name}: model {_holds(model_verdicts.get(v.name))}, real {_holds(v.holds)}")
+        return found
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the real sweep's row equals the model's."""
+        return not self.differences
+
+
+def _holds(value: bool | None) -> str:
+    return "absent" if value is None else ("holds" if value else "violated")
+
+
+def conform(
+    variant: str,
+    job: Job,
+    job_path: Path | None,
+    tracker: str,
+    options: SweepOptions,
+    progress: Progress | None = None,
+) -> Conformance:
+    """Run the model explorer and the real sweep of `variant`, side by side."""
+    from crashsweep import runs
+
+    choices = runs.Choices(job, str(job_path or job.name), runs.tracker_kind(tracker), options.depth, 2_000_000)
+    _, model = runs.run(variant, choices)
+    result = reference.run(variant, job, job_path, tracker, options, progress)
+    real = rows.summary(result, variant=variant, job=job.name, tracker=tracker)
+    return Conformance(model, real, result)
+
+
+def name(conformance: Conformance) -> str:
+    """The design and its tracker, e.g. "agent-loop@keyless" (the tracker only when it is not keyed)."""
+    row = conformance.model
+    return row.variant if row.tracker == "keyed" else f"{row.variant}@{row.tracker}"
+
+
+def render(results: Sequence[Conformance], fmt: str = "text") -> str:
+    """Both rows of each design as one table, then the differences of each."""
+    shown: list[Summary] = []
+    for c in results:
+        # The table adds each row's tracker itself when the rows do not share one.
+        shown.append(replace(c.model, variant=f"{c.model.variant} (model)"))
+        shown.append(replace(c.real, variant=f"{c.real.variant} (real)"))
+    text = table.table_markdown(shown) if fmt == "markdown" else table.table_text(shown)
+    lines = []
+    for c in results:
+        seconds = f"{c.sweep.processes} processes, {c.sweep.seconds:.1f} s"
+        if c.agrees:
+            lines.append(f"{name(c)}: no difference ({seconds})")
+        else:
+            lines.append(f"{name(c)}: DIFFERS ({seconds}): " + "; ".join(c.differences))
+    return text + "\n" + "\n".join(lines) + "\n"

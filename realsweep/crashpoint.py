@@ -1,0 +1,104 @@
+"""Crash points for real code: one call that does nothing in normal runs and, under a sweep, kills.
+
+    from realsweep.crashpoint import crashpoint, count
+    crashpoint("tracker accepted create_a")   # a place where a crash may strike
+    count("model_calls")                      # a counter the sweep sums over a scenario
+
+It knows nothing about agent loops. The protocol is three environment variables, so a program
+in any language can take part:
+
+- CRASHSWEEP_POINTS_LOG=<file>: every crash point the process passes appends its name and a
+  newline to the file, *before* the decision below. Unset: `crashpoint` returns at once.
+- CRASHSWEEP_CRASH_AT=<n>: the process dies at the n-th crash point it passes (from 1).
+  Unset, empty or 0: it passes every point (the run that lists them).
+- CRASHSWEEP_COUNTERS_LOG=<file>: `count(name)` appends the name once per unit.
+
+Dying is SIGKILL sent to itself: no `finally` block, `atexit` handler or buffer flush runs,
+exactly as when the machine's OOM killer or a `kill -9` strikes (os._exit(137) is the fallback
+where SIGKILL does not exist).
+
+Each line is one write(2) on an O_APPEND descriptor: no user-space buffer holds it, so it is
+in the kernel before the process can die and no kill can lose it. It is not fsynced: fsync
+guards against a power cut, which this sweep does not simulate, and would cost about a
+millisecond per point on an ordinary disk, for thousands of processes. The checkpoint, which
+is the program's own durable state, is fsynced (see checkpoint.py).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
+CRASH_AT = "CRASHSWEEP_CRASH_AT"
+COUNTERS_LOG = "CRASHSWEEP_COUNTERS_LOG"
+KILLED_STATUS = 137  # 128 + SIGKILL: what a shell reports for a process killed by SIGKILL
+
+_passed = 0
+
+
+def crashpoint(name: str) -> None:
+    """Mark a crash point: under a sweep, log its name, and die if it is the chosen one."""
+    global _passed
+    log = os.environ.get(POINTS_LOG)
+    if not log:
+        return
+    _check_name(name)
+    _passed += 1
+    _append(log, name)
+    if _passed == crash_at():
+        die()
+
+
+def count(name: str, n: int = 1) -> None:
+    """Add `n` to the counter `name` (model calls, questions to a person, ...) under a sweep."""
+    log = os.environ.get(COUNTERS_LOG)
+    if not log or n <= 0:
+        return
+    _check_name(name)
+    _append(log, "\n".join([name] * n))
+
+
+def crash_at() -> int:
+    """The index (from 1) of the crash point this process dies at; 0 for none."""
+    raw = os.environ.get(CRASH_AT, "").strip()
+    if not raw:
+        return 0
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{CRASH_AT}={raw!r}: expected a whole number") from None
+    if value < 0:
+        raise ValueError(f"{CRASH_AT}={raw!r}: expected 0 or more")
+    return value
+
+
+def passed() -> int:
+    """How many crash points this process has passed under a sweep."""
+    return _passed
+
+
+def reset() -> None:
+    """Forget the points passed (for tests that call crashpoint in one long-lived process)."""
+    global _passed
+    _passed = 0
+
+
+def die() -> None:
+    """End this process at once, as a crash would: nothing of Python's runs after this call."""
+    if hasattr(signal, "SIGKILL"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    os._exit(KILLED_STATUS)
+
+
+def _check_name(name: str) -> None:
+    if not name.strip() or "\n" in name or "\r" in name:
+        raise ValueError(f"crash point and counter names are one non-empty line, got {name!r}")
+
+
+def _append(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (text + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)

@@ -1,0 +1,127 @@
+"""The sweep engine for real code: crash a real program at every crash point, up to N crashes deep.
+
+It knows nothing about agent loops. A `Target` is a command that runs one process of the
+program (for a `module:function` entry point, `python -m realsweep.entry module:function`);
+the program marks its crash points with realsweep.crashpoint. The engine:
+
+1. runs the program once, uninterrupted, in a fresh work directory, and lists the points it
+   passes (the baseline);
+2. for each point i, runs a scenario in a fresh work directory: a process that dies at point
+   i, then a restart that runs to the end; the restart's points are listed too;
+3. below the depth, extends each scenario by one more crash: dies at i, the restart dies at
+   each point j it passes, and the next restart runs to the end; and so on.
+
+Every process is a real subprocess, started from the target's argv or, for a Python entry
+point, forked from a zygote that imported its modules (zygote.py: no interpreter start per
+process). A crashed one died by SIGKILL at its chosen point: the engine checks its status,
+and that the point it died at is the one listed (a program whose points change between runs
+from the same disk state is not deterministic, and is refused).
+Each scenario has its own work directory and its own tracker space (a database of the one
+tracker service the engine starts), so scenarios never see each other's effects, and they
+run in parallel on a pool of `workers` threads, each driving its scenario's subprocesses.
+After the last process the `check` reads the outcome (an `Outcome`); the counters the
+program reported with `count(...)` over all its processes are summed per scenario.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+
+from realsweep.runner import Runner
+from realsweep.scenarios import (
+    Check,
+    Crash,
+    Outcome,
+    Progress,
+    Scenario,
+    ScenarioResult,
+    SweepError,
+    SweepOptions,
+    SweepResult,
+    Target,
+    TargetFailed,
+)
+from realsweep.tracker_service import ServiceProcess
+
+__all__ = [
+    "Check",
+    "Crash",
+    "Outcome",
+    "Progress",
+    "Scenario",
+    "ScenarioResult",
+    "SweepError",
+    "SweepOptions",
+    "SweepResult",
+    "Target",
+    "TargetFailed",
+    "sweep",
+]
+
+
+def sweep(target: Target, check: Check, options: SweepOptions, progress: Progress | None = None) -> SweepResult:
+    """Run the baseline and every scenario up to `options.depth` crashes; see the module docstring."""
+    if options.depth < 1:
+        raise SweepError(f"depth must be at least 1, got {options.depth}")
+    if options.spawn not in ("fork", "exec"):
+        raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
+    if options.workers < 1:
+        raise SweepError(f"workers must be at least 1, got {options.workers}")
+    root = Path(tempfile.mkdtemp(prefix="crashsweep-")) if options.root is None else options.root
+    if root.exists() and any(root.iterdir()):
+        raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
+    root.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        if options.tracker is None:
+            return _sweep(Runner(target, check, options, root, None), options, progress, started)
+        with ServiceProcess(root / "tracker", options.tracker) as service:
+            return _sweep(Runner(target, check, options, root, service), options, progress, started)
+    finally:
+        if not options.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _sweep(runner: Runner, options: SweepOptions, progress: Progress | None, started: float) -> SweepResult:
+    try:
+        return _scenarios(runner, options, progress, started)
+    finally:
+        runner.close()
+
+
+def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None, started: float) -> SweepResult:
+    baseline = runner.run(())
+    if not baseline.points:
+        raise SweepError(f"{runner.target.label}: the program passed no crash point; mark them with crashpoint(...)")
+    results: list[ScenarioResult] = []
+    known = len(baseline.points)
+    with ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="scenario") as pool:
+        pending: set[Future[ScenarioResult]] = {pool.submit(runner.run, c) for c in _children(baseline)}
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    result = future.result()
+                    results.append(result)
+                    if len(result.crashes) < options.depth:
+                        children = _children(result)
+                        known += len(children)
+                        pending |= {pool.submit(runner.run, c) for c in children}
+                    if progress is not None:
+                        progress(len(results), known)
+        except BaseException:
+            runner.stop.set()
+            for future in pending:
+                future.cancel()
+            raise
+    results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
+    return SweepResult(options.depth, baseline, tuple(results), runner.processes, time.monotonic() - started)
+
+
+def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:
+    """The scenarios one crash deeper: the last process of `result` dies at each of its points."""
+    return [(*result.crashes, Crash(i, point)) for i, point in enumerate(result.points, start=1)]

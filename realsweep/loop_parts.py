@@ -1,0 +1,214 @@
+"""The parts every reference design is built from: memory, saves, the scripted model, sends, the ladder.
+
+`Loop` is one process of a durable agent loop (SEMANTICS.md section 4): it loads the
+checkpoint from disk (never the temp file), holds the run in memory as plain JSON-ready data,
+saves it with a real two-step save (temp file, rename, both fsynced), asks the job's scripted
+model for the next reply, and sends calls to the real tracker service over HTTP. Each crash
+point of SEMANTICS.md is a `crashpoint(...)` call here, at the place the contract puts it;
+reference_loop.py arranges these parts into one readable code path per design.
+
+Memory: {"run": ID, "done": bool, "turns": [{"index": k, "results": {call: answer},
+"marked": [call, ...], "complete": bool}]}.
+
+The tools: a write whose tool is `comment` comments on the first issue the job files (as in
+the triage job: "comments on the first issue"); every other write files an issue; every read
+searches the issues.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from realsweep import checkpoint
+from realsweep.crashpoint import count, crashpoint
+from realsweep.tracker_client import TrackerClient
+from spec.job import Call, Job, JobError
+from spec.keys import key
+
+CHECKPOINT_FILE = "checkpoint.json"
+LOCK_FILE = "lock.json"
+FLOCK_FILE = "run.flock"
+
+Turn = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TrackerOffer:
+    """What the loop knows the tracker offers: honouring keys, and a lookup it may use as rung 2."""
+
+    honours_keys: bool
+    lookup: bool
+
+
+OFFERS = {
+    "keyed": TrackerOffer(honours_keys=True, lookup=False),
+    "keyless": TrackerOffer(honours_keys=False, lookup=False),
+    "keyless-lookup": TrackerOffer(honours_keys=False, lookup=True),
+}
+
+
+def issue_target(job: Job, call: Call) -> Call | None:
+    """The call whose issue `call` comments on (None: `call` files an issue or only reads)."""
+    if not call.writes or call.tool != "comment":
+        return None
+    for candidate in job.calls[: job.calls.index(call)]:
+        if candidate.writes and candidate.tool != "comment":
+            return candidate
+    raise JobError(f"calls.{call.id}: a comment needs an earlier write that files an issue to comment on")
+
+
+class Loop:
+    """One process of the loop: its memory, its files in `workdir`, the job and the tracker."""
+
+    def __init__(self, workdir: Path, job: Job, tracker: TrackerClient, offer: TrackerOffer) -> None:
+        self.workdir, self.job, self.tracker, self.offer = workdir, job, tracker, offer
+        self.path = workdir / CHECKPOINT_FILE
+        self.memory: dict[str, Any] = {}
+        self._flock: int | None = None
+
+    # -- start --------------------------------------------------------------------------------
+
+    def resume(self) -> bool:
+        """Load the checkpoint (never the temp file); False when the run is already done.
+
+        No checkpoint: begin a new run with a fresh run ID (128 random bits: never repeated).
+        """
+        saved = checkpoint.load(self.path)
+        if saved is None:
+            self.memory = {"run": os.urandom(16).hex(), "done": False, "turns": []}
+            return True
+        self.memory = saved
+        return not saved["done"]
+
+    def take_lock(self) -> None:
+        """Take the run's lock: an OS lock held until this process dies, and the lock file.
+
+        The lock file (run ID and process ID, written by temp file and rename) says who drives
+        the run; flock on a file beside it makes a second live process fail at once.
+        """
+        fd = os.open(self.workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RuntimeError(f"{self.workdir}: another live process drives this run") from None
+        self._flock = fd
+        self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def save(self, what: str) -> None:
+        """Save(what): the whole memory to the temp file, then rename it over the checkpoint."""
+        self._save_file(self.path, self.memory, what)
+
+    def save_marker(self, call: Call) -> None:
+        """The marker save before a write."""
+        self.save(f"marker {call.id}")
+        crashpoint(f"marker saved {call.id}")
+
+    def save_result(self, call: Call) -> None:
+        """The result save after a call."""
+        self.save(f"result {call.id}")
+        crashpoint(f"result saved {call.id}")
+
+    def _save_file(self, path: Path, data: Any, what: str) -> None:
+        checkpoint.write_tmp(path, data)
+        crashpoint(f"{what}: tmp written")
+        checkpoint.rename_into_place(path)
+        crashpoint(f"{what}: renamed")
+
+    # -- the model and the turns -------------------------------------------------------------
+
+    def turns(self, *, save_reply: bool) -> Iterator[Turn]:
+        """The turns to work on, asking the scripted model when the last one is complete.
+
+        An incomplete last turn is continued without a model call (its reply was saved). At
+        the final answer the run is marked done and saved, and the iteration ends.
+        """
+        while True:
+            turns = self.memory["turns"]
+            if turns and not turns[-1]["complete"]:
+                yield turns[-1]
+                continue
+            count("model_calls")
+            k = len(turns) + 1
+            if k > len(self.job.turns):  # the scripted model's final answer
+                crashpoint("final reply arrived")
+                self.memory["done"] = True
+                self.save("final")
+                return
+            crashpoint(f"reply {k} arrived")
+            turns.append({"index": k, "results": {}, "marked": [], "complete": False})
+            if save_reply:
+                self.save(f"reply {k}")
+            yield turns[-1]
+
+    def open_calls(self, turn: Turn) -> Iterator[Call]:
+        """The calls of `turn` that have no result yet, in order."""
+        for call in self.job.turns[turn["index"] - 1]:
+            if call.id not in turn["results"]:
+                yield call
+
+    def has_marker(self, turn: Turn, call: Call) -> bool:
+        """Whether `call` has an attempt marker in `turn`."""
+        return call.id in turn["marked"]
+
+    def mark(self, turn: Turn, call: Call) -> None:
+        """Record an attempt marker for `call` and save it before the call goes out."""
+        turn["marked"].append(call.id)
+        self.save_marker(call)
+
+    def store(self, turn: Turn, call: Call, answer: str) -> None:
+        """Put `answer` in memory as the result of `call`."""
+        turn["results"][call.id] = answer
+
+    def end_turn(self, turn: Turn) -> None:
+        """Mark the turn complete and Save(turn k)."""
+        turn["complete"] = True
+        self.save(f"turn {turn['index']}")
+
+    # -- sending and settling ------------------------------------------------------------------
+
+    def send(self, call: Call, *, keyed: bool) -> str:
+        """Send `call` to the tracker (a write with Key(run, call) when `keyed`); its answer."""
+        run = self.memory["run"]
+        if not call.writes:
+            found = self.tracker.search(self.job.name)
+            crashpoint(f"tool returned {call.id}")
+            return f"{len(found)} issues"
+        request_key = key(run, call.id) if keyed else None
+        target = issue_target(self.job, call)
+        title = f"{self.job.name}: {call.id}"
+        if target is None:
+            number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key)
+        else:
+            number = self.tracker.comment(self._issue_of(target), run=run, call=call.id, body=title, key=request_key)
+        crashpoint(f"tracker accepted {call.id}")
+        crashpoint(f"tool returned {call.id}")
+        return f"#{number}"
+
+    def settle(self, call: Call, *, keyed: bool) -> str:
+        """Settle a call that has a marker and no result, on the lowest rung of the ladder open to it."""
+        if not call.writes or (keyed and self.offer.honours_keys):
+            count("reruns")  # rung 1: a repeat is harmless
+            return self.send(call, keyed=keyed)
+        if self.offer.lookup:
+            count("lookups")  # rung 2: ask the tracker
+            record = self.tracker.lookup(self.memory["run"], call.id)
+            crashpoint(f"lookup answered {call.id}")
+            return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+        count("asks")  # rung 3: ask a person, who looks at the tracker and answers truthfully
+        record = self.tracker.lookup(self.memory["run"], call.id)
+        return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+
+    def _issue_of(self, target: Call) -> int:
+        for turn in self.memory["turns"]:
+            answer = turn["results"].get(target.id)
+            if answer is not None:
+                return int(answer.lstrip("#"))
+        raise RuntimeError(f"{target.id} has no result to comment on")

@@ -1,0 +1,77 @@
+"""Sweeping the reference loop: its target command, its check, and its row in the explorer's shape.
+
+The target is `python -S -m realsweep.reference_loop --variant V [--job FILE] --tracker T`:
+`-S` skips site-packages, which the loop does not need (it imports only the standard library,
+this package and spec/), and saves a sizeable part of each process's start; the package's
+own folder goes on PYTHONPATH instead. The modules the loop imports are byte-compiled once
+before the sweep, so that no process compiles them again. The check counts, per write of the
+job, the records the tracker holds for it (over every run): dups, missing, applied.
+"""
+
+from __future__ import annotations
+
+import compileall
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from realsweep import loop_parts
+from realsweep.engine import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
+from realsweep.engine import Progress as SweepProgress
+from realsweep.reference_loop import DESIGNS
+from realsweep.tracker_service import package_pythonpath
+from spec.job import Job
+
+UNSUPPORTED = ("approval", "fails_after_accept")
+"""Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
+SERVICE_MODES = {"keyed": "keyed", "keyless": "keyless", "keyless-lookup": "keyless"}
+
+
+def target(variant: str, job_path: Path | None, tracker: str) -> Target:
+    """The command that runs one process of the reference loop of design `variant`."""
+    if variant not in DESIGNS:
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(DESIGNS)})")
+    args = ["--variant", variant, "--tracker", tracker]
+    if job_path is not None:
+        args += ["--job", str(job_path.resolve())]
+    argv = (sys.executable, "-S", "-m", "realsweep.reference_loop", *args)
+    env = {"PYTHONPATH": package_pythonpath()}
+    return Target(argv, env, f"reference loop {variant}", fork="realsweep.reference_loop:main", fork_argv=tuple(args))
+
+
+def check(job: Job) -> Check:
+    """The check of the reference loop on `job`: the tracker's records, per write of the job."""
+
+    def outcome(scenario: Scenario) -> Outcome:
+        assert scenario.tracker is not None, "the reference loop needs a tracker"
+        return Outcome.of((record["call"] for record in scenario.tracker.records()), job.writes)
+
+    return outcome
+
+
+def precompile() -> None:
+    """Byte-compile this package and spec/ so that each loop process loads them compiled."""
+    source = Path(package_pythonpath({}))
+    for package in ("realsweep", "spec"):
+        compileall.compile_dir(source / package, quiet=2, maxlevels=0)
+
+
+def run(
+    variant: str,
+    job: Job,
+    job_path: Path | None,
+    tracker: str,
+    options: SweepOptions,
+    progress: SweepProgress | None = None,
+) -> SweepResult:
+    """Sweep the reference loop of `variant` on `job` against a tracker of kind `tracker`."""
+    if tracker not in SERVICE_MODES:
+        raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
+    for call in job.calls:
+        loop_parts.issue_target(job, call)  # a comment with no issue before it fails here, not in a process
+        for option in UNSUPPORTED:
+            if getattr(call, option, False):
+                raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
+    precompile()
+    options = replace(options, tracker=SERVICE_MODES[tracker])
+    return sweep(target(variant, job_path, tracker), check(job), options, progress)

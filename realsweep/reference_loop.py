@@ -1,0 +1,150 @@
+"""The reference durable agent loop: real code, one code path per design, every crash point marked.
+
+Each design below is the whole process, from load to exit, as plain Python that reads like
+its variant's docstring in variants/; the parts it calls (loop_parts.py) save to a real
+checkpoint file and send real HTTP requests to the tracker service. A crash point is a
+`crashpoint(...)` call at the place SEMANTICS.md puts it, so that under a sweep this program
+passes exactly the model's crash points, in the same order.
+
+    python -m realsweep.reference_loop --variant keys-and-markers [--job FILE] [--tracker keyed]
+
+The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
+$CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from realsweep.loop_parts import OFFERS, Loop
+from realsweep.tracker_client import TrackerClient
+from spec.job import TRIAGE, load_job
+
+TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
+WORKDIR = "CRASHSWEEP_WORKDIR"
+
+
+def save_once_per_turn(loop: Loop) -> None:
+    """Saves only when a turn is complete; a crash inside a turn asks the model again."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=False):
+        for call in loop.open_calls(turn):
+            loop.store(turn, call, loop.send(call, keyed=False))
+        loop.end_turn(turn)
+
+
+def save_after_reply(loop: Loop) -> None:
+    """Saves the reply before its calls and each result after."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=True):
+        for call in loop.open_calls(turn):
+            loop.store(turn, call, loop.send(call, keyed=False))
+            loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def idempotency_keys(loop: Loop) -> None:
+    """save-after-reply, and every write carries Key(run ID, call ID)."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=True):
+        for call in loop.open_calls(turn):
+            loop.store(turn, call, loop.send(call, keyed=True))
+            loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def attempt_markers(loop: Loop) -> None:
+    """A marker before each write, no keys: a marked write without a result goes up the ladder."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=True):
+        for call in loop.open_calls(turn):
+            if loop.has_marker(turn, call):
+                answer = loop.settle(call, keyed=False)
+            else:
+                if call.writes:
+                    loop.mark(turn, call)
+                answer = loop.send(call, keyed=False)
+            loop.store(turn, call, answer)
+            loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def keys_and_markers(loop: Loop) -> None:
+    """Markers before writes and keys on every write: rung 1 settles every marker."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=True):
+        for call in loop.open_calls(turn):
+            if loop.has_marker(turn, call):
+                answer = loop.settle(call, keyed=True)
+            else:
+                if call.writes:
+                    loop.mark(turn, call)
+                answer = loop.send(call, keyed=True)
+            loop.store(turn, call, answer)
+            loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def agent_loop(loop: Loop) -> None:
+    """The agent's own loop: a run lock, markers and keys, no reply save, no result save after a read."""
+    if not loop.resume():
+        return
+    loop.take_lock()
+    loop.save("start")
+    for turn in loop.turns(save_reply=False):  # the first marker save makes the reply durable
+        for call in loop.open_calls(turn):
+            if loop.has_marker(turn, call):
+                answer = loop.settle(call, keyed=True)
+            else:
+                if call.writes:
+                    loop.mark(turn, call)
+                answer = loop.send(call, keyed=True)
+            loop.store(turn, call, answer)
+            if call.writes:  # a read is harmless to repeat
+                loop.save_result(call)
+        loop.end_turn(turn)
+
+
+DESIGNS: dict[str, Callable[[Loop], None]] = {
+    "save-once-per-turn": save_once_per_turn,
+    "save-after-reply": save_after_reply,
+    "idempotency-keys": idempotency_keys,
+    "attempt-markers": attempt_markers,
+    "keys-and-markers": keys_and_markers,
+    "agent-loop": agent_loop,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one process of the loop; exit 0 when the run is done."""
+    parser = argparse.ArgumentParser(prog="python -m realsweep.reference_loop", description=__doc__.split("\n")[0])
+    parser.add_argument("--variant", choices=list(DESIGNS), required=True)
+    parser.add_argument("--job", type=Path, help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--tracker", choices=list(OFFERS), default="keyed", help="what the tracker offers")
+    parser.add_argument("--tracker-url", default=os.environ.get(TRACKER_URL), help=f"default: ${TRACKER_URL}")
+    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get(WORKDIR) or "."))
+    args = parser.parse_args(argv)
+    if not args.tracker_url:
+        parser.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
+    job = load_job(args.job) if args.job is not None else TRIAGE
+    loop = Loop(args.workdir, job, TrackerClient(args.tracker_url), OFFERS[args.tracker])
+    DESIGNS[args.variant](loop)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

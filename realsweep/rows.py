@@ -1,0 +1,111 @@
+"""A real sweep's figures as the explorer's row (reports.summary.Summary), and its text report.
+
+The columns are the explorer's (SEMANTICS.md section 8), computed from the scenarios the
+sweep ran: crash points of the uninterrupted run; scenarios per crash count; over them
+with_dups, dups, missing, asks, calls+ (model calls beyond the uninterrupted run's), lookups
+and reruns. no-duplicate and no-loss are checked in each scenario's final world (the tracker
+never removes a record, so a duplicate once made is still there at the end); the shortest
+violating scenario is the counterexample, as "5,12" (process 1 dies at its point 5, the
+restart at its point 12). A real sweep has no state graph: states and edges are 0, and the
+text and JSON reports give the processes run and the time taken instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from realsweep.engine import ScenarioResult, SweepResult
+from reports import table
+from reports.summary import InvariantVerdict, Summary
+from spec import invariants, metrics
+
+
+def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Summary:
+    """The sweep's row, in the explorer's shape."""
+    scenarios = result.scenarios
+    per_k = {k: sum(1 for s in scenarios if len(s.crashes) == k) for k in range(1, result.depth + 1)}
+
+    def total(name: str) -> int:
+        return sum(s.counters.get(name, 0) for s in scenarios)
+
+    baseline_calls = result.baseline.counters.get(metrics.MODEL_CALLS, 0)
+    duplicated = _first(scenarios, lambda s: s.outcome.dups > 0)
+    lost = _first(scenarios, lambda s: s.outcome.missing > 0)
+    applied = result.baseline.outcome.applied > 0 or any(s.outcome.applied > 0 for s in scenarios)
+    verdicts = (
+        _verdict(invariants.NO_DUPLICATE, invariants.SOME_WRITE_APPLIED, applied, duplicated),
+        _verdict(invariants.NO_LOSS, invariants.SOME_RUN_FINISHED, True, lost),
+    )
+    return Summary(
+        variant=variant,
+        job=job,
+        depth=result.depth,
+        tracker=tracker,
+        crash_points=len(result.baseline.points),
+        scenarios=per_k,
+        with_dups=sum(1 for s in scenarios if s.outcome.dups > 0),
+        dups=sum(s.outcome.dups for s in scenarios),
+        missing=sum(s.outcome.missing for s in scenarios),
+        asks=total(metrics.ASKS),
+        calls_plus=total(metrics.MODEL_CALLS) - baseline_calls * len(scenarios),
+        lookups=total(metrics.LOOKUPS),
+        reruns=total(metrics.RERUNS),
+        approvals=total(metrics.APPROVALS),
+        states=0,
+        edges=0,
+        invariants=verdicts,
+    )
+
+
+def _first(scenarios: Sequence[ScenarioResult], bad: Any) -> ScenarioResult | None:
+    return next((s for s in scenarios if bad(s)), None)
+
+
+def _verdict(name: str, witness: str, witnessed: bool, bad: ScenarioResult | None) -> InvariantVerdict:
+    if bad is None:
+        return InvariantVerdict(name, True, witness, witnessed)
+    return InvariantVerdict(name, False, witness, witnessed, bad.code, len(bad.crashes), len(bad.crashes) + 1)
+
+
+def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str]) -> str:
+    """One design's real sweep in words, like `explore`'s report."""
+    scenarios = "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
+    figures = [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
+    lines = [
+        f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
+        f"depth {row.depth})",
+        f"  crash points  {row.crash_points}",
+        f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
+        "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
+        f"  processes     {result.processes} in {result.seconds:.1f} s",
+    ]
+    for v in row.invariants:
+        if not v.witnessed:
+            lines.append(f"  {v.name:<13} NEVER EXERCISED (witness {v.witness!r} was never seen)")
+        elif v.holds:
+            lines.append(f"  {v.name:<13} holds")
+        else:
+            lines.append(f"  {v.name:<13} VIOLATED  first in scenario {v.counterexample}: {counterexamples[v.name]}")
+    return "\n".join(lines) + "\n"
+
+
+def counterexamples(result: SweepResult) -> dict[str, str]:
+    """Each violated invariant's first scenario, in words."""
+    found: dict[str, str] = {}
+    for s in result.scenarios:
+        if s.outcome.dups > 0:
+            found.setdefault(invariants.NO_DUPLICATE, s.describe())
+        if s.outcome.missing > 0:
+            found.setdefault(invariants.NO_LOSS, s.describe())
+    return found
+
+
+def to_json(row: Summary, result: SweepResult) -> str:
+    """The row as JSON: the explorer's keys, with processes and seconds instead of states and edges."""
+    data = row.to_json()
+    del data["states"], data["edges"]
+    data["processes"] = result.processes
+    data["seconds"] = round(result.seconds, 3)
+    return json.dumps(data, indent=2) + "\n"

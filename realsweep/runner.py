@@ -1,0 +1,178 @@
+"""Running one scenario: a fresh work directory, each process in turn (started or forked), the check.
+
+A crashed process must have died by SIGKILL at exactly the point it was to die at, and a last
+process must exit 0; anything else is the program's failure (TargetFailed) or a sign that its
+points do not depend only on what is on disk (SweepError). Each worker thread of the pool
+has its own zygote when the target can be forked (zygote.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from realsweep import crashpoint
+from realsweep.scenarios import (
+    Check,
+    Crash,
+    Outcome,
+    Scenario,
+    ScenarioResult,
+    SweepError,
+    SweepOptions,
+    Target,
+    TargetFailed,
+)
+from realsweep.tracker_client import TrackerClient
+from realsweep.tracker_service import ServiceProcess
+from realsweep.zygote import Zygote, ZygoteError
+
+TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
+WORKDIR = "CRASHSWEEP_WORKDIR"
+CRASH_STATUSES = (-9, crashpoint.KILLED_STATUS)
+
+
+class Runner:
+    """Runs scenarios: fresh directories, subprocesses, the check."""
+
+    def __init__(
+        self, target: Target, check: Check, options: SweepOptions, root: Path, service: ServiceProcess | None
+    ) -> None:
+        self.target, self.check, self.options, self.root, self.service = target, check, options, root, service
+        self.processes = 0
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._zygotes: list[Zygote] = []
+        self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
+
+    def close(self) -> None:
+        """Stop the zygotes."""
+        with self._lock:
+            zygotes, self._zygotes = self._zygotes, []
+        for zygote in zygotes:
+            zygote.close()
+
+    def _zygote(self) -> Zygote:
+        """This worker thread's zygote, started on first use."""
+        zygote: Zygote | None = getattr(self._local, "zygote", None)
+        if zygote is None:
+            assert self.target.fork is not None
+            log = self.root / f"zygote-{threading.get_ident()}.txt"
+            try:
+                zygote = Zygote(self.target.fork, {**os.environ, **self.target.env}, log)
+            except ZygoteError as error:
+                raise SweepError(str(error)) from None
+            with self._lock:
+                self._zygotes.append(zygote)
+            self._local.zygote = zygote
+        return zygote
+
+    def run(self, crashes: tuple[Crash, ...]) -> ScenarioResult:
+        """Run one scenario from a fresh work directory: each crash in turn, then a process to the end."""
+        if self.stop.is_set():
+            raise SweepError("stopped")
+        name = "s" + "".join(f"-{c.index}" for c in crashes)
+        folder = self.root / "scenarios" / name
+        workdir = folder / "work"
+        workdir.mkdir(parents=True, exist_ok=False)
+        env = {**os.environ, **self.target.env, WORKDIR: str(workdir)}
+        env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
+        tracker = None
+        if self.service is not None:
+            env[TRACKER_URL] = self.service.space_url(name)
+            tracker = TrackerClient(env[TRACKER_URL])
+        for number, crash in enumerate(crashes, start=1):
+            points = self._process(folder, workdir, env, number, crash.index, crashes)
+            if len(points) != crash.index or points[-1] != crash.point:
+                raise SweepError(
+                    f"{_where(crashes, number)}: the process was to die at point {crash.index} {crash.point!r} but "
+                    f"passed {len(points)} point(s), the last {points[-1] if points else None!r}: the program's "
+                    "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
+                )
+        points = self._process(folder, workdir, env, len(crashes) + 1, 0, crashes)
+        try:
+            outcome = self.check(Scenario(crashes, workdir, tracker))
+        except Exception as error:  # the user's check: report which scenario it failed on
+            raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
+        if not isinstance(outcome, Outcome):
+            raise SweepError(f"the check returned {type(outcome).__name__}, not realsweep.engine.Outcome")
+        result = ScenarioResult(crashes, outcome, _counters(folder / "counters.log"), tuple(points))
+        if not self.options.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+        return result
+
+    def _process(
+        self, folder: Path, workdir: Path, env: dict[str, str], number: int, crash_at: int, crashes: tuple[Crash, ...]
+    ) -> list[str]:
+        """Run process `number` of a scenario, dying at point `crash_at` (0: none); the points it passed."""
+        log = folder / f"points-{number}.log"
+        env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
+        if self.forks:
+            try:
+                status = self._zygote().run(
+                    list(self.target.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
+                )
+            except TimeoutError:
+                raise TargetFailed(
+                    f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
+                ) from None
+            except ZygoteError as error:
+                raise SweepError(str(error)) from None
+        else:
+            status = self._exec(folder, workdir, env, number, crashes)
+        with self._lock:
+            self.processes += 1
+        points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        expected = (*CRASH_STATUSES, 0) if crash_at else (0,)  # 0 before its point: `run` reports it
+        if status not in expected:
+            raise TargetFailed(
+                f"{_where(crashes, number)}: exited with status {status}"
+                + (f" after {len(points)} point(s), before point {crash_at}" if crash_at else "")
+                + f": {_last_line(folder / f'output-{number}.txt')}"
+            )
+        return points
+
+    def _exec(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
+        """Start process `number` from the target's argv; its exit status."""
+        with open(folder / f"output-{number}.txt", "wb") as output:
+            try:
+                return subprocess.run(
+                    self.target.argv,
+                    cwd=workdir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    timeout=self.options.timeout,
+                    check=False,
+                ).returncode
+            except subprocess.TimeoutExpired:
+                raise TargetFailed(
+                    f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
+                ) from None
+            except OSError as error:
+                raise SweepError(f"cannot start {self.target.argv[0]!r}: {error.strerror or error}") from None
+
+
+def _where(crashes: tuple[Crash, ...], number: int) -> str:
+    """The scenario (and process, from 1) in words."""
+    where = f"scenario {','.join(str(c.index) for c in crashes)}" if crashes else "the uninterrupted run"
+    return f"{where}, process {number}" if number else where
+
+
+def _last_line(path: Path) -> str:
+    lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def _counters(path: Path) -> dict[str, int]:
+    counters: dict[str, int] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line:
+                counters[line] = counters.get(line, 0) + 1
+    return counters

@@ -1,0 +1,157 @@
+"""The sweep's values: the target, crashes, scenarios, outcomes, results, options and errors.
+
+A `Target` says how to start one process of the program under test; a scenario is a tuple of
+`Crash`es (process 1 dies at its point i, the restart at its point j, ...) after which a last
+process runs to the end; the `Check` reads its final world into an `Outcome`. Users of the
+engine import these from realsweep.engine.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from realsweep.tracker_client import TrackerClient
+
+
+class SweepError(RuntimeError):
+    """The sweep cannot go on: bad input, or a program that does not behave as a sweep needs."""
+
+
+class TargetFailed(SweepError):
+    """A process of the program failed by itself (not at its crash point): a finding about the program."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """How to start one process of the program: argv and extra environment.
+
+    A Python program may also name `fork`, an entry point ("module:function", called with no
+    arguments, `fork_argv` as its sys.argv[1:]) that a zygote can fork instead of starting
+    `argv` (see zygote.py): the same program, without an interpreter start per process.
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    label: str = ""
+    fork: str | None = None
+    fork_argv: tuple[str, ...] = ()
+
+    @classmethod
+    def command(cls, line: str | Sequence[str]) -> Target:
+        """A command line (a string is split like a shell would, without running a shell)."""
+        argv = tuple(shlex.split(line)) if isinstance(line, str) else tuple(line)
+        if not argv:
+            raise SweepError("the target command is empty")
+        return cls(argv, label=shlex.join(argv))
+
+    @classmethod
+    def entry_point(cls, spec: str, *, path: Iterable[str] = ()) -> Target:
+        """A `module:function` entry point, run by `python -m realsweep.entry`; `path` joins PYTHONPATH."""
+        from realsweep.entry import parse_entry_point
+        from realsweep.tracker_service import package_pythonpath
+
+        parse_entry_point(spec)
+        pythonpath = os.pathsep.join([*path, package_pythonpath()])
+        return cls((sys.executable, "-m", "realsweep.entry", spec), {"PYTHONPATH": pythonpath}, spec, fork=spec)
+
+
+@dataclass(frozen=True)
+class Crash:
+    """A crash: at the `index`-th point (from 1) the process passed, named `point`."""
+
+    index: int
+    point: str
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What a check sees of a finished scenario: its crashes, work directory and tracker."""
+
+    crashes: tuple[Crash, ...]
+    workdir: Path
+    tracker: TrackerClient | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check found in a scenario's final world.
+
+    dups: effects beyond the first, over the writes (sum of max(0, effects - 1));
+    missing: writes with no effect at all; applied: effects seen (a witness that the
+    no-duplicate check had something to look at).
+    """
+
+    dups: int = 0
+    missing: int = 0
+    applied: int = 0
+
+    @classmethod
+    def of(cls, effects: Iterable[str], expected: Iterable[str]) -> Outcome:
+        """The outcome when `effects` names the write behind each effect and `expected` lists the writes."""
+        seen = list(effects)
+        wanted = list(expected)
+        return cls(
+            dups=sum(max(0, seen.count(write) - 1) for write in wanted),
+            missing=sum(1 for write in wanted if write not in seen),
+            applied=len(seen),
+        )
+
+
+Check = Callable[[Scenario], Outcome]
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """One scenario run: its crashes, outcome, summed counters, and its last process's points."""
+
+    crashes: tuple[Crash, ...]
+    outcome: Outcome
+    counters: Mapping[str, int]
+    points: tuple[str, ...]
+
+    @property
+    def code(self) -> str:
+        """The scenario's crash indices, e.g. "5,12" (process 1 dies at point 5, the restart at 12)."""
+        return ",".join(str(crash.index) for crash in self.crashes)
+
+    def describe(self) -> str:
+        """The scenario in words."""
+        steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
+        return ", restart, ".join(steps) + ", restart to the end"
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The baseline (no crash) and every scenario, ordered by crash count, then crash indices."""
+
+    depth: int
+    baseline: ScenarioResult
+    scenarios: tuple[ScenarioResult, ...]
+    processes: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """How to sweep: depth, workers, tracker mode (None: no tracker), where, limits, how to spawn.
+
+    spawn "fork": processes of a target that names an entry point are forked from a zygote;
+    "exec": every process is a new interpreter started from `argv`.
+    """
+
+    depth: int = 2
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    tracker: str | None = "keyed"
+    root: Path | None = None
+    keep: bool = False
+    timeout: float = 120.0
+    spawn: str = "fork"
+
+
+Progress = Callable[[int, int], None]
+"""Called after each scenario with (scenarios done, scenarios known so far)."""

@@ -1,0 +1,97 @@
+"""A client of the tracker service: one real HTTP request per call, over the standard library.
+
+It uses http.client, the standard library's HTTP/1.1 client (urllib.request is built on it
+and adds redirects, proxies and cookie handling a loopback service does not need, at twice
+the import time: this module is imported by each of the thousands of processes a sweep
+starts). Each call opens a connection, sends one request, reads the whole answer and closes.
+Writes carry an `Idempotency-Key` header when given a key. An error status raises
+`TrackerError` with the service's message.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+
+class TrackerError(RuntimeError):
+    """The tracker answered with an error status (e.g. 422 for a key reused with other parameters)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"tracker answered {status}: {message}")
+        self.status = status
+
+
+class TrackerClient:
+    """The tracker at `base_url` (e.g. http://127.0.0.1:8765/spaces/s-3)."""
+
+    def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"tracker URL {base_url!r}: expected http://HOST:PORT[/spaces/NAME]")
+        self.host = parts.hostname
+        self.port = parts.port or 80
+        self.prefix = parts.path.rstrip("/")
+        self.timeout = timeout
+
+    def create_issue(self, title: str, *, run: str, call: str, body: str = "", key: str | None = None) -> int:
+        """File an issue; its number."""
+        answer = self._request("POST", "/issues", {"title": title, "body": body, "run": run, "call": call}, key)
+        return int(answer["number"])
+
+    def comment(self, issue: int, *, run: str, call: str, body: str = "", key: str | None = None) -> int:
+        """Comment on issue `issue`; the comment's number."""
+        answer = self._request("POST", f"/issues/{issue}/comments", {"body": body, "run": run, "call": call}, key)
+        return int(answer["number"])
+
+    def search(self, text: str = "") -> list[dict[str, Any]]:
+        """The issues whose title or body contains `text`."""
+        query = urlencode({"q": text}, quote_via=quote)
+        items: list[dict[str, Any]] = self._request("GET", "/search?" + query)["items"]
+        return items
+
+    def lookup(self, run: str, call: str) -> dict[str, Any] | None:
+        """The first record call `call` of run `run` left, or None: did it happen?"""
+        answer = self._request("GET", "/lookup?" + urlencode({"run": run, "call": call}, quote_via=quote))
+        return answer["record"] if answer["found"] else None
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record of this space, in the order applied."""
+        records: list[dict[str, Any]] = self._request("GET", "/records")["records"]
+        return records
+
+    def health(self) -> dict[str, Any]:
+        """The service's health answer: {"ok": true, "mode": ...}."""
+        answer: dict[str, Any] = self._request("GET", "/health")
+        return answer
+
+    def raw(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
+        """Send one request as given (`path` already quoted); its status, headers and body."""
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        try:
+            connection.request(method, self.prefix + path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            connection.close()
+
+    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, key: str | None = None) -> Any:
+        headers = {"Accept": "application/json"}
+        body = None
+        if payload is not None:
+            body = json.dumps(payload).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        status, _, data = self.raw(method, path, body, headers)
+        try:
+            answer = json.loads(data) if data else {}
+        except ValueError:
+            answer = {"error": data[:200].decode("utf-8", "replace")}
+        if status >= 400:
+            raise TrackerError(status, str(answer.get("error", answer)))
+        return answer

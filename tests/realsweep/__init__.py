@@ -1,0 +1,1 @@
+"""Tests of realsweep: real code, real crashes (real subprocesses, real sockets)."""

@@ -1,0 +1,103 @@
+"""A crash point does nothing in a normal run and, under a sweep, really kills the process."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from realsweep import crashpoint
+from tests.realsweep.helpers import run_python
+
+KILLED = (-9, crashpoint.KILLED_STATUS)
+
+
+def test_without_a_sweep_a_crash_point_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No CRASHSWEEP_POINTS_LOG: the call returns and counts nothing."""
+    monkeypatch.delenv(crashpoint.POINTS_LOG, raising=False)
+    monkeypatch.delenv(crashpoint.COUNTERS_LOG, raising=False)
+    crashpoint.reset()
+    crashpoint.crashpoint("anything")
+    crashpoint.count("model_calls")
+    assert crashpoint.passed() == 0
+
+
+def test_each_point_is_logged_and_the_process_dies_at_the_chosen_one(tmp_path: Path) -> None:
+    """With CRASH_AT=2 the second point is logged, then the process is killed by SIGKILL."""
+    code = textwrap.dedent(
+        """
+        from realsweep.crashpoint import crashpoint, count
+        count("model_calls")
+        crashpoint("one")
+        count("asks", 2)
+        crashpoint("two")
+        crashpoint("three")
+        print("not reached")
+        """
+    )
+    log = tmp_path / "points.log"
+    counters = tmp_path / "counters.log"
+    done = run_python(
+        code,
+        tmp_path,
+        CRASHSWEEP_POINTS_LOG=str(log),
+        CRASHSWEEP_CRASH_AT="2",
+        CRASHSWEEP_COUNTERS_LOG=str(counters),
+    )
+    assert done.returncode in KILLED
+    assert log.read_text().splitlines() == ["one", "two"]
+    assert counters.read_text().splitlines() == ["model_calls", "asks", "asks"]
+    assert "not reached" not in done.stdout
+
+
+def test_a_crash_inside_try_finally_runs_no_finally_no_atexit_and_flushes_nothing(tmp_path: Path) -> None:
+    """The crash is a real death: the finally block, the atexit handler and buffered output never run."""
+    code = textwrap.dedent(
+        """
+        import atexit, sys
+        from pathlib import Path
+        from realsweep.crashpoint import crashpoint
+        atexit.register(lambda: Path("atexit-ran").write_text("yes"))
+        sys.stdout.write("buffered, never flushed")
+        handle = open("buffered.txt", "w")
+        handle.write("in a Python buffer")
+        try:
+            crashpoint("inside try")
+        finally:
+            Path("finally-ran").write_text("yes")
+        """
+    )
+    done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(tmp_path / "p.log"), CRASHSWEEP_CRASH_AT="1")
+    assert done.returncode in KILLED
+    assert not (tmp_path / "finally-ran").exists()
+    assert not (tmp_path / "atexit-ran").exists()
+    assert (tmp_path / "buffered.txt").read_text() == ""
+    assert done.stdout == ""
+
+
+def test_the_listing_run_passes_every_point(tmp_path: Path) -> None:
+    """CRASH_AT unset: every point is logged and the process ends normally."""
+    log = tmp_path / "points.log"
+    code = "from realsweep.crashpoint import crashpoint\nfor n in range(3): crashpoint(f'p{n}')"
+    done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log))
+    assert done.returncode == 0
+    assert log.read_text().splitlines() == ["p0", "p1", "p2"]
+
+
+@pytest.mark.parametrize("name", ["", "  ", "two\nlines"])
+def test_a_name_is_one_non_empty_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
+    """Names are lines of the log, so they cannot be empty or hold a newline."""
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(tmp_path / "p.log"))
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+    crashpoint.reset()
+    with pytest.raises(ValueError, match="one non-empty line"):
+        crashpoint.crashpoint(name)
+
+
+@pytest.mark.parametrize("raw", ["x", "-1"])
+def test_a_bad_crash_index_is_refused(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+    """CRASHSWEEP_CRASH_AT must be a whole number, 0 or more."""
+    monkeypatch.setenv(crashpoint.CRASH_AT, raw)
+    with pytest.raises(ValueError, match="CRASHSWEEP_CRASH_AT"):
+        crashpoint.crash_at()

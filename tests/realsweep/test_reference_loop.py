@@ -1,0 +1,123 @@
+"""The reference loop passes the model's crash points in the model's order, and restarts from disk."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.model import Action
+from realsweep.loop_parts import FLOCK_FILE
+from realsweep.reference_loop import DESIGNS
+from realsweep.tracker_client import TrackerClient
+from realsweep.tracker_service import ServiceProcess
+from spec.job import TRIAGE
+from spec.tracker import TRACKERS
+from tests.realsweep.helpers import child_env
+from variants import model
+
+
+def model_points(variant: str, tracker: str = "keyed") -> list[str]:
+    """The crash points of the model's uninterrupted run, in order."""
+    loop = model(variant, TRIAGE, TRACKERS[tracker])
+    state, points = loop.initial(), []
+    while not loop.is_finished(state):
+        action: Action = loop.actions(state)[0]  # start, then always continue
+        state, _ = loop.step(state, action)
+        point = loop.crash_point(state)
+        if point is not None:
+            points.append(point)
+    return points
+
+
+def run_loop(
+    variant: str, workdir: Path, url: str, *, crash_at: int = 0, tracker: str = "keyed"
+) -> tuple[int, list[str], str]:
+    """One real process of the loop; its status, the points it passed, and its output."""
+    log = workdir / "points.log"
+    log.unlink(missing_ok=True)
+    env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT=str(crash_at))
+    command = [sys.executable, "-S", "-m", "realsweep.reference_loop", "--variant", variant, "--tracker", tracker]
+    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    points = log.read_text().splitlines() if log.exists() else []
+    return done.returncode, points, done.stderr
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_an_uninterrupted_run_passes_the_models_points_in_order(
+    variant: str, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """The real loop's points are the model's, name for name (18, 34 or 43 for the seed designs, 38 for agent-loop)."""
+    status, points, errors = run_loop(variant, tmp_path, keyed_service.space_url(variant))
+    assert status == 0, errors
+    assert points == model_points(variant)
+    records = TrackerClient(keyed_service.space_url(variant)).records()
+    assert [r["call"] for r in records] == ["create_a", "create_b", "comment_a"]
+    assert records[2]["issue"] == records[0]["number"]  # comment_a comments on the issue create_a filed
+
+
+def test_a_finished_run_exits_at_once(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """A restart that finds the run done passes no point and sends nothing."""
+    url = keyed_service.space_url("done")
+    assert run_loop("agent-loop", tmp_path, url)[0] == 0
+    status, points, _ = run_loop("agent-loop", tmp_path, url)
+    assert (status, points) == (0, [])
+    assert len(TrackerClient(url).records()) == 3
+
+
+def test_a_temp_file_left_by_a_crash_is_ignored_by_the_restart(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """Killed at `start: tmp written`: the restart ignores the temp file's run ID and begins a fresh run."""
+    url = keyed_service.space_url("tmp")
+    status, points, _ = run_loop("save-once-per-turn", tmp_path, url, crash_at=1)
+    assert status in (-9, 137)
+    assert points == ["start: tmp written"]
+    stale_run = json.loads((tmp_path / "checkpoint.json.tmp").read_text())["run"]
+    assert not (tmp_path / "checkpoint.json").exists()
+    assert run_loop("save-once-per-turn", tmp_path, url)[0] == 0
+    run = json.loads((tmp_path / "checkpoint.json").read_text())["run"]
+    assert run != stale_run
+    assert {r["run"] for r in TrackerClient(url).records()} == {run}
+
+
+def test_without_keys_a_resent_write_is_a_duplicate(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """save-after-reply killed after the tracker accepted create_a: the restart files it again."""
+    url = keyed_service.space_url("dup")
+    expected = model_points("save-after-reply")
+    index = expected.index("tracker accepted create_a") + 1
+    assert run_loop("save-after-reply", tmp_path, url, crash_at=index)[0] in (-9, 137)
+    assert run_loop("save-after-reply", tmp_path, url)[0] == 0
+    assert [r["call"] for r in TrackerClient(url).records()].count("create_a") == 2
+
+
+def test_the_lookup_rung_settles_a_marked_write_without_a_person(
+    keyless_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """agent-loop against keyless-lookup, killed after create_a was accepted: the restart asks the tracker."""
+    url = keyless_service.space_url("lookup")
+    expected = model_points("agent-loop", "keyless-lookup")
+    index = expected.index("tracker accepted create_a") + 1
+    assert run_loop("agent-loop", tmp_path, url, crash_at=index, tracker="keyless-lookup")[0] in (-9, 137)
+    status, points, _ = run_loop("agent-loop", tmp_path, url, tracker="keyless-lookup")
+    assert status == 0
+    assert "lookup answered create_a" in points
+    assert "tracker accepted create_a" not in points
+    assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
+
+
+def test_agent_loop_refuses_a_run_another_live_process_drives(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """While another process holds the run's lock, a second agent-loop process stops before sending anything."""
+    fd = os.open(tmp_path / FLOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        status, points, errors = run_loop("agent-loop", tmp_path, keyed_service.space_url("lock"))
+    finally:
+        os.close(fd)
+    assert status == 1
+    assert points == []
+    assert "another live process drives this run" in errors
+    assert TrackerClient(keyed_service.space_url("lock")).records() == []

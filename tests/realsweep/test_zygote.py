@@ -1,0 +1,76 @@
+"""The fork server: each process a fresh fork that never saw the previous one, killed for real."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from realsweep.zygote import Zygote, ZygoteError
+from tests.realsweep.helpers import child_env
+
+MODULE = textwrap.dedent(
+    """
+    import os, sys
+    from realsweep.crashpoint import crashpoint
+    CALLS = []
+
+    def main():
+        CALLS.append(1)
+        print("calls", len(CALLS), "cwd", os.getcwd(), "argv", sys.argv[1:], "colour", os.environ.get("COLOUR"))
+        mode = os.environ.get("MODE")
+        if mode == "crash":
+            try:
+                crashpoint("inside")
+            finally:
+                print("finally ran")
+        if mode == "exit":
+            raise SystemExit(3)
+        if mode == "raise":
+            raise RuntimeError("boom")
+    """
+)
+
+
+@pytest.fixture
+def zygote(tmp_path: Path) -> Iterator[Zygote]:
+    """A zygote of zmod:main."""
+    (tmp_path / "zmod.py").write_text(MODULE)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("zmod:main", env, tmp_path / "zygote.log")
+    yield server
+    server.close()
+
+
+def test_each_process_starts_from_the_zygotes_memory(zygote: Zygote, tmp_path: Path) -> None:
+    """Two runs: each sees CALLS == [] at start (a fork of the zygote, not of the last child), its cwd and env."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for n in range(2):
+        status = zygote.run(["a", "b"], work, {"COLOUR": f"c{n}"}, tmp_path / f"out{n}.txt", 30)
+        assert status == 0
+        assert (tmp_path / f"out{n}.txt").read_text().strip() == f"calls 1 cwd {work} argv ['a', 'b'] colour c{n}"
+
+
+def test_a_crash_point_kills_the_fork_with_sigkill(zygote: Zygote, tmp_path: Path) -> None:
+    """The chosen point kills the child: status -9, and its finally block never ran."""
+    env = {"MODE": "crash", "CRASHSWEEP_POINTS_LOG": str(tmp_path / "p.log"), "CRASHSWEEP_CRASH_AT": "1"}
+    assert zygote.run([], tmp_path, env, tmp_path / "out.txt", 30) == -9
+    assert "finally ran" not in (tmp_path / "out.txt").read_text()
+    assert zygote.run([], tmp_path, {}, tmp_path / "out2.txt", 30) == 0  # the zygote goes on
+
+
+def test_exit_statuses_and_tracebacks_reach_the_parent(zygote: Zygote, tmp_path: Path) -> None:
+    """SystemExit(3) gives 3; an exception gives 1 with its traceback in the output."""
+    assert zygote.run([], tmp_path, {"MODE": "exit"}, tmp_path / "exit.txt", 30) == 3
+    assert zygote.run([], tmp_path, {"MODE": "raise"}, tmp_path / "raise.txt", 30) == 1
+    assert "RuntimeError: boom" in (tmp_path / "raise.txt").read_text()
+
+
+def test_a_zygote_of_a_missing_entry_point_fails_to_start(tmp_path: Path) -> None:
+    """An entry point that cannot be imported: ZygoteError with the reason."""
+    with pytest.raises(ZygoteError, match="no_such_module"):
+        Zygote("no_such_module:main", child_env(), tmp_path / "zygote.log")
