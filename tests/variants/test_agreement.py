@@ -95,3 +95,11 @@ def test_generated_jobs_agree_at_depth_two(design: str, tracker: str, job: Job) 
 def test_triage_depth_three_agrees(design: str, tracker: str) -> None:
     """On the triage job the explorer's figures equal the oracle's at depth 3."""
     assert explorer_figures(design, TRIAGE, tracker, 3) == oracle_figures(design, TRIAGE, tracker, 3)
+
+
+@pytest.mark.parametrize("name", [d.name for d in variants.SEED_DESIGNS])
+def test_replay_work_equals_summed_path_lengths(name: str) -> None:
+    """The oracle's step count (starts plus points passed, over every replay) is the explorer's summed path length."""
+    exploration = explore(variants.model(name, TRIAGE, TRACKERS["keyed"]), 2)
+    oracle = sweep(name, TRIAGE, "keyed", 2)
+    assert sum(exploration.counts.steps.values()) == oracle.steps
