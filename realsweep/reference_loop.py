@@ -39,64 +39,44 @@ def save_once_per_turn(loop: Loop) -> None:
         loop.end_turn(turn)
 
 
-def save_after_reply(loop: Loop) -> None:
-    """Saves the reply before its calls and each result after."""
+def save_after_reply(loop: Loop, *, keyed: bool = False) -> None:
+    """Saves the reply before its calls and each result after; `keyed` sends Key(run, call)."""
     if not loop.resume():
         return
     loop.save("start")
     for turn in loop.turns(save_reply=True):
         for call in loop.open_calls(turn):
-            loop.store(turn, call, loop.send(call, keyed=False))
+            loop.store(turn, call, loop.send(call, keyed=keyed))
             loop.save_result(call)
         loop.end_turn(turn)
 
 
 def idempotency_keys(loop: Loop) -> None:
     """save-after-reply, and every write carries Key(run ID, call ID)."""
-    if not loop.resume():
-        return
-    loop.save("start")
-    for turn in loop.turns(save_reply=True):
-        for call in loop.open_calls(turn):
-            loop.store(turn, call, loop.send(call, keyed=True))
-            loop.save_result(call)
-        loop.end_turn(turn)
+    save_after_reply(loop, keyed=True)
 
 
-def attempt_markers(loop: Loop) -> None:
-    """A marker before each write, no keys: a marked write without a result goes up the ladder."""
+def attempt_markers(loop: Loop, *, keyed: bool = False) -> None:
+    """A marker before each write: a marked write without a result goes up the ladder."""
     if not loop.resume():
         return
     loop.save("start")
     for turn in loop.turns(save_reply=True):
         for call in loop.open_calls(turn):
             if loop.has_marker(turn, call):
-                answer = loop.settle(call, keyed=False)
+                answer = loop.settle(call, keyed=keyed)
             else:
                 if call.writes:
                     loop.mark(turn, call)
-                answer = loop.send(call, keyed=False)
+                answer = loop.send(call, keyed=keyed)
             loop.store(turn, call, answer)
             loop.save_result(call)
         loop.end_turn(turn)
 
 
 def keys_and_markers(loop: Loop) -> None:
-    """Markers before writes and keys on every write: rung 1 settles every marker."""
-    if not loop.resume():
-        return
-    loop.save("start")
-    for turn in loop.turns(save_reply=True):
-        for call in loop.open_calls(turn):
-            if loop.has_marker(turn, call):
-                answer = loop.settle(call, keyed=True)
-            else:
-                if call.writes:
-                    loop.mark(turn, call)
-                answer = loop.send(call, keyed=True)
-            loop.store(turn, call, answer)
-            loop.save_result(call)
-        loop.end_turn(turn)
+    """attempt-markers with keys on every write: rung 1 settles every marker."""
+    attempt_markers(loop, keyed=True)
 
 
 def agent_loop(loop: Loop) -> None:
