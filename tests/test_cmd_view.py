@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import subprocess
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep import artifacts
 from crashsweep.cli import main
 from variants import SEED_DESIGNS
 
@@ -198,23 +196,6 @@ def test_view_opens_a_browser_or_says_it_could_not(
     monkeypatch.setattr(webbrowser, "open", lambda url: False)
     status, out, _ = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1")
     assert "no browser could be opened here" in out
-
-
-def test_write_atomic_replaces_whole_files_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write replaces the file; a failed rename leaves the old file and no temp file behind."""
-    target = tmp_path / "index.html"
-    artifacts.write_atomic(target, "old")
-    artifacts.write_atomic(target, "new")
-    assert target.read_text(encoding="utf-8") == "new"
-
-    def fail(src: str, dst: str) -> None:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(os, "replace", fail)
-    with pytest.raises(OSError, match="disk full"):
-        artifacts.write_atomic(target, "newer")
-    assert target.read_text(encoding="utf-8") == "new"
-    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
 
 
 MEASURE = """
