@@ -1,7 +1,7 @@
 """Conformance: the real sweep of the reference loop beside the model explorer, and every difference.
 
-For one design, job, tracker and depth it runs both (the explorer through crashsweep's
-`runs.run`, the real sweep through `reference.run`) and compares every figure of the row:
+For one design, job, tracker and depth it runs both (the model explorer on the design's
+model, the real sweep through `reference.run`) and compares every figure of the row:
 crash points, scenarios per crash count, with_dups, dups, missing, asks, calls+, lookups,
 reruns, and each invariant's verdict. `render` prints both rows as one table (the model's
 row, then the real one) followed by the differences, or "no difference".
@@ -13,11 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import variants
+from explorer.search import explore
 from realsweep import reference, rows
 from realsweep.engine import Progress, SweepOptions, SweepResult
 from reports import table
-from reports.summary import Summary
+from reports.summary import Summary, summarize
 from spec.job import Job
+from spec.tracker import TRACKERS
 
 FIELDS = (
     "crash_points",
@@ -74,10 +77,8 @@ def conform(
     progress: Progress | None = None,
 ) -> Conformance:
     """Run the model explorer and the real sweep of `variant`, side by side."""
-    from crashsweep import runs
-
-    choices = runs.Choices(job, str(job_path or job.name), runs.tracker_kind(tracker), options.depth, 2_000_000)
-    _, model = runs.run(variant, choices)
+    exploration = explore(variants.model(variant, job, TRACKERS[tracker]), options.depth)
+    model = summarize(exploration, variant=variant, job=job.name, tracker=tracker)
     result = reference.run(variant, job, job_path, tracker, options, progress)
     real = rows.summary(result, variant=variant, job=job.name, tracker=tracker)
     return Conformance(model, real, result)
