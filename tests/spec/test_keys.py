@@ -108,6 +108,8 @@ def test_the_same_pair_gives_the_same_key_in_a_new_process(hash_seed: str) -> No
 
 
 def test_a_known_key_never_changes() -> None:
+    """Key("run-1", "create_a") is the first 32 hex digits of SHA-256 over "5:run-18:create_a"."""
+    # The value was derived outside Python: printf '5:run-18:create_a' | sha256sum | cut -c1-32
     # Keys outlive the process that made them (the tracker keeps them): a change of encoding
     # would make every retry after an upgrade look like a new write.
     assert key("run-1", "create_a") == "73420bda1591f3c3e135006750e85955"
