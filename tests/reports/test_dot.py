@@ -99,9 +99,18 @@ def test_large_graph_shows_the_neighbourhood_and_says_what_is_left_out(
     """A large graph shows the path and its neighbours, and names how much was left out."""
     source = dot.state_graph(sar, sar_cx)
     shown = {int(n) for n, _ in NODE.findall(source)}
-    assert len(shown) == 20
-    assert "showing 20 of 752 states" in source
-    assert "732 states and 896 edges left out" in source
+    # The path's states and every state one step onward from one of them, read off the graph.
+    path = {sar.root}
+    node = sar.root
+    for choice in sar_cx.choices:
+        node = next(v for _, v, k in sar.graph.out_edges(node, keys=True) if k == choice)
+        path.add(node)
+    near = path | {v for u in path for v in sar.graph.successors(u)}
+    assert shown == near
+    total, edges = sar.graph.number_of_nodes(), sar.graph.number_of_edges()
+    kept = sar.graph.subgraph(near).number_of_edges()
+    assert f"showing {len(near)} of {total} states" in source
+    assert f"{total - len(near)} states and {edges - kept} edges left out" in source
     assert re.search(r'label="\.\.\. \d+ more states"', source)
     for u, v, _ in EDGE.findall(source):
         assert int(u) in shown
