@@ -75,3 +75,11 @@ def test_verdicts_follow_the_duplicates(variant: str, holds: bool) -> None:
     assert verdicts["no-duplicate"].holds is holds
     assert verdicts["no-loss"].holds
     assert all(v.witnessed for v in row.invariants)
+
+
+def test_error_to_model_without_failures_is_idempotency_keys() -> None:
+    """With no tool failing, error-to-model is idempotency-keys: the seed's row 34/654/0/0/0/0/234."""
+    row = _row("error-to-model")
+    assert row.crash_points == 34
+    assert row.scenarios == {1: 34, 2: 654}
+    assert (row.with_dups, row.dups, row.missing, row.asks, row.calls_plus) == SEED_TABLE["idempotency-keys"][2:]
