@@ -17,34 +17,21 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from crashsweep import runs
+from crashsweep.options import job_option, tracker_option
 from explorer.model import Model
 from reports import trace
 from reports.counterexample import from_path
 from spec.job import Job
-from spec.tracker import TRACKERS
 from variants import design, model
 
 if TYPE_CHECKING:
     from explorer.stateful import FuzzOutcome, PropertyViolation
 
-DEFAULT_TRACKER = "keyed"
-
 
 @click.command()
 @click.option("--variant", required=True, help="design to fuzz (see `crashsweep variants`)")
-@click.option(
-    "--job",
-    "job_path",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="job file (TOML); default: the built-in triage job",
-)
-@click.option(
-    "--tracker",
-    type=click.Choice(list(TRACKERS)),
-    default=DEFAULT_TRACKER,
-    show_default=True,
-    help="what the tracker offers",
-)
+@job_option()
+@tracker_option()
 @click.option(
     "--crashes",
     type=click.IntRange(min=1),

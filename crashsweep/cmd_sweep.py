@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from crashsweep import runs
+from crashsweep.options import depth_option, job_option, tracker_option
 from realsweep import conformance, engine, reference, rows
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
@@ -42,21 +43,11 @@ def _reference_design(name: str) -> None:
         )
 
 
-class _Progress:
-    """Scenarios done, on stderr, only when it is a terminal."""
-
-    def __init__(self, label: str) -> None:
-        self.label, self.live = label, sys.stderr.isatty()
+class _Progress(runs.StatusLine):
+    """The sweep's progress: scenarios done of those known so far."""
 
     def __call__(self, done: int, known: int) -> None:
-        if self.live:
-            sys.stderr.write(f"\r{self.label}: {done}/{known} scenarios ")
-            sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.live:
-            sys.stderr.write("\r" + " " * 79 + "\r")
-            sys.stderr.flush()
+        self.show(f"{done}/{known} scenarios")
 
 
 def _options(
@@ -85,11 +76,9 @@ def _fail(message: str, status: int) -> int:
 @click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
-@click.option("--depth", type=click.IntRange(min=1), default=2, show_default=True, help="most crashes per scenario")
-@click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help="job file (with --variant)")
-@click.option(
-    "--tracker", type=click.Choice(list(TRACKERS)), default="keyed", show_default=True, help="what the tracker offers"
-)
+@depth_option()
+@job_option(help="job file (with --variant)")
+@tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
@@ -166,8 +155,8 @@ def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engi
     "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
 )
 @click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
-@click.option("--depth", type=click.IntRange(min=1), default=1, show_default=True, help="most crashes per scenario")
-@click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help="job file (TOML)")
+@depth_option(default=1)
+@job_option(help="job file (TOML)")
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)

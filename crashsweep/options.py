@@ -1,10 +1,12 @@
-"""Options and checks shared by the commands that explore: --variant, --depth, --job, --tracker."""
+"""Options and checks shared by the commands: --variant, --depth, --job, --tracker, --max-states."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
+from click.decorators import FC
 
 from crashsweep import runs
 from spec.tracker import TRACKERS
@@ -23,26 +25,36 @@ def check_variant(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
-def job_options(f: click.decorators.FC) -> click.decorators.FC:
+def depth_option(default: int = 2) -> Callable[[FC], FC]:
+    """--depth: the most crashes per scenario."""
+    return click.option(
+        "--depth", type=click.IntRange(min=1), default=default, show_default=True, help="most crashes per scenario"
+    )
+
+
+def job_option(help: str = "job file (TOML); default: the built-in triage job") -> Callable[[FC], FC]:
+    """--job FILE, read with `runs.read_job`."""
+    return click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help=help)
+
+
+def tracker_option() -> Callable[[FC], FC]:
+    """--tracker: one of spec's tracker kinds, keyed by default."""
+    return click.option(
+        "--tracker",
+        type=click.Choice(list(TRACKERS)),
+        default="keyed",
+        show_default=True,
+        help="what the tracker offers",
+    )
+
+
+def job_options(f: FC) -> FC:
     """The options every exploring command shares."""
     for option in reversed(
         (
-            click.option(
-                "--depth", type=click.IntRange(min=1), default=2, show_default=True, help="most crashes per scenario"
-            ),
-            click.option(
-                "--job",
-                "job_path",
-                type=click.Path(path_type=Path, dir_okay=False),
-                help="job file (TOML); default: the built-in triage job",
-            ),
-            click.option(
-                "--tracker",
-                type=click.Choice(list(TRACKERS)),
-                default="keyed",
-                show_default=True,
-                help="what the tracker offers",
-            ),
+            depth_option(),
+            job_option(),
+            tracker_option(),
             click.option(
                 "--max-states",
                 type=click.IntRange(min=1),

@@ -42,22 +42,31 @@ def tracker_kind(name: str) -> TrackerKind:
     return TRACKERS[name]
 
 
-class _Progress:
-    """Progress on stderr, only when it is a terminal."""
+class StatusLine:
+    """One line of progress on stderr, rewritten in place; silent unless stderr is a terminal."""
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.live = sys.stderr.isatty()
 
-    def __call__(self, states: int, frontier: int, crashes: int) -> None:
+    def show(self, text: str) -> None:
+        """Replace the line with `label: text`."""
         if self.live:
-            sys.stderr.write(f"\r{self.label}: {states} states, frontier {frontier}, up to {crashes} crashes ")
+            sys.stderr.write(f"\r{self.label}: {text} ")
             sys.stderr.flush()
 
     def done(self) -> None:
+        """Clear the line."""
         if self.live:
             sys.stderr.write("\r" + " " * 79 + "\r")
             sys.stderr.flush()
+
+
+class _Progress(StatusLine):
+    """The explorer's progress: states, frontier, crashes so far."""
+
+    def __call__(self, states: int, frontier: int, crashes: int) -> None:
+        self.show(f"{states} states, frontier {frontier}, up to {crashes} crashes")
 
 
 class Interrupted(Exception):
