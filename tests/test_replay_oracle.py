@@ -5,16 +5,8 @@ from __future__ import annotations
 import pytest
 
 from spec.job import TRIAGE
+from tests.published import SEED_TABLE
 from tests.replay_oracle import DESIGNS, replay, single_crash_outcomes, sweep
-
-# Section 8: once, twice, with_dups, dups, missing, asks, calls+ (depth 2, keyed tracker).
-SEED_TABLE = {
-    "save-once-per-turn": (18, 225, 164, 294, 0, 0, 338),
-    "save-after-reply": (34, 654, 306, 360, 0, 0, 234),
-    "idempotency-keys": (34, 654, 0, 0, 0, 0, 234),
-    "attempt-markers": (43, 996, 0, 0, 0, 669, 288),
-    "keys-and-markers": (43, 1014, 0, 0, 0, 0, 288),
-}
 
 
 def _save(what: str, extra: str | None = None) -> list[str]:

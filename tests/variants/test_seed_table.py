@@ -12,16 +12,8 @@ from explorer.search import explore
 from reports.summary import Summary, summarize
 from spec.job import TRIAGE
 from spec.tracker import TRACKERS
+from tests.published import SEED_TABLE
 from variants import SEED_DESIGNS, model
-
-# variant: once, twice, with_dups, dups, missing, asks, calls+
-SEED_TABLE = {
-    "save-once-per-turn": (18, 225, 164, 294, 0, 0, 338),
-    "save-after-reply": (34, 654, 306, 360, 0, 0, 234),
-    "idempotency-keys": (34, 654, 0, 0, 0, 0, 234),
-    "attempt-markers": (43, 996, 0, 0, 0, 669, 288),
-    "keys-and-markers": (43, 1014, 0, 0, 0, 0, 288),
-}
 
 
 def _row(variant: str, tracker: str = "keyed") -> Summary:
