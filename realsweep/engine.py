@@ -119,9 +119,24 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
                 future.cancel()
             raise
     results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
-    return SweepResult(options.depth, baseline, tuple(results), runner.processes, time.monotonic() - started)
+    reached = tuple(r for r in results if not r.unreached)
+    unreached = tuple(r for r in results if r.unreached)
+    if not reached:
+        first = unreached[0].crashes[-1]
+        raise SweepError(
+            f"no process ever reached its chosen point (the first was to die at {first.label!r}): the program's "
+            "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
+        )
+    elapsed = time.monotonic() - started
+    return SweepResult(options.depth, baseline, reached, runner.processes, elapsed, unreached)
 
 
 def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:
     """The scenarios one crash deeper: the last process of `result` dies at each of its points."""
-    return [(*result.crashes, Crash(i, point)) for i, point in enumerate(result.points, start=1)]
+    if result.unreached:
+        return []
+    children = []
+    for i, point in enumerate(result.points, start=1):
+        occurrence = result.points[:i].count(point)
+        children.append((*result.crashes, Crash(i, point, occurrence)))
+    return children
