@@ -10,15 +10,21 @@ Exit status: 0 when the invariants hold (conform: the rows agree), 1 when one is
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from crashsweep import runs
+from crashsweep import runs, sweep_scenarios
 from crashsweep.options import depth_option, job_option, tracker_option
 from realsweep import conformance, engine, reference, rows
+from realsweep.adapters import builtin
+from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
+from realsweep.adapters.script import CALL_IDS
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
 from reports import table
@@ -64,6 +70,13 @@ def _options(
     )
 
 
+ARG_HELP = "with --target: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; repeatable"
+CALL_IDS_HELP = (
+    "with --framework: the model's call IDs, the job's (stable) or new on every ask (fresh)  [default: stable]"
+)
+DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
+SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
+CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
 
 
@@ -76,46 +89,98 @@ def _fail(message: str, status: int) -> int:
 @click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
+@click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP)
+@click.option(
+    "--framework", type=click.Choice(list(FRAMEWORKS)), help="sweep the built-in example agent on a framework"
+)
+@click.option("--keys", type=click.Choice(("on", "off")), help="with --framework: send idempotency keys  [default: on]")
+@click.option("--call-ids", type=click.Choice(CALL_IDS), help=CALL_IDS_HELP)
+@click.option("--durability", type=click.Choice(DURABILITY), help=DURABILITY_HELP)
 @depth_option()
-@job_option(help="job file (with --variant)")
+@job_option(help="job file (with --variant or --framework)")
 @tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
+@click.option("--scenarios", "scenarios_path", type=click.Path(path_type=Path, dir_okay=False), help=SCENARIOS_HELP)
+@click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 def sweep(
     variant: str | None,
     target_spec: str | None,
     check_spec: str | None,
+    target_args: tuple[str, ...],
+    framework: str | None,
+    keys: str | None,
+    call_ids: str | None,
+    durability: str | None,
     depth: int,
     job_path: Path | None,
     tracker: str,
     workers: int | None,
     fmt: str,
     keep: Path | None,
+    scenarios_path: Path | None,
+    crash_points: tuple[str, ...],
     timeout: float,
     spawn: str,
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
-    if (variant is None) == (target_spec is None):
-        raise click.UsageError("give either --variant (the reference loop) or --target (your own program)")
+    if sum(x is not None for x in (variant, target_spec, framework)) != 1:
+        raise click.UsageError(
+            "give either --variant (the reference loop), --target (your own program) or --framework (an example agent)"
+        )
     if target_spec is not None and (check_spec is None or job_path is not None):
         raise click.UsageError("--target needs --check module:function, and takes no --job")
-    if variant is not None and check_spec is not None:
-        raise click.UsageError("--check goes with --target")
+    if target_spec is None and (check_spec is not None or target_args):
+        raise click.UsageError("--check and --arg go with --target")
+    if framework is None and (keys or call_ids or durability):
+        raise click.UsageError("--keys, --call-ids and --durability go with --framework")
+    if durability is not None and framework != "langgraph":
+        raise click.UsageError("--durability goes with --framework langgraph")
+    if crash_points and (scenarios_path is not None or fmt != "text"):
+        raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
+    args = sweep_scenarios.parse_args(target_args)
+    crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
+    _writable(scenarios_path)
     options = _options(depth, workers, keep, timeout, tracker, spawn)
     progress = _Progress("sweep")
+    command = ["crashsweep", "sweep"]
     try:
         if variant is not None:
             _reference_design(variant)
             job, _ = runs.read_job(job_path)
+            command += [*_job_args(job_path), "--variant", variant, "--tracker", tracker]
+            if crashes:
+                replayed = engine.replay(
+                    reference.target(variant, job_path, tracker), reference.check(job), options, crashes
+                )
+                return _replayed(f"{variant} on job {job.name}, tracker {tracker}", replayed)
             result = reference.run(variant, job, job_path, tracker, options, progress)
             label, job_name = variant, job.name
+        elif framework is not None:
+            job, _ = runs.read_job(job_path)
+            flags = {"keys": keys or "on", "call_ids": call_ids or "stable"}
+            mode = durability or ("async" if framework == "langgraph" else None)
+            target = builtin.target(
+                framework, job_path, keys=flags["keys"] == "on", call_ids=flags["call_ids"], durability=mode
+            )
+            command += ["--framework", framework, "--keys", flags["keys"], "--call-ids", flags["call_ids"]]
+            command += (["--durability", mode] if mode else []) + _job_args(job_path) + ["--tracker", tracker]
+            check = builtin.check(job)
+            if crashes:
+                return _replayed(f"{target.label}, job {job.name}", engine.replay(target, check, options, crashes))
+            result = engine.sweep(target, check, options, progress)
+            label, job_name = target.label, job.name
         else:
             assert target_spec is not None
             assert check_spec is not None
-            target, check = _user_target(target_spec, check_spec)
+            target, check = _user_target(target_spec, check_spec, args)
+            command += ["--target", target_spec, "--check", check_spec, "--tracker", tracker]
+            command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
+            if crashes:
+                return _replayed(target.label, engine.replay(target, check, options, crashes))
             result = engine.sweep(target, check, options, progress)
             label, job_name = target.label, "-"
     except engine.TargetFailed as error:
@@ -124,18 +189,56 @@ def sweep(
         return _fail(f"error: {error}", 2)
     finally:
         progress.done()
+    _record(result, scenarios_path, keep)
     row = rows.summary(result, variant=label, job=job_name, tracker=tracker)
     if fmt == "json":
-        click.echo(rows.to_json(row, result), nl=False)
+        data = json.loads(rows.to_json(row, result))
+        data["unreached"] = [s.code for s in result.unreached]
+        click.echo(json.dumps(data, indent=2))
     elif fmt == "markdown":
         click.echo(table.row_markdown(row), nl=False)
     else:
         click.echo(rows.row_text(row, result, rows.counterexamples(result)), nl=False)
+        extra = sweep_scenarios.unreached_lines(result) + sweep_scenarios.rerun_lines(result, command)
+        if extra:
+            click.echo("\n".join(extra))
     return 0 if row.holds else 1
 
 
-def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engine.Check]:
-    """The user's program and check; the current directory is where their modules are found."""
+def _job_args(job_path: Path | None) -> list[str]:
+    return [] if job_path is None else ["--job", str(job_path)]
+
+
+def _writable(path: Path | None) -> None:
+    """Refuse, before any work, a --scenarios file that cannot be written."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder}: no such folder", param_hint="--scenarios")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"{path}: cannot write here", param_hint="--scenarios")
+
+
+def _record(result: engine.SweepResult, path: Path | None, keep: Path | None) -> None:
+    """Every scenario as JSON lines, to --scenarios and into the --keep folder."""
+    for target in (path, None if keep is None else keep / "scenarios.jsonl"):
+        if target is not None:
+            sweep_scenarios.write_jsonl(target, result)
+
+
+def _replayed(label: str, scenario: engine.ScenarioResult) -> int:
+    """Print one re-run scenario; 0 when it left neither a duplicate nor a loss."""
+    click.echo(sweep_scenarios.replay_text(label, scenario), nl=False)
+    o = scenario.outcome
+    return 1 if scenario.unreached or o.dups or o.missing else 0
+
+
+def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[engine.Target, engine.Check]:
+    """The user's program and check; the current directory is where their modules are found.
+
+    `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row.
+    """
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
@@ -147,6 +250,10 @@ def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engi
     else:
         target = engine.Target.entry_point(target_spec, path=[here])
     check = load(check_spec)
+    if args:
+        shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
+        env = {**target.env, sweep_scenarios.ARGS: json.dumps(args)}
+        target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
     return target, check  # type: ignore[return-value]
 
 

@@ -139,6 +139,19 @@ class ScenarioResult:
         """The scenario's crash indices, e.g. "5,12" (process 1 dies at point 5, the restart at 12)."""
         return ",".join(str(crash.index) for crash in self.crashes)
 
+    def record(self) -> dict[str, object]:
+        """The scenario as one JSON-ready record: crashes, processes, counters, outcome, unreached."""
+        return {
+            "code": self.code,
+            "crashes": [{"index": c.index, "point": c.point, "occurrence": c.occurrence} for c in self.crashes],
+            "processes": self.unreached or len(self.crashes) + 1,
+            "counters": dict(sorted(self.counters.items())),
+            "outcome": None
+            if self.unreached
+            else {"dups": self.outcome.dups, "missing": self.outcome.missing, "applied": self.outcome.applied},
+            "unreached": self.unreached,
+        }
+
     def describe(self) -> str:
         """The scenario in words."""
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
