@@ -1,0 +1,92 @@
+"""The LangGraph adapter: crash points around any saver's writes, named by step and task; tools; resume."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+
+from realsweep import crashpoint
+from realsweep.adapters import script
+from realsweep.adapters.langgraph import CrashPointSaver, resume, task_name
+from realsweep.adapters.langgraph_agent import build
+from realsweep.tracker_service import ServiceProcess
+from spec.job import TRIAGE
+
+CONFIG: RunnableConfig = {"configurable": {"thread_id": "t-1"}}
+INPUT = {"messages": [("user", "triage")]}
+
+
+def expected_points() -> list[str]:
+    """The points of one uninterrupted run of the triage agent, derived from the graph's shape.
+
+    Steps: -1 (the input), 0 (__start__), 1 agent, 2 tools, 3 agent, 4 tools, 5 agent (the final
+    answer): seven checkpoints, each put between two points; the six tasks of steps 0-5 each
+    save their writes between two points; the three writes of the job each pass one point after
+    the tracker answered: 14 + 12 + 3 = 29.
+    """
+    puts = [f"{when} put step {step}" for step in range(-1, 6) for when in ("before", "after")]
+    tasks = ["__start__", "agent", "tools", "agent", "tools", "agent"]
+    writes = [f"{when} put_writes step {i} {task}" for i, task in enumerate(tasks) for when in ("before", "after")]
+    tools = ["tracker filed issue create_a", "tracker filed issue create_b", "tracker commented comment comment_a"]
+    return puts + writes + tools
+
+
+@pytest.fixture
+def under_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed_service: ServiceProcess) -> Iterator[Path]:
+    """This process as one process of a sweep that never crashes: its points go to a log."""
+    log = tmp_path / "points.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(log))
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+    monkeypatch.setenv(script.TRACKER_URL, keyed_service.space_url("lg"))
+    monkeypatch.setenv(script.WORKDIR, str(tmp_path))
+    crashpoint.reset()
+    yield log
+    crashpoint.reset()
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_every_write_of_any_saver_passes_points_named_by_step_and_task(under_sweep: Path, durability: str) -> None:
+    """An in-memory saver, wrapped: the 29 points of the triage run, in any order; no ID in any name."""
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=CrashPointSaver(InMemorySaver()))
+    graph.invoke(INPUT, CONFIG, durability=durability)
+    points = under_sweep.read_text().splitlines()
+    assert sorted(points) == sorted(expected_points())
+    assert not [p for p in points if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}", p)]
+    for step in range(-1, 6):
+        assert points.index(f"before put step {step}") < points.index(f"after put step {step}")
+
+
+def test_resume_starts_a_new_thread_and_leaves_a_finished_one(under_sweep: Path, tmp_path: Path) -> None:
+    """No checkpoint: the graph runs from the input (3 asks). Finished: nothing runs again, no ask."""
+    saver = CrashPointSaver(InMemorySaver())
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=saver)
+    resume(graph, INPUT, CONFIG)
+    ledger = tmp_path / script.LEDGER
+    assert len(ledger.read_text().splitlines()) == 3
+    resume(graph, INPUT, CONFIG)
+    assert len(ledger.read_text().splitlines()) == 3
+    assert [r["call"] for r in script.tracker().records()] == ["create_a", "create_b", "comment_a"]
+
+
+def test_resume_after_a_crash_in_the_tools_goes_on_from_the_checkpoint(under_sweep: Path, tmp_path: Path) -> None:
+    """Stopped before the tools (step 2) and resumed: the tools run once, the model is asked twice more."""
+    saver = CrashPointSaver(InMemorySaver())
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=saver)
+    graph.invoke(INPUT, CONFIG, interrupt_before=["tools"], durability="sync")
+    assert graph.get_state(CONFIG).next == ("tools",)
+    resume(graph, INPUT, CONFIG, durability="sync")
+    records = script.tracker().records()
+    assert [r["call"] for r in records] == ["create_a", "create_b", "comment_a"]
+    assert len((tmp_path / script.LEDGER).read_text().splitlines()) == 3
+
+
+def test_task_names_come_from_the_task_path() -> None:
+    """A pull task is named by its node; anything else by its path without LangGraph's prefix."""
+    assert task_name("~__pregel_pull, tools") == "tools"
+    assert task_name("~__pregel_push, 0, False") == "push, 0, False"
+    assert task_name("") == "task"
