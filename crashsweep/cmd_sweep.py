@@ -24,7 +24,7 @@ from crashsweep.options import depth_option, job_option, tracker_option
 from realsweep import conformance, engine, reference, rows
 from realsweep.adapters import builtin
 from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
-from realsweep.adapters.script import CALL_IDS
+from realsweep.adapters.script import ARGS, CALL_IDS
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
 from reports import table
@@ -252,7 +252,7 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
     check = load(check_spec)
     if args:
         shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
-        env = {**target.env, sweep_scenarios.ARGS: json.dumps(args)}
+        env = {**target.env, ARGS: json.dumps(args)}
         target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
     return target, check  # type: ignore[return-value]
 

@@ -22,8 +22,6 @@ import click
 from realsweep.engine import Crash, ScenarioResult, SweepResult
 from spec import invariants
 
-ARGS = "CRASHSWEEP_ARGS"
-"""The environment variable that carries `--arg key=value` pairs to the target, as a JSON object."""
 SHOWN_UNREACHED = 10
 
 

@@ -34,6 +34,8 @@ LEDGER = "model-ledger.jsonl"
 CALL_IDS = ("stable", "fresh")
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
+ARGS = "CRASHSWEEP_ARGS"
+"""`crashsweep sweep --target ... --arg key=value` pairs, as a JSON object (see `target_args`)."""
 TOOLS = {"create_issue": "create_issue", "comment": "comment"}
 """Job tools with their own tracker tool; any other tool of a job searches (a read)."""
 
@@ -50,6 +52,15 @@ class ToolCall:
 def workdir() -> Path:
     """The run's work directory: $CRASHSWEEP_WORKDIR under a sweep, else the current one."""
     return Path(os.environ.get(WORKDIR) or ".")
+
+
+def target_args() -> dict[str, str]:
+    """The `--arg key=value` pairs the sweep passed to this process ({} outside a sweep)."""
+    raw = os.environ.get(ARGS)
+    if not raw:
+        return {}
+    args = json.loads(raw)
+    return {str(k): str(v) for k, v in args.items()}
 
 
 def tracker() -> TrackerClient:
@@ -95,8 +106,16 @@ class ScriptedModel:
             raise ValueError(f"call IDs {call_ids!r}: expected stable or fresh")
         for call in job.calls:
             arguments(job, call)  # a comment with nothing to comment on fails here, not mid-run
-        self.job, self.call_ids = job, call_ids
-        self.ledger = (folder if folder is not None else workdir()) / LEDGER
+        self.job, self.call_ids, self.folder = job, call_ids, folder
+
+    @property
+    def ledger(self) -> Path:
+        """The ledger's path, in the run's work directory when the model was made without a folder.
+
+        Found when asked, not when made: a model made at import time (as a tutorial's module
+        does) is imported once by the sweep's fork server, before any work directory exists.
+        """
+        return (self.folder if self.folder is not None else workdir()) / LEDGER
 
     def reply(self, turns_done: int) -> list[ToolCall] | None:
         """Answer an ask with `turns_done` tool turns answered; the ask and its IDs go to the ledger first."""
@@ -141,7 +160,16 @@ class TrackerTools:
 
     def __init__(self, keys: bool, client: TrackerClient | None = None) -> None:
         self.keys = keys
-        self.client = client if client is not None else tracker()
+        self._client = client
+
+    @property
+    def client(self) -> TrackerClient:
+        """The given client, or the run's tracker ($CRASHSWEEP_TRACKER_URL), found when first used.
+
+        Tools made at import time are imported once by the sweep's fork server, before any
+        scenario's tracker exists.
+        """
+        return self._client if self._client is not None else tracker()
 
     def key(self, *parts: str) -> str | None:
         """The idempotency key of the call identified by `parts` (None when keys are off)."""

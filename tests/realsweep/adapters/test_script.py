@@ -91,3 +91,11 @@ def test_the_default_check_maps_fresh_ids_back_to_the_jobs_calls(tmp_path: Path,
         client.create_issue("issue create_a", run="t", call=call.id)
     outcome = script.check(TRIAGE)(Scenario((), tmp_path, client))
     assert (outcome.dups, outcome.missing, outcome.applied) == (1, 2, 2)
+
+
+def test_target_args_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$CRASHSWEEP_ARGS, a JSON object, as strings; none outside a sweep."""
+    monkeypatch.delenv(script.ARGS, raising=False)
+    assert script.target_args() == {}
+    monkeypatch.setenv(script.ARGS, '{"durability": "sync", "n": 2}')
+    assert script.target_args() == {"durability": "sync", "n": "2"}
