@@ -19,15 +19,13 @@ from pathlib import Path
 
 import click
 
-from crashsweep import runs, sweep_scenarios
+from crashsweep import runs, sweep_scenarios, sweep_sources
 from crashsweep.options import depth_option, job_option, tracker_option
-from realsweep import conformance, engine, reference, rows
-from realsweep.adapters import builtin
+from realsweep import conformance, engine, reference
 from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
 from realsweep.adapters.script import ARGS, CALL_IDS
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
-from reports import table
 from spec.tracker import TRACKERS
 from variants import SEED_DESIGNS, design
 
@@ -127,18 +125,9 @@ def sweep(
     spawn: str,
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
-    if sum(x is not None for x in (variant, target_spec, framework)) != 1:
-        raise click.UsageError(
-            "give either --variant (the reference loop), --target (your own program) or --framework (an example agent)"
-        )
-    if target_spec is not None and (check_spec is None or job_path is not None):
-        raise click.UsageError("--target needs --check module:function, and takes no --job")
-    if target_spec is None and (check_spec is not None or target_args):
-        raise click.UsageError("--check and --arg go with --target")
-    if framework is None and (keys or call_ids or durability):
-        raise click.UsageError("--keys, --call-ids and --durability go with --framework")
-    if durability is not None and framework != "langgraph":
-        raise click.UsageError("--durability goes with --framework langgraph")
+    sweep_sources.combination(
+        variant, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
+    )
     if crash_points and (scenarios_path is not None or fmt != "text"):
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
@@ -146,43 +135,20 @@ def sweep(
     _writable(scenarios_path)
     options = _options(depth, workers, keep, timeout, tracker, spawn)
     progress = _Progress("sweep")
-    command = ["crashsweep", "sweep"]
     try:
         if variant is not None:
             _reference_design(variant)
-            job, _ = runs.read_job(job_path)
-            command += [*_job_args(job_path), "--variant", variant, "--tracker", tracker]
-            if crashes:
-                replayed = engine.replay(
-                    reference.target(variant, job_path, tracker), reference.check(job), options, crashes
-                )
-                return _replayed(f"{variant} on job {job.name}, tracker {tracker}", replayed)
-            result = reference.run(variant, job, job_path, tracker, options, progress)
-            label, job_name = variant, job.name
+            source = sweep_sources.variant_source(variant, job_path, tracker)
         elif framework is not None:
-            job, _ = runs.read_job(job_path)
-            flags = {"keys": keys or "on", "call_ids": call_ids or "stable"}
-            mode = durability or ("async" if framework == "langgraph" else None)
-            target = builtin.target(
-                framework, job_path, keys=flags["keys"] == "on", call_ids=flags["call_ids"], durability=mode
-            )
-            command += ["--framework", framework, "--keys", flags["keys"], "--call-ids", flags["call_ids"]]
-            command += (["--durability", mode] if mode else []) + _job_args(job_path) + ["--tracker", tracker]
-            check = builtin.check(job)
-            if crashes:
-                return _replayed(f"{target.label}, job {job.name}", engine.replay(target, check, options, crashes))
-            result = engine.sweep(target, check, options, progress)
-            label, job_name = target.label, job.name
+            source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
         else:
             assert target_spec is not None
             assert check_spec is not None
-            target, check = _user_target(target_spec, check_spec, args)
-            command += ["--target", target_spec, "--check", check_spec, "--tracker", tracker]
-            command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
-            if crashes:
-                return _replayed(target.label, engine.replay(target, check, options, crashes))
-            result = engine.sweep(target, check, options, progress)
-            label, job_name = target.label, "-"
+            source = _target_source(target_spec, check_spec, args, tracker)
+        source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
+        if crashes:
+            return _replayed(source.label, engine.replay(source.target, source.check, options, crashes))
+        result = source.run(options, progress)
     except engine.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)
     except (engine.SweepError, ValueError) as error:
@@ -190,23 +156,15 @@ def sweep(
     finally:
         progress.done()
     _record(result, scenarios_path, keep)
-    row = rows.summary(result, variant=label, job=job_name, tracker=tracker)
-    if fmt == "json":
-        data = json.loads(rows.to_json(row, result))
-        data["unreached"] = [s.code for s in result.unreached]
-        click.echo(json.dumps(data, indent=2))
-    elif fmt == "markdown":
-        click.echo(table.row_markdown(row), nl=False)
-    else:
-        click.echo(rows.row_text(row, result, rows.counterexamples(result)), nl=False)
-        extra = sweep_scenarios.unreached_lines(result) + sweep_scenarios.rerun_lines(result, command)
-        if extra:
-            click.echo("\n".join(extra))
-    return 0 if row.holds else 1
+    return sweep_sources.report(result, source, tracker, fmt)
 
 
-def _job_args(job_path: Path | None) -> list[str]:
-    return [] if job_path is None else ["--job", str(job_path)]
+def _target_source(target_spec: str, check_spec: str, args: dict[str, str], tracker: str) -> sweep_sources.Source:
+    """The user's own program and check."""
+    target, check = _user_target(target_spec, check_spec, args)
+    command = ["crashsweep", "sweep", "--target", target_spec, "--check", check_spec, "--tracker", tracker]
+    command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
+    return sweep_sources.Source(target, check, target.label, "-", command)
 
 
 def _writable(path: Path | None) -> None:
