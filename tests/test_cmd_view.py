@@ -16,9 +16,8 @@ import pytest
 from crashsweep.cli import main
 from variants import SEED_DESIGNS
 
-DOT = shutil.which("dot")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_dot = pytest.mark.skipif(DOT is None, reason="graphviz's dot is not installed (apt-get install graphviz)")
+needs_dot = pytest.mark.requires_tool("dot")
 JOB = """\
 name = "tiny"
 turns = [["make <it>"]]
@@ -209,7 +208,7 @@ document.body.setAttribute("data-trace", document.querySelector("pre.trace").get
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@pytest.mark.requires_tool("chromium", "chromium-browser")
 @needs_dot
 def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Real headless Chromium lays out both SVGs and the trace; a screenshot is kept in tmp_path."""
