@@ -12,13 +12,15 @@ stateful ones run a quarter of it: each of their examples is hundreds of model s
 
 Programs: a test marked `@pytest.mark.requires_tool("dot")` (or calling `require_tool`) is
 skipped where the program is not installed, but fails under CI=true, so that CI cannot pass
-by skipping it. bin/bootstrap --system installs the programs the marks name.
+by skipping it. bin/bootstrap --system installs the programs the marks name. Under CI=true
+any other skip fails too, with its reason: whatever a test needs, CI must have.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Generator
 
 import pytest
 from hypothesis import settings
@@ -60,3 +62,16 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """Apply each requires_tool mark of the test before it runs."""
     for mark in item.iter_markers(name="requires_tool"):
         require_tool(*mark.args)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Under CI=true, a skipped test is a failed one (an expected failure, xfail, stays as it is)."""
+    report = yield
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"CI=true and the test skipped: {reason}"
+    return report

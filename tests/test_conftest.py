@@ -1,7 +1,7 @@
 """Tests of tests/conftest.py: a required program skips the test locally and fails it under CI=true.
 
 Each case runs pytest for real, in a fresh process, on a small test file that requires `dot`
-(by the mark and by the function), with PATH set to a folder that has no `dot` in it, or a
+(by the mark and by the function) and a test that skips itself, with PATH set to a folder that has no `dot` in it, or a
 stand-in `dot` that the test runs.
 """
 
@@ -31,6 +31,10 @@ def test_marked() -> None:
 
 def test_calls() -> None:
     assert require_tool("chromium", "dot").endswith("/dot")
+
+
+def test_skips() -> None:
+    pytest.skip("a reason of its own")
 """
 
 
@@ -74,7 +78,7 @@ def fake_dot(tmp_path: Path) -> Path:
 def test_a_missing_program_skips_outside_ci(tmp_path: Path, no_dot: Path) -> None:
     done = run_tiny(tmp_path, no_dot, ci=None)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"\b2 skipped\b", done.stdout), done.stdout
+    assert re.search(r"\b3 skipped\b", done.stdout), done.stdout
     assert "dot is not installed (apt-get install graphviz" in done.stdout
     assert "chromium or dot is not installed (apt-get install chromium graphviz" in done.stdout
 
@@ -83,19 +87,21 @@ def test_a_missing_program_skips_outside_ci(tmp_path: Path, no_dot: Path) -> Non
 def test_a_missing_program_fails_under_ci(tmp_path: Path, no_dot: Path, ci: str) -> None:
     done = run_tiny(tmp_path, no_dot, ci=ci)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert re.search(r"\b1 failed\b.*\b1 error\b", done.stdout), done.stdout  # the mark fails in setup
-    assert "skipped" not in done.stdout
+    assert re.search(r"\b2 failed\b.*\b1 error\b", done.stdout), done.stdout  # the mark fails in setup
+    assert not re.search(r"\b\d+ skipped\b", done.stdout), done.stdout
     assert done.stdout.count("CI=true and dot is not installed") == 1
     assert done.stdout.count("CI=true and chromium or dot is not installed") == 1
+    assert "CI=true and the test skipped: Skipped: a reason of its own" in done.stdout
 
 
 def test_ci_false_is_not_ci(tmp_path: Path, no_dot: Path) -> None:
     done = run_tiny(tmp_path, no_dot, ci="false")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert re.search(r"\b2 skipped\b", done.stdout), done.stdout
+    assert re.search(r"\b3 skipped\b", done.stdout), done.stdout
 
 
 def test_a_present_program_runs_the_test_under_ci(tmp_path: Path, fake_dot: Path) -> None:
     done = run_tiny(tmp_path, fake_dot, ci="true")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     assert re.search(r"\b2 passed\b", done.stdout), done.stdout
+    assert re.search(r"\b1 failed\b", done.stdout), done.stdout  # test_skips, under CI=true
