@@ -51,9 +51,9 @@ def check(job: Job) -> Check:
 
 def precompile() -> None:
     """Byte-compile this package and spec/ so that each loop process loads them compiled."""
-    source = Path(package_pythonpath({}))
-    for package in ("realsweep", "spec"):
-        compileall.compile_dir(source / package, quiet=2, maxlevels=0)
+    here = Path(__file__).absolute().parent  # as imported; spec/ is its sibling, checked out or installed
+    for folder in (here, here.parent / "spec"):
+        compileall.compile_dir(folder, quiet=2, maxlevels=0)
 
 
 def run(
