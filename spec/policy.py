@@ -56,7 +56,8 @@ class Policy:
     lock: "file" takes the run's lock file at every start, before anything else.
     ladder: the rungs tried in order on a marked call without a result: "rerun-when-harmless"
         (a read, or a keyed write the tracker honours), "lookup" (the tracker offers one),
-        "person" (always applies). Empty exactly when markers is "none".
+        "person" (always applies); a sub-sequence of that order ending with "person".
+        Empty exactly when markers is "none".
     on_tool_error: "retry" settles a failed call as after a crash (on the ladder if marked,
         else sent again under the same ID and key); "model" hands the error to the model,
         which retries the same effect under a new call ID.
@@ -138,6 +139,11 @@ def _meaningless(policy: Policy) -> str | None:
         return 'ladder: must end with "person", the one rung that settles every call on every tracker'
     if ladder[-1] != "person":
         return 'ladder: no rung after "person" is ever reached (a person settles every call)'
+    if list(ladder) != sorted(ladder, key=RUNGS.index):
+        return (
+            'ladder: rungs climb from the cheapest, in the order "rerun-when-harmless", "lookup", "person" '
+            "(no tracker both honours keys and offers a lookup, so another order changes nothing)"
+        )
     if "rerun-when-harmless" in ladder and not policy.keyed:
         return (
             'ladder: "rerun-when-harmless" never applies with keys = "none" '
