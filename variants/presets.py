@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from spec.design import Design
-from spec.policy import Policy
+from spec.policy import Policy, Rung
 from variants.composed import compose
 
 
@@ -45,7 +45,7 @@ _MARKED = Policy(
     lock="none",
     ladder=("lookup", "person"),  # rung 1 never applies to an unkeyed write
 )
-_FULL_LADDER = ("rerun-when-harmless", "lookup", "person")
+_FULL_LADDER: tuple[Rung, ...] = ("rerun-when-harmless", "lookup", "person")
 
 BUILT_IN: tuple[Preset, ...] = (
     Preset(
