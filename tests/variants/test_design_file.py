@@ -7,19 +7,20 @@ from pathlib import Path
 import pytest
 
 from spec.policy import PolicyError
+from variants import PRESETS
 from variants.design_file import load_design
-from variants.presets import BUILT_IN, Preset
+from variants.presets import Preset
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-@pytest.mark.parametrize("preset", BUILT_IN, ids=lambda preset: preset.name)
-def test_each_built_in_design_file_is_its_preset(preset: Preset) -> None:
+@pytest.mark.parametrize("preset", list(PRESETS.values()), ids=lambda preset: preset.name)
+def test_each_design_file_is_its_preset(preset: Preset) -> None:
     assert load_design(DOCS / "designs" / f"{preset.name}.toml") == preset
 
 
-def test_design_files_are_exactly_the_built_in_presets() -> None:
-    assert sorted(path.stem for path in (DOCS / "designs").glob("*.toml")) == sorted(p.name for p in BUILT_IN)
+def test_design_files_are_exactly_the_presets() -> None:
+    assert sorted(path.stem for path in (DOCS / "designs").glob("*.toml")) == sorted(PRESETS)
 
 
 def test_the_example_reads() -> None:

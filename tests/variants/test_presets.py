@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 import variants
 from explorer import explore
 from explorer.path import shortest_path
+from reports.summary import summarize
 from spec.design import Design, Env
 from spec.job import TRIAGE, Call, Job, load_job
 from spec.tracker import TRACKERS
+from tests.published import SEED_TABLE
 from tests.strategies import jobs
 from variants.loop_model import LoopModel
 from variants.presets import BUILT_IN
@@ -83,3 +85,43 @@ def jobs_with_situations(draw: st.DrawFn) -> Job:
 @given(job=jobs_with_situations(), tracker=st.sampled_from(list(TRACKERS)), depth=st.integers(1, 2))
 def test_generated_jobs(name: str, job: Job, tracker: str, depth: int) -> None:
     assert_same_exploration(variants.DESIGNS[name], PRESETS[name].design, job, tracker, depth)
+
+
+def _seed_row(design: Design) -> tuple[int, ...]:
+    ex = explore(LoopModel(design, Env(TRIAGE, TRACKERS["keyed"])), 2)
+    row = summarize(ex, variant=design.name, job=TRIAGE.name, tracker="keyed")
+    return (row.scenarios[1], row.scenarios[2], row.with_dups, row.dups, row.missing, row.asks, row.calls_plus)
+
+
+@pytest.mark.parametrize(
+    ("framework", "seed"),
+    [("langgraph-async", "save-once-per-turn"), ("dbos", "save-after-reply")],
+)
+def test_framework_presets_without_tool_errors_are_seed_designs(framework: str, seed: str) -> None:
+    """On triage no tool fails, so on_tool_error never acts: the seed's rows.
+
+    langgraph-async saves as save-once-per-turn does (start, turns, final), dbos as
+    save-after-reply does (start, replies, each result, turns, final).
+    """
+    assert _seed_row(variants.PRESETS[framework].design) == SEED_TABLE[seed]
+
+
+@pytest.mark.parametrize(("framework", "points"), [("langgraph-sync", 22), ("langgraph-exit", 12)])
+def test_langgraph_crash_points(framework: str, points: int) -> None:
+    """LangGraph's crash points on triage, counted from save-once-per-turn's 18.
+
+    sync: plus the two reply saves (2 each) = 22; exit: less the startup save (2) and the two
+    turn saves (2 each) = 12.
+    """
+    ex = explore(LoopModel(variants.PRESETS[framework].design, Env(TRIAGE, TRACKERS["keyed"])), 1)
+    assert ex.counts.scenarios[1] == points
+
+
+def test_the_registry_holds_built_in_then_framework_presets() -> None:
+    assert list(variants.PRESETS) == [
+        *variants.DESIGNS,
+        "langgraph-sync",
+        "langgraph-async",
+        "langgraph-exit",
+        "dbos",
+    ]
