@@ -79,3 +79,13 @@ def test_defaults_and_summary(tmp_path: Path) -> None:
     assert preset.summary == f"the design in {path}"
     assert preset.policy.on_tool_error == "retry"
     assert preset.policy.ladder == ()
+
+
+def test_the_readme_shows_the_example_as_it_is() -> None:
+    """README's "Your own design" block is docs/my-design.toml from its `name` line on, line for line."""
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Your own design", 1)[1]
+    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    example = (DOCS / "my-design.toml").read_text(encoding="utf-8")
+    assert example.endswith(block)
+    assert block.startswith('name = "my-design"\n')
