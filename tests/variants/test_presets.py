@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import invariant, run_state_machine_as_test
 
 import variants
 from explorer import explore
 from explorer.path import shortest_path
+from explorer.stateful import ModelMachine
 from reports.summary import summarize
 from spec.design import Design, Env
 from spec.job import TRIAGE, Call, Job, load_job
@@ -125,3 +127,43 @@ def test_the_registry_holds_built_in_then_framework_presets() -> None:
         "langgraph-exit",
         "dbos",
     ]
+
+
+STATEFUL_EXCLUDED: dict[str, str] = {}
+"""Registry entries the stateful cross-check leaves out, each with the reason (none)."""
+STATEFUL = {
+    **{f"{name} (module)": design for name, design in variants.DESIGNS.items()},
+    **{f"{name} (preset)": preset.design for name, preset in variants.PRESETS.items()},
+}
+
+
+def test_the_stateful_cross_check_covers_the_registry() -> None:
+    assert len(STATEFUL) + len(STATEFUL_EXCLUDED) == len(variants.DESIGNS) + len(variants.PRESETS)
+
+
+@pytest.mark.parametrize("name", sorted(set(STATEFUL) - set(STATEFUL_EXCLUDED)))
+def test_random_runs_stay_in_the_bfs_graph(name: str) -> None:
+    """Random runs (hypothesis, up to 2 crashes) on the job with a failing write only reach BFS nodes."""
+    loop = LoopModel(STATEFUL[name], Env(SITUATIONS[0], TRACKERS["keyed"]))
+    nodes = {(data["state"], data["crashes"]) for _, data in explore(loop, 2).graph.nodes(data=True)}
+    visited: set[tuple[object, int]] = set()
+
+    class CrossChecked(ModelMachine[object]):
+        model = loop
+        crash_budget = 2
+        checked = 0
+
+        @invariant(check_during_init=True)
+        def in_the_bfs_graph(self) -> None:
+            for step in self.path.steps[self.checked :]:
+                visited.add((step.state, step.crashes))
+                assert (step.state, step.crashes) in nodes, self.path.code
+            self.checked = len(self.path.steps)
+
+        @invariant()
+        def properties_hold(self) -> None:
+            """Violations are welcome here: the BFS graph has them too."""
+
+    quick = settings(CrossChecked.TestCase.settings, max_examples=15, database=None, derandomize=True)
+    run_state_machine_as_test(CrossChecked, settings=quick)
+    assert max(crashes for _, crashes in visited) == 2
