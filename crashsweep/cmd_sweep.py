@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 from crashsweep import runs, sweep_scenarios, sweep_sources
-from crashsweep.options import depth_option, job_option, tracker_option
+from crashsweep.options import depth_option, design_option, job_option, tracker_option
 from realsweep import conformance, engine, reference
 from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
 from realsweep.adapters.script import ARGS, CALL_IDS
@@ -28,6 +28,7 @@ from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
 from spec.tracker import TRACKERS
 from variants import SEED_DESIGNS, design
+from variants.design_file import load_design
 
 FORMATS = ("text", "json", "markdown")
 DEFAULT_MATRIX = (
@@ -85,6 +86,7 @@ def _fail(message: str, status: int) -> int:
 
 @click.command()
 @click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
+@design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
 @click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP)
@@ -106,6 +108,7 @@ def _fail(message: str, status: int) -> int:
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 def sweep(
     variant: str | None,
+    design_path: Path | None,
     target_spec: str | None,
     check_spec: str | None,
     target_args: tuple[str, ...],
@@ -126,19 +129,22 @@ def sweep(
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
     sweep_sources.combination(
-        variant, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
+        variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
     )
     if crash_points and (scenarios_path is not None or fmt != "text"):
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
     _writable(scenarios_path)
+    if design_path is not None:
+        variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn)
     progress = _Progress("sweep")
     try:
         if variant is not None:
-            _reference_design(variant)
-            source = sweep_sources.variant_source(variant, job_path, tracker)
+            if design_path is None:
+                _reference_design(variant)
+            source = sweep_sources.variant_source(variant, job_path, tracker, design_path)
         elif framework is not None:
             source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
         else:
@@ -220,6 +226,13 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
     "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
 )
 @click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
+@click.option(
+    "--design",
+    "design_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="a design file (TOML) to add, after --variants (repeatable)",
+)
 @depth_option(default=1)
 @job_option(help="job file (TOML)")
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
@@ -228,6 +241,7 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
 def conform(
     names: str | None,
     trackers: tuple[str, ...],
+    design_paths: tuple[Path, ...],
     depth: int,
     job_path: Path | None,
     workers: int | None,
@@ -235,21 +249,25 @@ def conform(
     spawn: str,
 ) -> int:
     """The real sweep and the model side by side: both rows of each design, and every difference."""
-    if names is None and not trackers:
-        matrix = list(DEFAULT_MATRIX)
+    files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
+    if names is None and not trackers and not files:
+        matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
     else:
-        chosen = [n.strip() for n in names.split(",")] if names else list(REFERENCE_DESIGNS)
-        matrix = [(name, kind) for name in chosen for kind in (trackers or ("keyed",))]
-    for name, _ in matrix:
-        _reference_design(name)
+        chosen = [n.strip() for n in names.split(",")] if names else [] if files else list(REFERENCE_DESIGNS)
+        kinds = trackers or ("keyed",)
+        matrix = [(name, kind, None) for name in chosen for kind in kinds]
+        matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
+    for name, _, path in matrix:
+        if path is None:
+            _reference_design(name)
     job, _ = runs.read_job(job_path)
     results = []
     try:
-        for name, kind in matrix:
+        for name, kind, path in matrix:
             progress = _Progress(f"{name}/{kind}")
             try:
                 options = _options(depth, workers, None, 120, kind, spawn)
-                results.append(conformance.conform(name, job, job_path, kind, options, progress))
+                results.append(conformance.conform(name, job, job_path, kind, options, progress, path))
             finally:
                 progress.done()
     except engine.TargetFailed as error:

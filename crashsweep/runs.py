@@ -12,6 +12,7 @@ from typing import Any
 
 from explorer.search import Exploration, ExplorationInterrupted, explore
 from reports.summary import Summary, summarize
+from spec.design import Design
 from spec.job import TRIAGE, Job, load_job
 from spec.tracker import TRACKERS, TrackerKind
 from variants import model
@@ -76,12 +77,13 @@ class Interrupted(Exception):
     """
 
 
-def run(variant: str, choices: Choices) -> tuple[Exploration[Any], Summary]:
-    """Explore `variant` under `choices` and compute its row."""
+def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summary]:
+    """Explore the variant named `chosen` (or the design itself) under `choices` and compute its row."""
+    variant = chosen if isinstance(chosen, str) else chosen.name
     progress = _Progress(variant)
     try:
         exploration = explore(
-            model(variant, choices.job, choices.tracker),
+            model(chosen, choices.job, choices.tracker),
             choices.depth,
             max_states=choices.max_states,
             progress=progress,

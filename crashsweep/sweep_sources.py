@@ -21,6 +21,7 @@ from reports import table
 
 def combination(
     variant: str | None,
+    design_path: Path | None,
     target_spec: str | None,
     check_spec: str | None,
     target_args: tuple[str, ...],
@@ -29,9 +30,10 @@ def combination(
     job_path: Path | None,
 ) -> None:
     """Refuse options that do not go together, before any work."""
-    if sum(x is not None for x in (variant, target_spec, framework)) != 1:
+    if sum(x is not None for x in (variant, design_path, target_spec, framework)) != 1:
         raise click.UsageError(
-            "give either --variant (the reference loop), --target (your own program) or --framework (an example agent)"
+            "give either --variant or --design (the reference loop), --target (your own program)"
+            " or --framework (an example agent)"
         )
     if target_spec is not None and (check_spec is None or job_path is not None):
         raise click.UsageError("--target needs --check module:function, and takes no --job")
@@ -61,17 +63,18 @@ class Source:
         return engine.sweep(self.target, self.check, options, progress)
 
 
-def variant_source(variant: str, job_path: Path | None, tracker: str) -> Source:
-    """The reference loop of design `variant` (already checked)."""
+def variant_source(variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None) -> Source:
+    """The reference loop of design `variant` or of the design file (already checked)."""
     job, _ = runs.read_job(job_path)
-    command = ["crashsweep", "sweep", "--variant", variant, *job_args(job_path), "--tracker", tracker]
+    named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
+    command = ["crashsweep", "sweep", *named, *job_args(job_path), "--tracker", tracker]
     return Source(
-        reference.target(variant, job_path, tracker),
+        reference.target(variant, job_path, tracker, design_path),
         reference.check(job),
         variant,
         job.name,
         command,
-        lambda options, progress: reference.run(variant, job, job_path, tracker, options, progress),
+        lambda options, progress: reference.run(variant, job, job_path, tracker, options, progress, design_path),
     )
 
 

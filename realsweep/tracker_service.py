@@ -227,8 +227,13 @@ def serve(server: TrackerServer) -> None:
 
 
 def package_pythonpath(env: dict[str, str] | None = None) -> str:
-    """PYTHONPATH for a child process that must import this package (and spec/) without site."""
-    source = str(Path(__file__).resolve().parent.parent)
+    """PYTHONPATH for a child process that must import this package (and spec/) without site.
+
+    That is the folder that holds this module's top-level package, as it was imported: not
+    resolved, as in a checkout the installed names are links (crashsweep/realsweep -> ../realsweep).
+    """
+    depth = len((__package__ or "").split("."))
+    source = str(Path(__file__).absolute().parents[depth])
     existing = (env if env is not None else os.environ).get("PYTHONPATH")
     return source + os.pathsep + existing if existing else source
 

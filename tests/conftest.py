@@ -1,5 +1,6 @@
-"""Hypothesis profiles for the suite: "ci" (the default) and "thorough".
+"""Suite-wide settings: hypothesis profiles, and tests that need a program on PATH.
 
+Hypothesis profiles, "ci" (the default) and "thorough":
 - ci: quick and reproducible. Hypothesis's usual 100 examples, derandomized (the same
   examples on every run and machine), no example database, no deadline.
 - thorough: ten times the examples, random, with the local example database (.hypothesis/)
@@ -8,14 +9,69 @@
 Choose with `pytest --hypothesis-profile=thorough` or `HYPOTHESIS_PROFILE=thorough pytest`
 (the option wins). Costly tests size their work from `settings().max_examples` (the
 stateful ones run a quarter of it: each of their examples is hundreds of model steps).
+
+Programs: a test marked `@pytest.mark.requires_tool("dot")` (or calling `require_tool`) is
+skipped where the program is not installed, but fails under CI=true, so that CI cannot pass
+by skipping it. bin/bootstrap --system installs the programs the marks name. Under CI=true
+any other skip fails too, with its reason: whatever a test needs, CI must have.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Generator
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None)
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+INSTALL = {"dot": "graphviz", "chromium": "chromium", "chromium-browser": "chromium"}
+"""The Debian package of each program a test may require (bin/bootstrap --system installs them)."""
+
+
+def in_ci() -> bool:
+    """Whether this run is CI's: the CI variable is set to true (as CI services set it)."""
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
+def require_tool(*names: str) -> str:
+    """The path of the first of `names` found on PATH; without any, skip the test, or fail it under CI=true."""
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    packages = sorted({INSTALL.get(name, name) for name in names})
+    missing = f"{' or '.join(names)} is not installed (apt-get install {' '.join(packages)}, or bin/bootstrap --system)"
+    if in_ci():
+        pytest.fail(f"CI=true and {missing}", pytrace=False)
+    pytest.skip(missing)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the requires_tool mark (the suite runs with --strict-markers)."""
+    config.addinivalue_line(
+        "markers", "requires_tool(*names): needs one of these programs on PATH; skipped without, failed under CI=true"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Apply each requires_tool mark of the test before it runs."""
+    for mark in item.iter_markers(name="requires_tool"):
+        require_tool(*mark.args)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Under CI=true, a skipped test is a failed one (an expected failure, xfail, stays as it is)."""
+    report = yield
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"CI=true and the test skipped: {reason}"
+    return report

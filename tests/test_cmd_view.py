@@ -16,9 +16,8 @@ import pytest
 from crashsweep.cli import main
 from variants import SEED_DESIGNS
 
-DOT = shutil.which("dot")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_dot = pytest.mark.skipif(DOT is None, reason="graphviz's dot is not installed (apt-get install graphviz)")
+needs_dot = pytest.mark.requires_tool("dot")
 JOB = """\
 name = "tiny"
 turns = [["make <it>"]]
@@ -209,7 +208,7 @@ document.body.setAttribute("data-trace", document.querySelector("pre.trace").get
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@pytest.mark.requires_tool("chromium", "chromium-browser")
 @needs_dot
 def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """Real headless Chromium lays out both SVGs and the trace; a screenshot is kept in tmp_path."""
@@ -253,3 +252,48 @@ def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], t
     assert screenshot.read_bytes().startswith(b"\x89PNG")
     assert screenshot.stat().st_size > 50_000
     print(f"screenshot of the page: {screenshot}")
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "my-design.toml"
+SAVE_AFTER_REPLY = Path(__file__).resolve().parents[1] / "docs" / "designs" / "save-after-reply.toml"
+
+
+def test_view_and_replay_take_a_design_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """view --design writes the page; the page's replay command names the file and reproduces the violation."""
+    status, out, _ = run(
+        capsys, "view", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--out", str(tmp_path), "--no-open"
+    )
+    assert status == 1
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert f"crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 --tracker keyed --path " in page
+    status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
+    assert status == 1
+    assert "VIOLATED no-duplicate" in out
+    assert f"replay: crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1" in out
+
+
+def test_the_example_design_file_is_explored(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """docs/my-design.toml keys every call and saves the reply first: on a keyed tracker both invariants hold."""
+    status, _, _ = run(capsys, "view", "--design", str(EXAMPLE), "--out", str(tmp_path), "--no-open")
+    assert status == 0
+    assert "my-design" in (tmp_path / "index.html").read_text(encoding="utf-8")
+
+
+def test_replay_pytest_snippet_of_a_design_file_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The pytest snippet of a design file's counterexample loads the file and passes."""
+    status, snippet, _ = run(
+        capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1", "--pytest"
+    )
+    assert status == 1
+    assert f"load_design(Path({json.dumps(str(SAVE_AFTER_REPLY))})).design" in snippet
+    test_file = tmp_path / "test_replayed.py"
+    test_file.write_text(snippet, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

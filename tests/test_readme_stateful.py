@@ -51,11 +51,12 @@ def _excerpts(readme: str) -> list[list[str]]:
 
 
 def test_the_readme_shows_an_excerpt_of_the_example() -> None:
-    readme = ROOT / "README.md"
-    if not readme.exists() or MARKER not in readme.read_text(encoding="utf-8"):
-        pytest.skip(f"README.md has no code block starting with {MARKER!r} yet")
+    """The README has a python block that starts with the marker, and each such block is an excerpt."""
+    excerpts = _excerpts((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert excerpts, f"README.md has no python code block starting with {MARKER!r}"
     example = EXAMPLE.read_text(encoding="utf-8").splitlines()
-    for excerpt in _excerpts(readme.read_text(encoding="utf-8")):
+    for excerpt in excerpts:
+        assert any(line.strip() and line.strip() != "..." for line in excerpt), "an empty excerpt shows nothing"
         position = 0
         for line in filter(str.strip, excerpt):
             if line.strip() == "...":

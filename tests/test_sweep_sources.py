@@ -28,6 +28,7 @@ def test_options_that_do_not_go_together_are_refused(given: dict[str, object], m
     """One source, its own options only."""
     arguments: dict[str, object] = {
         "variant": None,
+        "design_path": None,
         "target_spec": None,
         "check_spec": None,
         "target_args": (),

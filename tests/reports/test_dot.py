@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 from typing import Any
@@ -128,7 +127,7 @@ def test_job_labels_are_escaped() -> None:
     assert 'label="<b>a\\\\b</b>"' in graph.source
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed (apt-get install graphviz)")
+@pytest.mark.requires_tool("dot")
 def test_dot_renders_escaped_labels_literally() -> None:
     """`dot` accepts the source and shows the odd call ID literally in the SVG."""
     exploration, cx = odd_job_counterexample()
