@@ -24,6 +24,7 @@ from crashsweep.options import depth_option, design_option, job_option, tracker_
 from realsweep import conformance, engine, reference
 from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
 from realsweep.adapters.script import ARGS, CALL_IDS
+from realsweep.digest import StateKey
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
 from spec.tracker import TRACKERS
@@ -56,9 +57,20 @@ class _Progress(runs.StatusLine):
 
 
 def _options(
-    depth: int, workers: int | None, keep: Path | None, timeout: float, tracker: str, spawn: str
+    depth: int,
+    workers: int | None,
+    keep: Path | None,
+    timeout: float,
+    tracker: str,
+    spawn: str,
+    dedup: bool = True,
+    state_key: StateKey | None = None,
+    kill: bool = False,
 ) -> engine.SweepOptions:
     return engine.SweepOptions(
+        dedup=dedup,
+        snapshots=dedup and not kill,
+        state_key=state_key,
         depth=depth,
         workers=workers or os.cpu_count() or 1,
         tracker=reference.SERVICE_MODES[tracker],
@@ -77,6 +89,25 @@ DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [de
 SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
+DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
+KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
+STATE_KEY_HELP = (
+    "module:function(World) -> World that blanks timestamps or random IDs before a world's digest (with dedup)"
+)
+
+
+def _state_key(spec: str | None) -> StateKey | None:
+    """The --state-key function, loaded before any process starts (bad: one line, exit 2)."""
+    if spec is None:
+        return None
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        parse_entry_point(spec)
+        return load(spec)  # type: ignore[return-value]
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--state-key") from None
 
 
 def _fail(message: str, status: int) -> int:
@@ -106,6 +137,9 @@ def _fail(message: str, status: int) -> int:
 @click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
+@click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
+@click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
+@click.option("--kill", is_flag=True, help=KILL_HELP)
 def sweep(
     variant: str | None,
     design_path: Path | None,
@@ -126,6 +160,9 @@ def sweep(
     crash_points: tuple[str, ...],
     timeout: float,
     spawn: str,
+    dedup: bool,
+    state_key_spec: str | None,
+    kill: bool,
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
     sweep_sources.combination(
@@ -136,9 +173,11 @@ def sweep(
     args = sweep_scenarios.parse_args(target_args)
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
     _writable(scenarios_path)
+    if (state_key_spec is not None or kill) and not dedup:
+        raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
-    options = _options(depth, workers, keep, timeout, tracker, spawn)
+    options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
     progress = _Progress("sweep")
     try:
         if variant is not None:
@@ -238,6 +277,8 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
+@click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
+@click.option("--kill", is_flag=True, help=KILL_HELP)
 def conform(
     names: str | None,
     trackers: tuple[str, ...],
@@ -247,8 +288,12 @@ def conform(
     workers: int | None,
     fmt: str,
     spawn: str,
+    dedup: bool,
+    kill: bool,
 ) -> int:
     """The real sweep and the model side by side: both rows of each design, and every difference."""
+    if kill and not dedup:
+        raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
     files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
@@ -266,7 +311,7 @@ def conform(
         for name, kind, path in matrix:
             progress = _Progress(f"{name}/{kind}")
             try:
-                options = _options(depth, workers, None, 120, kind, spawn)
+                options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
                 results.append(conformance.conform(name, job, job_path, kind, options, progress, path))
             finally:
                 progress.done()

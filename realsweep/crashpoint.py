@@ -16,6 +16,15 @@ in any language can take part:
   so that a program whose threads interleave differently from run to run (a background
   checkpoint writer, tools run in parallel) still dies at the same point of its work.
 - CRASHSWEEP_COUNTERS_LOG=<file>: `count(name)` appends the name once per unit.
+- CRASHSWEEP_SNAPSHOT=<folder>: at every point it passes (after the log line), the process
+  writes the point's index, its process ID and a newline to the FIFO <folder>/request and
+  waits for one byte on the FIFO <folder>/answer: meanwhile the sweep stops it (SIGSTOP, so
+  no other thread of it runs on) and copies its world, which is then the world a kill at that
+  point would leave (a snapshot sweep; see snapshot.py). Unset: no pause.
+- CRASHSWEEP_WORLD=<digest>: the digest of the world (files and tracker) the process started
+  from, set by a deduplicating sweep. `fresh_id()` then derives its IDs from it and from how
+  many it has given out, so that a run ID does not make every world unique; unset, it returns
+  a random UUID.
 
 Dying is SIGKILL sent to itself: no `finally` block, `atexit` handler or buffer flush runs,
 exactly as when the machine's OOM killer or a `kill -9` strikes (os._exit(137) is the fallback
@@ -30,17 +39,23 @@ is the program's own durable state, is fsynced (see checkpoint.py).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import threading
+import uuid
 
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
 CRASH_AT = "CRASHSWEEP_CRASH_AT"
 COUNTERS_LOG = "CRASHSWEEP_COUNTERS_LOG"
+WORLD = "CRASHSWEEP_WORLD"
+SNAPSHOT = "CRASHSWEEP_SNAPSHOT"
 KILLED_STATUS = 137  # 128 + SIGKILL: what a shell reports for a process killed by SIGKILL
 
 _passed = 0
 _seen: dict[str, int] = {}
+_fresh = 0
+_pipes: tuple[int, int] | None = None  # the snapshot FIFOs (request, answer), opened at the first point
 _lock = threading.Lock()  # threads pass points one at a time: the log's order is the order of decisions
 
 
@@ -61,6 +76,7 @@ def crashpoint(name: str) -> None:
         _append(log, name)
         if _chosen(_passed, name, _seen[name]):
             die()
+        _snapshot(_passed)
 
 
 def count(name: str, n: int = 1) -> None:
@@ -70,6 +86,22 @@ def count(name: str, n: int = 1) -> None:
         return
     _check_name(name)
     _append(log, "\n".join([name] * n))
+
+
+def fresh_id() -> str:
+    """A new ID, 32 hex digits: random outside a sweep; under one, from the world's digest and the count.
+
+    Two processes that start from the same world get the same IDs in the same order, as a
+    deterministic program must; two different worlds get different ones.
+    """
+    global _fresh
+    world = os.environ.get(WORLD)
+    if not world:
+        return uuid.uuid4().hex
+    with _lock:
+        _fresh += 1
+        n = _fresh
+    return hashlib.sha256(f"{world}:{n}".encode()).hexdigest()[:32]
 
 
 def _chosen(index: int, name: str, occurrence: int) -> bool:
@@ -112,9 +144,9 @@ def passed() -> int:
 
 def reset() -> None:
     """Forget the points passed (for tests that call crashpoint in one long-lived process)."""
-    global _passed
+    global _passed, _fresh
     with _lock:
-        _passed = 0
+        _passed = _fresh = 0
         _seen.clear()
 
 
@@ -123,6 +155,20 @@ def die() -> None:
     if hasattr(signal, "SIGKILL"):
         os.kill(os.getpid(), signal.SIGKILL)
     os._exit(KILLED_STATUS)
+
+
+def _snapshot(index: int) -> None:
+    """Under a snapshot sweep, wait at point `index` while the sweep copies the world."""
+    global _pipes
+    folder = os.environ.get(SNAPSHOT)
+    if not folder:
+        return
+    if _pipes is None:
+        request = os.open(os.path.join(folder, "request"), os.O_WRONLY)
+        _pipes = request, os.open(os.path.join(folder, "answer"), os.O_RDONLY)
+    os.write(_pipes[0], f"{index} {os.getpid()}\n".encode())
+    if os.read(_pipes[1], 1) != b"k":
+        raise RuntimeError("the sweep stopped answering snapshot requests")
 
 
 def _check_name(name: str) -> None:

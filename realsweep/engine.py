@@ -11,6 +11,10 @@ the program marks its crash points with realsweep.crashpoint. The engine:
 3. below the depth, extends each scenario by one more crash: dies at i, the restart dies at
    each point j it passes, and the next restart runs to the end; and so on.
 
+With `options.dedup` it runs the same processes once per distinct world instead (graph.py):
+scenarios that reach the same files and tracker state share their future, and are counted
+by paths with the explorer's counting.
+
 Every process is a real subprocess, started from the target's argv or, for a Python entry
 point, forked from a zygote that imported its modules (zygote.py: no interpreter start per
 process). A crashed one died by SIGKILL at its chosen point: the engine checks its status,
@@ -33,6 +37,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from realsweep import graph
 from realsweep.runner import Runner
 from realsweep.scenarios import (
     Check,
@@ -70,6 +75,8 @@ def sweep(target: Target, check: Check, options: SweepOptions, progress: Progres
     """Run the baseline and every scenario up to `options.depth` crashes; see the module docstring."""
     started = time.monotonic()
     with _runner(target, check, options) as runner:
+        if options.dedup:
+            return graph.sweep(runner, progress, started)
         return _scenarios(runner, options, progress, started)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from realsweep import checkpoint
-from realsweep.crashpoint import count, crashpoint
+from realsweep.crashpoint import count, crashpoint, fresh_id
 from realsweep.tracker_client import TrackerClient
 from spec.job import Call, Job, JobError
 from spec.keys import key
@@ -77,11 +77,12 @@ class Loop:
     def resume(self) -> bool:
         """Load the checkpoint (never the temp file); False when the run is already done.
 
-        No checkpoint: begin a new run with a fresh run ID (128 random bits: never repeated).
+        No checkpoint: begin a new run with a fresh run ID (`fresh_id()`: 128 random bits, never
+        repeated; under a deduplicating sweep, derived from the world the process started from).
         """
         saved = checkpoint.load(self.path)
         if saved is None:
-            self.memory = {"run": os.urandom(16).hex(), "done": False, "turns": []}
+            self.memory = {"run": fresh_id(), "done": False, "turns": []}
             return True
         self.memory = saved
         return not saved["done"]

@@ -7,16 +7,21 @@ this package and spec/), and saves a sizeable part of each process's start; the 
 own folder goes on PYTHONPATH instead. The modules the loop imports are byte-compiled once
 before the sweep, so that no process compiles them again. The check counts, per write of the
 job, the records the tracker holds for it (over every run): dups, missing, applied.
+Its state key (`state_key`, used by a deduplicating sweep unless another is given) blanks the
+process ID in the lock file, the only part of its world that differs between two processes
+that started from the same world.
 """
 
 from __future__ import annotations
 
 import compileall
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-from realsweep import loop_parts
+from realsweep import checkpoint, loop_parts
+from realsweep.digest import World
 from realsweep.engine import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
 from realsweep.engine import Progress as SweepProgress
 from realsweep.reference_loop import DESIGNS
@@ -78,5 +83,19 @@ def run(
             if getattr(call, option, False):
                 raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
     precompile()
-    options = replace(options, tracker=SERVICE_MODES[tracker])
+    options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
     return sweep(target(variant, job_path, tracker, design_path), check(job), options, progress)
+
+
+def state_key(world: World) -> World:
+    """The world with the lock file's process ID blanked (and its temp file's): nothing reads it back.
+
+    flock on run.flock is what guards the run; the lock file only tells a person who drives it.
+    """
+    for name in (loop_parts.LOCK_FILE, loop_parts.LOCK_FILE + checkpoint.TMP_SUFFIX):
+        data = world.file(name)
+        if data is not None:
+            lock = json.loads(data)
+            lock["pid"] = 0
+            world = world.with_file(name, json.dumps(lock, sort_keys=True).encode("utf-8"))
+    return world

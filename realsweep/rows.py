@@ -23,17 +23,13 @@ from spec import invariants, metrics
 
 
 def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Summary:
-    """The sweep's row, in the explorer's shape."""
+    """The sweep's row, in the explorer's shape (by paths when the sweep deduplicated worlds)."""
     scenarios = result.scenarios
-    per_k = {k: sum(1 for s in scenarios if len(s.crashes) == k) for k in range(1, result.depth + 1)}
-
-    def total(name: str) -> int:
-        return sum(s.counters.get(name, 0) for s in scenarios)
-
+    per_k, figures = _figures(result)
     baseline_calls = result.baseline.counters.get(metrics.MODEL_CALLS, 0)
     duplicated = _first(scenarios, lambda s: s.outcome.dups > 0)
     lost = _first(scenarios, lambda s: s.outcome.missing > 0)
-    applied = result.baseline.outcome.applied > 0 or any(s.outcome.applied > 0 for s in scenarios)
+    applied = result.baseline.outcome.applied > 0 or figures["applied"] > 0
     verdicts = (
         _verdict(invariants.NO_DUPLICATE, invariants.SOME_WRITE_APPLIED, applied, duplicated),
         _verdict(invariants.NO_LOSS, invariants.SOME_RUN_FINISHED, True, lost),
@@ -45,18 +41,41 @@ def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Sum
         tracker=tracker,
         crash_points=len(result.baseline.points),
         scenarios=per_k,
-        with_dups=sum(1 for s in scenarios if s.outcome.dups > 0),
-        dups=sum(s.outcome.dups for s in scenarios),
-        missing=sum(s.outcome.missing for s in scenarios),
-        asks=total(metrics.ASKS),
-        calls_plus=total(metrics.MODEL_CALLS) - baseline_calls * len(scenarios),
-        lookups=total(metrics.LOOKUPS),
-        reruns=total(metrics.RERUNS),
-        approvals=total(metrics.APPROVALS),
+        with_dups=figures["with_dups"],
+        dups=figures["dups"],
+        missing=figures["missing"],
+        asks=figures[metrics.ASKS],
+        calls_plus=figures[metrics.MODEL_CALLS] - baseline_calls * sum(per_k.values()),
+        lookups=figures[metrics.LOOKUPS],
+        reruns=figures[metrics.RERUNS],
+        approvals=figures[metrics.APPROVALS],
         states=0,
         edges=0,
         invariants=verdicts,
     )
+
+
+def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
+    """Scenarios per crash count, and the outcomes and counters summed over every scenario.
+
+    A sweep of every scenario sums its scenarios; a deduplicating one reads the explorer's
+    path counts (result.counts), where each final world counts once per path to it.
+    """
+    depths = range(1, result.depth + 1)
+    counters = (metrics.ASKS, metrics.MODEL_CALLS, metrics.LOOKUPS, metrics.RERUNS, metrics.APPROVALS)
+    names = ("with_dups", "dups", "missing", "applied", *counters)
+    counts = result.counts
+    if counts is not None:
+        return {k: counts.scenarios.get(k, 0) for k in depths}, {name: counts.total(name, depths) for name in names}
+    scenarios = result.scenarios
+    per_k = {k: sum(1 for s in scenarios if len(s.crashes) == k) for k in depths}
+    outcomes = {
+        "with_dups": sum(1 for s in scenarios if s.outcome.dups > 0),
+        "dups": sum(s.outcome.dups for s in scenarios),
+        "missing": sum(s.outcome.missing for s in scenarios),
+        "applied": sum(s.outcome.applied for s in scenarios),
+    }
+    return per_k, {name: outcomes.get(name, sum(s.counters.get(name, 0) for s in scenarios)) for name in names}
 
 
 def _first(scenarios: Sequence[ScenarioResult], bad: Any) -> ScenarioResult | None:
@@ -79,7 +98,7 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         f"  crash points  {row.crash_points}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
-        f"  processes     {result.processes} in {result.seconds:.1f} s",
+        f"  processes     {result.processes} in {result.seconds:.1f} s, {_how(result)}",
     ]
     for v in row.invariants:
         if not v.witnessed:
@@ -89,6 +108,15 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         else:
             lines.append(f"  {v.name:<13} VIOLATED  first in scenario {v.counterexample}: {counterexamples[v.name]}")
     return "\n".join(lines) + "\n"
+
+
+def _how(result: SweepResult) -> str:
+    """How the sweep ran: every scenario, or once per distinct world; killed for real, or snapshots."""
+    if result.counts is None:
+        return "every scenario run, killed for real"
+    distinct, reached = result.worlds
+    how = "snapshots at the points" if result.snapshots else "killed for real"
+    return f"once per world ({distinct} distinct of {reached} reached), {how}"
 
 
 def counterexamples(result: SweepResult) -> dict[str, str]:
@@ -108,4 +136,7 @@ def to_json(row: Summary, result: SweepResult) -> str:
     del data["states"], data["edges"]
     data["processes"] = result.processes
     data["seconds"] = round(result.seconds, 3)
+    if result.counts is not None:
+        data["worlds"] = {"distinct": result.worlds[0], "reached": result.worlds[1]}
+        data["crashed_worlds"] = "snapshots" if result.snapshots else "killed"
     return json.dumps(data, indent=2) + "\n"

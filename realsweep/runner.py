@@ -8,13 +8,16 @@ has its own zygote when the target can be forked (zygote.py).
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from realsweep import crashpoint
+from realsweep import crashpoint, digest
 from realsweep.scenarios import (
     Check,
     Crash,
@@ -26,6 +29,7 @@ from realsweep.scenarios import (
     Target,
     TargetFailed,
 )
+from realsweep.snapshot import Snapshots, read_counters
 from realsweep.tracker_client import TrackerClient
 from realsweep.tracker_service import ServiceProcess
 from realsweep.zygote import Zygote, ZygoteError
@@ -33,6 +37,21 @@ from realsweep.zygote import Zygote, ZygoteError
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
 CRASH_STATUSES = (-9, crashpoint.KILLED_STATUS)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One process run from a saved world: the points it passed, its counters, where its world is now."""
+
+    points: tuple[str, ...]
+    counters: Mapping[str, int]
+    folder: Path
+    workdir: Path
+    space: Path | None
+    tracker: TrackerClient | None
+    unreached: bool
+    snapshots: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
+    """With snapshots: the counters so far at each point (from 1); its world is in folder/snap/w<i>."""
 
 
 class Runner:
@@ -48,6 +67,7 @@ class Runner:
         self._local = threading.local()
         self._zygotes: list[Zygote] = []
         self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
+        self._names = itertools.count(1)
 
     def close(self) -> None:
         """Stop the zygotes."""
@@ -96,14 +116,53 @@ class Runner:
             raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):
             raise SweepError(f"the check returned {type(outcome).__name__}, not realsweep.engine.Outcome")
-        result = ScenarioResult(crashes, outcome, _counters(folder / "counters.log"), tuple(points))
+        result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points))
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
 
+    def step(
+        self, world: Path, digest_: str, path: tuple[Crash, ...], crash: Crash | None, *, snapshots: bool = False
+    ) -> Step:
+        """Run one process from the world saved in `world` (digest `digest_`), reached by the crashes `path`.
+
+        It dies at `crash` (None: it runs to the end); `fresh_id()` in it derives its IDs from
+        the digest. With `snapshots` it pauses at every point while its world is saved to
+        folder/snap/w<i> (snapshot.py). The caller reads or saves the world it left, then
+        removes `step.folder`.
+        """
+        if self.stop.is_set():
+            raise SweepError("stopped")
+        with self._lock:
+            name = f"p{next(self._names)}"
+        folder = self.root / "processes" / name
+        workdir = folder / "work"
+        folder.mkdir(parents=True)
+        env = {**os.environ, **self.target.env, WORKDIR: str(workdir), crashpoint.WORLD: digest_}
+        env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
+        space, tracker = None, None
+        if self.service is not None:
+            space = self.service.root / f"{name}.sqlite3"
+            env[TRACKER_URL] = self.service.space_url(name)
+            tracker = TrackerClient(env[TRACKER_URL])
+        digest.restore(world, workdir, space or folder / "no-tracker.sqlite3")
+        crashes = path if crash is None else (*path, crash)
+        number = len(crashes) + (crash is None)
+        taker = None
+        if snapshots:
+            taker = Snapshots(folder / "snap", workdir, space, folder / "counters.log")
+            env[crashpoint.SNAPSHOT] = str(taker.folder)
+        try:
+            points = self._process(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
+        finally:
+            taken = {} if taker is None else taker.close()
+        unreached = crash is not None and points.count(crash.point) < crash.occurrence
+        counters = read_counters(folder / "counters.log")
+        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken)
+
     def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int) -> ScenarioResult:
         """A scenario whose process `number` ended normally without passing its chosen point."""
-        result = ScenarioResult(crashes, Outcome(), _counters(folder / "counters.log"), (), unreached=number)
+        result = ScenarioResult(crashes, Outcome(), read_counters(folder / "counters.log"), (), unreached=number)
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
@@ -184,12 +243,3 @@ def _reached(points: list[str], crash_at: str) -> bool:
 def _last_line(path: Path) -> str:
     lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     return lines[-1].strip() if lines else "(no output)"
-
-
-def _counters(path: Path) -> dict[str, int]:
-    counters: dict[str, int] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line:
-                counters[line] = counters.get(line, 0) + 1
-    return counters

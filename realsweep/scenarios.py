@@ -14,8 +14,13 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from realsweep.tracker_client import TrackerClient
+
+if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
+    from explorer.counting import Counts
+    from realsweep.digest import StateKey
 
 
 class SweepError(RuntimeError):
@@ -169,6 +174,14 @@ class SweepResult:
     seconds: float
     unreached: tuple[ScenarioResult, ...] = ()
     """The scenarios whose chosen point was not reached (ScenarioResult.unreached), apart."""
+    counts: Counts | None = None
+    """A deduplicating sweep's scenarios and figures counted by paths (explorer.count_paths over
+    the graph of real worlds); `scenarios` then holds one scenario per final world, the one with
+    the smallest crash indices. None: `scenarios` is every scenario."""
+    worlds: tuple[int, int] = (0, 0)
+    """A deduplicating sweep's worlds: (distinct, reached); (0, 0) for a sweep of every scenario."""
+    snapshots: bool = False
+    """The crashed worlds were snapshots of runs paused at their points, not left by kills."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +199,13 @@ class SweepOptions:
     keep: bool = False
     timeout: float = 120.0
     spawn: str = "fork"
+    dedup: bool = False
+    """Merge the scenarios that reach the same world (digest.py, graph.py); False: run every scenario."""
+    state_key: StateKey | None = None
+    """With dedup: rewrites a world's timestamps or random IDs before its digest (digest.py)."""
+    snapshots: bool = False
+    """With dedup: take the crashed worlds of a node from one run's snapshots (snapshot.py); False:
+    one process killed for real at each point."""
 
 
 Progress = Callable[[int, int], None]

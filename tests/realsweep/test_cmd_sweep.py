@@ -178,3 +178,40 @@ def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_
     lines = (keep / "scenarios.jsonl").read_text().splitlines()
     assert len(lines) == 6
     assert json.loads(lines[0])["crashes"] == []
+
+
+def test_dedup_and_every_scenario_print_the_same_row(capsys: pytest.CaptureFixture[str]) -> None:
+    """sweep merges worlds by default (snapshots); --kill kills for real; --no-dedup runs every scenario."""
+    base = ["sweep", "--variant", "save-once-per-turn", "--depth", "1", "--format", "json", "--workers", "2"]
+    rows = []
+    for extra in ([], ["--kill"], ["--no-dedup"]):
+        assert main([*base, *extra]) == 1  # save-once-per-turn duplicates: exit 1
+        rows.append(json.loads(capsys.readouterr().out))
+    assert rows[0]["crashed_worlds"] == "snapshots"
+    assert rows[1]["crashed_worlds"] == "killed"
+    assert "worlds" not in rows[2]
+    assert rows[0]["worlds"] == rows[1]["worlds"]
+    assert rows[0]["processes"] < rows[1]["processes"] < rows[2]["processes"]
+    same = [
+        {k: v for k, v in row.items() if k not in ("processes", "seconds", "worlds", "crashed_worlds")} for row in rows
+    ]
+    assert same[0] == same[1] == same[2]
+    assert same[0]["scenarios"] == {"1": 18}  # the published table: save-once-per-turn, depth 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sweep", "--variant", "agent-loop", "--state-key", "no_such_module:key"], "cannot import"),
+        (["sweep", "--variant", "agent-loop", "--state-key", "nocolon"], "expected module:function"),
+        (["sweep", "--variant", "agent-loop", "--no-dedup", "--kill"], "go with dedup"),
+        (["conform", "--no-dedup", "--kill"], "--kill goes with dedup"),
+    ],
+)
+def test_bad_dedup_options_are_one_line_and_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1

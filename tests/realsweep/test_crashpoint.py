@@ -138,3 +138,29 @@ def test_a_bad_named_crash_point_is_refused(monkeypatch: pytest.MonkeyPatch, raw
     monkeypatch.setenv(crashpoint.CRASH_AT, raw)
     with pytest.raises(ValueError, match="N:NAME"):
         crashpoint.crash_point()
+
+
+def test_fresh_ids_are_random_outside_a_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(crashpoint.WORLD, raising=False)
+    first, second = crashpoint.fresh_id(), crashpoint.fresh_id()
+    assert first != second
+    assert len(first) == 32
+    int(first, 16)
+
+
+def test_under_a_sweep_fresh_ids_follow_from_the_world_and_their_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes from the same world get the same IDs in the same order; another world, others."""
+
+    def ids(world: str) -> list[str]:
+        monkeypatch.setenv(crashpoint.WORLD, world)
+        crashpoint.reset()
+        return [crashpoint.fresh_id() for _ in range(3)]
+
+    try:
+        first = ids("a" * 64)
+        assert ids("a" * 64) == first
+        assert len(set(first)) == 3
+        assert all(len(i) == 32 for i in first)
+        assert not set(ids("b" * 64)) & set(first)
+    finally:
+        crashpoint.reset()

@@ -1,0 +1,102 @@
+"""A real world as a value: the work directory's files and the tracker space, and its digest.
+
+A swept process's behaviour depends only on what is on disk and at the tracker (the sweep
+checks it), so two scenarios that leave the same files and the same tracker database have
+the same future. `World` is that state, captured after a process ended: every file under the
+work directory (path relative to it, and bytes) and every row of every table of the space's
+SQLite database (records, remembered idempotency keys, the number sequence), rows sorted so
+that the value does not depend on storage order. `digest` is a SHA-256 of its canonical JSON.
+
+A program whose files carry a timestamp, a process ID or a random ID makes every world new;
+a state key (`--state-key module:function`, World -> World) rewrites such fields to a
+constant before the digest. It must keep everything the program's future depends on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+TRACKER_FILE = "tracker.sqlite3"
+FILES = "files"
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """Files (relative path, bytes), sorted by path; tracker tables (name, sorted JSON rows)."""
+
+    files: tuple[tuple[str, bytes], ...] = ()
+    tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def file(self, name: str) -> bytes | None:
+        """The bytes of file `name` (relative path), or None."""
+        return next((data for path, data in self.files if path == name), None)
+
+    def with_file(self, name: str, data: bytes) -> World:
+        """The same world with file `name` holding `data` (for state keys)."""
+        files = tuple((path, data if path == name else old) for path, old in self.files)
+        return replace(self, files=files)
+
+
+StateKey = Callable[[World], World]
+
+
+def digest(world: World) -> str:
+    """SHA-256 (hex) of the world's canonical JSON."""
+    data = {
+        "files": [[path, hashlib.sha256(content).hexdigest()] for path, content in world.files],
+        "tables": [[name, list(rows)] for name, rows in world.tables],
+    }
+    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def read_world(folder: Path) -> World:
+    """The world saved in `folder` by `save` (files/ and tracker.sqlite3, either may be absent)."""
+    files = folder / FILES
+    found = []
+    if files.is_dir():
+        for path in sorted(p for p in files.rglob("*") if p.is_file()):
+            found.append((path.relative_to(files).as_posix(), path.read_bytes()))
+    return World(tuple(sorted(found)), _tables(folder / TRACKER_FILE))
+
+
+def _tables(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every table's rows as sorted JSON lists; () when there is no database."""
+    if not path.exists():
+        return ()
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        tables = []
+        for name in names:
+            rows = db.execute(f'SELECT * FROM "{name}"').fetchall()
+            tables.append((name, tuple(sorted(json.dumps(list(row)) for row in rows))))
+    return tuple(tables)
+
+
+def save(workdir: Path, space: Path | None, folder: Path) -> None:
+    """Save a world: the work directory's files to folder/files, a consistent copy of the space's database.
+
+    The database is copied with SQLite's backup API (what its WAL holds included); the
+    process that wrote it is dead, so nothing writes to it meanwhile.
+    """
+    folder.mkdir(parents=True)
+    shutil.copytree(workdir, folder / FILES, symlinks=True)
+    if space is not None and space.exists():
+        with closing(sqlite3.connect(space)) as source, closing(sqlite3.connect(folder / TRACKER_FILE)) as target:
+            source.backup(target)
+
+
+def restore(folder: Path, workdir: Path, space: Path) -> None:
+    """Lay a saved world out as a new work directory and a new (not yet opened) space database."""
+    shutil.copytree(folder / FILES, workdir, symlinks=True)
+    saved = folder / TRACKER_FILE
+    if saved.exists():
+        shutil.copyfile(saved, space)
+        os.chmod(space, 0o644)

@@ -1,0 +1,156 @@
+"""The deduplicating sweep: the same rows as the sweep of every scenario, with fewer processes.
+
+The small program's figures are hand counts (below); the reference loop's rows are checked
+against the sweep of every scenario (--no-dedup) and against the model (conformance).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from crashsweep.cmd_sweep import DEFAULT_MATRIX
+from realsweep import conformance, reference, rows
+from realsweep.digest import World
+from realsweep.engine import Outcome, Scenario, SweepOptions, SweepResult, Target, sweep
+from spec.job import TRIAGE, load_job
+
+PROGRAM = textwrap.dedent(
+    """
+    import json, os, time
+    from pathlib import Path
+    from realsweep.crashpoint import count, crashpoint, fresh_id
+
+    def main():
+        state = Path(os.environ["CRASHSWEEP_WORKDIR"]) / "state.json"
+        saved = json.loads(state.read_text()) if state.exists() else {"run": fresh_id(), "done": 0}
+        count("starts")
+        for step in range(saved["done"], 3):
+            saved = {**saved, "done": step + 1, "at": time.time()}
+            state.write_text(json.dumps(saved))
+            crashpoint(f"saved {step + 1}")
+    """
+)
+
+
+def key(world: World) -> World:
+    """The state key of PROGRAM: its timestamp blanked."""
+    data = world.file("state.json")
+    if data is None:
+        return world
+    return world.with_file("state.json", json.dumps({**json.loads(data), "at": 0}).encode())
+
+
+def finished(scenario: Scenario) -> Outcome:
+    """Missing unless the state file says 3 steps."""
+    done = json.loads((scenario.workdir / "state.json").read_text())["done"]
+    return Outcome(missing=0 if done == 3 else 1, applied=1)
+
+
+def _sweep(tmp_path: Path, name: str, **extra: object) -> SweepResult:
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    target = Target.entry_point("prog:main", path=[str(tmp_path)])
+    options = SweepOptions(depth=2, workers=2, tracker=None, root=tmp_path / name, **extra)  # type: ignore[arg-type]
+    return sweep(target, finished, options)
+
+
+def test_a_state_key_merges_worlds_that_differ_only_by_a_timestamp(tmp_path: Path) -> None:
+    """Hand counts. Points: saved 1, 2, 3. A crash at saved k leaves done = k; the restart passes 3 - k points.
+
+    Scenarios: 3 with one crash, 2 + 1 + 0 = 3 with two. Worlds (the empty one included):
+    with the key, done = 1, 2, 3 after one crash and done = 2 (from 1), 3 (from 1), 3 (from 2)
+    after two: 1 + 3 + 2 = 6 distinct of 1 + 3 + 3 = 7 reached. Processes: one to the end per
+    world, one per crash point below the depth: root 1 + 3, level 1 (1 + 2) + (1 + 1) + (1 + 0),
+    level 2 one each: 4 + 6 + 2 = 12 (13 when the timestamp keeps all 7 apart). The sweep of
+    every scenario runs 1 + 3 * 2 + 3 * 3 = 16.
+    """
+    keyed = _sweep(tmp_path, "keyed", dedup=True, state_key=key)
+    plain = _sweep(tmp_path, "plain", dedup=True)
+    every = _sweep(tmp_path, "every")
+    assert keyed.worlds == (6, 7)
+    assert plain.worlds == (7, 7)
+    assert (keyed.processes, plain.processes, every.processes) == (12, 13, 16)
+    for result in (keyed, plain):
+        counts = result.counts
+        assert counts is not None
+        assert counts.scenarios == {0: 1, 1: 3, 2: 3}
+        assert counts.total("missing", range(1, 3)) == 0
+        # starts: a scenario with k crashes starts k + 1 processes: 3 * 2 + 3 * 3
+        assert counts.total("starts", range(1, 3)) == 15
+    assert every.scenarios[-1].counters["starts"] == 3
+
+
+def test_the_representatives_are_the_first_scenarios_of_their_worlds(tmp_path: Path) -> None:
+    """With the key, the two-crash world done = 3 is reached by 1,2 and 2,1: it is named 1,2."""
+    keyed = _sweep(tmp_path, "keyed", dedup=True, state_key=key)
+    assert [s.code for s in keyed.scenarios] == ["1", "2", "3", "1,1", "1,2"]
+
+
+SMALL_JOB = """\
+name = "one-issue"
+turns = [["create_a"], ["comment_a"]]
+
+[calls]
+create_a = { tool = "create_issue", writes = true }
+comment_a = { tool = "comment", writes = true }
+"""
+
+
+@pytest.mark.parametrize(
+    ("variant", "tracker"), [("save-once-per-turn", "keyed"), ("idempotency-keys", "keyless"), ("agent-loop", "keyed")]
+)
+def test_dedup_gives_the_rows_of_every_scenario_and_of_the_model_at_depth_2(
+    tmp_path: Path, variant: str, tracker: str
+) -> None:
+    """The same row from the graph of worlds as from every scenario run, and the model's row."""
+    path = tmp_path / "job.toml"
+    path.write_text(SMALL_JOB)
+    job = load_job(path)
+    merged = conformance.conform(variant, job, path, tracker, SweepOptions(depth=2, workers=2, dedup=True))
+    assert merged.agrees, conformance.render([merged])
+    every = reference.run(variant, job, path, tracker, SweepOptions(depth=2, workers=2))
+    assert merged.sweep.counts is not None
+    assert every.counts is None
+    assert merged.real == rows.summary(every, variant=variant, job=job.name, tracker=tracker)
+    assert merged.sweep.processes < every.processes
+    distinct, reached = merged.sweep.worlds
+    assert distinct < reached  # worlds did merge: the reference loop's run IDs come from fresh_id()
+
+
+@pytest.mark.parametrize(("variant", "tracker"), DEFAULT_MATRIX)
+def test_every_design_conforms_deduplicated_at_depth_1(variant: str, tracker: str) -> None:
+    result = conformance.conform(variant, TRIAGE, None, tracker, SweepOptions(depth=1, dedup=True))
+    assert result.agrees, conformance.render([result])
+    assert result.sweep.counts is not None
+
+
+def test_snapshots_build_the_graph_that_real_kills_build(tmp_path: Path) -> None:
+    """One run per world, paused at its points, against a process killed at each point: the same graph.
+
+    The same worlds (distinct and reached), the same path counts and sums, the same
+    representative scenarios with their points and counters; fewer processes: one per world
+    (6 with the key) instead of 12.
+    """
+    killed = _sweep(tmp_path, "killed", dedup=True, state_key=key)
+    snapped = _sweep(tmp_path, "snapped", dedup=True, state_key=key, snapshots=True)
+    assert snapped.worlds == killed.worlds
+    assert snapped.counts == killed.counts
+    assert snapped.scenarios == killed.scenarios
+    assert snapped.baseline == killed.baseline
+    assert (snapped.processes, killed.processes) == (6, 12)
+
+
+@pytest.mark.parametrize(("variant", "tracker"), [("save-once-per-turn", "keyed"), ("agent-loop", "keyless")])
+def test_snapshots_and_kills_give_the_same_reference_rows(variant: str, tracker: str) -> None:
+    """The reference loop on triage at depth 1: the same counts, representatives and worlds either way."""
+    results = [
+        reference.run(variant, TRIAGE, None, tracker, SweepOptions(depth=1, workers=2, dedup=True, snapshots=s))
+        for s in (False, True)
+    ]
+    assert results[0].counts == results[1].counts
+    assert results[0].scenarios == results[1].scenarios
+    assert results[0].worlds == results[1].worlds
+    assert results[1].processes == results[1].worlds[0]  # one process per distinct world
