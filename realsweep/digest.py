@@ -59,12 +59,16 @@ def digest(world: World) -> str:
 
 def read_world(folder: Path) -> World:
     """The world saved in `folder` by `save` (files/ and tracker.sqlite3, either may be absent)."""
-    files = folder / FILES
+    return capture(folder / FILES, folder / TRACKER_FILE)
+
+
+def capture(workdir: Path, space: Path | None) -> World:
+    """The world of a work directory and a space's database (read-only; its WAL included)."""
     found = []
-    if files.is_dir():
-        for path in sorted(p for p in files.rglob("*") if p.is_file()):
-            found.append((path.relative_to(files).as_posix(), path.read_bytes()))
-    return World(tuple(sorted(found)), _tables(folder / TRACKER_FILE))
+    if workdir.is_dir():
+        for path in sorted(p for p in workdir.rglob("*") if p.is_file()):
+            found.append((path.relative_to(workdir).as_posix(), path.read_bytes()))
+    return World(tuple(sorted(found)), () if space is None else _tables(space))
 
 
 def _tables(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -90,6 +94,7 @@ def save(workdir: Path, space: Path | None, folder: Path) -> None:
     shutil.copytree(workdir, folder / FILES, symlinks=True)
     if space is not None and space.exists():
         with closing(sqlite3.connect(space)) as source, closing(sqlite3.connect(folder / TRACKER_FILE)) as target:
+            target.execute("PRAGMA synchronous=OFF")  # a working copy: a power cut is not what a sweep survives
             source.backup(target)
 
 

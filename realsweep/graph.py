@@ -31,8 +31,9 @@ import networkx as nx
 
 from explorer.counting import count_paths
 from realsweep import digest
-from realsweep.runner import Runner, Step
+from realsweep.runner import Live, Runner, Step
 from realsweep.scenarios import Crash, Outcome, Progress, Scenario, ScenarioResult, SweepError, SweepResult
+from realsweep.snapshot import read_counters
 
 MEASURES: Mapping[str, Callable[[Outcome], int]] = {
     "with_dups": lambda o: int(o.dups > 0),
@@ -118,23 +119,27 @@ class _Sweep:
     def _end(self, node: _Node) -> list[_Task]:
         """The process from `node` to the end: the finished node, its edge, and the crash children.
 
-        With snapshots, the children are the worlds it left at its points; else a process per
-        point is killed there (`_crash`).
+        With snapshots, the children are the worlds it had at its points (`_at_point`); else
+        (or when the program did not pause at its points: its own crash point code, another
+        language) a process per point is killed there (`_crash`).
         """
         below = node.crashes < self.depth
-        snapshots = below and self.runner.options.snapshots
-        step = self.runner.step(node.folder, node.digest, node.path, None, snapshots=snapshots)
+        found: list[_Node] = []
+        at_point = None
+        if below and self.runner.options.snapshots:
+
+            def at_point(index: int, live: Live) -> None:
+                found.extend(self._at_point(node, index, live))
+
+        step = self.runner.step(node.folder, node.digest, node.path, None, at_point)
         try:
             outcome = self._check(node, step)
-            crashes = [Crash(i, p, step.points[:i].count(p)) for i, p in enumerate(step.points, start=1)]
-            tasks: list[_Task] = []
-            if snapshots:
-                for crash in crashes:
-                    saved = step.folder / "snap" / f"w{crash.index}"
-                    tasks += self._join(node, crash, saved, step.snapshots[crash.index])
         finally:
             self._forget(step)
-        children = crashes if below and not snapshots else []
+        if step.snapshots not in (0, len(step.points)):
+            raise SweepError(f"scenario {_code(node.path)}: paused at {step.snapshots} of {len(step.points)} points")
+        crashes = [Crash(i, p, step.points[:i].count(p)) for i, p in enumerate(step.points, start=1)]
+        children = crashes if below and not step.snapshots else []
         with self.g.lock:
             node.points = step.points
             end = self.g.graph.number_of_nodes()
@@ -142,7 +147,22 @@ class _Sweep:
             self.g.graph.add_edge(node.id, end, deltas=dict(step.counters))
             node.pending += len(children) - 1
         self._release(node)
-        return tasks + [(self._crash, node, crash) for crash in children]
+        return [(self._end, child) for child in found] + [(self._crash, node, crash) for crash in children]
+
+    def _at_point(self, node: _Node, index: int, live: Live) -> list[_Node]:
+        """The world of a process from `node` stopped at its point `index`: an edge, and a node if new.
+
+        Only a new world is saved (files copied, the space backed up) while the process waits.
+        """
+        points = live.points_log.read_text(encoding="utf-8").splitlines()[:index]
+        crash = Crash(index, points[-1], points.count(points[-1]))
+        world = digest.capture(live.workdir, live.space)
+        folder = self.runner.root / "worlds" / f"n{node.id}-{index}"
+        child = self._join(node, crash, world, read_counters(live.counters_log), folder)
+        if child is None:
+            return []
+        digest.save(live.workdir, live.space, folder)
+        return [child]
 
     def _check(self, node: _Node, step: Step) -> Outcome:
         """The check's outcome of the final world the step left."""
@@ -163,18 +183,23 @@ class _Sweep:
                 with self.g.lock:
                     self.g.unreached.append((node.id, crash))
                 return []
-            saved = step.folder / "world"
-            digest.save(step.workdir, step.space, saved)
-            return self._join(node, crash, saved, step.counters)
+            world = digest.capture(step.workdir, step.space)
+            folder = self.runner.root / "worlds" / f"n{node.id}-{crash.index}"
+            child = self._join(node, crash, world, step.counters, folder)
+            if child is None:
+                return []
+            digest.save(step.workdir, step.space, folder)
+            return [(self._end, child)]
         finally:
             self._forget(step)
             with self.g.lock:
                 node.pending -= 1
             self._release(node)
 
-    def _join(self, node: _Node, crash: Crash, saved: Path, counters: Mapping[str, int]) -> list[_Task]:
-        """The world saved in `saved`, left by a crash at `crash` from `node`: an edge, and a node if new."""
-        world = digest.read_world(saved)
+    def _join(
+        self, node: _Node, crash: Crash, world: digest.World, counters: Mapping[str, int], folder: Path
+    ) -> _Node | None:
+        """The world left by a crash at `crash` from `node`: an edge, and the new node (to be saved in `folder`)."""
         key_fn = self.runner.options.state_key
         key = (digest.digest(world if key_fn is None else key_fn(world)), node.crashes + 1)
         with self.g.lock:
@@ -182,11 +207,9 @@ class _Sweep:
             child = self.g.nodes.get(key)
             new = child is None
             if child is None:
-                folder = self.runner.root / "worlds" / f"w{self.g.graph.number_of_nodes()}"
-                saved.rename(folder)
                 child = self.g.add(key, folder, (*node.path, crash))
             self.g.graph.add_edge(node.id, child.id, deltas=dict(counters), crash=crash)
-        return [(self._end, child)] if new else []
+        return child if new else None
 
     def _release(self, node: _Node) -> None:
         """Remove a node's saved world once no process is left to start from it."""

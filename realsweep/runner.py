@@ -13,8 +13,8 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from realsweep import crashpoint, digest
@@ -40,6 +40,20 @@ CRASH_STATUSES = (-9, crashpoint.KILLED_STATUS)
 
 
 @dataclass(frozen=True)
+class Live:
+    """Where a running process's world is: what a snapshot reads while the process waits at a point."""
+
+    workdir: Path
+    space: Path | None
+    points_log: Path
+    counters_log: Path
+
+
+AtPoint = Callable[[int, Live], None]
+"""Called while the process waits at its point `index` (from 1), stopped: read its world there."""
+
+
+@dataclass(frozen=True)
 class Step:
     """One process run from a saved world: the points it passed, its counters, where its world is now."""
 
@@ -50,8 +64,8 @@ class Step:
     space: Path | None
     tracker: TrackerClient | None
     unreached: bool
-    snapshots: Mapping[int, Mapping[str, int]] = field(default_factory=dict)
-    """With snapshots: the counters so far at each point (from 1); its world is in folder/snap/w<i>."""
+    snapshots: int = 0
+    """How many points it paused at for `at_point` (0 for a program that ignores the protocol)."""
 
 
 class Runner:
@@ -122,14 +136,13 @@ class Runner:
         return result
 
     def step(
-        self, world: Path, digest_: str, path: tuple[Crash, ...], crash: Crash | None, *, snapshots: bool = False
+        self, world: Path, digest_: str, path: tuple[Crash, ...], crash: Crash | None, at_point: AtPoint | None = None
     ) -> Step:
         """Run one process from the world saved in `world` (digest `digest_`), reached by the crashes `path`.
 
         It dies at `crash` (None: it runs to the end); `fresh_id()` in it derives its IDs from
-        the digest. With `snapshots` it pauses at every point while its world is saved to
-        folder/snap/w<i> (snapshot.py). The caller reads or saves the world it left, then
-        removes `step.folder`.
+        the digest. With `at_point` it pauses at every point while `at_point` reads its world
+        (snapshot.py). The caller reads or saves the world it left, then removes `step.folder`.
         """
         if self.stop.is_set():
             raise SweepError("stopped")
@@ -149,13 +162,14 @@ class Runner:
         crashes = path if crash is None else (*path, crash)
         number = len(crashes) + (crash is None)
         taker = None
-        if snapshots:
-            taker = Snapshots(folder / "snap", workdir, space, folder / "counters.log")
+        if at_point is not None:
+            live = Live(workdir, space, folder / f"points-{number}.log", folder / "counters.log")
+            taker = Snapshots(folder / "snap", lambda index: at_point(index, live))
             env[crashpoint.SNAPSHOT] = str(taker.folder)
         try:
             points = self._process(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
         finally:
-            taken = {} if taker is None else taker.close()
+            taken = 0 if taker is None else taker.close()
         unreached = crash is not None and points.count(crash.point) < crash.occurrence
         counters = read_counters(folder / "counters.log")
         return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken)

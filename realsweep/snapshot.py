@@ -2,15 +2,15 @@
 
 A process killed at point j leaves exactly the files and tracker records it had at j (the
 kill runs nothing more; what it had written is in the kernel and the tracker). So instead of
-one killed process per point, one process can pause at every point while the sweep copies its
+one killed process per point, one process can pause at every point while the sweep reads its
 world, and then go on: one run yields the crashed worlds of all its points, as ALICE builds
 crash states from one recorded trace. The protocol (crashpoint.py, CRASHSWEEP_SNAPSHOT) is
 two FIFOs in `folder`: the process writes the point's index, its process ID and a newline to
 `request` and waits for one byte on `answer`. Here a thread reads each request, stops the
 process (SIGSTOP: its other threads, if any, go no further than a kill would have let them),
-saves the world to folder/w<i> (digest.save) with the counters logged so far, lets it go on
-(SIGCONT) and answers "k" ("x" if the copy failed: the process then fails, and `close`
-raises the copy's error).
+calls `take(index)` (which reads the world, and saves it when it is new), lets it go on
+(SIGCONT) and answers "k" ("x" if `take` failed: the process then fails, and `close` raises
+the error).
 
 A sweep that takes snapshots still kills for real where it must be checked: `--kill` runs one
 killed process per point instead, and the tests check that both build the same graph.
@@ -21,29 +21,28 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
-
-from realsweep import digest
 
 
 class Snapshots:
     """The FIFOs and the thread that answers one process's snapshot requests."""
 
-    def __init__(self, folder: Path, workdir: Path, space: Path | None, counters_log: Path) -> None:
-        self.folder, self.workdir, self.space, self.counters_log = folder, workdir, space, counters_log
+    def __init__(self, folder: Path, take: Callable[[int], None]) -> None:
+        self.folder, self.take = folder, take
         folder.mkdir()
         os.mkfifo(folder / "request")
         os.mkfifo(folder / "answer")
         # Read-write ends: opening never blocks, and the process's own opens find the other end open.
         self._request = os.open(folder / "request", os.O_RDWR)
         self._answer = os.open(folder / "answer", os.O_RDWR)
-        self.taken: dict[int, dict[str, int]] = {}
+        self.taken = 0
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._serve, name="snapshots", daemon=True)
         self._thread.start()
 
-    def close(self) -> dict[int, dict[str, int]]:
-        """Stop the thread (the process has ended); the counters at each point, by index."""
+    def close(self) -> int:
+        """Stop the thread (the process has ended); how many snapshots were taken."""
         os.write(self._request, b"0\n")
         self._thread.join()
         os.close(self._request)
@@ -70,11 +69,11 @@ class Snapshots:
             os.write(self._answer, b"k")
 
     def _take(self, index: int, pid: int) -> None:
-        """Save the world of process `pid`, stopped at its point `index`."""
+        """Take the snapshot of process `pid`, stopped at its point `index`."""
         os.kill(pid, signal.SIGSTOP)
         try:
-            digest.save(self.workdir, self.space, self.folder / f"w{index}")
-            self.taken[index] = read_counters(self.counters_log)
+            self.take(index)
+            self.taken += 1
         finally:
             os.kill(pid, signal.SIGCONT)
 

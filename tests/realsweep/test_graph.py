@@ -7,6 +7,7 @@ against the sweep of every scenario (--no-dedup) and against the model (conforma
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from pathlib import Path
 
@@ -109,7 +110,8 @@ def test_dedup_gives_the_rows_of_every_scenario_and_of_the_model_at_depth_2(
     path = tmp_path / "job.toml"
     path.write_text(SMALL_JOB)
     job = load_job(path)
-    merged = conformance.conform(variant, job, path, tracker, SweepOptions(depth=2, workers=2, dedup=True))
+    options = SweepOptions(depth=2, workers=2, dedup=True, snapshots=True)
+    merged = conformance.conform(variant, job, path, tracker, options)
     assert merged.agrees, conformance.render([merged])
     every = reference.run(variant, job, path, tracker, SweepOptions(depth=2, workers=2))
     assert merged.sweep.counts is not None
@@ -154,3 +156,40 @@ def test_snapshots_and_kills_give_the_same_reference_rows(variant: str, tracker:
     assert results[0].scenarios == results[1].scenarios
     assert results[0].worlds == results[1].worlds
     assert results[1].processes == results[1].worlds[0]  # one process per distinct world
+
+
+BY_HAND = textwrap.dedent(
+    """
+    import os, signal
+    from pathlib import Path
+
+    def point(name):  # the protocol by hand, as a program in another language would: no snapshots
+        with open(os.environ["CRASHSWEEP_POINTS_LOG"], "a") as log:
+            log.write(name + "\\n")
+        if os.environ.get("CRASHSWEEP_CRASH_AT") == "1:" + name:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    state = Path("state.txt")
+    for step in range(int(state.read_text()) if state.exists() else 0, 2):
+        state.write_text(str(step + 1))
+        point(f"saved {step + 1}")
+    """
+)
+
+
+def test_a_program_that_does_not_pause_at_its_points_is_killed_at_them(tmp_path: Path) -> None:
+    """Hand counts: points saved 1, saved 2; a crash at saved 1 leaves one point to the restart.
+
+    Scenarios: 2 with one crash, 1 with two. Processes: from the empty world 1 + 2 killed, from
+    state 1: 1 + 1, from state 2 (one crash): 1, from state 2 (two crashes): 1; 7 in all.
+    """
+    (tmp_path / "by_hand.py").write_text(BY_HAND)
+    target = Target.command([sys.executable, str(tmp_path / "by_hand.py")])
+    results = []
+    for snapshots in (True, False):
+        options = SweepOptions(depth=2, workers=2, tracker=None, dedup=True, snapshots=snapshots)
+        results.append(sweep(target, lambda s: Outcome(applied=1), options))
+    assert results[0].counts == results[1].counts
+    assert results[0].counts is not None
+    assert results[0].counts.scenarios == {0: 1, 1: 2, 2: 1}
+    assert results[0].processes == results[1].processes == 7

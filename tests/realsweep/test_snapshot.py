@@ -1,4 +1,4 @@
-"""Snapshots: a process paused at each crash point while its world is copied, then let go on."""
+"""Snapshots: a process paused (and stopped) at each crash point while its world is read, then let go on."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from realsweep import crashpoint
-from realsweep.digest import read_world
+from realsweep.digest import capture
 from realsweep.snapshot import Snapshots, read_counters
 from tests.realsweep.helpers import run_python
 
@@ -25,42 +25,42 @@ CODE = textwrap.dedent(
 )
 
 
-def _run(tmp_path: Path, snapshots: Snapshots) -> int:
-    done = run_python(
-        CODE,
-        snapshots.workdir,
-        **{
-            crashpoint.POINTS_LOG: str(tmp_path / "points.log"),
-            crashpoint.COUNTERS_LOG: str(snapshots.counters_log),
-            crashpoint.SNAPSHOT: str(snapshots.folder),
-        },
-    )
-    return done.returncode
+def _env(tmp_path: Path, snapshots: Snapshots) -> dict[str, str]:
+    return {
+        crashpoint.POINTS_LOG: str(tmp_path / "points.log"),
+        crashpoint.COUNTERS_LOG: str(tmp_path / "counters.log"),
+        crashpoint.SNAPSHOT: str(snapshots.folder),
+    }
 
 
-def test_each_point_leaves_the_world_and_counters_it_had_there(tmp_path: Path) -> None:
-    """The file says k at point k; the process then goes on to the end."""
+def test_each_point_shows_the_world_and_counters_it_had_there(tmp_path: Path) -> None:
+    """The file says k at point k, 3 points are taken, and the process then goes on to the end."""
     work = tmp_path / "work"
     work.mkdir()
-    snapshots = Snapshots(tmp_path / "snap", work, None, tmp_path / "counters.log")
-    status = _run(tmp_path, snapshots)
-    taken = snapshots.close()
-    assert status == 0
+    seen: list[tuple[int, bytes | None, dict[str, int]]] = []
+
+    def take(index: int) -> None:
+        seen.append((index, capture(work, None).file("state.txt"), read_counters(tmp_path / "counters.log")))
+
+    snapshots = Snapshots(tmp_path / "snap", take)
+    done = run_python(CODE, work, **_env(tmp_path, snapshots))
+    assert snapshots.close() == 3
+    assert done.returncode == 0, done.stderr
     assert (work / "state.txt").read_text() == "done"
-    assert taken == {1: {"steps": 1}, 2: {"steps": 2}, 3: {"steps": 3}}
-    for k in (1, 2, 3):
-        assert read_world(tmp_path / "snap" / f"w{k}").file("state.txt") == str(k).encode()
-    assert read_counters(tmp_path / "counters.log") == {"steps": 3}
+    assert seen == [(k, str(k).encode(), {"steps": k}) for k in (1, 2, 3)]
 
 
-def test_a_copy_that_fails_fails_the_process_and_is_raised(tmp_path: Path) -> None:
-    """The folder to copy is not there: the process is answered "x" and fails; close raises the copy's error."""
+def test_a_snapshot_that_fails_fails_the_process_and_is_raised(tmp_path: Path) -> None:
+    """`take` raises: the process is answered "x" and fails; close raises the same error."""
     work = tmp_path / "work"
     work.mkdir()
-    snapshots = Snapshots(tmp_path / "snap", tmp_path / "not-there", None, tmp_path / "counters.log")
-    env = {crashpoint.POINTS_LOG: str(tmp_path / "points.log"), crashpoint.SNAPSHOT: str(snapshots.folder)}
-    done = run_python(CODE, work, **env)
+
+    def take(index: int) -> None:
+        raise FileNotFoundError("no world here")
+
+    snapshots = Snapshots(tmp_path / "snap", take)
+    done = run_python(CODE, work, **_env(tmp_path, snapshots))
     assert done.returncode != 0
     assert "stopped answering" in done.stderr
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match="no world here"):
         snapshots.close()
