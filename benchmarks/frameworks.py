@@ -4,7 +4,7 @@ Each setup is the example agent of realsweep/adapters/ (LangGraph 1.2 with its S
 or a DBOS 3.4 workflow on SQLite), with idempotency keys off or on, the model's call IDs
 stable (the job's) or fresh (new on every ask), and, for LangGraph, a durability mode. The
 depth-1 figures are the one-crash scenarios of the same sweep. It takes a long while (a few
-thousand framework processes), so CI runs depth 1 (tests/realsweep/test_adapters_*.py) and
+thousand framework processes), so CI runs depth 1 (tests/realsweep/adapters/test_builtin.py) and
 this script is run by hand:
 
     .venv/bin/python benchmarks/frameworks.py [--depth 2] [--workers N]

@@ -9,6 +9,7 @@ resume the thread, and the default check. Sweep it from this folder:
 
     crashsweep sweep --target my_graph:run --check my_graph:check --depth 1
     crashsweep sweep --target my_graph:run --check my_graph:check --depth 1 --arg durability=sync
+    crashsweep sweep --target my_graph:run --check my_graph:check --depth 1 --arg durability=exit
 """
 
 from __future__ import annotations

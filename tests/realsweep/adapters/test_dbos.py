@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from realsweep import crashpoint
-from realsweep.adapters import script
 from realsweep.tracker_client import TrackerClient
 from realsweep.tracker_service import ServiceProcess
 from tests.realsweep.helpers import child_env
@@ -62,29 +61,3 @@ def test_a_run_passes_the_points_of_every_record_in_order(tmp_path: Path, keyed_
     assert points == expected_points()
     assert run_agent(tmp_path, url) == (0, [])
     assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
-
-
-@pytest.mark.slow
-def test_a_crash_before_a_steps_record_reruns_the_step_on_recovery(
-    tmp_path: Path, keyed_service: ServiceProcess
-) -> None:
-    """Killed after create_a's effect, before its record: recovery runs the step again.
-
-    Keys off: create_a is filed twice. Keys on: the key from (workflow, step 2) is the same on
-    the re-run, and the tracker files it once.
-    """
-    for keys, expected in (("off", 2), ("on", 1)):
-        folder = tmp_path / keys
-        folder.mkdir()
-        url = keyed_service.space_url(f"crash-{keys}")
-        status, _ = run_agent(folder, url, "--keys", keys, crash_at="1:before recording step 2")
-        assert status in (-9, crashpoint.KILLED_STATUS)
-        assert run_agent(folder, url, "--keys", keys)[0] == 0
-        calls = [r["call"] for r in TrackerClient(url).records()]
-        assert calls.count("create_a") == expected
-        assert script.ledger_ids(folder) == {
-            "create_a": "create_a",
-            "create_b": "create_b",
-            "search": "search",
-            "comment_a": "comment_a",
-        }
