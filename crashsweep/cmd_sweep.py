@@ -178,6 +178,7 @@ def sweep(
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
+    options = dataclasses.replace(options, every=scenarios_path is not None or keep is not None)
     progress = _Progress("sweep")
     try:
         if variant is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,6 +237,8 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
         end = ends[node.id]
         final = _add(counters, g.graph.get_edge_data(node.id, end)[0]["deltas"])
         results.append(ScenarioResult(path, g.graph.nodes[end]["state"], final, node.points))
+    if runner.options.every:
+        results = list(_every(g))
     results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
     baseline, scenarios = results[0], tuple(results[1:])
     if not baseline.points:
@@ -280,6 +282,19 @@ def _representatives(g: _Graph) -> dict[int, tuple[tuple[Crash, ...], dict[str, 
             if known is None or [c.index for c in candidate] < [c.index for c in known[0]]:
                 best[child] = (candidate, _add(counters, data["deltas"]))
     return best
+
+
+def _every(g: _Graph) -> Iterator[ScenarioResult]:
+    """Every scenario: each path from the root to a final world, with the counters summed along it."""
+    stack: list[tuple[int, tuple[Crash, ...], dict[str, int]]] = [(0, (), {})]
+    while stack:
+        node, path, counters = stack.pop()
+        for _, target, data in g.graph.out_edges(node, data=True):
+            summed = _add(counters, data["deltas"])
+            if g.graph.nodes[target]["finished"]:
+                yield ScenarioResult(path, g.graph.nodes[target]["state"], summed, g.by_id[node].points)
+            else:
+                stack.append((target, (*path, data["crash"]), summed))
 
 
 def _add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:

@@ -203,6 +203,9 @@ class SweepOptions:
     """Merge the scenarios that reach the same world (digest.py, graph.py); False: run every scenario."""
     state_key: StateKey | None = None
     """With dedup: rewrites a world's timestamps or random IDs before its digest (digest.py)."""
+    every: bool = False
+    """With dedup: list every scenario in SweepResult.scenarios (the graph's paths, expanded), not
+    one per final world; for `--scenarios` and `--keep`."""
     snapshots: bool = False
     """With dedup: take the crashed worlds of a node from one run's snapshots (snapshot.py); False:
     one process killed for real at each point."""

@@ -193,3 +193,13 @@ def test_a_program_that_does_not_pause_at_its_points_is_killed_at_them(tmp_path:
     assert results[0].counts is not None
     assert results[0].counts.scenarios == {0: 1, 1: 2, 2: 1}
     assert results[0].processes == results[1].processes == 7
+
+
+def test_every_scenario_can_be_listed_from_the_graph(tmp_path: Path) -> None:
+    """every=True: the graph's paths expanded are the scenarios the sweep of every scenario runs."""
+    listed = _sweep(tmp_path, "listed", dedup=True, state_key=key, snapshots=True, every=True)
+    every = _sweep(tmp_path, "every")
+    assert listed.processes == 6
+    assert [(s.crashes, s.counters, s.outcome, s.points) for s in listed.scenarios] == [
+        (s.crashes, s.counters, s.outcome, s.points) for s in every.scenarios
+    ]
