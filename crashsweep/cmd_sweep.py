@@ -50,10 +50,14 @@ def _reference_design(name: str) -> None:
 
 
 class _Progress(runs.StatusLine):
-    """The sweep's progress: scenarios done of those known so far."""
+    """The sweep's progress: scenarios (a merging sweep: processes) done of those known so far."""
+
+    def __init__(self, label: str, unit: str = "scenarios") -> None:
+        super().__init__(label)
+        self.unit = unit
 
     def __call__(self, done: int, known: int) -> None:
-        self.show(f"{done}/{known} scenarios")
+        self.show(f"{done}/{known} {self.unit}")
 
 
 def _options(
@@ -179,7 +183,7 @@ def sweep(
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
     options = dataclasses.replace(options, every=scenarios_path is not None or keep is not None)
-    progress = _Progress("sweep")
+    progress = _Progress("sweep", "processes" if dedup else "scenarios")
     try:
         if variant is not None:
             if design_path is None:
@@ -310,7 +314,7 @@ def conform(
     results = []
     try:
         for name, kind, path in matrix:
-            progress = _Progress(f"{name}/{kind}")
+            progress = _Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
             try:
                 options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
                 results.append(conformance.conform(name, job, job_path, kind, options, progress, path))

@@ -212,4 +212,5 @@ class SweepOptions:
 
 
 Progress = Callable[[int, int], None]
-"""Called after each scenario with (scenarios done, scenarios known so far)."""
+"""Called after each scenario with (scenarios done, scenarios known so far); by a merging sweep,
+after each process with (processes done, processes known so far)."""
