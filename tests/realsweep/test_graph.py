@@ -91,7 +91,7 @@ def test_the_representatives_are_the_first_scenarios_of_their_worlds(tmp_path: P
 
 
 SMALL_JOB = """\
-name = "one-issue"
+name = "issue-and-comment"
 turns = [["create_a"], ["comment_a"]]
 
 [calls]
@@ -124,6 +124,7 @@ def test_dedup_gives_the_rows_of_every_scenario_and_of_the_model_at_depth_2(
 
 @pytest.mark.parametrize(("variant", "tracker"), DEFAULT_MATRIX)
 def test_every_design_conforms_deduplicated_at_depth_1(variant: str, tracker: str) -> None:
+    """Merging worlds, a process killed for real at every point: every design's row is the model's."""
     result = conformance.conform(variant, TRIAGE, None, tracker, SweepOptions(depth=1, dedup=True))
     assert result.agrees, conformance.render([result])
     assert result.sweep.counts is not None
