@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from crashsweep import runs
-from crashsweep.options import depth_option, job_option, tracker_option
+from crashsweep.options import depth_option, job_option, split_names, tracker_option
 from realsweep import conformance, engine, reference, rows
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
@@ -73,7 +73,7 @@ def _fail(message: str, status: int) -> int:
 
 
 @click.command()
-@click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
+@click.option("--variant", help="sweep the reference loop of this design (see the variants command)")
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
 @depth_option()
@@ -173,7 +173,11 @@ def conform(
     if names is None and not trackers:
         matrix = list(DEFAULT_MATRIX)
     else:
-        chosen = [n.strip() for n in names.split(",")] if names else list(REFERENCE_DESIGNS)
+        chosen = split_names(names, "--variants") if names is not None else list(REFERENCE_DESIGNS)
+        for option, given in (("--variants", chosen), ("--tracker", list(trackers))):
+            twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
+            if twice is not None:
+                raise click.BadParameter(f"{twice} is named twice", param_hint=f"'{option}'")
         matrix = [(name, kind) for name in chosen for kind in (trackers or ("keyed",))]
     for name, _ in matrix:
         _reference_design(name)

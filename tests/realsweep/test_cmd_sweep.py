@@ -101,3 +101,23 @@ def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
         os.kill(server.pid, signal.SIGTERM)
         assert server.wait(timeout=10) == 0
     assert (tmp_path / "db" / "default.sqlite3").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variants", ""], "got nothing"),
+        (["--variants", ",,,"], "has an empty name (at position 1)"),
+        (["--variants", "keys-and-markers,keys-and-markers"], "keys-and-markers is named twice"),
+        (["--variants", "keys-and-markers", "--tracker", "keyed", "--tracker", "keyed"], "keyed is named twice"),
+    ],
+)
+def test_conform_refuses_empty_and_repeated_names_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """The same checks as compare's --variants: one line, exit 2, nothing swept."""
+    assert main(["conform", *args, "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
