@@ -21,6 +21,7 @@ from crashsweep.options import job_option, tracker_option
 from explorer.model import Model
 from reports import trace
 from reports.counterexample import from_path
+from reports.describe import plural
 from spec.job import Job
 from variants import design, model
 
@@ -111,8 +112,9 @@ def passed_text(variant: str, outcome: FuzzOutcome, asked: int) -> str:
     idle = figures.examples - figures.runs
     lines = [
         f"{variant}: no violation in {figures.runs} runs",
-        f"  seed {outcome.seed}: runs {figures.runs} ({figures.finished} finished) of {figures.examples} hypothesis "
-        f"examples for --examples {asked} ({idle} ended before a first action), steps {figures.steps}, "
+        f"  seed {outcome.seed}: runs {figures.runs} ({figures.finished} finished) of "
+        f"{plural(figures.examples, 'hypothesis example')} for --examples {asked} "
+        f"({idle} ended before a first action), steps {figures.steps}, "
         f"crashes {figures.crashes} (up to {figures.most_crashes} in one run)",
         f"  witnessed: {', '.join(name for name in outcome.witnesses if name in figures.witnessed) or 'none'}",
     ]
