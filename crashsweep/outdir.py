@@ -50,8 +50,9 @@ def made_by_crashsweep(directory: Path) -> bool:
         return False
     index = directory / "index.html"
     try:
-        with index.open("r", encoding="utf-8", errors="replace") as file:
-            return MADE_BY in file.read(4_000_000)
+        with index.open("rb") as file:  # the footer ends the page, however large its pictures
+            file.seek(max(0, index.stat().st_size - 65_536))
+            return MADE_BY.encode("utf-8") in file.read()
     except OSError:
         return False
 

@@ -167,3 +167,9 @@ def test_sigint_is_held_back_during_the_swap(tmp_path: Path, monkeypatch: pytest
         outdir.publish(target, [("index.html", PAGE)])
     assert calls == [str(target)]
     assert [p.name for p in target.iterdir()] == ["index.html"]
+
+
+def test_a_large_page_of_crashsweeps_is_still_recognised(tmp_path: Path) -> None:
+    """The footer is looked for at the end of the page, where it is, so big inline SVGs do not hide it."""
+    (tmp_path / "index.html").write_text("<svg>" + "x" * 9_000_000 + "</svg>" + PAGE, encoding="utf-8")
+    assert outdir.made_by_crashsweep(tmp_path)
