@@ -137,9 +137,6 @@ def publish(
                 raise OutDirError(f"{target} was filled by something else meanwhile; nothing was written")
             _swap(staging, target)
             committed = True
-        for name in names:
-            if wrote is not None:
-                wrote(target / name)
     except KeyboardInterrupt:
         shutil.rmtree(staging, ignore_errors=True)
         what = "it was written whole" if committed else "it was left as it was"
@@ -150,7 +147,14 @@ def publish(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return [target / name for name in names]
+    written = [target / name for name in names]
+    try:
+        for path in written:
+            if wrote is not None:
+                wrote(path)  # a closed pipe (BrokenPipeError) goes on to the caller as it is
+    except KeyboardInterrupt:
+        raise runs.Interrupted(f"interrupted; {target} was written whole") from None
+    return written
 
 
 def _write(path: Path, content: str) -> None:

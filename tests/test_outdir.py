@@ -145,7 +145,7 @@ def test_an_interrupt_after_the_rename_says_the_directory_was_written(tmp_path: 
     def report(path: Path) -> None:
         raise KeyboardInterrupt
 
-    with pytest.raises(runs.Interrupted, match="it was written whole"):
+    with pytest.raises(runs.Interrupted, match=f"interrupted; {target} was written whole"):
         outdir.publish(target, [("index.html", PAGE)], wrote=report)
     assert [p.name for p in target.iterdir()] == ["index.html"]
     assert leftovers(tmp_path) == []
@@ -173,3 +173,15 @@ def test_a_large_page_of_crashsweeps_is_still_recognised(tmp_path: Path) -> None
     """The footer is looked for at the end of the page, where it is, so big inline SVGs do not hide it."""
     (tmp_path / "index.html").write_text("<svg>" + "x" * 9_000_000 + "</svg>" + PAGE, encoding="utf-8")
     assert outdir.made_by_crashsweep(tmp_path)
+
+
+def test_a_closed_pipe_while_reporting_is_not_a_write_error(tmp_path: Path) -> None:
+    """`explore --out DIR | head -1`: the directory is whole, and the broken pipe goes on as it is."""
+    target = tmp_path / "out"
+
+    def report(path: Path) -> None:
+        raise BrokenPipeError
+
+    with pytest.raises(BrokenPipeError):
+        outdir.publish(target, [("index.html", PAGE)], wrote=report)
+    assert [p.name for p in target.iterdir()] == ["index.html"]
