@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from crashsweep import runs
-from crashsweep.options import depth_option, design_option, job_option, tracker_option
+from crashsweep.options import depth_option, design_option, job_option, split_names, tracker_option
 from realsweep import conformance, engine, reference, rows
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
@@ -74,7 +74,7 @@ def _fail(message: str, status: int) -> int:
 
 
 @click.command()
-@click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
+@click.option("--variant", help="sweep the reference loop of this design (see the variants command)")
 @design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
@@ -188,7 +188,11 @@ def conform(
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
     else:
-        chosen = [n.strip() for n in names.split(",")] if names else [] if files else list(REFERENCE_DESIGNS)
+        chosen = split_names(names, "--variants") if names is not None else [] if files else list(REFERENCE_DESIGNS)
+        for option, given in (("--variants", chosen), ("--tracker", list(trackers))):
+            twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
+            if twice is not None:
+                raise click.BadParameter(f"{twice} is named twice", param_hint=f"'{option}'")
         kinds = trackers or ("keyed",)
         matrix = [(name, kind, None) for name in chosen for kind in kinds]
         matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]

@@ -140,3 +140,23 @@ def test_bad_design_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variants", ""], "got nothing"),
+        (["--variants", ",,,"], "has an empty name (at position 1)"),
+        (["--variants", "keys-and-markers,keys-and-markers"], "keys-and-markers is named twice"),
+        (["--variants", "keys-and-markers", "--tracker", "keyed", "--tracker", "keyed"], "keyed is named twice"),
+    ],
+)
+def test_conform_refuses_empty_and_repeated_names_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """The same checks as compare's --variants: one line, exit 2, nothing swept."""
+    assert main(["conform", *args, "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
