@@ -18,14 +18,23 @@ BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def command_lines(readme: str) -> list[str]:
-    """The command lines of the README's code blocks, without any "$ " prompt."""
-    lines = []
+    """The command lines of the README's code blocks, without any "$ " prompt.
+
+    A command continued with a trailing backslash is one line, its continuations joined to it.
+    """
+    lines: list[str] = []
     for kind, body in BLOCK.findall(readme):
+        continued = False
         for line in body.splitlines():
-            if line.startswith("$ "):
+            if continued:
+                lines[-1] = lines[-1][:-1].rstrip() + " " + line.strip()
+            elif line.startswith("$ "):
                 lines.append(line[2:])
             elif kind in ("sh", "console") and line.strip() and not line.startswith("#"):
                 lines.append(line)
+            else:
+                continue
+            continued = lines[-1].endswith("\\")
     return lines
 
 
@@ -66,3 +75,9 @@ def test_the_check_catches_a_bare_name() -> None:
     assert launcher(lines[0]) == (ROOT, "crashsweep")
     where, first = launcher(lines[1])
     assert (where / first).resolve() != ROOT / "bin" / "crashsweep"
+
+
+def test_a_command_continued_with_a_backslash_is_one_line() -> None:
+    """A continuation is part of its command, not output, and the launcher check sees the whole line."""
+    text = "```\n$ bin/crashsweep compare --design a.toml \\\n    --design b.toml\n row of output\n```\n"
+    assert command_lines(text) == ["bin/crashsweep compare --design a.toml --design b.toml"]
