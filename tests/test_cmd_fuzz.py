@@ -219,3 +219,14 @@ def test_a_step_count_that_leaves_no_action_is_refused(capsys: pytest.CaptureFix
     assert status == 1  # one action per run never finishes one: the witness goes unreached
     assert "no violation in 0 runs" not in out
     assert "never reached: 'some run finished'" in out
+
+
+def test_a_design_files_replay_command_starts_with_the_launcher(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep, fuzz --design's replay command starts with bin/crashsweep and names the file."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    design = DOCS / "designs" / "save-after-reply.toml"
+    status, out, _ = _run(capsys, "--design", str(design), "--seed", "0")
+    assert status == 1
+    assert _replay_command(out)[:4] == ["bin/crashsweep", "replay", "--design", str(design)]

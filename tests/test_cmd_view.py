@@ -355,3 +355,24 @@ def test_the_page_names_the_launcher_by_a_path_that_works_anywhere(
     absolute = str(Path.cwd() / "bin" / "crashsweep")
     assert f'<pre class="command">{absolute} replay --variant save-after-reply' in page
     assert f"replay: {absolute} replay " in (tmp_path / "o" / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+
+
+def test_a_design_files_hints_start_with_the_launcher_and_name_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep with --design: hints say bin/crashsweep and --design FILE; the page, the full path."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    status, out, _ = run(
+        capsys, "explore", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--out", str(tmp_path / "o")
+    )
+    assert status == 1
+    assert f" replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+    assert f" pytest: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+    absolute = str(Path.cwd() / "bin" / "crashsweep")
+    page = (tmp_path / "o" / "index.html").read_text(encoding="utf-8")
+    assert f'<pre class="command">{absolute} replay --design {SAVE_AFTER_REPLY} --depth 1 ' in page
+    trace_file = (tmp_path / "o" / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+    assert f"replay: {absolute} replay --design {SAVE_AFTER_REPLY} --depth 1 " in trace_file
+    status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
+    assert status == 1
+    assert f"replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
