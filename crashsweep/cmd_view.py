@@ -15,6 +15,7 @@ the CLI through crashsweep.cli).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import webbrowser
 from pathlib import Path
@@ -87,8 +88,10 @@ def view_dir(variant: str, tracker: str, depth: int) -> Path:
 
     Under the system's temporary directory, in `crashsweep-view-UID` (made private to the user);
     the next view of the same design, tracker and depth replaces it, so views leave nothing behind
-    but one page each.
+    but one page each. `variant` may be a design file's name: anything but letters, digits, `.`,
+    `_` and `-` becomes `_`, so the page stays one directory under the base.
     """
+    name = re.sub(r"[^\w.-]", "_", f"{variant}-{tracker}-depth{depth}")
     base = Path(tempfile.gettempdir()) / f"crashsweep-view-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
     try:
         base.mkdir(mode=0o700, exist_ok=True)
@@ -98,7 +101,7 @@ def view_dir(variant: str, tracker: str, depth: int) -> Path:
     if not mine:
         raise click.UsageError(f"{base} is not a directory of yours: give --out")
     try:
-        return outdir.check(base / f"{variant}-{tracker}-depth{depth}")
+        return outdir.check(base / name)
     except outdir.OutDirError as error:
         raise click.UsageError(f"{error}; give --out") from None
 

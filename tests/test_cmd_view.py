@@ -376,3 +376,21 @@ def test_a_design_files_hints_start_with_the_launcher_and_name_the_file(
     status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
     assert status == 1
     assert f"replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+
+
+def test_view_of_a_design_file_gets_one_directory_whatever_its_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out, a design file named with a slash and a space still gets one directory under the base."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    design = tmp_path / "odd.toml"
+    design.write_text(
+        SAVE_AFTER_REPLY.read_text(encoding="utf-8").replace('name = "save-after-reply"', 'name = "../a/b c"'),
+        encoding="utf-8",
+    )
+    status, _, _ = run(capsys, "view", "--design", str(design), "--depth", "1", "--no-open")
+    assert status == 1
+    (base,) = (tmp_path / "tmp").iterdir()
+    assert [p.name for p in base.iterdir()] == [".._a_b_c-keyed-depth1"]
+    assert [p.name for p in (base / ".._a_b_c-keyed-depth1").iterdir()] == ["index.html"]
