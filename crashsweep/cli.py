@@ -131,6 +131,10 @@ def compare(
     """The table: one row per design, in the seed's column order."""
     if seed_table and (names is not None or design_paths):
         raise click.UsageError("--seed-table and --variants/--design choose the rows two ways: give one of them")
+    given = [path.resolve() for path in design_paths]
+    twice = next((path for i, path in enumerate(design_paths) if given[i] in given[:i]), None)
+    if twice is not None:
+        raise click.BadParameter(f"{twice} is named twice", param_hint="'--design'")
     files = [(load_design(path).design, tracker) for path in design_paths]  # a bad file fails before exploring
     rows_wanted: list[tuple[str | Design, str]] = [
         *(_rows_wanted(names, tracker) if names is not None or not files else [])

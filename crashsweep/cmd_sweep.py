@@ -189,7 +189,8 @@ def conform(
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
     else:
         chosen = split_names(names, "--variants") if names is not None else [] if files else list(REFERENCE_DESIGNS)
-        for option, given in (("--variants", chosen), ("--tracker", list(trackers))):
+        given_files = [str(path.resolve()) for path in design_paths]
+        for option, given in (("--variants", chosen), ("--tracker", list(trackers)), ("--design", given_files)):
             twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
             if twice is not None:
                 raise click.BadParameter(f"{twice} is named twice", param_hint=f"'{option}'")

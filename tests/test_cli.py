@@ -654,3 +654,14 @@ def test_a_job_file_with_a_byte_order_mark_is_explored(tmp_path: Path) -> None:
         outputs.append(json.loads(done.stdout))
     assert outputs[0] == outputs[1]
     assert outputs[0]["crash_points"] == 10
+
+
+def test_a_design_file_given_twice_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """The same design file twice (as written or by another path to it) would be the same row twice: exit 2."""
+    design = DESIGNS_DIR / "save-after-reply.toml"
+    other = DESIGNS_DIR / ".." / "designs" / "save-after-reply.toml"
+    for second in (design, other):
+        status, out, err = _run(capsys, "compare", "--design", str(design), "--design", str(second), "--depth", "1")
+        assert (status, out) == (2, "")
+        assert err.count("\n") == 1
+        assert f"{second} is named twice" in err

@@ -160,3 +160,12 @@ def test_conform_refuses_empty_and_repeated_names_before_sweeping(
     assert out == ""
     assert err.count("\n") == 1
     assert message in err
+
+
+def test_conform_refuses_a_design_file_given_twice(capsys: pytest.CaptureFixture[str]) -> None:
+    """As --variants: the same design file twice is refused in one line before any sweep."""
+    assert main(["conform", "--design", str(MY_DESIGN), "--design", str(MY_DESIGN), "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "is named twice" in err
