@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep import runs, sweep_scenarios
+from crashsweep import prog, runs, sweep_scenarios
 from realsweep import engine, reference, rows
 from realsweep.adapters import builtin
 from reports import table
@@ -67,7 +67,7 @@ def variant_source(variant: str, job_path: Path | None, tracker: str, design_pat
     """The reference loop of design `variant` or of the design file (already checked)."""
     job, _ = runs.read_job(job_path)
     named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
-    command = ["crashsweep", "sweep", *named, *job_args(job_path), "--tracker", tracker]
+    command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker]
     return Source(
         reference.target(variant, job_path, tracker, design_path),
         reference.check(job),
@@ -86,7 +86,7 @@ def framework_source(
     keys, call_ids = keys or "on", call_ids or "stable"
     mode = durability or ("async" if framework == "langgraph" else None)
     target = builtin.target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
-    command = ["crashsweep", "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
+    command = [*prog.current(), "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
     command += [*(["--durability", mode] if mode else []), *job_args(job_path), "--tracker", tracker]
     return Source(target, builtin.check(job), target.label, job.name, command)
 
