@@ -7,12 +7,22 @@ fixed order, so equal histories give equal states whatever PYTHONHASHSEED is.
 
 Each type hashes itself once, when it is made: the explorer hashes a state on every lookup,
 and nested values are shared between states, so recomputing the whole tree each time would
-dominate the search.
+dominate the search. A step changes one thing, so the types that grow with the job offer
+methods that make the successor in constant time: `Snapshot.with_last` and `Snapshot.appended`
+fold the new last turn into a hash kept over the turns before it, and `Tracker.appended` adds
+one record to persistent maps (count per call, first record per call and run, answer per key)
+that share their structure with the tracker before, so counting, finding and the duplicate
+check are lookups, never scans. Constructing any type directly still works and gives an equal
+value with the same hash.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+# A persistent hash map (a HAMT in C): a tracker's successor shares all but one path of its
+# parent's indexes instead of copying them, so indexing a record costs the same at any size.
+from immutables import Map
 
 from spec.ops import Ops
 
@@ -46,32 +56,52 @@ class Turn:
 
     def with_result(self, call: str, answer: str) -> Turn:
         """This turn with `answer` recorded as the result of `call`."""
-        return replace(self, results=(*self.results, (call, answer)))
+        results = (*self.results, (call, answer))
+        return Turn(self.index, results, self.marked, self.complete, self.approved, self.failed)
 
     def with_marker(self, call: str) -> Turn:
         """This turn with an attempt marker for `call`."""
-        return self if call in self.marked else replace(self, marked=(*self.marked, call))
+        if call in self.marked:
+            return self
+        return Turn(self.index, self.results, (*self.marked, call), self.complete, self.approved, self.failed)
 
     def with_approval(self, call: str) -> Turn:
         """This turn with `call` approved by a person."""
-        return self if call in self.approved else replace(self, approved=(*self.approved, call))
+        if call in self.approved:
+            return self
+        return Turn(self.index, self.results, self.marked, self.complete, (*self.approved, call), self.failed)
 
     def with_failure(self, call: str) -> Turn:
         """This turn with `call`'s last attempt failed (a transport error, outcome unknown)."""
-        return self if call in self.failed else replace(self, failed=(*self.failed, call))
+        if call in self.failed:
+            return self
+        return Turn(self.index, self.results, self.marked, self.complete, self.approved, (*self.failed, call))
+
+    def completed(self) -> Turn:
+        """This turn marked complete."""
+        return Turn(self.index, self.results, self.marked, True, self.approved, self.failed)
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """The loop's state as a checkpoint file holds it: run ID, done flag, turns so far."""
+    """The loop's state as a checkpoint file holds it: run ID, done flag, turns so far.
+
+    The hash folds the turns one by one; `_earlier` keeps the fold of all turns but the last,
+    so a successor that replaces or appends the last turn hashes in constant time.
+    """
 
     run: str
     done: bool = False
     turns: tuple[Turn, ...] = ()
+    _earlier: int = field(init=False, repr=False, compare=False, default=0)
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.run, self.done, self.turns)))
+        earlier = 0
+        for turn in self.turns[:-1]:
+            earlier = hash((earlier, turn._hash))
+        object.__setattr__(self, "_earlier", earlier)
+        object.__setattr__(self, "_hash", _snapshot_hash(self.run, self.done, earlier, self.turns))
 
     def __hash__(self) -> int:
         return self._hash
@@ -83,7 +113,30 @@ class Snapshot:
 
     def with_last(self, turn: Turn) -> Snapshot:
         """This snapshot with its last turn replaced."""
-        return replace(self, turns=(*self.turns[:-1], turn))
+        return _snapshot(self.run, self.done, (*self.turns[:-1], turn), self._earlier)
+
+    def appended(self, turn: Turn) -> Snapshot:
+        """This snapshot with `turn` added after the last."""
+        last = self.last
+        earlier = self._earlier if last is None else hash((self._earlier, last._hash))
+        return _snapshot(self.run, self.done, (*self.turns, turn), earlier)
+
+    def marked_done(self) -> Snapshot:
+        """This snapshot with the run marked done."""
+        return _snapshot(self.run, True, self.turns, self._earlier)
+
+
+def _snapshot_hash(run: str, done: bool, earlier: int, turns: tuple[Turn, ...]) -> int:
+    return hash((run, done, earlier, turns[-1]._hash if turns else None))
+
+
+def _snapshot(run: str, done: bool, turns: tuple[Turn, ...], earlier: int) -> Snapshot:
+    """A Snapshot made without folding its turns again (`earlier` folds all but the last)."""
+    snapshot = object.__new__(Snapshot)
+    for name, value in (("run", run), ("done", done), ("turns", turns), ("_earlier", earlier)):
+        object.__setattr__(snapshot, name, value)
+    object.__setattr__(snapshot, "_hash", _snapshot_hash(run, done, earlier, turns))
+    return snapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,35 +172,103 @@ class Record:
 
 @dataclass(frozen=True, slots=True)
 class Tracker:
-    """The outside world: applied writes in order, and remembered key -> first answer."""
+    """The outside world: applied writes in order, and remembered key -> first answer.
+
+    Beside the two tuples it keeps indexes (persistent maps, excluded from equality) and hash
+    folds over both tuples, which `appended` carries forward from one tracker to the next.
+    `duplicated` counts the calls with more than one record: the no-duplicate check reads it.
+    """
 
     records: tuple[Record, ...] = ()
     keys: tuple[tuple[str, str], ...] = ()
+    _counts: Map[str, int] = field(init=False, repr=False, compare=False, default=Map())
+    _first: Map[Record, int] = field(init=False, repr=False, compare=False, default=Map())
+    _answers: Map[str, str] = field(init=False, repr=False, compare=False, default=Map())
+    duplicated: int = field(init=False, repr=False, compare=False, default=0)
+    _folds: tuple[int, int] = field(init=False, repr=False, compare=False, default=(0, 0))
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.records, self.keys)))
+        empty = _EMPTY_TRACKER
+        if empty is None:  # making the empty tracker itself
+            _set_tracker(self, (), (), Map(), Map(), Map(), 0, (0, 0))
+            return
+        built = empty
+        for record in self.records:
+            built = built.appended(record)
+        answers = built._answers
+        keys_fold = 0
+        for known, answer in self.keys:
+            answers = answers.set(known, answers.get(known, answer))
+            keys_fold = hash((keys_fold, known, answer))
+        folds = (built._folds[0], keys_fold)
+        _set_tracker(self, self.records, self.keys, built._counts, built._first, answers, built.duplicated, folds)
 
     def __hash__(self) -> int:
         return self._hash
 
     def answer_for(self, key: str) -> str | None:
         """The first answer stored under `key`, or None."""
-        for known, answer in self.keys:
-            if known == key:
-                return answer
-        return None
+        return self._answers.get(key)
 
     def count(self, call: str) -> int:
         """How many records `call` has, over every run."""
-        return sum(1 for record in self.records if record.call == call)
+        return self._counts.get(call, 0)
 
     def find(self, call: str, run: str) -> str | None:
         """The answer of the first record of `call` in `run` (e.g. "#2"), or None."""
-        for number, record in enumerate(self.records, start=1):
-            if record == Record(call, run):
-                return f"#{number}"
-        return None
+        number = self._first.get(Record(call, run))
+        return None if number is None else f"#{number}"
+
+    def appended(self, record: Record, key: str | None = None, answer: str | None = None) -> Tracker:
+        """This tracker with `record` applied and, if given, `key` remembered with `answer`."""
+        record = _RECORDS.setdefault(record, record)  # one object per record value: tuples compare by identity
+        number = len(self.records) + 1
+        count = self._counts.get(record.call, 0)
+        first = self._first if record in self._first else self._first.set(record, number)
+        records_fold, keys_fold = self._folds
+        records_fold = hash((records_fold, record.call, record.run))
+        keys, answers = self.keys, self._answers
+        if key is not None and answer is not None:
+            keys = (*keys, (key, answer))
+            keys_fold = hash((keys_fold, key, answer))
+            if key not in answers:
+                answers = answers.set(key, answer)
+        tracker = object.__new__(Tracker)
+        counts = self._counts.set(record.call, count + 1)
+        duplicated = self.duplicated + (count == 1)
+        _set_tracker(
+            tracker, (*self.records, record), keys, counts, first, answers, duplicated, (records_fold, keys_fold)
+        )
+        return tracker
+
+
+def _set_tracker(
+    tracker: Tracker,
+    records: tuple[Record, ...],
+    keys: tuple[tuple[str, str], ...],
+    counts: Map[str, int],
+    first: Map[Record, int],
+    answers: Map[str, str],
+    duplicated: int,
+    folds: tuple[int, int],
+) -> None:
+    for name, value in (
+        ("records", records),
+        ("keys", keys),
+        ("_counts", counts),
+        ("_first", first),
+        ("_answers", answers),
+        ("duplicated", duplicated),
+        ("_folds", folds),
+        ("_hash", hash(folds)),
+    ):
+        object.__setattr__(tracker, name, value)
+
+
+_EMPTY_TRACKER: Tracker | None = None
+_RECORDS: dict[Record, Record] = {}
+_EMPTY_TRACKER = Tracker()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,4 +317,4 @@ class World:
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""
-        return replace(self, process=None)
+        return World(self.checkpoint, self.tracker, None, self.finished, self.runs, self.lock, self.struck)
