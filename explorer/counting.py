@@ -88,72 +88,83 @@ def count_paths(graph: nx.MultiDiGraph, root: int, measures: Mapping[str, Callab
         raise cycle_error(graph) from None
 
 
-def _kahn(offsets: Sequence[int], targets: Sequence[int], nodes: int) -> list[int]:
-    """A topological order of every node; CycleFound if there is none."""
-    indegree = array("q", bytes(8 * nodes))
-    for target in targets:
-        indegree[target] += 1
-    ready = [node for node in range(nodes) if not indegree[node]]
-    order: list[int] = []
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for edge in range(offsets[node], offsets[node + 1]):
-            target = targets[edge]
-            indegree[target] -= 1
-            if not indegree[target]:
-                ready.append(target)
-    if len(order) < nodes:
-        raise CycleFound
-    return order
-
-
 def count_arrays(graph: Arrays, root: int, measures: Mapping[str, Callable[[Any], int]]) -> Counts:
-    """Count root-to-finished paths per crash count over arrays; CycleFound if there is a cycle."""
+    """Count root-to-finished paths per crash count over arrays; CycleFound if there is a cycle.
+
+    Kahn's algorithm: a node is counted once every edge into it has been, so the pass needs
+    no separate topological sort, and a node's figures are dropped as soon as it is counted.
+    """
     nodes = len(graph.states)
     offsets, targets = graph.offsets, graph.targets
-    order = _kahn(offsets, targets, nodes)
+    waiting = array("q", bytes(8 * nodes))  # edges into each node not yet counted
+    for target in targets:
+        waiting[target] += 1
     distinct = {id(delta): delta for delta in graph.deltas if delta}
     names = sorted({name for delta in distinct.values() for name in delta})
-    vectors = {key: [delta.get(name, 0) for name in names] for key, delta in distinct.items()}
-    edge_vectors = [vectors[id(delta)] if delta else None for delta in graph.deltas]
-    paths = [0] * nodes
-    lengths = [0] * nodes  # summed lengths of the paths that reach a node
+    vectors = {key: tuple(delta.get(name, 0) for name in names) for key, delta in distinct.items()}
+    paths: list[int] = [0] * nodes
+    lengths: list[int] = [0] * nodes  # summed lengths of the paths that reach a node
     sums: list[tuple[int, ...] | None] = [None] * nodes  # never changed in place, so shared freely
     paths[root], sums[root] = 1, (0,) * len(names)
-    scenarios: dict[int, int] = {}
-    steps: dict[int, int] = {}
-    measured: dict[int, dict[str, int]] = {}
-    counters: dict[int, dict[str, int]] = {}
-    for node in order:
+    tally = _Tally(measures, names)
+    ready = [node for node in range(nodes) if not waiting[node]]
+    done = 0
+    while ready:
+        node = ready.pop()
+        done += 1
         reach, length, carried = paths[node], lengths[node], sums[node]
+        paths[node] = lengths[node] = 0
         sums[node] = None
-        if not reach or carried is None:
+        edges = range(offsets[node], offsets[node + 1])
+        for edge in edges:
+            target = targets[edge]
+            waiting[target] -= 1
+            if not waiting[target]:
+                ready.append(target)
+        if not reach or carried is None:  # no path reaches this node (only in a graph built by hand)
             continue
         if graph.finished[node]:
-            k = graph.crashes[node]
-            scenarios[k] = scenarios.get(k, 0) + reach
-            steps[k] = steps.get(k, 0) + length
-            totals = measured.setdefault(k, {name: 0 for name in measures})
-            state = graph.states[node]
-            for name, measure in measures.items():
-                totals[name] += reach * measure(state)
-            summed = counters.setdefault(k, {name: 0 for name in names})
-            for name, value in zip(names, carried, strict=True):
-                summed[name] += value
-        for edge in range(offsets[node], offsets[node + 1]):
+            tally.finish(graph.crashes[node], graph.states[node], reach, length, carried)
+        for edge in edges:
             target = targets[edge]
             paths[target] += reach
             lengths[target] += length + reach
-            into, vector = sums[target], edge_vectors[edge]
-            if vector is None:
-                sums[target] = carried if into is None else tuple(map(add, into, carried))
-            else:
-                base = carried if into is None else tuple(map(add, into, carried))
-                sums[target] = tuple(a + d * reach for a, d in zip(base, vector, strict=True))
-    return Counts(
-        dict(sorted(scenarios.items())),
-        dict(sorted(measured.items())),
-        dict(sorted(counters.items())),
-        dict(sorted(steps.items())),
-    )
+            into, delta = sums[target], graph.deltas[edge]
+            base = carried if into is None else tuple(map(add, into, carried))
+            if delta:
+                base = tuple(a + d * reach for a, d in zip(base, vectors[id(delta)], strict=True))
+            sums[target] = base
+    if done < nodes:
+        raise CycleFound
+    return tally.counts()
+
+
+class _Tally:
+    """The figures of the paths that end at finished nodes, per crash count."""
+
+    def __init__(self, measures: Mapping[str, Callable[[Any], int]], names: list[str]) -> None:
+        self.measures, self.names = measures, names
+        self.scenarios: dict[int, int] = {}
+        self.steps: dict[int, int] = {}
+        self.measured: dict[int, dict[str, int]] = {}
+        self.counters: dict[int, dict[str, int]] = {}
+
+    def finish(self, k: int, state: Any, reach: int, length: int, carried: tuple[int, ...]) -> None:
+        """`reach` paths of summed length `length` and summed counters `carried` end at `state`."""
+        self.scenarios[k] = self.scenarios.get(k, 0) + reach
+        self.steps[k] = self.steps.get(k, 0) + length
+        totals = self.measured.setdefault(k, dict.fromkeys(self.measures, 0))
+        for name, measure in self.measures.items():
+            totals[name] += reach * measure(state)
+        summed = self.counters.setdefault(k, dict.fromkeys(self.names, 0))
+        for name, value in zip(self.names, carried, strict=True):
+            summed[name] += value
+
+    def counts(self) -> Counts:
+        """The figures, in order of crash count."""
+        return Counts(
+            dict(sorted(self.scenarios.items())),
+            dict(sorted(self.measured.items())),
+            dict(sorted(self.counters.items())),
+            dict(sorted(self.steps.items())),
+        )

@@ -11,6 +11,7 @@ therefore the end of a shortest counterexample.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,7 +19,7 @@ from typing import Generic, TypeVar
 
 import networkx as nx
 
-from explorer.core import Core, Parents
+from explorer.core import NO_DELTAS, Core, Parents
 from explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
 from explorer.model import Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
 
@@ -149,14 +150,14 @@ def explore(
     finally:
         if collecting:
             gc.enable()
-    first = search.first
+    first, core = search.first, search.core
+    del search  # its index of states is not needed to count: free it first
     verdicts = {
         prop.name: Verdict(
             prop.name, prop.kind, (prop.name in first) == (prop.kind == "sometimes"), first.get(prop.name)
         )
         for prop in properties
     }
-    core = search.core
     arrays = Arrays(core.states, core.crashes, core.finished, core.offsets, core.targets, core.deltas)
     try:
         counts = count_arrays(arrays, ROOT, model.measures)
@@ -204,13 +205,17 @@ class _Search(Generic[S]):
                 self.unsettled.remove(prop)
 
     def run(self) -> None:
-        """Expand nodes in the order they were found until none is left."""
+        """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""
         model, core, depth, index = self.model, self.core, self.depth, self.index
         states, all_crashes, finished = core.states, core.crashes, core.finished
+        step, is_finished, intern = model.step, model.is_finished, core.intern
+        limit = sys.maxsize if self.max_states is None else self.max_states
+        progress, every = self.progress, self.progress_every
+        add_target, add_action, add_deltas = core.targets.append, core.actions.append, core.deltas.append
         node = 0
         while node < len(states):
             state, crashes = states[node], all_crashes[node]
-            actions = enabled(model, state, crashes, depth)
+            actions = model.actions(state) if crashes < depth else enabled(model, state, crashes, depth)
             if finished[node]:
                 if actions:
                     raise ModelDefinitionError(
@@ -219,21 +224,25 @@ class _Search(Generic[S]):
             elif not actions:
                 raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
             for choice, action in enumerate(actions):
-                after, deltas = model.step(state, action)
-                after_crashes = crashes + (action.kind == "crash")
-                target = index[after_crashes].get(after)
+                after, deltas = step(state, action)
+                after_crashes = crashes + 1 if action.kind == "crash" else crashes
+                seen = index[after_crashes]
+                target = seen.get(after)
                 if target is None:
-                    target = self._new(after, after_crashes, node, choice)
-                core.add_edge(target, action, deltas)
+                    target = len(states)
+                    if target >= limit:
+                        raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
+                    done = is_finished(after)
+                    core.add_node(after, after_crashes, done, node, choice)
+                    seen[after] = target
+                    if self.unsettled:
+                        self._check(after, target, done)
+                    if after_crashes > self.most_crashes:
+                        self.most_crashes = after_crashes
+                    if progress is not None and (target + 1) % every == 0:
+                        progress(target + 1, target - node, self.most_crashes)
+                add_target(target)
+                add_action(action)
+                add_deltas(intern(deltas) if deltas else NO_DELTAS)
             core.close()
             node += 1
-
-    def _new(self, state: S, crashes: int, parent: int, choice: int) -> int:
-        core = self.core
-        if self.max_states is not None and core.nodes >= self.max_states:
-            raise StateLimitExceeded(self.max_states, core.nodes, core.edges, self.most_crashes)
-        target = self.add(state, crashes, parent, choice)
-        self.most_crashes = max(self.most_crashes, crashes)
-        if self.progress is not None and core.nodes % self.progress_every == 0:
-            self.progress(core.nodes, core.nodes - len(core.offsets), self.most_crashes)
-        return target

@@ -37,7 +37,7 @@ from spec.ops import (
     WriteTmp,
 )
 from spec.tracker import READ_ANSWER, apply_write
-from spec.world import Checkpoint, LockFile, Process, Snapshot, Tracker, Turn, World
+from spec.world import Checkpoint, LockFile, Process, Snapshot, Tracker, Turn, World, make_process, make_world
 
 Counters = dict[str, int]
 
@@ -65,24 +65,29 @@ def advance(world: World, env: Env, design: Design) -> tuple[World, Counters]:
 
 def _run(world: World, memory: Snapshot, pending: Ops, env: Env, design: Design) -> tuple[World, Counters]:
     counters: Counters = {}
+    at = 0  # the next instruction is pending[at]: the tuple is sliced only where the process stops
     while True:
-        if not pending:
-            pending = design.plan(memory, env)
+        if at == len(pending):
+            pending, at = design.plan(memory, env), 0
             if not pending:
                 raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
-        op, pending = pending[0], pending[1:]
+        op = pending[at]
+        at += 1
         if isinstance(op, Point):
-            return _world(world, process=Process(memory, pending, op.name)), counters
+            process = make_process(memory, pending[at:], op.name)
+            w = world
+            return make_world(w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck), counters
         if isinstance(op, Exit):
             return _world(world, process=None, finished=True), counters
         if isinstance(op, Failed):
             # A tool error abandons the rest of this attempt (its result save): the loop body
             # runs again and decides, from memory, what a failed call calls for.
             assert memory.last is not None
-            memory, pending = memory.with_last(memory.last.with_failure(op.call)), ()
+            memory, pending, at = memory.with_last(memory.last.with_failure(op.call)), (), 0
             continue
         world, memory, follow = _execute(op, world, memory, env, counters)
-        pending = follow + pending
+        if follow:
+            pending, at = follow + pending[at:], 0
 
 
 def _world(
@@ -97,7 +102,7 @@ def _world(
     struck: tuple[str, ...] | None = None,
 ) -> World:
     """`world` with the given fields changed (dataclasses.replace without its overhead)."""
-    return World(
+    return make_world(
         world.checkpoint if checkpoint is None else checkpoint,
         world.tracker if tracker is None else tracker,
         world.process if process is False else process,

@@ -41,7 +41,7 @@ class Turn:
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "_hash", hash((self.index, self.results, self.marked, self.complete, self.approved, self.failed))
+            self, "_hash", _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed)
         )
 
     def __hash__(self) -> int:
@@ -57,29 +57,29 @@ class Turn:
     def with_result(self, call: str, answer: str) -> Turn:
         """This turn with `answer` recorded as the result of `call`."""
         results = (*self.results, (call, answer))
-        return Turn(self.index, results, self.marked, self.complete, self.approved, self.failed)
+        return make_turn(self.index, results, self.marked, self.complete, self.approved, self.failed)
 
     def with_marker(self, call: str) -> Turn:
         """This turn with an attempt marker for `call`."""
         if call in self.marked:
             return self
-        return Turn(self.index, self.results, (*self.marked, call), self.complete, self.approved, self.failed)
+        return make_turn(self.index, self.results, (*self.marked, call), self.complete, self.approved, self.failed)
 
     def with_approval(self, call: str) -> Turn:
         """This turn with `call` approved by a person."""
         if call in self.approved:
             return self
-        return Turn(self.index, self.results, self.marked, self.complete, (*self.approved, call), self.failed)
+        return make_turn(self.index, self.results, self.marked, self.complete, (*self.approved, call), self.failed)
 
     def with_failure(self, call: str) -> Turn:
         """This turn with `call`'s last attempt failed (a transport error, outcome unknown)."""
         if call in self.failed:
             return self
-        return Turn(self.index, self.results, self.marked, self.complete, self.approved, (*self.failed, call))
+        return make_turn(self.index, self.results, self.marked, self.complete, self.approved, (*self.failed, call))
 
     def completed(self) -> Turn:
         """This turn marked complete."""
-        return Turn(self.index, self.results, self.marked, True, self.approved, self.failed)
+        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +132,13 @@ def _snapshot_hash(run: str, done: bool, earlier: int, turns: tuple[Turn, ...]) 
 
 def _snapshot(run: str, done: bool, turns: tuple[Turn, ...], earlier: int) -> Snapshot:
     """A Snapshot made without folding its turns again (`earlier` folds all but the last)."""
-    snapshot = object.__new__(Snapshot)
-    for name, value in (("run", run), ("done", done), ("turns", turns), ("_earlier", earlier)):
-        object.__setattr__(snapshot, name, value)
-    object.__setattr__(snapshot, "_hash", _snapshot_hash(run, done, earlier, turns))
+    snapshot = _new(Snapshot)
+    s_run, s_done, s_turns, s_earlier, s_hash = _SNAPSHOT_SLOTS
+    s_run(snapshot, run)
+    s_done(snapshot, done)
+    s_turns(snapshot, turns)
+    s_earlier(snapshot, earlier)
+    s_hash(snapshot, _snapshot_hash(run, done, earlier, turns))
     return snapshot
 
 
@@ -148,7 +151,9 @@ class Checkpoint:
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.committed, self.tmp)))
+        committed, tmp = self.committed, self.tmp
+        hashes = (None if committed is None else committed._hash, None if tmp is None else tmp._hash)
+        object.__setattr__(self, "_hash", hash(hashes))
 
     def __hash__(self) -> int:
         return self._hash
@@ -273,18 +278,48 @@ _EMPTY_TRACKER = Tracker()
 
 @dataclass(frozen=True, slots=True)
 class Process:
-    """A running process: its memory, the instructions it has left, and the point it is at."""
+    """A running process: its memory, the instructions it has left, and the point it is at.
+
+    Processes at the same place of the same program hold one shared tuple of instructions
+    (and one point name), hashed once: `_pending_hash` is what the world folds into its hash.
+    """
 
     memory: Snapshot
     pending: Ops
     point: str
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
+    _pending_hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.memory, self.pending, self.point)))
+        pending, hashed = _shared_program(self.pending)
+        object.__setattr__(self, "pending", pending)
+        object.__setattr__(self, "point", _shared_name(self.point))
+        object.__setattr__(self, "_pending_hash", hashed)
 
-    def __hash__(self) -> int:
-        return self._hash
+
+_PROGRAMS: dict[Ops, tuple[Ops, int]] = {}
+_NAMES: dict[str, str] = {}
+_SHARED_LIMIT = 1 << 18
+"""Entries kept before the tables start afresh: sharing saves memory, it never changes a value."""
+
+
+def _shared_program(pending: Ops) -> tuple[Ops, int]:
+    """The shared tuple equal to `pending`, and its hash."""
+    known = _PROGRAMS.get(pending)
+    if known is None:
+        if len(_PROGRAMS) >= _SHARED_LIMIT:
+            _PROGRAMS.clear()
+        known = _PROGRAMS[pending] = (pending, hash(pending))
+    return known
+
+
+def _shared_name(name: str) -> str:
+    """The shared string equal to `name`."""
+    known = _NAMES.get(name)
+    if known is None:
+        if len(_NAMES) >= _SHARED_LIMIT:
+            _NAMES.clear()
+        known = _NAMES[name] = name
+    return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,15 +341,109 @@ class World:
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self,
-            "_hash",
-            hash((self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck)),
+        hashed = _world_hash(
+            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck
         )
+        object.__setattr__(self, "_hash", hashed)
 
     def __hash__(self) -> int:
         return self._hash
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""
-        return World(self.checkpoint, self.tracker, None, self.finished, self.runs, self.lock, self.struck)
+        return make_world(self.checkpoint, self.tracker, None, self.finished, self.runs, self.lock, self.struck)
+
+
+# Fast constructors. A frozen dataclass's __init__ sets each field through object.__setattr__,
+# several times slower than the slots' own descriptors; the interpreter makes a world or two
+# per step, so it uses these. Each gives a value equal to (and hashed like) the constructor's.
+_new = object.__new__
+_SNAPSHOT_SLOTS = tuple(getattr(Snapshot, name).__set__ for name in ("run", "done", "turns", "_earlier", "_hash"))
+_TURN_SLOTS = tuple(
+    getattr(Turn, name).__set__ for name in ("index", "results", "marked", "complete", "approved", "failed", "_hash")
+)
+_WORLD_SLOTS = tuple(
+    getattr(World, name).__set__
+    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "_hash")
+)
+_PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
+
+
+def _turn_hash(
+    index: int,
+    results: tuple[tuple[str, str], ...],
+    marked: tuple[str, ...],
+    complete: bool,
+    approved: tuple[str, ...],
+    failed: tuple[str, ...],
+) -> int:
+    return hash((index, results, marked, complete, approved, failed))
+
+
+def make_turn(
+    index: int,
+    results: tuple[tuple[str, str], ...],
+    marked: tuple[str, ...],
+    complete: bool,
+    approved: tuple[str, ...],
+    failed: tuple[str, ...],
+) -> Turn:
+    """Turn(index, results, marked, complete, approved, failed), made fast."""
+    turn = _new(Turn)
+    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_hash = _TURN_SLOTS
+    s_index(turn, index)
+    s_results(turn, results)
+    s_marked(turn, marked)
+    s_complete(turn, complete)
+    s_approved(turn, approved)
+    s_failed(turn, failed)
+    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed))
+    return turn
+
+
+def _world_hash(
+    checkpoint: Checkpoint,
+    tracker: Tracker,
+    process: Process | None,
+    finished: bool,
+    runs: int,
+    lock: LockFile,
+    struck: tuple[str, ...],
+) -> int:
+    running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
+    return hash(((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck))
+
+
+def make_world(
+    checkpoint: Checkpoint,
+    tracker: Tracker,
+    process: Process | None,
+    finished: bool,
+    runs: int,
+    lock: LockFile,
+    struck: tuple[str, ...],
+) -> World:
+    """World(checkpoint, tracker, process, finished, runs, lock, struck), made fast."""
+    world = _new(World)
+    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_hash = _WORLD_SLOTS
+    s_checkpoint(world, checkpoint)
+    s_tracker(world, tracker)
+    s_process(world, process)
+    s_finished(world, finished)
+    s_runs(world, runs)
+    s_lock(world, lock)
+    s_struck(world, struck)
+    s_hash(world, _world_hash(checkpoint, tracker, process, finished, runs, lock, struck))
+    return world
+
+
+def make_process(memory: Snapshot, pending: Ops, point: str) -> Process:
+    """Process(memory, pending, point), made fast."""
+    process = _new(Process)
+    s_memory, s_pending, s_point, s_pending_hash = _PROCESS_SLOTS
+    pending, hashed = _shared_program(pending)
+    s_memory(process, memory)
+    s_pending(process, pending)
+    s_point(process, _shared_name(point))
+    s_pending_hash(process, hashed)
+    return process

@@ -6,7 +6,20 @@ import dataclasses
 
 import pytest
 
-from spec.world import Checkpoint, Process, Record, Snapshot, Tracker, Turn, World
+from spec.ops import Point, WriteTmp
+from spec.world import (
+    Checkpoint,
+    LockFile,
+    Process,
+    Record,
+    Snapshot,
+    Tracker,
+    Turn,
+    World,
+    make_process,
+    make_turn,
+    make_world,
+)
 
 
 def test_crash_keeps_disk_and_tracker_and_drops_memory() -> None:
@@ -76,3 +89,20 @@ def test_appended_tracker_equals_the_tracker_built_at_once() -> None:
             None,
         )
         assert tracker.answer_for("k1") == "#1"  # the first answer stored under a key
+
+
+def test_fast_constructors_equal_the_dataclass_constructors() -> None:
+    """make_turn, make_process and make_world give equal values with equal hashes; programs are shared."""
+    snap = Snapshot("run-1", turns=(Turn(1),))
+    pending = (Point("a"), WriteTmp())
+    assert make_turn(1, (("a", "#1"),), ("a",), True, (), ()) == Turn(1, (("a", "#1"),), ("a",), True)
+    made = make_process(snap, (Point("a"), WriteTmp()), "p")
+    direct = Process(snap, pending, "p")
+    assert made == direct
+    assert made.pending is direct.pending  # one shared tuple for equal programs
+    for process in (None, made):
+        fast = make_world(Checkpoint(snap), Tracker(), process, False, 1, LockFile("run-1"), ("c",))
+        slow = World(Checkpoint(snap), Tracker(), direct if process else None, False, 1, LockFile("run-1"), ("c",))
+        assert fast == slow
+        assert hash(fast) == hash(slow)
+    assert hash(World(process=made)) != hash(World(process=Process(snap, pending, "q")))
