@@ -44,12 +44,13 @@ class Core(Generic[S]):
 
     def __init__(self) -> None:
         self.states: list[S] = []
-        self.crashes = array("i")
+        # Four-byte machine integers: up to 4,294,967,295 nodes and edges, far past any state limit.
+        self.crashes = array("I")
         self.finished = bytearray()
-        self.parent = array("q")
-        self.choice = array("i")
-        self.offsets = array("q", [0])
-        self.targets = array("q")
+        self.parent = array("I")
+        self.choice = array("I")
+        self.offsets = array("I", [0])
+        self.targets = array("I")
         self.actions: list[Action] = []
         self.deltas: list[Mapping[str, int]] = []
         self._interned: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}

@@ -96,7 +96,7 @@ def count_arrays(graph: Arrays, root: int, measures: Mapping[str, Callable[[Any]
     """
     nodes = len(graph.states)
     offsets, targets = graph.offsets, graph.targets
-    waiting = array("q", bytes(8 * nodes))  # edges into each node not yet counted
+    waiting = array("I", bytes(4 * nodes))  # edges into each node not yet counted
     for target in targets:
         waiting[target] += 1
     distinct = {id(delta): delta for delta in graph.deltas if delta}

@@ -196,13 +196,16 @@ class _Search(Generic[S]):
         return node
 
     def _check(self, state: S, node: int, finished: bool) -> None:
-        for prop in tuple(self.unsettled):
+        settled = False
+        for prop in self.unsettled:
             if prop.kind == "at_end" and not finished:
                 continue
             # Invariants record their first violation; witnesses their first sighting.
             if prop.check(state) == (prop.kind == "sometimes"):
                 self.first[prop.name] = node
-                self.unsettled.remove(prop)
+                settled = True
+        if settled:
+            self.unsettled = [prop for prop in self.unsettled if prop.name not in self.first]
 
     def run(self) -> None:
         """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""
@@ -212,6 +215,8 @@ class _Search(Generic[S]):
         limit = sys.maxsize if self.max_states is None else self.max_states
         progress, every = self.progress, self.progress_every
         add_target, add_action, add_deltas = core.targets.append, core.actions.append, core.deltas.append
+        add_state, add_crashes, add_finished = states.append, all_crashes.append, finished.append
+        add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
         node = 0
         while node < len(states):
             state, crashes = states[node], all_crashes[node]
@@ -233,7 +238,11 @@ class _Search(Generic[S]):
                     if target >= limit:
                         raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
                     done = is_finished(after)
-                    core.add_node(after, after_crashes, done, node, choice)
+                    add_state(after)
+                    add_crashes(after_crashes)
+                    add_finished(done)
+                    add_parent(node)
+                    add_choice(choice)
                     seen[after] = target
                     if self.unsettled:
                         self._check(after, target, done)
