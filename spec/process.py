@@ -129,12 +129,12 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)
-        k = len(memory.turns) + 1
+        k = memory.size + 1
         if k > len(env.job.turns):
             return world, memory, (Point("final reply arrived"), MarkDone(), *op.after_final)
         return world, memory, (Point(f"reply {k} arrived"), AppendTurn(), *op.after_reply)
     if isinstance(op, AppendTurn):
-        return world, memory.appended(Turn(len(memory.turns) + 1)), ()
+        return world, memory.appended(Turn(memory.size + 1)), ()
     if isinstance(op, MarkDone):
         return world, memory.marked_done(), ()
     if isinstance(op, CompleteTurn):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spec.keys import key
-from spec.world import Record, Tracker
+from spec.records import Record, Tracker
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ def apply_write(
         first = tracker.answer_for(request_key)
         if first is not None:
             return tracker, first
-    answer = f"#{len(tracker.records) + 1}"
+    answer = f"#{tracker.size + 1}"
     if remembers:
         return tracker.appended(Record(call, run), request_key, answer), answer
     return tracker.appended(Record(call, run)), answer

@@ -7,24 +7,34 @@ fixed order, so equal histories give equal states whatever PYTHONHASHSEED is.
 
 Each type hashes itself once, when it is made: the explorer hashes a state on every lookup,
 and nested values are shared between states, so recomputing the whole tree each time would
-dominate the search. A step changes one thing, so the types that grow with the job offer
-methods that make the successor in constant time: `Snapshot.with_last` and `Snapshot.appended`
-fold the new last turn into a hash kept over the turns before it, and `Tracker.appended` adds
-one record to persistent maps (count per call, first record per call and run, answer per key)
-that share their structure with the tracker before, so counting, finding and the duplicate
-check are lookups, never scans. Constructing any type directly still works and gives an equal
-value with the same hash.
+dominate the search. A step changes one thing, so the types that grow with the job make their
+successor in constant time and share the rest with it: `Snapshot.with_last` and
+`Snapshot.appended` keep the turns before the last as one shared tuple, with its hash folded
+once; `Tracker.appended` (spec/records.py, re-exported here) adds one cell to its logs and one
+entry to its indexes, so counting, finding and the duplicate check are lookups, never scans.
+Constructing any type directly still works and gives an equal value with the same hash.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# A persistent hash map (a HAMT in C): a tracker's successor shares all but one path of its
-# parent's indexes instead of copying them, so indexing a record costs the same at any size.
-from immutables import Map
-
 from spec.ops import Ops
+from spec.records import Record, Tracker
+
+__all__ = [
+    "Checkpoint",
+    "LockFile",
+    "Process",
+    "Record",
+    "Snapshot",
+    "Tracker",
+    "Turn",
+    "World",
+    "make_process",
+    "make_turn",
+    "make_world",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,26 +92,56 @@ class Turn:
         return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Snapshot:
     """The loop's state as a checkpoint file holds it: run ID, done flag, turns so far.
 
-    The hash folds the turns one by one; `_earlier` keeps the fold of all turns but the last,
-    so a successor that replaces or appends the last turn hashes in constant time.
+    A step changes only the last turn, so a snapshot keeps its turns as the tuple of all but
+    the last (`_prefix`, shared with the snapshots before and after it in the same turn) and
+    the last (`_last`); `turns` is put together when it is read. The hash folds the turns one
+    by one, `_earlier` being the fold of the prefix, so a successor that replaces or appends
+    the last turn is made and hashed in constant time, whatever the job's length. Equality is
+    that of (run, done, turns), as for the dataclass it is.
     """
 
     run: str
     done: bool = False
     turns: tuple[Turn, ...] = ()
+    _prefix: tuple[Turn, ...] = field(init=False, repr=False, compare=False, default=())
+    _last: Turn | None = field(init=False, repr=False, compare=False, default=None)
     _earlier: int = field(init=False, repr=False, compare=False, default=0)
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
+        turns = self.turns
         earlier = 0
-        for turn in self.turns[:-1]:
+        for turn in turns[:-1]:
             earlier = hash((earlier, turn._hash))
+        last = turns[-1] if turns else None
+        object.__setattr__(self, "_prefix", turns[:-1])
+        object.__setattr__(self, "_last", last)
         object.__setattr__(self, "_earlier", earlier)
-        object.__setattr__(self, "_hash", _snapshot_hash(self.run, self.done, earlier, self.turns))
+        object.__setattr__(self, "_hash", _snapshot_hash(self.run, self.done, earlier, last))
+
+    def __getattr__(self, name: str) -> tuple[Turn, ...]:
+        # Called only for a slot never set: `turns` of a snapshot made by a successor method.
+        if name != "turns":
+            raise AttributeError(f"'Snapshot' object has no attribute {name!r}")
+        last = self._last
+        return () if last is None else (*self._prefix, last)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Snapshot):
+            return NotImplemented
+        return (
+            self._hash == other._hash
+            and self.run == other.run
+            and self.done == other.done
+            and self._last == other._last
+            and self._prefix == other._prefix
+        )
 
     def __hash__(self) -> int:
         return self._hash
@@ -109,36 +149,43 @@ class Snapshot:
     @property
     def last(self) -> Turn | None:
         """The last turn, or None before the first reply."""
-        return self.turns[-1] if self.turns else None
+        return self._last
+
+    @property
+    def size(self) -> int:
+        """How many turns the snapshot holds (len(turns), without putting them together)."""
+        return len(self._prefix) + (self._last is not None)
 
     def with_last(self, turn: Turn) -> Snapshot:
         """This snapshot with its last turn replaced."""
-        return _snapshot(self.run, self.done, (*self.turns[:-1], turn), self._earlier)
+        return _snapshot(self.run, self.done, self._prefix, turn, self._earlier)
 
     def appended(self, turn: Turn) -> Snapshot:
         """This snapshot with `turn` added after the last."""
-        last = self.last
-        earlier = self._earlier if last is None else hash((self._earlier, last._hash))
-        return _snapshot(self.run, self.done, (*self.turns, turn), earlier)
+        last = self._last
+        if last is None:
+            return _snapshot(self.run, self.done, (), turn, 0)
+        return _snapshot(self.run, self.done, (*self._prefix, last), turn, hash((self._earlier, last._hash)))
 
     def marked_done(self) -> Snapshot:
         """This snapshot with the run marked done."""
-        return _snapshot(self.run, True, self.turns, self._earlier)
+        return _snapshot(self.run, True, self._prefix, self._last, self._earlier)
 
 
-def _snapshot_hash(run: str, done: bool, earlier: int, turns: tuple[Turn, ...]) -> int:
-    return hash((run, done, earlier, turns[-1]._hash if turns else None))
+def _snapshot_hash(run: str, done: bool, earlier: int, last: Turn | None) -> int:
+    return hash((run, done, earlier, None if last is None else last._hash))
 
 
-def _snapshot(run: str, done: bool, turns: tuple[Turn, ...], earlier: int) -> Snapshot:
-    """A Snapshot made without folding its turns again (`earlier` folds all but the last)."""
+def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None, earlier: int) -> Snapshot:
+    """A Snapshot made without folding its turns again (`earlier` folds `prefix`); `turns` is left unset."""
     snapshot = _new(Snapshot)
-    s_run, s_done, s_turns, s_earlier, s_hash = _SNAPSHOT_SLOTS
+    s_run, s_done, s_prefix, s_last, s_earlier, s_hash = _SNAPSHOT_SLOTS
     s_run(snapshot, run)
     s_done(snapshot, done)
-    s_turns(snapshot, turns)
+    s_prefix(snapshot, prefix)
+    s_last(snapshot, last)
     s_earlier(snapshot, earlier)
-    s_hash(snapshot, _snapshot_hash(run, done, earlier, turns))
+    s_hash(snapshot, _snapshot_hash(run, done, earlier, last))
     return snapshot
 
 
@@ -165,115 +212,6 @@ class LockFile:
 
     holder: str | None = None
     tmp: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One write the tracker applied, tagged with the call and the run it came from."""
-
-    call: str
-    run: str
-
-
-@dataclass(frozen=True, slots=True)
-class Tracker:
-    """The outside world: applied writes in order, and remembered key -> first answer.
-
-    Beside the two tuples it keeps indexes (persistent maps, excluded from equality) and hash
-    folds over both tuples, which `appended` carries forward from one tracker to the next.
-    `duplicated` counts the calls with more than one record: the no-duplicate check reads it.
-    """
-
-    records: tuple[Record, ...] = ()
-    keys: tuple[tuple[str, str], ...] = ()
-    _counts: Map[str, int] = field(init=False, repr=False, compare=False, default=Map())
-    _first: Map[Record, int] = field(init=False, repr=False, compare=False, default=Map())
-    _answers: Map[str, str] = field(init=False, repr=False, compare=False, default=Map())
-    duplicated: int = field(init=False, repr=False, compare=False, default=0)
-    _folds: tuple[int, int] = field(init=False, repr=False, compare=False, default=(0, 0))
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        empty = _EMPTY_TRACKER
-        if empty is None:  # making the empty tracker itself
-            _set_tracker(self, (), (), Map(), Map(), Map(), 0, (0, 0))
-            return
-        built = empty
-        for record in self.records:
-            built = built.appended(record)
-        answers = built._answers
-        keys_fold = 0
-        for known, answer in self.keys:
-            answers = answers.set(known, answers.get(known, answer))
-            keys_fold = hash((keys_fold, known, answer))
-        folds = (built._folds[0], keys_fold)
-        _set_tracker(self, self.records, self.keys, built._counts, built._first, answers, built.duplicated, folds)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def answer_for(self, key: str) -> str | None:
-        """The first answer stored under `key`, or None."""
-        return self._answers.get(key)
-
-    def count(self, call: str) -> int:
-        """How many records `call` has, over every run."""
-        return self._counts.get(call, 0)
-
-    def find(self, call: str, run: str) -> str | None:
-        """The answer of the first record of `call` in `run` (e.g. "#2"), or None."""
-        number = self._first.get(Record(call, run))
-        return None if number is None else f"#{number}"
-
-    def appended(self, record: Record, key: str | None = None, answer: str | None = None) -> Tracker:
-        """This tracker with `record` applied and, if given, `key` remembered with `answer`."""
-        record = _RECORDS.setdefault(record, record)  # one object per record value: tuples compare by identity
-        number = len(self.records) + 1
-        count = self._counts.get(record.call, 0)
-        first = self._first if record in self._first else self._first.set(record, number)
-        records_fold, keys_fold = self._folds
-        records_fold = hash((records_fold, record.call, record.run))
-        keys, answers = self.keys, self._answers
-        if key is not None and answer is not None:
-            keys = (*keys, (key, answer))
-            keys_fold = hash((keys_fold, key, answer))
-            if key not in answers:
-                answers = answers.set(key, answer)
-        tracker = object.__new__(Tracker)
-        counts = self._counts.set(record.call, count + 1)
-        duplicated = self.duplicated + (count == 1)
-        _set_tracker(
-            tracker, (*self.records, record), keys, counts, first, answers, duplicated, (records_fold, keys_fold)
-        )
-        return tracker
-
-
-def _set_tracker(
-    tracker: Tracker,
-    records: tuple[Record, ...],
-    keys: tuple[tuple[str, str], ...],
-    counts: Map[str, int],
-    first: Map[Record, int],
-    answers: Map[str, str],
-    duplicated: int,
-    folds: tuple[int, int],
-) -> None:
-    for name, value in (
-        ("records", records),
-        ("keys", keys),
-        ("_counts", counts),
-        ("_first", first),
-        ("_answers", answers),
-        ("duplicated", duplicated),
-        ("_folds", folds),
-        ("_hash", hash(folds)),
-    ):
-        object.__setattr__(tracker, name, value)
-
-
-_EMPTY_TRACKER: Tracker | None = None
-_RECORDS: dict[Record, Record] = {}
-_EMPTY_TRACKER = Tracker()
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +270,7 @@ class World:
     """
 
     checkpoint: Checkpoint = Checkpoint()
-    tracker: Tracker = Tracker()
+    tracker: Tracker = Tracker()  # noqa: RUF009 (a frozen value: one shared default is safe)
     process: Process | None = None
     finished: bool = False
     runs: int = 0
@@ -358,7 +296,9 @@ class World:
 # several times slower than the slots' own descriptors; the interpreter makes a world or two
 # per step, so it uses these. Each gives a value equal to (and hashed like) the constructor's.
 _new = object.__new__
-_SNAPSHOT_SLOTS = tuple(getattr(Snapshot, name).__set__ for name in ("run", "done", "turns", "_earlier", "_hash"))
+_SNAPSHOT_SLOTS = tuple(
+    getattr(Snapshot, name).__set__ for name in ("run", "done", "_prefix", "_last", "_earlier", "_hash")
+)
 _TURN_SLOTS = tuple(
     getattr(Turn, name).__set__ for name in ("index", "results", "marked", "complete", "approved", "failed", "_hash")
 )

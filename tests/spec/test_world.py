@@ -65,30 +65,11 @@ def test_successors_equal_the_same_value_built_directly() -> None:
     direct = Snapshot("run-1", done=True, turns=(one, two))
     assert built == direct
     assert hash(built) == hash(direct)
+    assert built.turns == (one, two)
+    assert (built.size, built.last) == (2, two)
+    assert dataclasses.replace(built, done=False) == Snapshot("run-1", turns=(one, two))
     assert Turn(2).with_marker("b").completed() == Turn(2, marked=("b",), complete=True)
     assert hash(Snapshot("r", turns=(one, two))) != hash(Snapshot("r", turns=(two, one)))
-
-
-def test_appended_tracker_equals_the_tracker_built_at_once() -> None:
-    """Records and keys added one by one give the tracker constructed from the tuples, indexes and all."""
-    records = (Record("a", "run-1"), Record("b", "run-1"), Record("a", "run-2"), Record("a", "run-1"))
-    keys = (("k1", "#1"), ("k1", "#9"))
-    grown = Tracker().appended(records[0], "k1", "#1")
-    for record in records[1:]:
-        grown = grown.appended(record)
-    grown = grown.appended(Record("c", "run-3"), "k1", "#9")
-    direct = Tracker((*records, Record("c", "run-3")), keys)
-    assert grown == direct
-    assert hash(grown) == hash(direct)
-    for tracker in (grown, direct):
-        assert (tracker.count("a"), tracker.count("b"), tracker.count("z")) == (3, 1, 0)
-        assert tracker.duplicated == 1  # only "a" has more than one record
-        assert (tracker.find("a", "run-1"), tracker.find("a", "run-2"), tracker.find("b", "run-2")) == (
-            "#1",
-            "#3",
-            None,
-        )
-        assert tracker.answer_for("k1") == "#1"  # the first answer stored under a key
 
 
 def test_fast_constructors_equal_the_dataclass_constructors() -> None:
