@@ -180,7 +180,8 @@ class _Search(Generic[S]):
     ) -> None:
         self.model, self.depth, self.core = model, depth, Core[S]()
         self.max_states, self.progress, self.progress_every = max_states, progress, progress_every
-        self.unsettled = list(properties)  # properties with no first violation (or sighting) yet
+        # (name, check, at_end, sometimes) of each property with no first violation (or sighting) yet
+        self.unsettled = [(p.name, p.check, p.kind == "at_end", p.kind == "sometimes") for p in properties]
         self.first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
         self.index: list[dict[S, int]] = [{} for _ in range(depth + 1)]  # per crash count: state -> node
         self.most_crashes = 0
@@ -197,15 +198,15 @@ class _Search(Generic[S]):
 
     def _check(self, state: S, node: int, finished: bool) -> None:
         settled = False
-        for prop in self.unsettled:
-            if prop.kind == "at_end" and not finished:
+        for name, check, at_end, sometimes in self.unsettled:
+            if at_end and not finished:
                 continue
             # Invariants record their first violation; witnesses their first sighting.
-            if prop.check(state) == (prop.kind == "sometimes"):
-                self.first[prop.name] = node
+            if check(state) == sometimes:
+                self.first[name] = node
                 settled = True
         if settled:
-            self.unsettled = [prop for prop in self.unsettled if prop.name not in self.first]
+            self.unsettled = [entry for entry in self.unsettled if entry[0] not in self.first]
 
     def run(self) -> None:
         """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""

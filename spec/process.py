@@ -37,7 +37,18 @@ from spec.ops import (
     WriteTmp,
 )
 from spec.tracker import READ_ANSWER, apply_write
-from spec.world import Checkpoint, LockFile, Process, Snapshot, Tracker, Turn, World, make_process, make_world
+from spec.world import (
+    Checkpoint,
+    LockFile,
+    Process,
+    Snapshot,
+    Tracker,
+    Turn,
+    World,
+    make_checkpoint,
+    make_process,
+    make_world,
+)
 
 Counters = dict[str, int]
 
@@ -120,12 +131,16 @@ def _bump(counters: Counters, name: str) -> None:
 def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counters) -> tuple[World, Snapshot, Ops]:
     """Run one instruction; return the world, the memory, and instructions to run next."""
     if isinstance(op, WriteTmp):
+        w = world
         if op.file == CHECKPOINT:
-            return _world(world, checkpoint=Checkpoint(world.checkpoint.committed, memory)), memory, ()
+            disk = make_checkpoint(w.checkpoint.committed, memory)
+            return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck), memory, ()
         return _world(world, lock=LockFile(world.lock.holder, memory.run)), memory, ()
     if isinstance(op, Rename):
+        w = world
         if op.file == CHECKPOINT:
-            return _world(world, checkpoint=Checkpoint(committed=world.checkpoint.tmp)), memory, ()
+            disk = make_checkpoint(w.checkpoint.tmp, None)
+            return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck), memory, ()
         return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)

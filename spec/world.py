@@ -31,6 +31,7 @@ __all__ = [
     "Tracker",
     "Turn",
     "World",
+    "make_checkpoint",
     "make_process",
     "make_turn",
     "make_world",
@@ -189,7 +190,7 @@ def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None,
     return snapshot
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Checkpoint:
     """The checkpoint on disk: the last file renamed into place, and a temp file a cut save left."""
 
@@ -198,12 +199,21 @@ class Checkpoint:
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        committed, tmp = self.committed, self.tmp
-        hashes = (None if committed is None else committed._hash, None if tmp is None else tmp._hash)
-        object.__setattr__(self, "_hash", hash(hashes))
+        object.__setattr__(self, "_hash", _checkpoint_hash(self.committed, self.tmp))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Checkpoint):
+            return NotImplemented
+        return self._hash == other._hash and self.committed == other.committed and self.tmp == other.tmp
 
     def __hash__(self) -> int:
         return self._hash
+
+
+def _checkpoint_hash(committed: Snapshot | None, tmp: Snapshot | None) -> int:
+    return hash((None if committed is None else committed._hash, None if tmp is None else tmp._hash))
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +224,7 @@ class LockFile:
     tmp: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Process:
     """A running process: its memory, the instructions it has left, and the point it is at.
 
@@ -232,6 +242,21 @@ class Process:
         object.__setattr__(self, "pending", pending)
         object.__setattr__(self, "point", _shared_name(self.point))
         object.__setattr__(self, "_pending_hash", hashed)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Process):
+            return NotImplemented
+        return (
+            self.point == other.point
+            and self._pending_hash == other._pending_hash
+            and self.memory == other.memory
+            and self.pending == other.pending
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.memory._hash, self._pending_hash, self.point))
 
 
 _PROGRAMS: dict[Ops, tuple[Ops, int]] = {}
@@ -260,7 +285,7 @@ def _shared_name(name: str) -> str:
     return known
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class World:
     """Everything: disk, tracker, the process (None when down), and whether the run finished.
 
@@ -284,6 +309,24 @@ class World:
         )
         object.__setattr__(self, "_hash", hashed)
 
+    def __eq__(self, other: object) -> bool:
+        # The fields of the dataclass, compared hash first and each part by identity first:
+        # equal worlds reached by two paths mostly share their parts.
+        if self is other:
+            return True
+        if not isinstance(other, World):
+            return NotImplemented
+        return (
+            self._hash == other._hash
+            and self.runs == other.runs
+            and self.finished == other.finished
+            and self.process == other.process
+            and self.checkpoint == other.checkpoint
+            and self.tracker == other.tracker
+            and self.lock == other.lock
+            and self.struck == other.struck
+        )
+
     def __hash__(self) -> int:
         return self._hash
 
@@ -306,6 +349,7 @@ _WORLD_SLOTS = tuple(
     getattr(World, name).__set__
     for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "_hash")
 )
+_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
 _PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
 
 
@@ -375,6 +419,16 @@ def make_world(
     s_struck(world, struck)
     s_hash(world, _world_hash(checkpoint, tracker, process, finished, runs, lock, struck))
     return world
+
+
+def make_checkpoint(committed: Snapshot | None, tmp: Snapshot | None) -> Checkpoint:
+    """Checkpoint(committed, tmp), made fast."""
+    checkpoint = _new(Checkpoint)
+    s_committed, s_tmp, s_hash = _CHECKPOINT_SLOTS
+    s_committed(checkpoint, committed)
+    s_tmp(checkpoint, tmp)
+    s_hash(checkpoint, _checkpoint_hash(committed, tmp))
+    return checkpoint
 
 
 def make_process(memory: Snapshot, pending: Ops, point: str) -> Process:
