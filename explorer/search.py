@@ -232,10 +232,9 @@ class _Search(Generic[S]):
             for choice, action in enumerate(actions):
                 after, deltas = step(state, action)
                 after_crashes = crashes + 1 if action.kind == "crash" else crashes
-                seen = index[after_crashes]
-                target = seen.get(after)
-                if target is None:
-                    target = len(states)
+                fresh = len(states)
+                target = index[after_crashes].setdefault(after, fresh)  # one probe: the state is hashed once
+                if target == fresh:
                     if target >= limit:
                         raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
                     done = is_finished(after)
@@ -244,7 +243,6 @@ class _Search(Generic[S]):
                     add_finished(done)
                     add_parent(node)
                     add_choice(choice)
-                    seen[after] = target
                     if self.unsettled:
                         self._check(after, target, done)
                     if after_crashes > self.most_crashes:

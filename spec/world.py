@@ -301,24 +301,16 @@ class World:
     runs: int = 0
     lock: LockFile = LockFile()
     struck: tuple[str, ...] = ()
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        hashed = _world_hash(
-            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck
-        )
-        object.__setattr__(self, "_hash", hashed)
 
     def __eq__(self, other: object) -> bool:
-        # The fields of the dataclass, compared hash first and each part by identity first:
+        # The fields of the dataclass, each part compared by identity first (and its hash):
         # equal worlds reached by two paths mostly share their parts.
         if self is other:
             return True
         if not isinstance(other, World):
             return NotImplemented
         return (
-            self._hash == other._hash
-            and self.runs == other.runs
+            self.runs == other.runs
             and self.finished == other.finished
             and self.process == other.process
             and self.checkpoint == other.checkpoint
@@ -328,7 +320,11 @@ class World:
         )
 
     def __hash__(self) -> int:
-        return self._hash
+        # Not kept: the explorer hashes each world once (one dictionary probe), and a kept
+        # hash would cost an int object per state; the parts' hashes are kept.
+        return _world_hash(
+            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck
+        )
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""
@@ -346,8 +342,7 @@ _TURN_SLOTS = tuple(
     getattr(Turn, name).__set__ for name in ("index", "results", "marked", "complete", "approved", "failed", "_hash")
 )
 _WORLD_SLOTS = tuple(
-    getattr(World, name).__set__
-    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "_hash")
+    getattr(World, name).__set__ for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck")
 )
 _CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
 _PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
@@ -409,7 +404,7 @@ def make_world(
 ) -> World:
     """World(checkpoint, tracker, process, finished, runs, lock, struck), made fast."""
     world = _new(World)
-    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_hash = _WORLD_SLOTS
+    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck = _WORLD_SLOTS
     s_checkpoint(world, checkpoint)
     s_tracker(world, tracker)
     s_process(world, process)
@@ -417,7 +412,6 @@ def make_world(
     s_runs(world, runs)
     s_lock(world, lock)
     s_struck(world, struck)
-    s_hash(world, _world_hash(checkpoint, tracker, process, finished, runs, lock, struck))
     return world
 
 
