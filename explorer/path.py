@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from explorer.model import Action, Model
+from explorer.model import MOVES, Action, Model
 
 if TYPE_CHECKING:
     from explorer.search import Exploration
@@ -95,7 +95,7 @@ def replay(model: Model[S], depth: int, code: str) -> Path[S]:
             )
         action = actions[choice]
         state, _ = model.step(state, action)
-        crashes += action.kind == "crash"
+        crashes += action.kind in MOVES
         steps.append(PathStep(action, choice, state, crashes))
     return Path(tuple(steps))
 

@@ -1,9 +1,11 @@
 """Breadth-first search of a model's state graph, with property checks and path counts.
 
-A node is a pair (state, crashes so far): pairing the state with the path's crash count keeps
-the graph stratified by crashes even when the model's state does not record them, which is
-what lets `counting` sum scenarios per crash count. Crash actions are enabled only while
-crashes < depth. Equal pairs are one node, so histories that reach the same place merge.
+A node is a pair (state, moves so far), a move being a crash or a fault, the adversary's
+actions, bounded together by the depth ("crashes" in the code counts moves): pairing the
+state with the path's moves keeps the graph stratified even when the model's state does not
+record them, which is what lets `counting` sum scenarios per number of moves. Crash and
+fault actions are enabled only while moves < depth. Equal pairs are one node, so histories
+that reach the same place merge.
 BFS discovers every node by a shortest path; the first violating node of each property is
 therefore the end of a shortest counterexample.
 """
@@ -21,7 +23,7 @@ import networkx as nx
 
 from explorer.core import NO_DELTAS, Core, Parents
 from explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
-from explorer.model import Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
+from explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
 
 S = TypeVar("S", bound=Hashable)
 ROOT = 0
@@ -121,7 +123,7 @@ class Exploration(Generic[S]):
 
 def enabled(model: Model[S], state: S, crashes: int, depth: int) -> list[Action]:
     """The actions the explorer takes from `state`: crashes only while crashes < depth."""
-    return [a for a in model.actions(state) if a.kind != "crash" or crashes < depth]
+    return [a for a in model.actions(state) if a.kind not in MOVES or crashes < depth]
 
 
 def explore(
@@ -231,7 +233,7 @@ class _Search(Generic[S]):
                 raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
             for choice, action in enumerate(actions):
                 after, deltas = step(state, action)
-                after_crashes = crashes + 1 if action.kind == "crash" else crashes
+                after_crashes = crashes + 1 if action.kind in MOVES else crashes
                 fresh = len(states)
                 target = index[after_crashes].setdefault(after, fresh)  # one probe: the state is hashed once
                 if target == fresh:

@@ -48,11 +48,15 @@ class Turn:
     complete: bool = False
     approved: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()
+    ids: str = ""
+    """The suffix the model gave this reply's call IDs: "" when call IDs are stable (spec/FAULTS.md)."""
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "_hash", _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed)
+            self,
+            "_hash",
+            _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids),
         )
 
     def __hash__(self) -> int:
@@ -68,29 +72,32 @@ class Turn:
     def with_result(self, call: str, answer: str) -> Turn:
         """This turn with `answer` recorded as the result of `call`."""
         results = (*self.results, (call, answer))
-        return make_turn(self.index, results, self.marked, self.complete, self.approved, self.failed)
+        return make_turn(self.index, results, self.marked, self.complete, self.approved, self.failed, self.ids)
 
     def with_marker(self, call: str) -> Turn:
         """This turn with an attempt marker for `call`."""
         if call in self.marked:
             return self
-        return make_turn(self.index, self.results, (*self.marked, call), self.complete, self.approved, self.failed)
+        marked = (*self.marked, call)
+        return make_turn(self.index, self.results, marked, self.complete, self.approved, self.failed, self.ids)
 
     def with_approval(self, call: str) -> Turn:
         """This turn with `call` approved by a person."""
         if call in self.approved:
             return self
-        return make_turn(self.index, self.results, self.marked, self.complete, (*self.approved, call), self.failed)
+        approved = (*self.approved, call)
+        return make_turn(self.index, self.results, self.marked, self.complete, approved, self.failed, self.ids)
 
     def with_failure(self, call: str) -> Turn:
         """This turn with `call`'s last attempt failed (a transport error, outcome unknown)."""
         if call in self.failed:
             return self
-        return make_turn(self.index, self.results, self.marked, self.complete, self.approved, (*self.failed, call))
+        failed = (*self.failed, call)
+        return make_turn(self.index, self.results, self.marked, self.complete, self.approved, failed, self.ids)
 
     def completed(self) -> Turn:
         """This turn marked complete."""
-        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed)
+        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed, self.ids)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -291,7 +298,9 @@ class World:
 
     `runs` counts the run IDs handed out so far: it stands for a source of fresh IDs (such as
     a UUID generator) that never repeats, so it lives outside the process. `struck` lists the
-    calls whose one-time tool failure (`fails_after_accept`) has already happened.
+    calls whose one-time tool failure (`fails_after_accept`) has already happened. `replies`
+    counts the replies with calls the model handed out when call IDs are fresh (the model's
+    source of new IDs, spec/FAULTS.md); it stays 0 when they are stable.
     """
 
     checkpoint: Checkpoint = Checkpoint()
@@ -301,6 +310,7 @@ class World:
     runs: int = 0
     lock: LockFile = LockFile()
     struck: tuple[str, ...] = ()
+    replies: int = 0
 
     def __eq__(self, other: object) -> bool:
         # The fields of the dataclass, each part compared by identity first (and its hash):
@@ -317,18 +327,20 @@ class World:
             and self.tracker == other.tracker
             and self.lock == other.lock
             and self.struck == other.struck
+            and self.replies == other.replies
         )
 
     def __hash__(self) -> int:
         # Not kept: the explorer hashes each world once (one dictionary probe), and a kept
         # hash would cost an int object per state; the parts' hashes are kept.
         return _world_hash(
-            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck
+            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck, self.replies
         )
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""
-        return make_world(self.checkpoint, self.tracker, None, self.finished, self.runs, self.lock, self.struck)
+        w = self
+        return make_world(w.checkpoint, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies)
 
 
 # Fast constructors. A frozen dataclass's __init__ sets each field through object.__setattr__,
@@ -339,10 +351,12 @@ _SNAPSHOT_SLOTS = tuple(
     getattr(Snapshot, name).__set__ for name in ("run", "done", "_prefix", "_last", "_earlier", "_hash")
 )
 _TURN_SLOTS = tuple(
-    getattr(Turn, name).__set__ for name in ("index", "results", "marked", "complete", "approved", "failed", "_hash")
+    getattr(Turn, name).__set__
+    for name in ("index", "results", "marked", "complete", "approved", "failed", "ids", "_hash")
 )
 _WORLD_SLOTS = tuple(
-    getattr(World, name).__set__ for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck")
+    getattr(World, name).__set__
+    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies")
 )
 _CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
 _PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
@@ -355,8 +369,9 @@ def _turn_hash(
     complete: bool,
     approved: tuple[str, ...],
     failed: tuple[str, ...],
+    ids: str,
 ) -> int:
-    return hash((index, results, marked, complete, approved, failed))
+    return hash((index, results, marked, complete, approved, failed, ids))
 
 
 def make_turn(
@@ -366,17 +381,19 @@ def make_turn(
     complete: bool,
     approved: tuple[str, ...],
     failed: tuple[str, ...],
+    ids: str = "",
 ) -> Turn:
-    """Turn(index, results, marked, complete, approved, failed), made fast."""
+    """Turn(index, results, marked, complete, approved, failed, ids), made fast."""
     turn = _new(Turn)
-    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_hash = _TURN_SLOTS
+    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_ids, s_hash = _TURN_SLOTS
     s_index(turn, index)
     s_results(turn, results)
     s_marked(turn, marked)
     s_complete(turn, complete)
     s_approved(turn, approved)
     s_failed(turn, failed)
-    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed))
+    s_ids(turn, ids)
+    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids))
     return turn
 
 
@@ -388,9 +405,10 @@ def _world_hash(
     runs: int,
     lock: LockFile,
     struck: tuple[str, ...],
+    replies: int,
 ) -> int:
     running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
-    return hash(((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck))
+    return hash(((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck, replies))
 
 
 def make_world(
@@ -401,10 +419,11 @@ def make_world(
     runs: int,
     lock: LockFile,
     struck: tuple[str, ...],
+    replies: int = 0,
 ) -> World:
-    """World(checkpoint, tracker, process, finished, runs, lock, struck), made fast."""
+    """World(checkpoint, tracker, process, finished, runs, lock, struck, replies), made fast."""
     world = _new(World)
-    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck = _WORLD_SLOTS
+    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_replies = _WORLD_SLOTS
     s_checkpoint(world, checkpoint)
     s_tracker(world, tracker)
     s_process(world, process)
@@ -412,6 +431,7 @@ def make_world(
     s_runs(world, runs)
     s_lock(world, lock)
     s_struck(world, struck)
+    s_replies(world, replies)
     return world
 
 
