@@ -1,4 +1,4 @@
-"""Options and checks shared by the commands: --variant/--design, --depth, --job, --tracker, --max-states."""
+"""Options and checks shared by the commands: the design, depth, job, tracker, state limit and faults."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from click.decorators import FC
 
 from crashsweep import runs
 from spec.design import Design
+from spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
 from spec.tracker import TRACKERS
 from variants import UnknownVariantError, design
 from variants.design_file import load_design
@@ -48,10 +49,63 @@ def chosen_design(variant: str | None, design_path: Path | None) -> str | Design
 
 
 def depth_option(default: int = 2) -> Callable[[FC], FC]:
-    """--depth: the most crashes per scenario."""
+    """--depth: the most crashes per scenario (moves: crashes and faults together, with --faults)."""
     return click.option(
-        "--depth", type=click.IntRange(min=1), default=default, show_default=True, help="most crashes per scenario"
+        "--depth",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help="most crashes per scenario (with --faults: crashes and faults together)",
     )
+
+
+_FAULTS_KEY, _CALL_IDS_KEY = "crashsweep.faults", "crashsweep.call_ids"
+
+
+def _keep_faults(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """--faults callback: parse (a bad kind is a usage error naming the known ones) and keep it."""
+    try:
+        ctx.meta[_FAULTS_KEY] = parse_faults(value or "")
+    except FaultError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _keep_call_ids(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    """--call-ids callback: keep whether the model's call IDs are fresh."""
+    try:
+        ctx.meta[_CALL_IDS_KEY] = parse_call_ids(value)
+    except FaultError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def fault_options(f: FC) -> FC:
+    """--faults k1,k2 and --call-ids stable|fresh (spec/FAULTS.md), read back with `environment`.
+
+    Kept in the command's context rather than passed as arguments, so that every command that
+    explores takes them with its shared options and reads them through `choices_of`.
+    """
+    f = click.option(
+        "--call-ids",
+        default="stable",
+        show_default=True,
+        expose_value=False,
+        callback=_keep_call_ids,
+        help=f"the model's call IDs when asked again: {' or '.join(CALL_IDS)}",
+    )(f)
+    return click.option(
+        "--faults",
+        metavar="K1,K2",
+        expose_value=False,
+        callback=_keep_faults,
+        help=f"faults beside crashes, each a move of the depth: {', '.join(FAULTS)}",
+    )(f)
+
+
+def environment() -> tuple[tuple[str, ...], bool]:
+    """The fault kinds and whether call IDs are fresh, as the current command's options gave them."""
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    return meta.get(_FAULTS_KEY, ()), meta.get(_CALL_IDS_KEY, False)
 
 
 def job_option(help: str = "job file (TOML); default: the built-in triage job") -> Callable[[FC], FC]:
@@ -77,6 +131,7 @@ def job_options(f: FC) -> FC:
             depth_option(),
             job_option(),
             tracker_option(),
+            fault_options,
             click.option(
                 "--max-states",
                 type=click.IntRange(min=1),
@@ -93,4 +148,5 @@ def job_options(f: FC) -> FC:
 def choices_of(depth: int, job_path: Path | None, tracker: str, max_states: int) -> runs.Choices:
     """The user's choices from the shared options (reads the job file: JobError on a bad one)."""
     job, source = runs.read_job(job_path)
-    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states)
+    faults, fresh_ids = environment()
+    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids)
