@@ -48,14 +48,15 @@ def chosen_design(variant: str | None, design_path: Path | None) -> str | Design
     return variant
 
 
-def depth_option(default: int = 2) -> Callable[[FC], FC]:
-    """--depth: the most crashes per scenario (moves: crashes and faults together, with --faults)."""
+def depth_option(default: int = 2, *, with_faults: bool = False) -> Callable[[FC], FC]:
+    """--depth: the most crashes per scenario (for a command with --faults: crashes and faults together)."""
+    more = " (with --faults: crashes and faults together)" if with_faults else ""
     return click.option(
         "--depth",
         type=click.IntRange(min=1),
         default=default,
         show_default=True,
-        help="most crashes per scenario (with --faults: crashes and faults together)",
+        help=f"most crashes per scenario{more}",
     )
 
 
@@ -128,7 +129,7 @@ def job_options(f: FC) -> FC:
     """The options every exploring command shares."""
     for option in reversed(
         (
-            depth_option(),
+            depth_option(with_faults=True),
             job_option(),
             tracker_option(),
             fault_options,
