@@ -1,5 +1,23 @@
-"""`python -m crashsweep` runs the command line."""
+"""`python -m crashsweep` and the `crashsweep` script: run the command line.
 
-from crashsweep.cli import main
+The command line's modules are imported inside `run`, so that Ctrl-C while they load (half a
+second: networkx, click, hypothesis...) is one line and exit 130, not a traceback.
+"""
 
-raise SystemExit(main())
+from __future__ import annotations
+
+import sys
+
+
+def run(module: str | None = None) -> int:
+    """Import and run crashsweep.cli's main; `module` is the interpreter under `python -m`."""
+    try:
+        from crashsweep.cli import main
+    except KeyboardInterrupt:
+        sys.stderr.write("crashsweep: interrupted; nothing was written\n")
+        return 130
+    return main(module=module)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(module=sys.executable))

@@ -1,9 +1,10 @@
-"""Counterexample files: render DOT to SVG with graphviz's `dot`, and write files atomically.
+"""Counterexample files: render DOT to SVG with graphviz's `dot`, and put them on disk whole.
 
 This is the I/O half of the reports: the renderers in reports/ return strings, and this
-module runs `dot` and puts the strings on disk. Every file is written to a temporary file in
-its own directory and renamed over its name, so a reader never sees half a file. Without
-`dot`, the DOT sources are still written and the page shows them instead of pictures.
+module runs `dot` and hands the strings to crashsweep.outdir, which builds an --out directory
+beside its name and renames it into place, so it appears whole or not at all. `write_atomic`
+does the same for one file. Without `dot`, the DOT sources are still written and the page
+shows them instead of pictures.
 """
 
 from __future__ import annotations
@@ -12,15 +13,18 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
 
+from crashsweep import outdir, prog
 from explorer.search import Exploration
 from reports import dot, html, replay, sequence, trace
 from reports.counterexample import Counterexample, shortest
+from reports.replay import PROGRAM
 from reports.summary import Summary
 
 INSTALL_GRAPHVIZ = (
@@ -94,57 +98,80 @@ def counterexamples(
     )
 
 
-def build(
-    exploration: Exploration[Any], summary: Summary, job_path: Path | None, design_path: Path | None = None
-) -> Report:
-    """Traces, DOT sources, SVGs (when `dot` is there), pytest files and index.html."""
-    dot_binary = find_dot()
-    report = Report(counterexamples(exploration, summary, job_path, design_path), dot_missing=dot_binary is None)
+def render(
+    exploration: Exploration[Any], summary: Summary, job_path: Path | None, report: Report, program: Sequence[str]
+) -> Iterator[tuple[str, str]]:
+    """Traces, DOT sources, SVGs (when `dot` is there), pytest files and index.html, each as it is made.
+
+    Lazy, so that an --out directory fills as `dot` renders; `report.files` collects them.
+    The replay commands are run by `program` (crashsweep.prog).
+    """
+    dot_binary = None if report.dot_missing else find_dot()
     sections = []
     for cx in report.counterexamples:
         name = cx.invariant or "path"
         graph_dot = dot.state_graph(exploration, cx)
         sequence_dot = sequence.sequence_diagram(cx)
-        graph_svg = render_svg(graph_dot, dot_binary) if dot_binary else None
-        sequence_svg = render_svg(sequence_dot, dot_binary) if dot_binary else None
-        report.files[f"{name}.trace.txt"] = trace.text(cx)
-        report.files[f"{name}.trace.json"] = trace.to_json(cx)
-        report.files[f"{name}.graph.dot"] = graph_dot
-        report.files[f"{name}.sequence.dot"] = sequence_dot
-        if graph_svg is not None and sequence_svg is not None:
-            report.files[f"{name}.graph.svg"] = graph_svg
-            report.files[f"{name}.sequence.svg"] = sequence_svg
         snippet = replay.pytest_snippet(cx)
-        report.files[f"{replay.function_name(cx)}.py"] = snippet
+        made = {
+            f"{name}.trace.txt": trace.text(cx, program=program),
+            f"{name}.trace.json": trace.to_json(cx, program=program),
+            f"{name}.graph.dot": graph_dot,
+            f"{name}.sequence.dot": sequence_dot,
+        }
+        yield from _keep(report, made)
+        svgs: list[str | None] = [None, None]
+        if dot_binary is not None:
+            for i, (kind, source) in enumerate((("graph", graph_dot), ("sequence", sequence_dot))):
+                svgs[i] = render_svg(source, dot_binary)
+                yield from _keep(report, {f"{name}.{kind}.svg": svgs[i] or ""})
+        yield from _keep(report, {f"{replay.function_name(cx)}.py": snippet})
         sections.append(
             html.Section(
                 invariant=name,
                 violation=cx.violation,
                 title=trace.title(cx),
-                trace=trace.text(cx),
-                replay=replay.replay_command(cx),
-                pytest_command=replay.replay_command(cx, pytest=True),
+                trace=trace.text(cx, program=program),
+                replay=replay.replay_command(cx, program=program),
+                pytest_command=replay.replay_command(cx, pytest=True, program=program),
                 pytest=snippet,
                 graph_dot=graph_dot,
                 sequence_dot=sequence_dot,
-                graph_svg=graph_svg,
-                sequence_svg=sequence_svg,
+                graph_svg=svgs[0],
+                sequence_svg=svgs[1],
             )
         )
     note = INSTALL_GRAPHVIZ if report.dot_missing and sections else None
-    report.files["index.html"] = html.page(summary, sections, note=note)
+    yield from _keep(report, {"index.html": html.page(summary, sections, note=note)})
+
+
+def _keep(report: Report, files: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """Yield each of `files` and record it in `report.files` as it goes."""
+    for name, content in files.items():
+        report.files[name] = content
+        yield name, content
+
+
+def build(
+    exploration: Exploration[Any],
+    summary: Summary,
+    job_path: Path | None,
+    design_path: Path | None = None,
+    *,
+    program: Sequence[str] = PROGRAM,
+) -> Report:
+    """Every file of `render`, made at once (`design_path`: the design file, if any)."""
+    report = start(exploration, summary, job_path, design_path)
+    for _ in render(exploration, summary, job_path, report, program):
+        pass
     return report
 
 
-def write(out_dir: Path, files: dict[str, str]) -> list[Path]:
-    """Write `files` into `out_dir` (created if need be), each atomically; the paths written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, content in files.items():
-        path = out_dir / name
-        write_atomic(path, content)
-        written.append(path)
-    return written
+def start(
+    exploration: Exploration[Any], summary: Summary, job_path: Path | None, design_path: Path | None = None
+) -> Report:
+    """An empty report of the exploration's counterexamples, and whether `dot` is missing."""
+    return Report(counterexamples(exploration, summary, job_path, design_path), dot_missing=find_dot() is None)
 
 
 def after_explore(
@@ -156,15 +183,16 @@ def after_explore(
     text: bool,
     design_path: Path | None = None,
 ) -> None:
-    """What `explore` adds: replay lines (text output), and with --out the files it wrote."""
+    """What `explore` adds: replay lines (text output), and with --out the directory it wrote, whole."""
+    program = prog.current()
     if text:
         for cx in counterexamples(exploration, summary, job_path, design_path):
-            click.echo(f"  {cx.invariant:<13} replay: {replay.replay_command(cx)}")
-            click.echo(f"  {'':<13} pytest: {replay.replay_command(cx, pytest=True)}")
+            click.echo(f"  {cx.invariant:<13} replay: {replay.replay_command(cx, program=program)}")
+            click.echo(f"  {'':<13} pytest: {replay.replay_command(cx, pytest=True, program=program)}")
     if out_dir is None:
         return
-    report = build(exploration, summary, job_path, design_path)
-    for path in write(out_dir, report.files):
-        click.echo(f"wrote {path}", err=not text)
+    report = start(exploration, summary, job_path, design_path)
+    files = render(exploration, summary, job_path, report, prog.anywhere(program))
+    outdir.publish(out_dir, files, wrote=lambda path: click.echo(f"wrote {path}", err=not text))
     if report.dot_missing and report.counterexamples:
         click.echo(f"crashsweep: {INSTALL_GRAPHVIZ}", err=True)

@@ -7,15 +7,27 @@ Exit status: 0 when every invariant holds, 1 when one is violated (or never exer
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from crashsweep import artifacts, cmd_view, runs
+from crashsweep import artifacts, cmd_view, prog, runs
 from crashsweep.cmd_fuzz import fuzz
 from crashsweep.cmd_sweep import conform, sweep, tracker
-from crashsweep.options import FORMATS, check_variant, choices_of, chosen_design, design_option, job_options
+from crashsweep.options import (
+    FORMATS,
+    check_variant,
+    choices_of,
+    chosen_design,
+    design_option,
+    job_options,
+    out_option,
+    progress_option,
+    split_names,
+)
+from crashsweep.outdir import OutDirError
 from explorer.model import ModelDefinitionError
 from explorer.search import StateLimitExceeded
 from reports import table
@@ -34,16 +46,12 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--variant", callback=check_variant, help="design to explore (see `crashsweep variants`)")
+@click.option("--variant", callback=check_variant, help="design to explore (see the variants command)")
 @design_option()
 @job_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="write traces (text, JSON), DOT, SVG and index.html of the counterexamples here",
-)
+@out_option("write traces (text, JSON), DOT, SVG and index.html of the counterexamples here, whole or not at all")
+@progress_option()
 def explore(
     variant: str | None,
     design_path: Path | None,
@@ -53,10 +61,11 @@ def explore(
     max_states: int,
     fmt: str,
     out_dir: Path | None,
+    progress: bool,
 ) -> int:
     """Explore one design: its row, graph size and verdicts."""
     chosen = chosen_design(variant, design_path)
-    choices = choices_of(depth, job_path, tracker, max_states)
+    choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     exploration, summary = runs.run(chosen, choices)
     render = {"text": table.row_text, "json": table.to_json, "markdown": table.row_markdown}[fmt]
     click.echo(render(summary), nl=False)
@@ -72,22 +81,29 @@ SEED_TABLES = (
 
 def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
     """(variant, tracker) pairs from --variants: NAME uses --tracker, NAME@TRACKER its own."""
-    if not names:
+    if names is None:
         return [(d.name, tracker) for d in SEED_DESIGNS]
-    wanted = []
-    for item in (part.strip() for part in names.split(",") if part.strip()):
-        name, _, own = item.partition("@")
-        design(name)  # an unknown name fails before any exploring starts
-        if own and own not in TRACKERS:
-            raise click.BadParameter(f"unknown tracker {own!r} in {item!r} (known: {', '.join(TRACKERS)})")
-        wanted.append((name, own or tracker))
+    wanted: list[tuple[str, str]] = []
+    for item in split_names(names, "--variants"):
+        name, at, own = item.partition("@")
+        design(name.strip())  # an unknown name fails before any exploring starts
+        own = own.strip()
+        if at and own not in TRACKERS:
+            what = "no tracker after '@'" if not own else f"unknown tracker {own!r}"
+            raise click.BadParameter(f"{what} in {item!r} (known: {', '.join(TRACKERS)})", param_hint="'--variants'")
+        row = (name.strip(), own or tracker)
+        if row in wanted:
+            raise click.BadParameter(f"{row[0]} ({row[1]}) is named twice", param_hint="'--variants'")
+        wanted.append(row)
     return wanted
 
 
 @cli.command()
 @job_options
 @click.option(
-    "--variants", "names", help="comma-separated designs, each NAME or NAME@TRACKER (default: the seed's five)"
+    "--variants",
+    "names",
+    help="comma-separated designs, each NAME or NAME@TRACKER, each once (default: the seed's five)",
 )
 @click.option(
     "--seed-table", is_flag=True, help="both of the seed's tables: the five designs, and agent-loop keyed/keyless"
@@ -100,6 +116,7 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
     help="a design file (TOML) to add as a row, after --variants (repeatable)",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@progress_option()
 def compare(
     depth: int,
     job_path: Path | None,
@@ -109,12 +126,19 @@ def compare(
     seed_table: bool,
     design_paths: tuple[Path, ...],
     fmt: str,
+    progress: bool,
 ) -> int:
     """The table: one row per design, in the seed's column order."""
-    if seed_table and (names or design_paths):
+    if seed_table and (names is not None or design_paths):
         raise click.UsageError("--seed-table and --variants/--design choose the rows two ways: give one of them")
+    given = [path.resolve() for path in design_paths]
+    twice = next((path for i, path in enumerate(design_paths) if given[i] in given[:i]), None)
+    if twice is not None:
+        raise click.BadParameter(f"{twice} is named twice", param_hint="'--design'")
     files = [(load_design(path).design, tracker) for path in design_paths]  # a bad file fails before exploring
-    rows_wanted: list[tuple[str | Design, str]] = [*(_rows_wanted(names, tracker) if names or not files else [])]
+    rows_wanted: list[tuple[str | Design, str]] = [
+        *(_rows_wanted(names, tracker) if names is not None or not files else [])
+    ]
     tables: tuple[tuple[str, tuple[tuple[str | Design, str], ...]], ...] = (
         SEED_TABLES if seed_table else (("", (*rows_wanted, *files)),)
     )
@@ -122,7 +146,7 @@ def compare(
     for title, wanted in tables:
         rows = []
         for name, kind in wanted:
-            choices = choices_of(depth, job_path, kind, max_states)
+            choices = choices_of(depth, job_path, kind, max_states, progress=progress)
             rows.append(runs.run(name, choices)[1])
         rows_of.append((table.titled(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
@@ -154,38 +178,41 @@ cli.add_command(conform)
 cli.add_command(tracker)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; turn every user-caused error into one line and an exit status."""
+def main(argv: list[str] | None = None, *, module: str | None = None) -> int:
+    """Run the command line; turn every user-caused error into one line and an exit status.
+
+    `module` is the interpreter when run as `python -m crashsweep`: the commands crashsweep
+    prints for the user to run then start the same way (crashsweep.prog).
+    """
+    program = prog.typed(os.environ, module=module)
     try:
-        result = cli.main(args=argv, prog_name="crashsweep", standalone_mode=False)
+        result = cli.main(args=argv, prog_name=shlex.join(program), standalone_mode=False, obj=program)
     except click.exceptions.UsageError as error:
-        click.echo(f"crashsweep: error: {error.format_message()}", err=True)
-        return 2
-    except (JobError, PolicyError, UnknownVariantError, ModelDefinitionError) as error:
-        click.echo(f"crashsweep: error: {error}", err=True)
-        return 2
+        return _say(f"error: {error.format_message()}", 2)
+    except (JobError, PolicyError, UnknownVariantError, ModelDefinitionError, OutDirError) as error:
+        return _say(f"error: {error}", 2)
     except StateLimitExceeded as error:
-        click.echo(f"crashsweep: {error}", err=True)
-        return 2
+        return _say(str(error), 2)
     except runs.Interrupted as error:
-        click.echo(f"crashsweep: {error}; nothing was written", err=True)
-        return 130
+        return _say(str(error), 130)
     except (KeyboardInterrupt, click.exceptions.Abort):
-        click.echo("crashsweep: interrupted; nothing was written", err=True)
-        return 130
+        return _say("interrupted; nothing was written", 130)
     except click.ClickException as error:
-        click.echo(f"crashsweep: error: {error.format_message()}", err=True)
-        return 2
+        return _say(f"error: {error.format_message()}", 2)
     except BrokenPipeError:
         return 1
     except Exception as error:  # a bug of crashsweep's, not of the user's input
         if os.environ.get("CRASHSWEEP_DEBUG"):
             raise
-        click.echo(
-            f"crashsweep: internal error: {type(error).__name__}: {error} (CRASHSWEEP_DEBUG=1 shows where)", err=True
-        )
-        return 3
+        return _say(f"internal error: {type(error).__name__}: {error} (CRASHSWEEP_DEBUG=1 shows where)", 3)
     return result if isinstance(result, int) else 0
+
+
+def _say(message: str, status: int) -> int:
+    """Print `message` as exactly one line on stderr (control characters of user input escaped); `status`."""
+    line = "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
+    click.echo(f"crashsweep: {line}", err=True)
+    return status
 
 
 if __name__ == "__main__":

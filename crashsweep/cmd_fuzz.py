@@ -16,20 +16,24 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from crashsweep import runs
+from crashsweep import prog, runs
 from crashsweep.options import chosen_design, design_option, environment, fault_options, job_option, tracker_option
 from explorer.model import Model
 from reports import trace
 from reports.counterexample import from_path
+from reports.describe import plural
 from spec.job import Job
 from variants import design, model
+
+MIN_STEPS = 2
+"""The first rule of every run picks its pace (explorer.stateful), so one rule would take no action."""
 
 if TYPE_CHECKING:
     from explorer.stateful import FuzzOutcome, PropertyViolation
 
 
 @click.command()
-@click.option("--variant", help="design to fuzz (see `crashsweep variants`)")
+@click.option("--variant", help="design to fuzz (see the variants command)")
 @design_option()
 @job_option()
 @tracker_option()
@@ -42,15 +46,19 @@ if TYPE_CHECKING:
     help="most crashes per run, faults included (the replay depth)",
 )
 @click.option(
-    "--examples", type=click.IntRange(min=1), default=100, show_default=True, help="hypothesis examples to run"
+    "--examples",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="hypothesis examples to ask for, one run each (hypothesis also runs some it discards; the output counts both)",
 )
 @click.option("--seed", "seed_value", type=click.IntRange(min=0), help="random seed (default: a fresh one, printed)")
 @click.option(
     "--steps",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=MIN_STEPS),
     default=150,
     show_default=True,
-    help="most steps per run (hypothesis stateful_step_count)",
+    help="most rules per run (hypothesis stateful_step_count): the first picks the run's pace, the rest take actions",
 )
 def fuzz(
     variant: str | None,
@@ -79,7 +87,7 @@ def fuzz(
         click.echo(f"fuzz (seed {chosen}, up to {crashes} crashes per run) found a violation; shrunk, it is:")
         click.echo(violation_text(name, loop, outcome.violation, job, job_path, tracker, design_path), nl=False)
         return 1
-    click.echo(passed_text(name, outcome), nl=False)
+    click.echo(passed_text(name, outcome, examples), nl=False)
     return 1 if outcome.unwitnessed else 0
 
 
@@ -104,15 +112,23 @@ def violation_text(
         invariant=violation.property,
         design_file=str(design_path.resolve()) if design_path is not None else None,
     )
-    return trace.text(cx)
+    return trace.text(cx, program=prog.current())
 
 
-def passed_text(variant: str, outcome: FuzzOutcome) -> str:
-    """No violation: the figures of what was exercised, and any witness no run reached."""
+def passed_text(variant: str, outcome: FuzzOutcome, asked: int) -> str:
+    """No violation: the figures of what was exercised, and any witness no run reached.
+
+    Hypothesis decides how many examples it runs for `asked` (--examples): it runs more when it
+    discards some (too long), and an example can end before its first action; the second line
+    says both counts beside the runs, so the runs are not mistaken for the examples asked.
+    """
     figures = outcome.figures
+    idle = figures.examples - figures.runs
     lines = [
         f"{variant}: no violation in {figures.runs} runs",
-        f"  seed {outcome.seed}: runs {figures.runs} ({figures.finished} finished), steps {figures.steps}, "
+        f"  seed {outcome.seed}: runs {figures.runs} ({figures.finished} finished) of "
+        f"{plural(figures.examples, 'hypothesis example')} for --examples {asked} "
+        f"({idle} ended before a first action), steps {figures.steps}, "
         f"crashes {figures.crashes} (up to {figures.most_crashes} in one run)",
         f"  witnessed: {', '.join(name for name in outcome.witnesses if name in figures.witnessed) or 'none'}",
     ]

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from crashsweep import runs
-from crashsweep.options import depth_option, design_option, job_option, tracker_option
+from crashsweep.options import depth_option, design_option, job_option, split_names, tracker_option
 from realsweep import conformance, engine, reference, rows
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
@@ -74,7 +74,7 @@ def _fail(message: str, status: int) -> int:
 
 
 @click.command()
-@click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
+@click.option("--variant", help="sweep the reference loop of this design (see the variants command)")
 @design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
@@ -188,7 +188,12 @@ def conform(
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
     else:
-        chosen = [n.strip() for n in names.split(",")] if names else [] if files else list(REFERENCE_DESIGNS)
+        chosen = split_names(names, "--variants") if names is not None else [] if files else list(REFERENCE_DESIGNS)
+        given_files = [str(path.resolve()) for path in design_paths]
+        for option, given in (("--variants", chosen), ("--tracker", list(trackers)), ("--design", given_files)):
+            twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
+            if twice is not None:
+                raise click.BadParameter(f"{twice} is named twice", param_hint=f"'{option}'")
         kinds = trackers or ("keyed",)
         matrix = [(name, kind, None) for name in chosen for kind in kinds]
         matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
@@ -219,19 +224,42 @@ def tracker() -> None:
 
 
 @tracker.command()
-@click.option("--root", type=click.Path(path_type=Path, file_okay=False), default="tracker", show_default=True)
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="keep the databases in this folder  [default: a temporary folder, removed when the service stops]",
+)
 @click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True)
 @click.option("--verbose", is_flag=True, help="log every request on stderr")
-def serve(root: Path, mode: str, host: str, port: int, verbose: bool) -> int:
-    """Serve the tracker (one SQLite database per space under --root) until Ctrl-C."""
+def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> int:
+    """Serve the tracker (one SQLite database per space under --root) until Ctrl-C or SIGTERM."""
+    import shutil
+    import tempfile
+
     from realsweep import tracker_service
 
+    temporary = root is None
+    if root is None:
+        root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return _fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
     try:
         server = tracker_service.make_server(root, mode, host, port, quiet=not verbose)
     except OSError as error:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
         return _fail(f"error: cannot serve on {host}:{port}: {error.strerror or error}", 2)
-    click.echo(f"tracker ({mode}) serving {root} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops")
-    tracker_service.serve(server)
+    note = " (temporary: removed when stopped; --root DIR keeps the databases)" if temporary else ""
+    click.echo(
+        f"tracker ({mode}) serving {root}{note} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops"
+    )
+    try:
+        tracker_service.serve(server)
+    finally:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -4,7 +4,9 @@ replay: re-runs a path code (as printed with every counterexample) with the mode
 function and prints its trace; exit 1 when the path ends in a violation of an invariant, 0
 when it does not, 2 when the code does not fit. `--pytest` prints a test that asserts it.
 view: explores a design and writes one self-contained HTML page (inline SVG, no network),
-then opens it in a browser, or prints its path where none can be opened.
+then opens it in a browser, or prints its path where none can be opened. Without --out the
+page goes to one stable directory per design, tracker and depth (`view_dir`), replaced by the
+next view of the same, so repeated views leave no pile of temporary directories.
 
 These commands use crashsweep.cli's shared options; crashsweep.cli registers them (import
 the CLI through crashsweep.cli).
@@ -12,14 +14,24 @@ the CLI through crashsweep.cli).
 
 from __future__ import annotations
 
+import os
+import re
 import tempfile
 import webbrowser
 from pathlib import Path
 
 import click
 
-from crashsweep import artifacts, runs
-from crashsweep.options import check_variant, choices_of, chosen_design, design_option, job_options
+from crashsweep import artifacts, outdir, prog, runs
+from crashsweep.options import (
+    check_variant,
+    choices_of,
+    chosen_design,
+    design_option,
+    job_options,
+    out_option,
+    progress_option,
+)
 from explorer.path import replay as replay_path
 from reports import trace
 from reports.counterexample import from_path
@@ -65,21 +77,41 @@ def _replay(
     if as_pytest:
         click.echo(pytest_snippet(cx), nl=False)
     else:
-        click.echo(trace.to_json(cx) if fmt == "json" else trace.text(cx), nl=False)
+        program = prog.current()
+        click.echo(trace.to_json(cx, program=program) if fmt == "json" else trace.text(cx, program=program), nl=False)
     return 1 if cx.violated else 0
 
 
+def view_dir(variant: str, tracker: str, depth: int) -> Path:
+    """Where `view` puts a design's page without --out: one directory per design, tracker and depth.
+
+    Under the system's temporary directory, in `crashsweep-view-UID` (made private to the user);
+    the next view of the same design, tracker and depth replaces it, so views leave nothing behind
+    but one page each. `variant` may be a design file's name: anything but letters, digits, `.`,
+    `_` and `-` becomes `_`, so the page stays one directory under the base.
+    """
+    name = re.sub(r"[^\w.-]", "_", f"{variant}-{tracker}-depth{depth}")
+    base = Path(tempfile.gettempdir()) / f"crashsweep-view-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    try:
+        base.mkdir(mode=0o700, exist_ok=True)
+        mine = base.is_dir() and not base.is_symlink() and base.stat().st_uid == os.geteuid()
+    except OSError as error:
+        raise click.UsageError(f"cannot make {base} for the page: {error.strerror or error}; give --out") from None
+    if not mine:
+        raise click.UsageError(f"{base} is not a directory of yours: give --out")
+    try:
+        return outdir.check(base / name)
+    except outdir.OutDirError as error:
+        raise click.UsageError(f"{error}; give --out") from None
+
+
 @click.command(name="view")
-@click.option("--variant", callback=check_variant, help="design to explore (see `crashsweep variants`)")
+@click.option("--variant", callback=check_variant, help="design to explore (see the variants command)")
 @design_option()
 @job_options
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="directory for index.html (default: a new temporary directory)",
-)
+@out_option("directory for index.html, written whole (default: one per design under the temporary directory)")
 @click.option("--no-open", is_flag=True, help="print the page's path instead of opening a browser")
+@progress_option()
 def _view(
     variant: str | None,
     design_path: Path | None,
@@ -89,15 +121,16 @@ def _view(
     max_states: int,
     out_dir: Path | None,
     no_open: bool,
+    progress: bool,
 ) -> int:
     """Explore a design and show its row, verdicts and counterexamples on one HTML page."""
     chosen = chosen_design(variant, design_path)
-    choices = choices_of(depth, job_path, tracker, max_states)
+    choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
+    name = chosen if isinstance(chosen, str) else chosen.name
+    target = out_dir if out_dir is not None else view_dir(name, tracker, depth)
     exploration, summary = runs.run(chosen, choices)
-    report = artifacts.build(exploration, summary, job_path, design_path)
-    if out_dir is None:
-        out_dir = Path(tempfile.mkdtemp(prefix=f"crashsweep-{summary.variant}-"))
-    (page,) = artifacts.write(out_dir, {"index.html": report.files["index.html"]})
+    report = artifacts.build(exploration, summary, job_path, design_path, program=prog.anywhere(prog.current()))
+    (page,) = outdir.publish(target, [("index.html", report.files["index.html"])])
     if report.dot_missing and report.counterexamples:
         click.echo(f"crashsweep: {artifacts.INSTALL_GRAPHVIZ}", err=True)
     if not no_open and webbrowser.open(page.resolve().as_uri()):

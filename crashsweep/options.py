@@ -1,4 +1,7 @@
-"""Options and checks shared by the commands: the design, depth, job, tracker, state limit and faults."""
+"""Options and checks shared by the commands.
+
+--variant/--design, --depth, --job, --tracker, --max-states, --out, --progress, --faults, --call-ids.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 import click
 from click.decorators import FC
 
-from crashsweep import runs
+from crashsweep import outdir, runs
 from spec.design import Design
 from spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
 from spec.tracker import TRACKERS
@@ -46,6 +49,44 @@ def chosen_design(variant: str | None, design_path: Path | None) -> str | Design
         return load_design(design_path).design
     assert variant is not None
     return variant
+
+
+def check_out(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """An --out callback: the directory as crashsweep.outdir will publish it, refused before any search."""
+    if value is None:
+        return None
+    try:
+        return outdir.check(value)
+    except outdir.OutDirError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def out_option(help: str) -> Callable[[FC], FC]:
+    """--out DIR: a directory written whole or not at all (crashsweep.outdir)."""
+    return click.option(
+        "--out", "out_dir", type=click.Path(path_type=Path), callback=check_out, metavar="DIR", help=help
+    )
+
+
+def progress_option() -> Callable[[FC], FC]:
+    """--progress: a progress line every few seconds even where stderr is not a terminal (a CI log)."""
+    return click.option(
+        "--progress",
+        is_flag=True,
+        help=f"print a progress line every {runs.PROGRESS_EVERY:g} s even when stderr is not a terminal",
+    )
+
+
+def split_names(value: str, option: str) -> list[str]:
+    """The comma-separated names of `value`, stripped; a usage error for an empty list or an empty name."""
+    names = [name.strip() for name in value.split(",")]
+    if not value.strip():
+        raise click.BadParameter("expected comma-separated names, got nothing", param_hint=f"'{option}'")
+    if "" in names:
+        raise click.BadParameter(
+            f"{value!r} has an empty name (at position {names.index('') + 1})", param_hint=f"'{option}'"
+        )
+    return names
 
 
 def depth_option(default: int = 2, *, with_faults: bool = False) -> Callable[[FC], FC]:
@@ -146,8 +187,10 @@ def job_options(f: FC) -> FC:
     return f
 
 
-def choices_of(depth: int, job_path: Path | None, tracker: str, max_states: int) -> runs.Choices:
+def choices_of(
+    depth: int, job_path: Path | None, tracker: str, max_states: int, *, progress: bool = False
+) -> runs.Choices:
     """The user's choices from the shared options (reads the job file: JobError on a bad one)."""
     job, source = runs.read_job(job_path)
     faults, fresh_ids = environment()
-    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids)
+    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids, progress)

@@ -6,6 +6,7 @@ Shared by every command that explores (explore, compare, and later view and othe
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,11 @@ class Choices:
     depth: int
     max_states: int
     faults: tuple[str, ...] = ()
+    """The fault kinds the environment may inject (--faults; spec/FAULTS.md)."""
     fresh_ids: bool = False
+    """Whether the model hands out new call IDs on every request (--call-ids fresh)."""
+    progress: bool = False
+    """Progress lines even where stderr is not a terminal (--progress)."""
 
     def model(self, chosen: str | Design) -> LoopModel:
         """The explorer model of `chosen` under these choices."""
@@ -50,18 +55,34 @@ def tracker_kind(name: str) -> TrackerKind:
     return TRACKERS[name]
 
 
-class StatusLine:
-    """One line of progress on stderr, rewritten in place; silent unless stderr is a terminal."""
+PROGRESS_EVERY = 5.0
+"""Seconds between progress lines where stderr is not a terminal (with --progress)."""
 
-    def __init__(self, label: str) -> None:
+
+class StatusLine:
+    """Progress on stderr: one line rewritten in place on a terminal, else (when `lines`) a line every few seconds.
+
+    The lines mode is for logs (CI): the first line comes with the first report, so a reader of
+    the log knows the work started, then one every PROGRESS_EVERY seconds.
+    """
+
+    def __init__(self, label: str, *, lines: bool = False) -> None:
         self.label = label
         self.live = sys.stderr.isatty()
+        self.lines = lines and not self.live
+        self.last: float | None = None
 
     def show(self, text: str) -> None:
-        """Replace the line with `label: text`."""
+        """Replace the line with `label: text` (or print it, when a line is due)."""
         if self.live:
             sys.stderr.write(f"\r{self.label}: {text} ")
             sys.stderr.flush()
+        elif self.lines:
+            now = time.monotonic()
+            if self.last is None or now - self.last >= PROGRESS_EVERY:
+                self.last = now
+                sys.stderr.write(f"crashsweep: {self.label}: {text}\n")
+                sys.stderr.flush()
 
     def done(self) -> None:
         """Clear the line."""
@@ -78,7 +99,7 @@ class _Progress(StatusLine):
 
 
 class Interrupted(Exception):
-    """Ctrl-C during an exploration, with how far it got.
+    """Ctrl-C during an exploration (with how far it got) or while writing; the message says what is on disk.
 
     Not a KeyboardInterrupt: click would turn that into a bare "Aborted!" and lose the figures.
     """
@@ -87,7 +108,7 @@ class Interrupted(Exception):
 def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summary]:
     """Explore the variant named `chosen` (or the design itself) under `choices` and compute its row."""
     variant = chosen if isinstance(chosen, str) else chosen.name
-    progress = _Progress(variant)
+    progress = _Progress(variant, lines=choices.progress)
     try:
         exploration = explore(
             choices.model(chosen),
@@ -96,7 +117,7 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
             progress=progress,
         )
     except ExplorationInterrupted as error:
-        raise Interrupted(f"{variant}: {error}") from None
+        raise Interrupted(f"{variant}: {error}; nothing was written") from None
     finally:
         progress.done()
     summary = summarize(

@@ -86,8 +86,13 @@ def replay(model: Model[S], depth: int, code: str) -> Path[S]:
     start: PathStep[S] = PathStep(None, 0, state, 0)
     steps = [start]
     for pos in range(1, length + 1):
-        actions = [] if model.is_finished(state) else enabled(model, state, crashes, depth)
         choice = choices.get(pos, 0)
+        if model.is_finished(state):
+            raise ValueError(
+                f"path code {code!r}: the path is longer than the run, which finishes after {pos - 1} steps "
+                f"(step {pos} takes action {choice}, but only 0 are enabled there)"
+            )
+        actions = enabled(model, state, crashes, depth)
         if choice >= len(actions):
             raise ValueError(
                 f"path code {code!r}: step {pos} takes action {choice}, but only {len(actions)} "

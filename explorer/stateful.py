@@ -62,8 +62,10 @@ PACES = (0, 1, 3, 7, 15, 31)
 class Figures:
     """What the runs of one machine class exercised, summed over every example it ran."""
 
+    examples: int = 0
+    """Hypothesis examples run, including those hypothesis discards (so it may pass max_examples)."""
     runs: int = 0
-    """Runs of the model that took at least one step (one per hypothesis example)."""
+    """Runs of the model that took at least one step (one per example, less those that ended before one)."""
     finished: int = 0
     """Runs that reached a finished state (the others stopped early or broke a property)."""
     steps: int = 0
@@ -151,6 +153,7 @@ class ModelMachine(RuleBasedStateMachine, Generic[S]):
 
     def __init__(self) -> None:
         super().__init__()
+        type(self).figures.examples += 1
         self.pace = 0
         start: PathStep[S] = PathStep(None, 0, self.model.initial(), 0)
         self._steps = [start]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Sequence
 
 from reports.counterexample import Counterexample
 
@@ -20,10 +21,18 @@ def _lit(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def replay_command(cx: Counterexample, *, pytest: bool = False) -> str:
-    """The command line that replays `cx` (with `--pytest`, the one that prints the snippet)."""
+PROGRAM = ("crashsweep",)
+"""How a user runs crashsweep when it is installed; the CLI passes the name the user typed."""
+
+
+def replay_command(cx: Counterexample, *, pytest: bool = False, program: Sequence[str] = PROGRAM) -> str:
+    """The command line that replays `cx` (with `--pytest`, the one that prints the snippet).
+
+    `program` is the command that runs crashsweep, as words: `crashsweep` when installed,
+    `bin/crashsweep` in a checkout, `python -m crashsweep`.
+    """
     which = ["--design", cx.design_file] if cx.design_file is not None else ["--variant", cx.variant]
-    words = ["crashsweep", "replay", *which, "--depth", str(cx.depth)]
+    words = [*program, "replay", *which, "--depth", str(cx.depth)]
     if cx.job_file is not None:
         words += ["--job", cx.job_file]
     words += ["--tracker", cx.tracker]

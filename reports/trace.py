@@ -26,11 +26,12 @@ memory}), finished, runs, struck (calls whose one-time tool failure has happened
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from reports.counterexample import Counterexample, Step
 from reports.describe import changes, plural, world_json, world_text
-from reports.replay import replay_command
+from reports.replay import PROGRAM, replay_command
 
 FORMAT = "crashsweep-trace/1"
 _RULE = "-" * 100
@@ -79,8 +80,11 @@ def conclusion(cx: Counterexample) -> str:
     return f"no violation: {cx.violation}"
 
 
-def text(cx: Counterexample) -> str:
-    """The text trace: header, initial world, one line per step, the violation in words."""
+def text(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
+    """The text trace: header, initial world, one line per step, the violation in words.
+
+    It ends with the replay commands, run by `program` (see reports.replay.replay_command).
+    """
     width = max([len(_point(step)) for step in cx.steps] + [20])
     lines = [title(cx), f"initial: {world_text(cx.initial)}", ""]
     lines.append(f"{'step':>4}  {'action':<8} {'crash point':<{width}}  what changed")
@@ -90,7 +94,8 @@ def text(cx: Counterexample) -> str:
             lines += [_RULE, row, _RULE]
         else:
             lines.append(row)
-    lines += ["", conclusion(cx), f"replay: {replay_command(cx)}", f"pytest: {replay_command(cx, pytest=True)}"]
+    lines += ["", conclusion(cx), f"replay: {replay_command(cx, program=program)}"]
+    lines.append(f"pytest: {replay_command(cx, pytest=True, program=program)}")
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
@@ -101,8 +106,8 @@ def _environment(cx: Counterexample) -> dict[str, Any]:
     return {"faults": list(cx.faults), "call_ids": "fresh" if cx.fresh_ids else "stable"}
 
 
-def to_dict(cx: Counterexample) -> dict[str, Any]:
-    """The counterexample as a JSON-ready object with the documented keys."""
+def to_dict(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> dict[str, Any]:
+    """The counterexample as a JSON-ready object with the documented keys (`replay` run by `program`)."""
     return {
         "format": FORMAT,
         "variant": cx.variant,
@@ -118,7 +123,7 @@ def to_dict(cx: Counterexample) -> dict[str, Any]:
         "path": cx.code,
         "crashes": cx.crashes,
         "length": len(cx.steps),
-        "replay": replay_command(cx),
+        "replay": replay_command(cx, program=program),
         "initial": world_json(cx.initial),
         "steps": [
             {
@@ -137,6 +142,6 @@ def to_dict(cx: Counterexample) -> dict[str, Any]:
     }
 
 
-def to_json(cx: Counterexample) -> str:
+def to_json(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
     """The JSON trace, indented, with a final newline."""
-    return json.dumps(to_dict(cx), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_dict(cx, program=program), indent=2, ensure_ascii=False) + "\n"

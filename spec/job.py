@@ -8,13 +8,18 @@ Loading a job file fails with a `JobError` whose message names the offending fie
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval"})
 JOB_KEYS = frozenset({"name", "turns", "calls"})
+MAX_JOB_BYTES = 1 << 20
+"""A job file is a short script: larger files are refused before they are read (1 MiB)."""
 
 
 class JobError(ValueError):
@@ -70,8 +75,22 @@ class Job:
         return self._by_id[call_id]
 
 
+def _field(call_id: str) -> str:
+    """How a message names call `call_id`'s field: calls.ID, or calls["..."] for an ID that needs quotes."""
+    return f"calls.{call_id}" if call_id.replace("_", "").replace("-", "").isalnum() else f"calls[{call_id!r}]"
+
+
+def _text(where: str, value: str) -> str:
+    """`value`, unless it holds a control character (NUL, a newline...): those break every report."""
+    bad = next((char for char in value if unicodedata.category(char) in ("Cc", "Cs")), None)
+    if bad is not None:
+        raise JobError(f"{where}: contains the control character U+{ord(bad):04X}; use printable text")
+    return value
+
+
 def _call(call_id: str, raw: object) -> Call:
-    where = f"calls.{call_id}"
+    where = _field(call_id)
+    _text(f"{where} (the call ID)", call_id)
     if not isinstance(raw, Mapping):
         raise JobError(f'{where}: expected a table like {{ tool = "...", writes = true }}')
     unknown = sorted(set(raw) - CALL_KEYS)
@@ -81,6 +100,7 @@ def _call(call_id: str, raw: object) -> Call:
     tool = raw.get("tool")
     if not isinstance(tool, str) or not tool:
         raise JobError(f"{where}.tool: expected a non-empty string")
+    _text(f"{where}.tool", tool)
     writes = raw.get("writes")
     if not isinstance(writes, bool):
         raise JobError(f"{where}.writes: expected true or false")
@@ -103,6 +123,7 @@ def job_from_mapping(data: Mapping[str, object]) -> Job:
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise JobError("name: expected a non-empty string")
+    _text("name", name)
     raw_calls = data.get("calls", {})
     if not isinstance(raw_calls, Mapping):
         raise JobError("calls: expected a table of calls")
@@ -122,20 +143,44 @@ def job_from_mapping(data: Mapping[str, object]) -> Job:
         turns.append(tuple(calls[call_id] for call_id in raw_turn))
     unused = sorted(set(calls) - used)
     if unused:
-        raise JobError(f"calls.{unused[0]}: defined but used in no turn")
+        raise JobError(f"{_field(unused[0])}: defined but used in no turn")
     return Job(name, tuple(turns))
+
+
+def read_job_text(path: Path) -> str:
+    """The text of a job file: a regular file of at most MAX_JOB_BYTES of UTF-8 (a leading BOM is dropped).
+
+    Opened without blocking and checked before reading, so a FIFO, a device such as /dev/zero
+    or a huge file is refused at once instead of hanging or filling memory.
+    """
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise JobError(f"{path}: cannot read job file: {error.strerror or error}") from None
+    mode = os.fstat(handle).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(handle)
+        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
+        raise JobError(f"{path}: cannot read job file: it is {what}")
+    with os.fdopen(handle, "rb") as file:
+        data = file.read(MAX_JOB_BYTES + 1)
+    if len(data) > MAX_JOB_BYTES:
+        raise JobError(f"{path}: job file larger than {MAX_JOB_BYTES // 1024} KiB; a job is a short script")
+    try:
+        return data.decode("utf-8-sig")  # "-sig": a byte-order mark some editors write is dropped
+    except UnicodeDecodeError:
+        raise JobError(f"{path}: not UTF-8 text") from None
 
 
 def load_job(path: Path) -> Job:
     """Read a job file (TOML); any problem becomes a one-line `JobError` naming the file."""
+    text = read_job_text(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise JobError(f"{path}: cannot read job file: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise JobError(f"{path}: not UTF-8 text") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise JobError(f"{path}: not valid TOML: {error}") from None
+        raise JobError(f"{path}: not valid TOML: {' '.join(str(error).split())}") from None
+    except RecursionError:
+        raise JobError(f"{path}: not usable TOML: nested too deeply") from None
     try:
         return job_from_mapping(data)
     except JobError as error:

@@ -12,7 +12,7 @@ import pytest
 
 from crashsweep.cli import main
 from crashsweep.cmd_fuzz import fuzz as fuzz_command
-from explorer import replay
+from explorer import replay, stateful
 from explorer.stateful import DEFAULT_CRASHES, DEFAULT_STEPS
 from spec.invariants import NO_DUPLICATE, no_duplicate
 from spec.job import TRIAGE, load_job
@@ -181,3 +181,52 @@ def test_variant_and_design_together_are_refused(capsys: pytest.CaptureFixture[s
     status, out, err = _run(capsys, "--variant", "agent-loop", "--design", str(DOCS / "my-design.toml"))
     assert (status, out) == (2, "")
     assert err == "crashsweep: error: give either --variant NAME or --design FILE\n"
+
+
+def test_the_figures_say_what_they_count(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs and hypothesis examples are printed apart, and each equals the test's own count of machines and runs.
+
+    Hypothesis decides how many examples it runs for --examples N (more when it discards some,
+    and an example may end before its first action), so the test counts both itself: every
+    machine hypothesis makes is an example, and a run is a machine that took a step.
+    """
+    made: list[stateful.ModelMachine[object]] = []
+    init = stateful.ModelMachine.__init__
+
+    def counting_init(self: stateful.ModelMachine[object]) -> None:
+        init(self)
+        made.append(self)
+
+    monkeypatch.setattr(stateful.ModelMachine, "__init__", counting_init)
+    for examples in (5, 40):
+        made.clear()
+        status, out, _ = _run(capsys, "--variant", "keys-and-markers", "--examples", str(examples), "--seed", "0")
+        assert status == 0
+        runs = sum(len(machine.path.steps) > 1 for machine in made)
+        assert out.splitlines()[0] == f"keys-and-markers: no violation in {runs} runs"
+        assert f"runs {runs} (" in out
+        assert f") of {len(made)} hypothesis examples for --examples {examples} ({len(made) - runs} ended" in out
+        assert len(made) >= examples
+
+
+def test_a_step_count_that_leaves_no_action_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """--steps 1 spends the run's one rule on choosing its pace: refused (exit 2) instead of "0 runs"."""
+    status, out, err = _run(capsys, "--variant", "keys-and-markers", "--steps", "1")
+    assert (status, out) == (2, "")
+    assert "--steps" in err
+    assert err.count("\n") == 1
+    status, out, _ = _run(capsys, "--variant", "keys-and-markers", "--steps", "2", "--examples", "10", "--seed", "0")
+    assert status == 1  # one action per run never finishes one: the witness goes unreached
+    assert "no violation in 0 runs" not in out
+    assert "never reached: 'some run finished'" in out
+
+
+def test_a_design_files_replay_command_starts_with_the_launcher(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep, fuzz --design's replay command starts with bin/crashsweep and names the file."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    design = DOCS / "designs" / "save-after-reply.toml"
+    status, out, _ = _run(capsys, "--design", str(design), "--seed", "0")
+    assert status == 1
+    assert _replay_command(out)[:4] == ["bin/crashsweep", "replay", "--design", str(design)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -297,3 +298,99 @@ def test_replay_pytest_snippet_of_a_design_file_runs(capsys: pytest.CaptureFixtu
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_replaying_past_the_end_of_the_run_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """A code longer than its run names the run's length: the last code that replays, and the first that does not."""
+    status, out, err = run(capsys, "replay", "--variant", "save-after-reply", "--path", "99:7=1")
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    length = int(err.split("the path is longer than the run, which finishes after ", 1)[1].split()[0])
+    status, out, _ = run(capsys, "replay", "--variant", "save-after-reply", "--path", f"{length}:7=1")
+    assert status == 1
+    assert f"{length} steps, 1 crash, path {length}:7=1" in out  # the run is exactly that long
+    assert (
+        "longer than the run"
+        in run(capsys, "replay", "--variant", "save-after-reply", "--path", f"{length + 1}:7=1")[2]
+    )
+
+
+def test_view_reuses_one_directory_per_design_and_leaves_no_temp_directory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three views without --out make one private directory with one page per design, tracker and depth."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for variant in ("idempotency-keys", "idempotency-keys", "save-after-reply"):
+        run(capsys, "view", "--variant", variant, "--depth", "1", "--no-open")
+    (base,) = tmp_path.iterdir()
+    assert base.name.startswith("crashsweep-view-")
+    assert oct(base.stat().st_mode & 0o777) == oct(0o700)
+    assert sorted(p.name for p in base.iterdir()) == ["idempotency-keys-keyed-depth1", "save-after-reply-keyed-depth1"]
+    assert [p.name for p in (base / "idempotency-keys-keyed-depth1").iterdir()] == ["index.html"]
+
+
+def test_view_refuses_a_default_place_that_is_not_the_users(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file (or another user's link) where the view directory goes: one line asking for --out, exit 2."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    (tmp_path / f"crashsweep-view-{os.getuid()}").symlink_to(tmp_path)
+    status, out, err = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1", "--no-open")
+    assert (status, out) == (2, "")
+    assert "give --out" in err
+    assert err.count("\n") == 1
+
+
+def test_the_page_names_the_launcher_by_a_path_that_works_anywhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep, the terminal hint says bin/crashsweep; the page the absolute path of it."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    status, out, _ = run(
+        capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--out", str(tmp_path / "o")
+    )
+    assert status == 1
+    assert " replay: bin/crashsweep replay --variant save-after-reply " in out
+    page = (tmp_path / "o" / "index.html").read_text(encoding="utf-8")
+    absolute = str(Path.cwd() / "bin" / "crashsweep")
+    assert f'<pre class="command">{absolute} replay --variant save-after-reply' in page
+    assert f"replay: {absolute} replay " in (tmp_path / "o" / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+
+
+def test_a_design_files_hints_start_with_the_launcher_and_name_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep with --design: hints say bin/crashsweep and --design FILE; the page, the full path."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    status, out, _ = run(
+        capsys, "explore", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--out", str(tmp_path / "o")
+    )
+    assert status == 1
+    assert f" replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+    assert f" pytest: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+    absolute = str(Path.cwd() / "bin" / "crashsweep")
+    page = (tmp_path / "o" / "index.html").read_text(encoding="utf-8")
+    assert f'<pre class="command">{absolute} replay --design {SAVE_AFTER_REPLY} --depth 1 ' in page
+    trace_file = (tmp_path / "o" / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+    assert f"replay: {absolute} replay --design {SAVE_AFTER_REPLY} --depth 1 " in trace_file
+    status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
+    assert status == 1
+    assert f"replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+
+
+def test_view_of_a_design_file_gets_one_directory_whatever_its_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out, a design file named with a slash and a space still gets one directory under the base."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    design = tmp_path / "odd.toml"
+    design.write_text(
+        SAVE_AFTER_REPLY.read_text(encoding="utf-8").replace('name = "save-after-reply"', 'name = "../a/b c"'),
+        encoding="utf-8",
+    )
+    status, _, _ = run(capsys, "view", "--design", str(design), "--depth", "1", "--no-open")
+    assert status == 1
+    (base,) = (tmp_path / "tmp").iterdir()
+    assert [p.name for p in base.iterdir()] == [".._a_b_c-keyed-depth1"]
+    assert [p.name for p in (base / ".._a_b_c-keyed-depth1").iterdir()] == ["index.html"]

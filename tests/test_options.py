@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import pytest
 
-from crashsweep.options import check_variant, choices_of
+from crashsweep.options import check_out, check_variant, choices_of, split_names
 
 
 def test_unknown_variant_is_a_bad_parameter_listing_known_ones() -> None:
@@ -25,3 +27,20 @@ def test_choices_carry_the_tracker_kind() -> None:
         99,
     )
     assert choices.job.name == "triage"
+
+
+def test_split_names_refuses_empty_lists_and_names() -> None:
+    """Names are stripped; an empty value, or an empty name between commas, is a bad parameter."""
+    assert split_names(" a , b@keyed ", "--variants") == ["a", "b@keyed"]
+    for value, message in (("", "got nothing"), (" , ", "position 1"), ("a,,b", "position 2"), ("a,", "position 2")):
+        with pytest.raises(click.BadParameter, match=message):
+            split_names(value, "--variants")
+
+
+def test_check_out_gives_an_absolute_path_or_a_bad_parameter(tmp_path: Path) -> None:
+    """--out is checked as it is parsed: usable gives the absolute path, unusable a one-line bad parameter."""
+    context, option = click.Context(click.Command("c")), click.Option(["--out"])
+    assert check_out(context, option, None) is None
+    assert check_out(context, option, tmp_path / "new") == tmp_path / "new"
+    with pytest.raises(click.BadParameter, match="/dev/null is not a directory"):
+        check_out(context, option, Path("/dev/null/x"))

@@ -4,11 +4,12 @@ Every place where a crash would matter is marked with `crashpoint(...)`: it does
 a normal run, and under `crashsweep sweep` the process is killed there (SIGKILL: no finally,
 no atexit) and started again, which must then finish the job from what is on disk.
 
-Sweep it, from this folder (every crash point, then every crash point of the restart):
+Sweep it, from this folder (every crash point, then every crash point of the restart; once
+crashsweep is installed, `crashsweep` instead of the checkout's launcher):
 
-    crashsweep sweep --target my_loop:run --check my_loop_check:check --depth 2
+    ../../bin/crashsweep sweep --target my_loop:run --check my_loop_check:check --depth 2
 
-Run it for real against a tracker (`crashsweep tracker serve` in another terminal):
+Run it for real against a tracker (`../../bin/crashsweep tracker serve` in another terminal):
 
     CRASHSWEEP_TRACKER_URL=http://127.0.0.1:8765 python -c "import my_loop; my_loop.run()"
 """

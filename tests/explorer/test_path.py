@@ -48,3 +48,12 @@ def test_replay_rejects_choices_the_model_does_not_offer() -> None:
         replay(Points(3), 0, "3:2=1")
     with pytest.raises(ValueError, match="only 0 are enabled"):
         replay(Points(1), 0, "4:")
+
+
+def test_a_path_longer_than_its_run_names_the_run_s_length() -> None:
+    """Points(n) without crashes is a start and n `next` steps: n + 1 steps, counted by hand."""
+    with pytest.raises(ValueError, match=r"the path is longer than the run, which finishes after 2 steps"):
+        replay(Points(1), 0, "4:")
+    with pytest.raises(ValueError, match=r"longer than the run, which finishes after 4 steps \(step 5 takes"):
+        replay(Points(3), 0, "5:")
+    assert len(replay(Points(3), 0, "4:").steps) == 5  # the initial state and 4 steps

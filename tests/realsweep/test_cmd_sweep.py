@@ -140,3 +140,67 @@ def test_bad_design_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variants", ""], "got nothing"),
+        (["--variants", ",,,"], "has an empty name (at position 1)"),
+        (["--variants", "keys-and-markers,keys-and-markers"], "keys-and-markers is named twice"),
+        (["--variants", "keys-and-markers", "--tracker", "keyed", "--tracker", "keyed"], "keyed is named twice"),
+    ],
+)
+def test_conform_refuses_empty_and_repeated_names_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """The same checks as compare's --variants: one line, exit 2, nothing swept."""
+    assert main(["conform", *args, "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_conform_refuses_a_design_file_given_twice(capsys: pytest.CaptureFixture[str]) -> None:
+    """As --variants: the same design file twice is refused in one line before any sweep."""
+    assert main(["conform", "--design", str(MY_DESIGN), "--design", str(MY_DESIGN), "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "is named twice" in err
+
+
+def test_tracker_serve_without_root_writes_nothing_here_and_removes_its_temporary_folder(tmp_path: Path) -> None:
+    """No --root: the databases go to the temporary folder it prints, which SIGTERM removes; the cwd stays empty."""
+    command = [CRASHSWEEP, "tracker", "serve", "--port", "0"]
+    server = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env()
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert "(temporary: removed when stopped; --root DIR keeps the databases)" in line
+        root = Path(line.split(" serving ")[1].split(" (temporary")[0])
+        client = TrackerClient(line.split(" at ")[1].split(" ")[0])
+        client.create_issue("disk full", run="r", call="c")
+        assert (root / "default.sqlite3").exists()
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=10)
+        assert (server.returncode, err) == (0, "")
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.communicate()
+    assert not root.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tracker_serve_refuses_a_root_it_cannot_make_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--root under a regular file: exit 2 and one line, before anything is served."""
+    (tmp_path / "file").write_text("")
+    assert main(["tracker", "serve", "--root", str(tmp_path / "file" / "db"), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"crashsweep: error: cannot use --root {tmp_path / 'file' / 'db'}: Not a directory\n"

@@ -7,11 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from realsweep.tracker_client import TrackerClient
 from realsweep.tracker_service import ServiceProcess
 from tests.realsweep.helpers import child_env
+from tests.realsweep.tracker_process import service, stall
 
 
 def _post(client: TrackerClient, path: str, body: dict[str, str], key: str) -> tuple[int, dict[str, str], object]:
@@ -116,3 +118,27 @@ def test_the_database_outlives_the_service_itself(tmp_path: Path) -> None:
         assert [r["call"] for r in client.records()] == ["create_a"]
         client.create_issue("disk full", run="r1", call="create_a", key="k1")
         assert len(client.records()) == 1
+
+
+def test_sigterm_stops_the_service_at_once_even_with_a_stalled_client_connected(tmp_path: Path) -> None:
+    """A client stalled in the middle of a body holds no lock: SIGTERM stops the service, status 0, within 5 s."""
+    with service(tmp_path / "db") as tracker:
+        TrackerClient(f"{tracker.url}/spaces/s").create_issue("disk full", run="r1", call="create_a")
+        with stall(tracker, "s"):  # the service is now inside the read of the body, waiting
+            started = time.monotonic()
+            tracker.process.send_signal(signal.SIGTERM)
+            assert tracker.process.wait(timeout=5) == 0
+            assert time.monotonic() - started < 5
+        assert tracker.log() == ""
+    with ServiceProcess(tmp_path / "db", "keyed") as again:
+        assert [r["call"] for r in TrackerClient(again.space_url("s")).records()] == ["create_a"]
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """`python -m realsweep.tracker_service` on a busy port: one line on stderr, status 2, no traceback."""
+    port = keyed_service.url.rsplit(":", 1)[1]
+    command = [sys.executable, "-m", "realsweep.tracker_service", "--root", str(tmp_path / "x"), "--port", port]
+    done = subprocess.run(command, env=child_env(), capture_output=True, text=True, check=False, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"tracker: cannot serve {tmp_path / 'x'} on 127.0.0.1:{port}: ")

@@ -91,3 +91,11 @@ def test_snippet_with_a_job_file_and_no_violation(tmp_path: Path) -> None:
     for name, cx in (("test_bad.py", bad), ("test_good.py", good)):
         done = run_pytest(tmp_path, pytest_snippet(cx), name)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_command_starts_with_the_program_given(sar_cx: Counterexample) -> None:
+    """`program` is the launcher, as words: a checkout's bin/crashsweep, an interpreter with -m, quoted when need be."""
+    assert replay_command(sar_cx, program=("bin/crashsweep",)).startswith("bin/crashsweep replay --variant ")
+    words = shlex.split(replay_command(sar_cx, pytest=True, program=("/opt/my py/python", "-m", "crashsweep")))
+    assert words[:4] == ["/opt/my py/python", "-m", "crashsweep", "replay"]
+    assert words[-1] == "--pytest"

@@ -86,3 +86,12 @@ def test_json_is_stable(sar_cx: Counterexample) -> None:
     """Rendering twice gives the same bytes."""
     assert trace.to_json(sar_cx) == trace.to_json(sar_cx)
     assert trace.to_json(sar_cx).endswith("}\n")
+
+
+def test_the_replay_lines_start_with_the_program_given(sar_cx: Counterexample) -> None:
+    """Text and JSON carry the replay command of the launcher the caller names (default: `crashsweep`)."""
+    lines = trace.text(sar_cx, program=("bin/crashsweep",)).splitlines()
+    assert lines[-2].startswith("replay: bin/crashsweep replay --variant save-after-reply ")
+    assert lines[-1].startswith("pytest: bin/crashsweep replay --variant save-after-reply ")
+    assert json.loads(trace.to_json(sar_cx, program=("bin/crashsweep",)))["replay"].startswith("bin/crashsweep ")
+    assert trace.text(sar_cx).splitlines()[-2].startswith("replay: crashsweep replay ")
