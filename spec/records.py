@@ -104,7 +104,7 @@ class Tracker:
 
     def appended(self, record: Record, key: str | None = None, answer: str | None = None) -> Tracker:
         """This tracker with `record` applied and, if given, `key` remembered with `answer`."""
-        record = _RECORDS.setdefault(record, record)  # one object per value: logs compare by identity
+        record = _shared(record)  # one object per value: logs compare by identity first
         number = self.size + 1
         count = self._counts.get(record.call, 0)
         tracker = _copy(self)
@@ -147,6 +147,16 @@ _DERIVED = (
 _EMPTY: Tracker | None = None
 _RECORDS: dict[Record, Record] = {}
 _set = object.__setattr__
+
+
+def _shared(record: Record) -> Record:
+    """The one Record object equal to `record` (the table starts afresh past 2**18 entries)."""
+    known = _RECORDS.get(record)
+    if known is None:
+        if len(_RECORDS) >= 1 << 18:
+            _RECORDS.clear()
+        known = _RECORDS[record] = record
+    return known
 
 
 def _start(tracker: Tracker) -> Tracker:
