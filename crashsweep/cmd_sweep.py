@@ -10,18 +10,22 @@ Exit status: 0 when the invariants hold (conform: the rows agree), 1 when one is
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from crashsweep import runs
+from crashsweep import prog, runs, sweep_scenarios, sweep_sources
 from crashsweep.options import depth_option, design_option, job_option, split_names, tracker_option
-from realsweep import conformance, engine, reference, rows
+from realsweep import conformance, engine, reference
+from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
+from realsweep.adapters.script import ARGS, CALL_IDS
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
-from reports import table
 from spec.tracker import TRACKERS
 from variants import SEED_DESIGNS, design
 from variants.design_file import load_design
@@ -65,6 +69,13 @@ def _options(
     )
 
 
+ARG_HELP = "with --target: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; repeatable"
+CALL_IDS_HELP = (
+    "with --framework: the model's call IDs, the job's (stable) or new on every ask (fresh)  [default: stable]"
+)
+DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
+SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
+CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
 
 
@@ -78,12 +89,21 @@ def _fail(message: str, status: int) -> int:
 @design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
+@click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP)
+@click.option(
+    "--framework", type=click.Choice(list(FRAMEWORKS)), help="sweep the built-in example agent on a framework"
+)
+@click.option("--keys", type=click.Choice(("on", "off")), help="with --framework: send idempotency keys  [default: on]")
+@click.option("--call-ids", type=click.Choice(CALL_IDS), help=CALL_IDS_HELP)
+@click.option("--durability", type=click.Choice(DURABILITY), help=DURABILITY_HELP)
 @depth_option()
-@job_option(help="job file (with --variant)")
+@job_option(help="job file (with --variant or --framework)")
 @tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
+@click.option("--scenarios", "scenarios_path", type=click.Path(path_type=Path, dir_okay=False), help=SCENARIOS_HELP)
+@click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 def sweep(
@@ -91,22 +111,31 @@ def sweep(
     design_path: Path | None,
     target_spec: str | None,
     check_spec: str | None,
+    target_args: tuple[str, ...],
+    framework: str | None,
+    keys: str | None,
+    call_ids: str | None,
+    durability: str | None,
     depth: int,
     job_path: Path | None,
     tracker: str,
     workers: int | None,
     fmt: str,
     keep: Path | None,
+    scenarios_path: Path | None,
+    crash_points: tuple[str, ...],
     timeout: float,
     spawn: str,
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
-    if [variant, design_path, target_spec].count(None) != 2:
-        raise click.UsageError("give either --variant or --design (the reference loop) or --target (your own program)")
-    if target_spec is not None and (check_spec is None or job_path is not None):
-        raise click.UsageError("--target needs --check module:function, and takes no --job")
-    if target_spec is None and check_spec is not None:
-        raise click.UsageError("--check goes with --target")
+    sweep_sources.combination(
+        variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
+    )
+    if crash_points and (scenarios_path is not None or fmt != "text"):
+        raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
+    args = sweep_scenarios.parse_args(target_args)
+    crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
+    _writable(scenarios_path)
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn)
@@ -115,33 +144,65 @@ def sweep(
         if variant is not None:
             if design_path is None:
                 _reference_design(variant)
-            job, _ = runs.read_job(job_path)
-            result = reference.run(variant, job, job_path, tracker, options, progress, design_path)
-            label, job_name = variant, job.name
+            source = sweep_sources.variant_source(variant, job_path, tracker, design_path)
+        elif framework is not None:
+            source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
         else:
             assert target_spec is not None
             assert check_spec is not None
-            target, check = _user_target(target_spec, check_spec)
-            result = engine.sweep(target, check, options, progress)
-            label, job_name = target.label, "-"
+            source = _target_source(target_spec, check_spec, args, tracker)
+        source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
+        if crashes:
+            return _replayed(source.label, engine.replay(source.target, source.check, options, crashes))
+        result = source.run(options, progress)
     except engine.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)
     except (engine.SweepError, ValueError) as error:
         return _fail(f"error: {error}", 2)
     finally:
         progress.done()
-    row = rows.summary(result, variant=label, job=job_name, tracker=tracker)
-    if fmt == "json":
-        click.echo(rows.to_json(row, result), nl=False)
-    elif fmt == "markdown":
-        click.echo(table.row_markdown(row), nl=False)
-    else:
-        click.echo(rows.row_text(row, result, rows.counterexamples(result)), nl=False)
-    return 0 if row.holds else 1
+    _record(result, scenarios_path, keep)
+    return sweep_sources.report(result, source, tracker, fmt)
 
 
-def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engine.Check]:
-    """The user's program and check; the current directory is where their modules are found."""
+def _target_source(target_spec: str, check_spec: str, args: dict[str, str], tracker: str) -> sweep_sources.Source:
+    """The user's own program and check."""
+    target, check = _user_target(target_spec, check_spec, args)
+    command = [*prog.current(), "sweep", "--target", target_spec, "--check", check_spec, "--tracker", tracker]
+    command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
+    return sweep_sources.Source(target, check, target.label, "-", command)
+
+
+def _writable(path: Path | None) -> None:
+    """Refuse, before any work, a --scenarios file that cannot be written."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder}: no such folder", param_hint="--scenarios")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"{path}: cannot write here", param_hint="--scenarios")
+
+
+def _record(result: engine.SweepResult, path: Path | None, keep: Path | None) -> None:
+    """Every scenario as JSON lines, to --scenarios and into the --keep folder."""
+    for target in (path, None if keep is None else keep / "scenarios.jsonl"):
+        if target is not None:
+            sweep_scenarios.write_jsonl(target, result)
+
+
+def _replayed(label: str, scenario: engine.ScenarioResult) -> int:
+    """Print one re-run scenario; 0 when it left neither a duplicate nor a loss."""
+    click.echo(sweep_scenarios.replay_text(label, scenario), nl=False)
+    o = scenario.outcome
+    return 1 if scenario.unreached or o.dups or o.missing else 0
+
+
+def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[engine.Target, engine.Check]:
+    """The user's program and check; the current directory is where their modules are found.
+
+    `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row.
+    """
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
@@ -153,6 +214,10 @@ def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engi
     else:
         target = engine.Target.entry_point(target_spec, path=[here])
     check = load(check_spec)
+    if args:
+        shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
+        env = {**target.env, ARGS: json.dumps(args)}
+        target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
     return target, check  # type: ignore[return-value]
 
 

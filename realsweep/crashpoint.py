@@ -11,6 +11,10 @@ in any language can take part:
   newline to the file, *before* the decision below. Unset: `crashpoint` returns at once.
 - CRASHSWEEP_CRASH_AT=<n>: the process dies at the n-th crash point it passes (from 1).
   Unset, empty or 0: it passes every point (the run that lists them).
+  CRASHSWEEP_CRASH_AT=<k>:<name>: the process dies the k-th time it passes the point `name`.
+  This is how the sweep names a point: by name and occurrence, not by its place in the list,
+  so that a program whose threads interleave differently from run to run (a background
+  checkpoint writer, tools run in parallel) still dies at the same point of its work.
 - CRASHSWEEP_COUNTERS_LOG=<file>: `count(name)` appends the name once per unit.
 
 Dying is SIGKILL sent to itself: no `finally` block, `atexit` handler or buffer flush runs,
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
 CRASH_AT = "CRASHSWEEP_CRASH_AT"
@@ -35,19 +40,27 @@ COUNTERS_LOG = "CRASHSWEEP_COUNTERS_LOG"
 KILLED_STATUS = 137  # 128 + SIGKILL: what a shell reports for a process killed by SIGKILL
 
 _passed = 0
+_seen: dict[str, int] = {}
+_lock = threading.Lock()  # threads pass points one at a time: the log's order is the order of decisions
 
 
 def crashpoint(name: str) -> None:
-    """Mark a crash point: under a sweep, log its name, and die if it is the chosen one."""
+    """Mark a crash point: under a sweep, log its name, and die if it is the chosen one.
+
+    Any thread may call it; the kill ends the whole process, whichever thread sends it, and no
+    other thread passes a point between the chosen point's log line and the kill.
+    """
     global _passed
     log = os.environ.get(POINTS_LOG)
     if not log:
         return
     _check_name(name)
-    _passed += 1
-    _append(log, name)
-    if _passed == crash_at():
-        die()
+    with _lock:
+        _passed += 1
+        _seen[name] = _seen.get(name, 0) + 1
+        _append(log, name)
+        if _chosen(_passed, name, _seen[name]):
+            die()
 
 
 def count(name: str, n: int = 1) -> None:
@@ -59,10 +72,29 @@ def count(name: str, n: int = 1) -> None:
     _append(log, "\n".join([name] * n))
 
 
-def crash_at() -> int:
-    """The index (from 1) of the crash point this process dies at; 0 for none."""
+def _chosen(index: int, name: str, occurrence: int) -> bool:
+    """Is the point just passed (the `index`-th, the `occurrence`-th named `name`) the one to die at?"""
+    point = crash_point()
+    if point is not None:
+        return point == (occurrence, name)
+    return index == crash_at()
+
+
+def crash_point() -> tuple[int, str] | None:
+    """The (occurrence, name) this process dies at, when CRASH_AT names a point; None otherwise."""
     raw = os.environ.get(CRASH_AT, "").strip()
-    if not raw:
+    head, colon, name = raw.partition(":")
+    if not colon:
+        return None
+    if not head.isdigit() or int(head) < 1 or not name:
+        raise ValueError(f"{CRASH_AT}={raw!r}: expected N:NAME, the N-th (from 1) pass of the point NAME")
+    return int(head), name
+
+
+def crash_at() -> int:
+    """The index (from 1) of the crash point this process dies at; 0 for none (or when it names a point)."""
+    raw = os.environ.get(CRASH_AT, "").strip()
+    if not raw or crash_point() is not None:
         return 0
     try:
         value = int(raw)
@@ -81,7 +113,9 @@ def passed() -> int:
 def reset() -> None:
     """Forget the points passed (for tests that call crashpoint in one long-lived process)."""
     global _passed
-    _passed = 0
+    with _lock:
+        _passed = 0
+        _seen.clear()
 
 
 def die() -> None:

@@ -28,7 +28,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from realsweep.runner import Runner
@@ -59,12 +61,32 @@ __all__ = [
     "SweepResult",
     "Target",
     "TargetFailed",
+    "replay",
     "sweep",
 ]
 
 
 def sweep(target: Target, check: Check, options: SweepOptions, progress: Progress | None = None) -> SweepResult:
     """Run the baseline and every scenario up to `options.depth` crashes; see the module docstring."""
+    started = time.monotonic()
+    with _runner(target, check, options) as runner:
+        return _scenarios(runner, options, progress, started)
+
+
+def replay(target: Target, check: Check, options: SweepOptions, crashes: Sequence[tuple[str, int]]) -> ScenarioResult:
+    """Run exactly one scenario: process 1 dies at the first (point, occurrence), its restart at the next, ...
+
+    Its crashes' indices are 0: the scenario is named by its points, not by a listing.
+    """
+    if not crashes:
+        raise SweepError("a scenario to re-run needs at least one crash point")
+    with _runner(target, check, options) as runner:
+        return runner.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
+
+
+@contextmanager
+def _runner(target: Target, check: Check, options: SweepOptions) -> Iterator[Runner]:
+    """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
     if options.depth < 1:
         raise SweepError(f"depth must be at least 1, got {options.depth}")
     if options.spawn not in ("fork", "exec"):
@@ -75,22 +97,19 @@ def sweep(target: Target, check: Check, options: SweepOptions, progress: Progres
     if root.exists() and any(root.iterdir()):
         raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
     root.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
     try:
-        if options.tracker is None:
-            return _sweep(Runner(target, check, options, root, None), options, progress, started)
-        with ServiceProcess(root / "tracker", options.tracker) as service:
-            return _sweep(Runner(target, check, options, root, service), options, progress, started)
+        with ExitStack() as stack:
+            service = (
+                None
+                if options.tracker is None
+                else stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
+            )
+            runner = Runner(target, check, options, root, service)
+            stack.callback(runner.close)
+            yield runner
     finally:
         if not options.keep:
             shutil.rmtree(root, ignore_errors=True)
-
-
-def _sweep(runner: Runner, options: SweepOptions, progress: Progress | None, started: float) -> SweepResult:
-    try:
-        return _scenarios(runner, options, progress, started)
-    finally:
-        runner.close()
 
 
 def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None, started: float) -> SweepResult:
@@ -119,9 +138,24 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
                 future.cancel()
             raise
     results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
-    return SweepResult(options.depth, baseline, tuple(results), runner.processes, time.monotonic() - started)
+    reached = tuple(r for r in results if not r.unreached)
+    unreached = tuple(r for r in results if r.unreached)
+    if not reached:
+        first = unreached[0].crashes[-1]
+        raise SweepError(
+            f"no process ever reached its chosen point (the first was to die at {first.label!r}): the program's "
+            "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
+        )
+    elapsed = time.monotonic() - started
+    return SweepResult(options.depth, baseline, reached, runner.processes, elapsed, unreached)
 
 
 def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:
     """The scenarios one crash deeper: the last process of `result` dies at each of its points."""
-    return [(*result.crashes, Crash(i, point)) for i, point in enumerate(result.points, start=1)]
+    if result.unreached:
+        return []
+    children = []
+    for i, point in enumerate(result.points, start=1):
+        occurrence = result.points[:i].count(point)
+        children.append((*result.crashes, Crash(i, point, occurrence)))
+    return children

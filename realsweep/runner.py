@@ -86,13 +86,9 @@ class Runner:
             env[TRACKER_URL] = self.service.space_url(name)
             tracker = TrackerClient(env[TRACKER_URL])
         for number, crash in enumerate(crashes, start=1):
-            points = self._process(folder, workdir, env, number, crash.index, crashes)
-            if len(points) != crash.index or points[-1] != crash.point:
-                raise SweepError(
-                    f"{_where(crashes, number)}: the process was to die at point {crash.index} {crash.point!r} but "
-                    f"passed {len(points)} point(s), the last {points[-1] if points else None!r}: the program's "
-                    "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
-                )
+            points = self._process(folder, workdir, env, number, crash.crash_at, crashes)
+            if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
+                return self._unreached(folder, crashes, number)
         points = self._process(folder, workdir, env, len(crashes) + 1, 0, crashes)
         try:
             outcome = self.check(Scenario(crashes, workdir, tracker))
@@ -105,10 +101,23 @@ class Runner:
             shutil.rmtree(folder, ignore_errors=True)
         return result
 
+    def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int) -> ScenarioResult:
+        """A scenario whose process `number` ended normally without passing its chosen point."""
+        result = ScenarioResult(crashes, Outcome(), _counters(folder / "counters.log"), (), unreached=number)
+        if not self.options.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+        return result
+
     def _process(
-        self, folder: Path, workdir: Path, env: dict[str, str], number: int, crash_at: int, crashes: tuple[Crash, ...]
+        self,
+        folder: Path,
+        workdir: Path,
+        env: dict[str, str],
+        number: int,
+        crash_at: int | str,
+        crashes: tuple[Crash, ...],
     ) -> list[str]:
-        """Run process `number` of a scenario, dying at point `crash_at` (0: none); the points it passed."""
+        """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); the points it passed."""
         log = folder / f"points-{number}.log"
         env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
         if self.forks:
@@ -128,6 +137,8 @@ class Runner:
             self.processes += 1
         points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
         expected = (*CRASH_STATUSES, 0) if crash_at else (0,)  # 0 before its point: `run` reports it
+        if crash_at and status in CRASH_STATUSES and not _reached(points, str(crash_at)):
+            raise TargetFailed(f"{_where(crashes, number)}: killed by SIGKILL before its point {crash_at!r}")
         if status not in expected:
             raise TargetFailed(
                 f"{_where(crashes, number)}: exited with status {status}"
@@ -162,6 +173,12 @@ def _where(crashes: tuple[Crash, ...], number: int) -> str:
     """The scenario (and process, from 1) in words."""
     where = f"scenario {','.join(str(c.index) for c in crashes)}" if crashes else "the uninterrupted run"
     return f"{where}, process {number}" if number else where
+
+
+def _reached(points: list[str], crash_at: str) -> bool:
+    """Did the listed points include the crash point "k:name" (the k-th pass of name)?"""
+    occurrence, _, name = crash_at.partition(":")
+    return points.count(name) >= int(occurrence)
 
 
 def _last_line(path: Path) -> str:

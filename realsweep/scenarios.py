@@ -62,10 +62,26 @@ class Target:
 
 @dataclass(frozen=True)
 class Crash:
-    """A crash: at the `index`-th point (from 1) the process passed, named `point`."""
+    """A crash: at the `index`-th point (from 1) of the listing process, named `point`.
+
+    The dying process is told the point by name and `occurrence` (its `occurrence`-th pass of
+    `point`), which is the same point of the work even when threads list points in another
+    order; for a program with one thread it is exactly the `index`-th point.
+    """
 
     index: int
     point: str
+    occurrence: int = 1
+
+    @property
+    def crash_at(self) -> str:
+        """The value of CRASHSWEEP_CRASH_AT that makes a process die here ("2:point name")."""
+        return f"{self.occurrence}:{self.point}"
+
+    @property
+    def label(self) -> str:
+        """The point and, past the first, its occurrence: "saved#2"."""
+        return self.point if self.occurrence == 1 else f"{self.point}#{self.occurrence}"
 
 
 @dataclass(frozen=True)
@@ -113,11 +129,28 @@ class ScenarioResult:
     outcome: Outcome
     counters: Mapping[str, int]
     points: tuple[str, ...]
+    unreached: int = 0
+    """0, or the process (from 1) that ended normally without passing its chosen point: its
+    threads took another course than the listing process's. Such a scenario did not happen as
+    chosen: it has no outcome and is counted and listed apart."""
 
     @property
     def code(self) -> str:
         """The scenario's crash indices, e.g. "5,12" (process 1 dies at point 5, the restart at 12)."""
         return ",".join(str(crash.index) for crash in self.crashes)
+
+    def record(self) -> dict[str, object]:
+        """The scenario as one JSON-ready record: crashes, processes, counters, outcome, unreached."""
+        return {
+            "code": self.code,
+            "crashes": [{"index": c.index, "point": c.point, "occurrence": c.occurrence} for c in self.crashes],
+            "processes": self.unreached or len(self.crashes) + 1,
+            "counters": dict(sorted(self.counters.items())),
+            "outcome": None
+            if self.unreached
+            else {"dups": self.outcome.dups, "missing": self.outcome.missing, "applied": self.outcome.applied},
+            "unreached": self.unreached,
+        }
 
     def describe(self) -> str:
         """The scenario in words."""
@@ -134,6 +167,8 @@ class SweepResult:
     scenarios: tuple[ScenarioResult, ...]
     processes: int
     seconds: float
+    unreached: tuple[ScenarioResult, ...] = ()
+    """The scenarios whose chosen point was not reached (ScenarioResult.unreached), apart."""
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,29 @@ def test_bad_design_input_is_one_line_and_exit_2(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (["sweep", "--framework", "langgraph", "--variant", "agent-loop"], "give either --variant"),
+        (["sweep", "--variant", "agent-loop", "--keys", "off"], "go with --framework"),
+        (["sweep", "--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
+        (["sweep", "--framework", "ray"], "'ray' is not one of"),
+        (["sweep", "--framework", "dbos", "--arg", "a=1"], "--check and --arg go with --target"),
+        (["sweep", "--target", "my_loop:run", "--check", "my_loop_check:check", "--arg", "x"], "expected key=value"),
+        (["sweep", "--framework", "dbos", "--scenarios", "/no/such/folder/s.jsonl"], "no such folder"),
+        (["sweep", "--framework", "dbos", "--crash", "x", "--format", "json"], "--crash re-runs one scenario"),
+    ],
+)
+def test_bad_framework_and_scenario_options_are_one_line_and_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Options that do not go together, or cannot be honoured: exit 2, one line, before any process runs."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
         (["--variants", ""], "got nothing"),
         (["--variants", ",,,"], "has an empty name (at position 1)"),
         (["--variants", "keys-and-markers,keys-and-markers"], "keys-and-markers is named twice"),
@@ -204,3 +227,18 @@ def test_tracker_serve_refuses_a_root_it_cannot_make_in_one_line(
     assert main(["tracker", "serve", "--root", str(tmp_path / "file" / "db"), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err == f"crashsweep: error: cannot use --root {tmp_path / 'file' / 'db'}: Not a directory\n"
+
+
+def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_path: Path) -> None:
+    """The README example with --arg: the row names it, and --keep holds scenarios.jsonl.
+
+    The example's 5 crash points give 5 one-crash scenarios: 6 lines with the uninterrupted run.
+    """
+    keep = tmp_path / "kept"
+    args = [*EXAMPLE, "--depth", "1", "--arg", "note=x y", "--keep", str(keep), "--workers", "2"]
+    done = subprocess.run(args, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("my_loop:run 'note=x y'  (real sweep")
+    lines = (keep / "scenarios.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    assert json.loads(lines[0])["crashes"] == []

@@ -101,3 +101,40 @@ def test_a_bad_crash_index_is_refused(monkeypatch: pytest.MonkeyPatch, raw: str)
     monkeypatch.setenv(crashpoint.CRASH_AT, raw)
     with pytest.raises(ValueError, match="CRASHSWEEP_CRASH_AT"):
         crashpoint.crash_at()
+
+
+def test_a_point_named_with_its_occurrence_is_the_one_to_die_at(tmp_path: Path) -> None:
+    """CRASH_AT=2:b: the process passes a, b, a and dies at the second b, the fifth point in all."""
+    code = "from realsweep.crashpoint import crashpoint\nfor name in 'abab': crashpoint(name)\ncrashpoint('b')\n"
+    log = tmp_path / "p.log"
+    done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="2:b")
+    assert done.returncode in (-9, 137)
+    assert log.read_text().splitlines() == ["a", "b", "a", "b"]
+
+
+def test_a_kill_from_another_thread_ends_the_process_and_nothing_is_logged_after_it(tmp_path: Path) -> None:
+    """Four threads pass points t0..t3 twenty times each; at the 5th pass of t2 the whole process dies.
+
+    The chosen point is the log's last line: no other thread logs a point between it and the kill.
+    """
+    code = (
+        "import threading, time\nfrom realsweep.crashpoint import crashpoint\n"
+        "def work(i):\n    for _ in range(20):\n        crashpoint(f't{i}')\n"
+        "threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]\n"
+        "[t.start() for t in threads]\n[t.join() for t in threads]\nprint('survived')\n"
+    )
+    log = tmp_path / "p.log"
+    done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="5:t2")
+    lines = log.read_text().splitlines()
+    assert done.returncode in (-9, 137)
+    assert "survived" not in done.stdout
+    assert lines[-1] == "t2"
+    assert lines.count("t2") == 5
+
+
+@pytest.mark.parametrize("raw", ["0:a", "x:a", "2:"])
+def test_a_bad_named_crash_point_is_refused(monkeypatch: pytest.MonkeyPatch, raw: str) -> None:
+    """N:NAME needs N from 1 and a name."""
+    monkeypatch.setenv(crashpoint.CRASH_AT, raw)
+    with pytest.raises(ValueError, match="N:NAME"):
+        crashpoint.crash_point()

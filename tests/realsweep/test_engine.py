@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.engine import Outcome, Scenario, SweepError, SweepOptions, Target, TargetFailed, sweep
+from realsweep.engine import Outcome, Scenario, SweepError, SweepOptions, Target, TargetFailed, replay, sweep
 
 PROGRAM = textwrap.dedent(
     """
@@ -137,3 +137,39 @@ def test_a_failing_check_names_the_scenario(program: Path, tmp_path: Path) -> No
 
     with pytest.raises(SweepError, match="the uninterrupted run: the check failed: KeyError"):
         sweep(Target.command([sys.executable, str(program)]), broken, options(tmp_path, 1))
+
+
+def test_a_point_some_runs_skip_is_counted_unreached_not_refused(tmp_path: Path) -> None:
+    """Only the first process ever started passes "b" (a marker outside the work dirs says so).
+
+    The baseline lists a, b, c. At depth 1, the scenarios that die at a and at c run as chosen;
+    the one that was to die at b ends normally without passing it: it is unreached, counted
+    apart, and the sweep goes on instead of refusing.
+    """
+    path = tmp_path / "skips.py"
+    path.write_text(
+        "import os\nfrom pathlib import Path\nfrom realsweep.crashpoint import crashpoint\n"
+        "marker = Path(os.environ['MARKER'])\ncrashpoint('a')\n"
+        "if not marker.exists():\n    marker.touch()\n    crashpoint('b')\ncrashpoint('c')\n"
+    )
+    target = Target(argv=(sys.executable, str(path)), env={"MARKER": str(tmp_path / "first")})
+    result = sweep(target, outcome_any, options(tmp_path, 1))
+    assert result.baseline.points == ("a", "b", "c")
+    assert [s.code for s in result.scenarios] == ["1", "3"]
+    assert [(s.code, s.unreached) for s in result.unreached] == [("2", 1)]
+    assert result.unreached[0].record()["outcome"] is None
+
+
+def outcome_any(scenario: Scenario) -> Outcome:
+    """Every scenario is fine: the test is about which scenarios run."""
+    return Outcome(applied=1)
+
+
+def test_replay_runs_exactly_one_scenario_named_by_its_points(program: Path, tmp_path: Path) -> None:
+    """Die at the 1st pass of "step 1", restart to the end: two processes, two starts, the program done."""
+    target = Target.command([sys.executable, str(program)])
+    result = replay(target, outcome, options(tmp_path, 1), [("step 1", 1)])
+    assert result.counters["starts"] == 2
+    assert result.outcome.missing == 0
+    assert result.points == ("step 1", "end")
+    assert result.record()["processes"] == 2

@@ -1,0 +1,15 @@
+"""Adapters that sweep agents built on real frameworks, on top of the generic sweep engine.
+
+Each adapter is optional (`pip install crashsweep[langgraph]`, `crashsweep[dbos]`) and uses
+only the public crash point API (realsweep.crashpoint), the tracker client and the engine's
+values for a check; the engine never imports an adapter.
+
+- script.py: the pieces both share: a scripted model that plays a job file, the tracker tools'
+  bodies and their keys, and the default check that maps the tracker's records back to the
+  job's calls.
+- langgraph.py: a checkpoint saver wrapper with crash points, tracker tools, a scripted chat
+  model and a resume helper; langgraph_agent.py is the built-in example agent.
+- dbos.py: crash points on DBOS's step and workflow records, tracker steps, launch/recover;
+  dbos_agent.py is the built-in example workflow.
+- builtin.py: the sweep target and check of a built-in example agent (`sweep --framework`).
+"""

@@ -1,0 +1,111 @@
+"""DBOS adapter: crash points around DBOS's records of a step's result and of a workflow's status.
+
+DBOS records each step's result in its system database before the workflow goes on, and a
+workflow's status when it starts (PENDING) and when it ends (SUCCESS/ERROR); after a crash,
+launching DBOS again recovers the workflows left PENDING and replays recorded steps from
+their records. The windows a crash can strike are around those records:
+
+- "before recording step N": the step's function returned (its effect happened), its result
+  is not recorded yet. Placed by `crash_points`, a decorator for a step's function, under
+  `@DBOS.step()`: public, in the user's code.
+- "after recording step N": through DBOS's debug hook DEBUG_TRIGGER_STEP_COMMIT
+  (dbos._debug_trigger.DebugTriggers, the hook DBOS's own tests use to act right after a step's
+  record commits).
+- "after recording the workflow's start": through the debug hook DEBUG_TRIGGER_INITWF_COMMIT.
+- "before/after recording workflow W SUCCESS": DBOS has no hook there. This adapter wraps the
+  private method dbos._sys_db.SystemDatabase.update_workflow_outcome, tested against dbos
+  3.4.0 (the version the `dbos` extra pins).
+
+`tracker_step_tools(keys=...)` are the tracker tools' bodies with the key derived from
+(workflow_id, step ID), and `launch_or_recover` runs a workflow to its end whether it is new,
+left PENDING by a crash, or done.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from dbos import DBOS, SetWorkflowID
+from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks (see the docstring)
+from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
+
+from realsweep.adapters.script import TrackerTools
+from realsweep.crashpoint import crashpoint
+from realsweep.tracker_client import TrackerClient
+
+F = TypeVar("F", bound=Callable[..., Any])
+_ORIGINAL_OUTCOME = SystemDatabase.update_workflow_outcome
+POLL = 0.02
+"""Seconds between two looks at a recovering workflow's status (DBOS's default is one second)."""
+
+
+def crash_points(function: F) -> F:
+    """A step's function, then the crash point "before recording step N" (put it under @DBOS.step())."""
+
+    @functools.wraps(function)
+    def step(*args: Any, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        crashpoint(f"before recording step {DBOS.step_id}")
+        return result
+
+    return step  # type: ignore[return-value]
+
+
+def install_crash_points() -> None:
+    """Hook the crash points on DBOS's records into this process (call before DBOS.launch())."""
+    DebugTriggers.set_debug_trigger(
+        DebugTriggers.DEBUG_TRIGGER_STEP_COMMIT,
+        DebugAction(callback=lambda: crashpoint(f"after recording step {DBOS.step_id}")),
+    )
+    DebugTriggers.set_debug_trigger(
+        DebugTriggers.DEBUG_TRIGGER_INITWF_COMMIT,
+        DebugAction(callback=lambda: crashpoint("after recording the workflow's start")),
+    )
+    SystemDatabase.update_workflow_outcome = _outcome_with_crash_points  # type: ignore[method-assign]
+
+
+def _outcome_with_crash_points(self: SystemDatabase, workflow_id: str, status: Any, **options: Any) -> bool:
+    crashpoint(f"before recording workflow {workflow_id} {status}")
+    landed = _ORIGINAL_OUTCOME(self, workflow_id, status, **options)
+    crashpoint(f"after recording workflow {workflow_id} {status}")
+    return landed
+
+
+class StepTools:
+    """The tracker tools for DBOS steps: the record's run is the workflow ID, its call the model's call ID."""
+
+    def __init__(self, keys: bool, client: TrackerClient | None = None) -> None:
+        self.ops = TrackerTools(keys, client)
+
+    def _ids(self) -> tuple[str, tuple[str, str]]:
+        workflow = str(DBOS.workflow_id)
+        return workflow, (workflow, f"step {DBOS.step_id}")
+
+    def create_issue(self, call_id: str, title: str) -> str:
+        """File an issue; the key comes from (workflow_id, step ID)."""
+        run, parts = self._ids()
+        return self.ops.create_issue(title, run=run, call=call_id, key_parts=parts)
+
+    def comment(self, call_id: str, issue_title: str, body: str) -> str:
+        """Comment on the issue titled `issue_title`; the key comes from (workflow_id, step ID)."""
+        run, parts = self._ids()
+        return self.ops.comment(issue_title, body, run=run, call=call_id, key_parts=parts)
+
+    def search(self, call_id: str, query: str) -> str:
+        """Search the issues."""
+        return self.ops.search(query)
+
+
+def launch_or_recover(workflow: Callable[..., Any], workflow_id: str, *args: Any) -> Any:
+    """Launch DBOS and run workflow `workflow_id` to its end: start it, or wait for its recovery.
+
+    DBOS.launch() recovers this executor's PENDING workflows on a thread of its own; starting
+    the same ID again beside it would run it twice, so a workflow that exists is only awaited.
+    """
+    DBOS.launch()
+    if DBOS.get_workflow_status(workflow_id) is None:
+        with SetWorkflowID(workflow_id):
+            return DBOS.start_workflow(workflow, *args).get_result()
+    return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL)

@@ -1,0 +1,94 @@
+"""The built-in DBOS agent: a durable workflow that plays a job, swept by `--framework dbos`.
+
+The workflow asks the scripted model for each tool turn in a step (its reply, with its call
+IDs, is recorded before any call goes out) and runs each call in a step of its own; DBOS's
+system database is SQLite in the work directory. One process launches DBOS and runs workflow
+"triage" to its end (starting it, or waiting for its recovery).
+
+    python -m realsweep.adapters.dbos_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from dbos import DBOS, DBOSConfig
+
+from realsweep.adapters.dbos import StepTools, crash_points, install_crash_points, launch_or_recover
+from realsweep.adapters.script import CALL_IDS, ScriptedModel, workdir
+from spec.job import TRIAGE, load_job
+
+WORKFLOW = "triage"
+SYSTEM_DATABASE = "dbos.sqlite"
+_setup: dict[str, Any] = {}  # the process's model and tools, set by main() before DBOS launches
+
+
+@DBOS.step()
+@crash_points
+def ask_model(turns_done: int) -> list[dict[str, Any]]:
+    """The model's reply for the next tool turn (empty: the final answer)."""
+    model: ScriptedModel = _setup["model"]
+    return [asdict(call) for call in model.reply(turns_done) or []]
+
+
+@DBOS.step()
+@crash_points
+def run_tool(call: dict[str, Any]) -> str:
+    """One tool call, against the tracker."""
+    tools: StepTools = _setup["tools"]
+    args = call["args"]
+    if call["name"] == "create_issue":
+        return tools.create_issue(call["id"], args["title"])
+    if call["name"] == "comment":
+        return tools.comment(call["id"], args["issue_title"], args["body"])
+    return tools.search(call["id"], args["query"])
+
+
+@DBOS.workflow()
+def triage() -> int:
+    """Ask, run the turn's calls, ask again, until the model answers; the tool turns run."""
+    turns_done = 0
+    while calls := ask_model(turns_done):
+        for call in calls:
+            run_tool(call)
+        turns_done += 1
+    return turns_done
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The agent's options."""
+    parser = argparse.ArgumentParser(prog="python -m realsweep.adapters.dbos_agent")
+    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--keys", choices=("on", "off"), default="on")
+    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run workflow "triage" to its end from what the work directory holds."""
+    args = parse(sys.argv[1:] if argv is None else argv)
+    job = TRIAGE if args.job is None else load_job(Path(args.job))
+    _setup["model"] = ScriptedModel(job, args.call_ids)
+    _setup["tools"] = StepTools(keys=args.keys == "on")
+    config: DBOSConfig = {
+        "name": "crashsweep-triage",
+        "system_database_url": f"sqlite:///{(workdir() / SYSTEM_DATABASE).resolve()}",
+        "application_version": "crashsweep-example",
+        "executor_id": "local",
+        "log_level": "WARNING",
+    }
+    install_crash_points()
+    DBOS(config=config)
+    try:
+        launch_or_recover(triage, WORKFLOW)
+    finally:
+        DBOS.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

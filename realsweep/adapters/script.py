@@ -1,0 +1,211 @@
+"""What every framework adapter shares: the scripted model, the tracker tools' bodies, keys, the check.
+
+The scripted model plays a crashsweep job file (spec/job.py): asked with k tool turns already
+answered, it replies with the calls of turn k+1, or with its final answer after the last one.
+Its call IDs are either the job's (`stable`: asking again gives the same IDs, as a model whose
+reply was saved before any call went out) or `fresh`: new on every ask, as real providers hand
+them out. Fresh IDs are derived from the model's own ledger and a counter, so that runs from
+the same disk state get the same IDs (the sweep needs that), and every ask gets new ones.
+
+The ledger (`model-ledger.jsonl` in the work directory) is the provider's side of the story:
+one line per ask, written before the reply is returned, that maps each call ID handed out to
+the job's call. The default check reads it to map the tracker's records back to the job's
+calls, with no mapping by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from realsweep.crashpoint import count, crashpoint
+from realsweep.engine import Check, Outcome, Scenario
+from realsweep.tracker_client import TrackerClient
+from spec import metrics
+from spec.job import Call, Job, JobError
+from spec.keys import key
+
+LEDGER = "model-ledger.jsonl"
+CALL_IDS = ("stable", "fresh")
+TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
+WORKDIR = "CRASHSWEEP_WORKDIR"
+ARGS = "CRASHSWEEP_ARGS"
+"""`crashsweep sweep --target ... --arg key=value` pairs, as a JSON object (see `target_args`)."""
+TOOLS = {"create_issue": "create_issue", "comment": "comment"}
+"""Job tools with their own tracker tool; any other tool of a job searches (a read)."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call of a scripted reply: the ID the model handed out, the tool's name and arguments."""
+
+    id: str
+    name: str
+    args: dict[str, str]
+
+
+def workdir() -> Path:
+    """The run's work directory: $CRASHSWEEP_WORKDIR under a sweep, else the current one."""
+    return Path(os.environ.get(WORKDIR) or ".")
+
+
+def target_args() -> dict[str, str]:
+    """The `--arg key=value` pairs the sweep passed to this process ({} outside a sweep)."""
+    raw = os.environ.get(ARGS)
+    if not raw:
+        return {}
+    args = json.loads(raw)
+    return {str(k): str(v) for k, v in args.items()}
+
+
+def tracker() -> TrackerClient:
+    """The tracker at $CRASHSWEEP_TRACKER_URL (default: a `crashsweep tracker serve` on port 8765)."""
+    return TrackerClient(os.environ.get(TRACKER_URL) or "http://127.0.0.1:8765")
+
+
+def tool_name(call: Call) -> str:
+    """The tracker tool that plays `call`: create_issue, comment, or search_issues for a read."""
+    if not call.writes:
+        return "search_issues"
+    return "comment" if call.tool == "comment" else "create_issue"
+
+
+def title(call_id: str) -> str:
+    """The title of the issue the job's call `call_id` files."""
+    return f"issue {call_id}"
+
+
+def arguments(job: Job, call: Call) -> dict[str, str]:
+    """The arguments the scripted model gives `call`'s tool."""
+    name = tool_name(call)
+    if name == "create_issue":
+        return {"title": title(call.id)}
+    if name == "comment":
+        return {"issue_title": title(_filed_by(job, call).id), "body": f"comment {call.id}"}
+    return {"query": "issue"}
+
+
+def _filed_by(job: Job, call: Call) -> Call:
+    """The earlier call that files the issue `call` comments on (the first one, as in the triage job)."""
+    for candidate in job.calls[: job.calls.index(call)]:
+        if tool_name(candidate) == "create_issue":
+            return candidate
+    raise JobError(f"calls.{call.id}: a comment needs an earlier write that files an issue to comment on")
+
+
+class ScriptedModel:
+    """The job's model: `reply(k)` is turn k+1's calls, or None (the final answer) after the last turn."""
+
+    def __init__(self, job: Job, call_ids: str = "stable", folder: Path | None = None) -> None:
+        if call_ids not in CALL_IDS:
+            raise ValueError(f"call IDs {call_ids!r}: expected stable or fresh")
+        for call in job.calls:
+            arguments(job, call)  # a comment with nothing to comment on fails here, not mid-run
+        self.job, self.call_ids, self.folder = job, call_ids, folder
+
+    @property
+    def ledger(self) -> Path:
+        """The ledger's path, in the run's work directory when the model was made without a folder.
+
+        Found when asked, not when made: a model made at import time (as a tutorial's module
+        does) is imported once by the sweep's fork server, before any work directory exists.
+        """
+        return (self.folder if self.folder is not None else workdir()) / LEDGER
+
+    def reply(self, turns_done: int) -> list[ToolCall] | None:
+        """Answer an ask with `turns_done` tool turns answered; the ask and its IDs go to the ledger first."""
+        count(metrics.MODEL_CALLS)
+        asks = len(self.ledger.read_text(encoding="utf-8").splitlines()) if self.ledger.exists() else 0
+        turn = self.job.turns[turns_done] if turns_done < len(self.job.turns) else ()
+        calls = [ToolCall(self._id(call, asks), tool_name(call), arguments(self.job, call)) for call in turn]
+        line = json.dumps(
+            {"ask": asks + 1, "turn": turns_done, "ids": {c.id: j.id for c, j in zip(calls, turn, strict=True)}}
+        )
+        fd = os.open(self.ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (line + "\n").encode("utf-8"))  # one write(2): a kill cannot leave half a line
+        finally:
+            os.close(fd)
+        return calls or None
+
+    def _id(self, call: Call, asks: int) -> str:
+        if self.call_ids == "stable":
+            return call.id
+        return "call_" + hashlib.sha256(f"{asks}:{call.id}".encode()).hexdigest()[:16]
+
+
+def ledger_ids(folder: Path) -> dict[str, str]:
+    """Every call ID the scripted model handed out in `folder`'s run, mapped to the job's call."""
+    path = folder / LEDGER
+    ids: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                ids.update(json.loads(line)["ids"])
+    return ids
+
+
+class TrackerTools:
+    """The bodies of the tracker tools: each sends one request, then passes a crash point.
+
+    `run` and `call` are the framework's IDs (thread and tool call; workflow and the model's
+    call), recorded with the effect; with `keys`, the write carries the key derived from
+    `key_parts` (the same on every attempt of the call, different for every other call).
+    """
+
+    def __init__(self, keys: bool, client: TrackerClient | None = None) -> None:
+        self.keys = keys
+        self._client = client
+
+    @property
+    def client(self) -> TrackerClient:
+        """The given client, or the run's tracker ($CRASHSWEEP_TRACKER_URL), found when first used.
+
+        Tools made at import time are imported once by the sweep's fork server, before any
+        scenario's tracker exists.
+        """
+        return self._client if self._client is not None else tracker()
+
+    def key(self, *parts: str) -> str | None:
+        """The idempotency key of the call identified by `parts` (None when keys are off)."""
+        if not self.keys:
+            return None
+        run, *rest = parts
+        return key(run, "/".join(rest))
+
+    def create_issue(self, title: str, *, run: str, call: str, key_parts: Iterable[str]) -> str:
+        """File an issue; the tool's answer."""
+        number = self.client.create_issue(title, run=run, call=call, key=self.key(*key_parts))
+        crashpoint(f"tracker filed {title}")
+        return f"filed issue #{number}"
+
+    def comment(self, issue_title: str, body: str, *, run: str, call: str, key_parts: Iterable[str]) -> str:
+        """Comment on the first issue titled `issue_title`; the tool's answer."""
+        found = [item for item in self.client.search(issue_title) if item["title"] == issue_title]
+        if not found:
+            return f"error: no issue titled {issue_title!r}"
+        number = self.client.comment(int(found[0]["number"]), run=run, call=call, body=body, key=self.key(*key_parts))
+        crashpoint(f"tracker commented {body}")
+        return f"commented #{number} on issue #{found[0]['number']}"
+
+    def search(self, query: str) -> str:
+        """The issues matching `query`, as the model would read them."""
+        items: list[dict[str, Any]] = self.client.search(query)
+        return json.dumps([{"number": i["number"], "title": i["title"]} for i in items])
+
+
+def check(job: Job) -> Check:
+    """The default check: the tracker's records, mapped back to the job's calls by the model's ledger."""
+
+    def outcome(scenario: Scenario) -> Outcome:
+        assert scenario.tracker is not None, "the framework adapters write to the tracker"
+        ids = ledger_ids(scenario.workdir)
+        effects = (ids.get(record["call"], record["call"]) for record in scenario.tracker.records())
+        return Outcome.of(effects, job.writes)
+
+    return outcome

@@ -1,0 +1,152 @@
+"""`crashsweep sweep --framework langgraph|dbos` at depth 1: the built-in agents, swept for real.
+
+What each setup must show (the lesson of the framework sweeps): keys off, a crash between a
+tool's effect and its durable record duplicates the effect; keys derived from the framework's
+IDs (thread + tool call; workflow + step) prevent it, but only while the model's reply and its
+call IDs are durable before the first send: LangGraph's durability "exit" saves nothing before
+the run ends, so a re-asked model with fresh call IDs hands out new keys.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crashsweep.cli import main
+from realsweep.adapters import builtin
+from realsweep.engine import SweepError
+from realsweep.tracker_service import package_pythonpath
+
+CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
+
+
+def sweep_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    """Run `crashsweep sweep --depth 1 --format json ARGS`; its status and its row."""
+    status = main(["sweep", "--depth", "1", "--workers", "2", "--format", "json", *args])
+    return status, json.loads(capsys.readouterr().out)
+
+
+def test_langgraph_default_durability_and_parallel_tools_is_swept_keys_off_duplicates(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Durability async, ToolNode's parallel calls, keys off: swept (no refusal), with duplicates, no loss."""
+    status, row = sweep_json(capsys, "--framework", "langgraph", "--keys", "off")
+    assert status == 1
+    assert row["variant"] == "langgraph async, keys off, call IDs stable"
+    assert row["crash_points"] == 29
+    assert row["with_dups"] > 0
+    assert row["missing"] == 0
+    assert len(row["unreached"]) < row["scenarios"]["1"]
+
+
+def test_langgraph_keys_from_thread_and_stable_call_ids_leave_no_duplicate(capsys: pytest.CaptureFixture[str]) -> None:
+    """Durability async, keys on, the job's call IDs: not one duplicate in any scenario."""
+    status, row = sweep_json(capsys, "--framework", "langgraph", "--keys", "on", "--call-ids", "stable")
+    assert status == 0
+    assert (row["with_dups"], row["dups"], row["missing"]) == (0, 0, 0)
+
+
+def test_langgraph_exit_with_fresh_call_ids_duplicates_even_with_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    """Durability exit saves once, at the end: 3 tool points + 2 around that put = 5 crash points.
+
+    A crash at any of the first four restarts from nothing; the re-asked model hands out new
+    call IDs, so new keys, and every effect already made is made again: 4 scenarios with
+    duplicates. The two crashes after the last write (the comment's point, before the put)
+    redo all three writes (3 + 3); the two at the creates' points redo one or both creates,
+    whose requests run in parallel (1 to 2 each): 8 to 10 duplicates in all.
+    """
+    status, row = sweep_json(capsys, "--framework", "langgraph", "--durability", "exit", "--call-ids", "fresh")
+    assert status == 1
+    assert (row["crash_points"], row["with_dups"]) == (5, 4)
+    assert 8 <= row["dups"] <= 10
+
+
+@pytest.mark.slow
+def test_dbos_without_keys_duplicates_and_prints_a_rerun_that_works(tmp_path: Path) -> None:
+    """DBOS, keys off: 20 points (test_dbos.expected_points); 6 scenarios with one duplicate each.
+
+    A write is made twice exactly when the crash falls between its effect and its step's
+    record: at "tracker filed/commented ..." or at "before recording step N" of each of the
+    three writes: 2 x 3 = 6 scenarios, 1 duplicate each. The printed re-run command runs that
+    one scenario again and finds the duplicate again; every scenario is in the JSONL file.
+    """
+    jsonl = tmp_path / "scenarios.jsonl"
+    args = [
+        "sweep",
+        "--framework",
+        "dbos",
+        "--keys",
+        "off",
+        "--depth",
+        "1",
+        "--workers",
+        "2",
+        "--scenarios",
+        str(jsonl),
+    ]
+    done = subprocess.run([CRASHSWEEP, *args], capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "crash points  20" in done.stdout
+    assert "with_dups 6   dups 6   missing 0" in done.stdout
+    records = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert len(records) == 21
+    assert records[0]["crashes"] == []
+    assert sum(1 for r in records if r["outcome"]["dups"]) == 6
+    match = re.search(r"re-run \(no-duplicate, scenario 4\):  (.*)", done.stdout)
+    assert match is not None
+    command = shlex.split(match.group(1))
+    assert command[0] == "crashsweep"
+    again = subprocess.run([CRASHSWEEP, *command[1:]], capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert again.returncode == 1, again.stderr
+    assert "crash at 'tracker filed issue create_a'" in again.stdout
+    assert "dups 1   missing 0" in again.stdout
+
+
+@pytest.mark.slow
+def test_dbos_with_keys_from_workflow_and_step_leaves_no_duplicate(capsys: pytest.CaptureFixture[str]) -> None:
+    """DBOS, keys on: the key of (workflow, step) is the same when recovery re-runs the step: none."""
+    status, row = sweep_json(capsys, "--framework", "dbos", "--keys", "on")
+    assert status == 0
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (20, 0, 0, 0)
+
+
+def test_bad_choices_are_refused_before_any_work() -> None:
+    """Durability goes with LangGraph; call IDs are stable or fresh; a job option the agents lack is refused."""
+    with pytest.raises(SweepError, match="goes with --framework langgraph"):
+        builtin.target("dbos", None, keys=True, call_ids="stable", durability="sync")
+    with pytest.raises(SweepError, match="stable or fresh"):
+        builtin.target("langgraph", None, keys=True, call_ids="new", durability=None)
+    with pytest.raises(SweepError, match="unknown framework"):
+        builtin.require("ray")
+
+
+def test_a_framework_not_installed_is_named_with_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the package: one line naming the pip extra."""
+    monkeypatch.setitem(builtin.PACKAGES, "dbos", "no_such_package_here")
+    with pytest.raises(SweepError, match=re.escape("pip install 'crashsweep[dbos]'")):
+        builtin.require("dbos")
+
+
+def test_the_target_is_the_example_agent_with_its_options() -> None:
+    """Forked from a zygote of the agent's module, its options as sys.argv; the row names the setup."""
+    target = builtin.target("langgraph", Path("job.toml"), keys=False, call_ids="fresh", durability="exit")
+    assert target.fork == "realsweep.adapters.langgraph_agent:main"
+    assert target.fork_argv == (
+        "--keys",
+        "off",
+        "--call-ids",
+        "fresh",
+        "--durability",
+        "exit",
+        "--job",
+        str(Path("job.toml").resolve()),
+    )
+    assert target.label == "langgraph exit, keys off, call IDs fresh"
+    assert target.env["PYTHONPATH"] == package_pythonpath()

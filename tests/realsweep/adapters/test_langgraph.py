@@ -1,0 +1,151 @@
+"""The LangGraph adapter: crash points around any saver's writes, named by step and task; tools; resume."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+
+from realsweep import crashpoint
+from realsweep.adapters import script
+from realsweep.adapters.langgraph import CrashPointSaver, resume, task_name
+from realsweep.adapters.langgraph_agent import build
+from realsweep.tracker_service import ServiceProcess
+from spec.job import TRIAGE
+
+CONFIG: RunnableConfig = {"configurable": {"thread_id": "t-1"}}
+INPUT = {"messages": [("user", "triage")]}
+
+
+def expected_points() -> list[str]:
+    """The points of one uninterrupted run of the triage agent, derived from the graph's shape.
+
+    Steps: -1 (the input), 0 (__start__), 1 agent, 2 tools, 3 agent, 4 tools, 5 agent (the final
+    answer): seven checkpoints, each put between two points; the six tasks of steps 0-5 each
+    save their writes between two points; the three writes of the job each pass one point after
+    the tracker answered: 14 + 12 + 3 = 29.
+    """
+    puts = [f"{when} put step {step}" for step in range(-1, 6) for when in ("before", "after")]
+    tasks = ["__start__", "agent", "tools", "agent", "tools", "agent"]
+    writes = [f"{when} put_writes step {i} {task}" for i, task in enumerate(tasks) for when in ("before", "after")]
+    tools = ["tracker filed issue create_a", "tracker filed issue create_b", "tracker commented comment comment_a"]
+    return puts + writes + tools
+
+
+@pytest.fixture
+def under_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed_service: ServiceProcess) -> Iterator[Path]:
+    """This process as one process of a sweep that never crashes: its points go to a log."""
+    log = tmp_path / "points.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(log))
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+    monkeypatch.setenv(script.TRACKER_URL, keyed_service.space_url("lg"))
+    monkeypatch.setenv(script.WORKDIR, str(tmp_path))
+    crashpoint.reset()
+    yield log
+    crashpoint.reset()
+
+
+@pytest.mark.parametrize("durability", ["sync", "async"])
+def test_every_write_of_any_saver_passes_points_named_by_step_and_task(under_sweep: Path, durability: str) -> None:
+    """An in-memory saver, wrapped: the 29 points of the triage run, in any order; no ID in any name."""
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=CrashPointSaver(InMemorySaver()))
+    graph.invoke(INPUT, CONFIG, durability=durability)
+    points = under_sweep.read_text().splitlines()
+    assert sorted(points) == sorted(expected_points())
+    assert not [p for p in points if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}", p)]
+    for step in range(-1, 6):
+        assert points.index(f"before put step {step}") < points.index(f"after put step {step}")
+
+
+def test_resume_starts_a_new_thread_and_leaves_a_finished_one(under_sweep: Path, tmp_path: Path) -> None:
+    """No checkpoint: the graph runs from the input (3 asks). Finished: nothing runs again, no ask."""
+    saver = CrashPointSaver(InMemorySaver())
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=saver)
+    resume(graph, INPUT, CONFIG)
+    ledger = tmp_path / script.LEDGER
+    assert len(ledger.read_text().splitlines()) == 3
+    resume(graph, INPUT, CONFIG)
+    assert len(ledger.read_text().splitlines()) == 3
+    assert sorted(r["call"] for r in script.tracker().records()) == ["comment_a", "create_a", "create_b"]
+
+
+def test_resume_after_a_crash_in_the_tools_goes_on_from_the_checkpoint(under_sweep: Path, tmp_path: Path) -> None:
+    """Stopped before the tools (step 2) and resumed: the tools run once, the model is asked twice more."""
+    saver = CrashPointSaver(InMemorySaver())
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=saver)
+    graph.invoke(INPUT, CONFIG, interrupt_before=["tools"], durability="sync")
+    assert graph.get_state(CONFIG).next == ("tools",)
+    resume(graph, INPUT, CONFIG, durability="sync")
+    records = script.tracker().records()
+    assert sorted(r["call"] for r in records) == ["comment_a", "create_a", "create_b"]
+    assert records[-1]["call"] == "comment_a"
+    assert len((tmp_path / script.LEDGER).read_text().splitlines()) == 3
+
+
+def test_task_names_come_from_the_task_path() -> None:
+    """A pull task is named by its node; anything else by its path without LangGraph's prefix."""
+    assert task_name("~__pregel_pull, tools") == "tools"
+    assert task_name("~__pregel_push, 0, False") == "push, 0, False"
+    assert task_name("") == "task"
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
+
+
+@pytest.mark.slow
+def test_the_tutorial_graph_in_docs_is_swept_as_its_docstring_says() -> None:
+    """docs/examples/my_graph.py, swept exactly as its docstring's last command says (durability exit).
+
+    Under "exit" the graph saves once, at the end: 3 tool points + 2 around that put = 5 crash
+    points, which shows the --arg reached the graph (the default, async, has 29). Keys from the
+    thread and the job's stable call IDs: no duplicate, nothing lost; the --arg shows in the row.
+    """
+    command = "crashsweep sweep --target my_graph:run --check my_graph:check --depth 1 --arg durability=exit"
+    assert command in (EXAMPLES / "my_graph.py").read_text()
+    argv = [CRASHSWEEP, *command.split()[1:], "--workers", "2"]
+    done = subprocess.run(argv, cwd=EXAMPLES, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("my_graph:run durability=exit  (real sweep")
+    assert "crash points  5" in done.stdout
+    assert "with_dups 0   dups 0   missing 0" in done.stdout
+    assert "no-duplicate  holds" in done.stdout
+
+
+class StopAtPut(InMemorySaver):
+    """An in-memory saver whose put of step `step` fails once: the process stops as a crash would there."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__()
+        self.step = step
+
+    def put(self, config: RunnableConfig, checkpoint: Any, metadata: Any, new_versions: Any) -> RunnableConfig:
+        """Fail the put of step `step` once; save every other."""
+        if metadata.get("step") == self.step:
+            self.step = -99
+            raise RuntimeError("stopped before the checkpoint of this step was saved")
+        return super().put(config, checkpoint, metadata, new_versions)
+
+
+def test_resume_applies_pending_writes_when_get_state_says_nothing_is_next(under_sweep: Path, tmp_path: Path) -> None:
+    """The tools' writes saved (put_writes), the checkpoint after them not (stopped at put of step 2).
+
+    get_state() then reports next == (): the tools task has its writes, so LangGraph does not
+    list it. A resume that runs only when `next` is non-empty would stop here, and the comment
+    turn would never run. `resume` sees the pending writes and goes on: the model is asked for
+    the second turn and the final answer (3 asks in all) and the comment is made, once.
+    """
+    graph = build(TRIAGE, keys=True, call_ids="stable", saver=CrashPointSaver(StopAtPut(2)))
+    with pytest.raises(RuntimeError, match="stopped before"):
+        graph.invoke(INPUT, CONFIG, durability="sync")
+    assert graph.get_state(CONFIG).next == ()
+    resume(graph, INPUT, CONFIG, durability="sync")
+    assert sorted(r["call"] for r in script.tracker().records()) == ["comment_a", "create_a", "create_b"]
+    assert len((tmp_path / script.LEDGER).read_text().splitlines()) == 3

@@ -1,0 +1,56 @@
+"""The built-in LangGraph agent as real processes: SQLite checkpoints, a crash, a restart that resumes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from realsweep import crashpoint
+from realsweep.adapters.langgraph_agent import parse
+from realsweep.tracker_client import TrackerClient
+from realsweep.tracker_service import ServiceProcess
+from tests.realsweep.helpers import child_env
+
+AGENT = [sys.executable, "-m", "realsweep.adapters.langgraph_agent"]
+KILLED = (-9, crashpoint.KILLED_STATUS)
+
+
+def run_agent(workdir: Path, url: str, *args: str, crash_at: str = "") -> int:
+    """One process of the agent in `workdir`; its exit status."""
+    env = child_env(
+        CRASHSWEEP_TRACKER_URL=url,
+        CRASHSWEEP_WORKDIR=str(workdir),
+        CRASHSWEEP_POINTS_LOG=str(workdir / "points.log"),
+        CRASHSWEEP_CRASH_AT=crash_at,
+    )
+    done = subprocess.run([*AGENT, *args], cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, *KILLED), done.stderr
+    return done.returncode
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("keys", "filed"), [("off", 2), ("on", 1)])
+def test_a_crash_after_a_tool_call_reruns_the_tools_on_restart(
+    tmp_path: Path, keyed_service: ServiceProcess, keys: str, filed: int
+) -> None:
+    """Killed right after the tracker filed create_b, before the tools' writes were saved.
+
+    The restart resumes from the checkpoint of step 1 and runs both tool calls again: keys off,
+    create_b is filed twice; keys on (from thread and tool call IDs, stable), once.
+    """
+    url = keyed_service.space_url(f"lg-{keys}")
+    args = ("--keys", keys, "--durability", "sync")
+    assert run_agent(tmp_path, url, *args, crash_at="1:tracker filed issue create_b") in KILLED
+    assert run_agent(tmp_path, url, *args) == 0
+    calls = [r["call"] for r in TrackerClient(url).records()]
+    assert calls.count("create_b") == filed
+    assert calls.count("comment_a") == 1
+
+
+def test_the_agents_defaults_are_langgraphs() -> None:
+    """Keys on, the job's call IDs, durability async (LangGraph's default)."""
+    args = parse([])
+    assert (args.keys, args.call_ids, args.durability, args.job) == ("on", "stable", "async", None)

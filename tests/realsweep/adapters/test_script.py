@@ -1,0 +1,101 @@
+"""The pieces the adapters share: the scripted model, its ledger, the tracker tools' keys, the default check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from realsweep.adapters import script
+from realsweep.engine import Scenario
+from realsweep.tracker_client import TrackerClient
+from realsweep.tracker_service import ServiceProcess
+from spec.job import TRIAGE, Call, Job, JobError
+from spec.keys import key
+
+
+def test_stable_ids_are_the_jobs_and_the_same_on_every_ask(tmp_path: Path) -> None:
+    """Asked twice for turn 1, the model hands out the job's IDs both times; after the last turn, None."""
+    model = script.ScriptedModel(TRIAGE, "stable", tmp_path)
+    first, again = model.reply(0), model.reply(0)
+    assert first is not None
+    assert again is not None
+    assert [c.id for c in first] == [c.id for c in again] == ["create_a", "create_b"]
+    assert [c.name for c in first] == ["create_issue", "create_issue"]
+    assert model.reply(2) is None
+
+
+def test_fresh_ids_change_on_every_ask_and_repeat_from_the_same_disk_state(tmp_path: Path) -> None:
+    """Fresh IDs: a second ask gets new ones; another run from an empty folder gets the first run's."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    first = script.ScriptedModel(TRIAGE, "fresh", one).reply(0)
+    again = script.ScriptedModel(TRIAGE, "fresh", one).reply(0)
+    elsewhere = script.ScriptedModel(TRIAGE, "fresh", two).reply(0)
+    assert first is not None
+    assert again is not None
+    assert elsewhere is not None
+    assert {c.id for c in first}.isdisjoint(c.id for c in again)
+    assert [c.id for c in first] == [c.id for c in elsewhere]
+    assert script.ledger_ids(one) == {
+        **{c.id: j for c, j in zip(first, ("create_a", "create_b"), strict=True)},
+        **{c.id: j for c, j in zip(again, ("create_a", "create_b"), strict=True)},
+    }
+
+
+def test_the_comment_goes_to_the_first_issue_filed_and_a_read_searches(tmp_path: Path) -> None:
+    """Turn 2 of the triage job: search_issues, then comment on the issue create_a filed."""
+    calls = script.ScriptedModel(TRIAGE, "stable", tmp_path).reply(1)
+    assert calls is not None
+    assert [(c.name, c.args) for c in calls] == [
+        ("search_issues", {"query": "issue"}),
+        ("comment", {"issue_title": "issue create_a", "body": "comment comment_a"}),
+    ]
+
+
+def test_a_comment_with_no_issue_before_it_is_refused_at_once(tmp_path: Path) -> None:
+    """A job that comments before filing anything cannot be played: JobError naming the call."""
+    job = Job("bad", ((Call("c", "comment", True),),))
+    with pytest.raises(JobError, match=r"calls\.c"):
+        script.ScriptedModel(job, "stable", tmp_path)
+    with pytest.raises(ValueError, match="stable or fresh"):
+        script.ScriptedModel(TRIAGE, "random", tmp_path)
+
+
+def test_keys_are_spec_keys_of_the_frameworks_ids() -> None:
+    """Keys on: key(run, rest joined by "/"); keys off: no key."""
+    client = TrackerClient("http://127.0.0.1:1")
+    assert script.TrackerTools(True, client).key("thread-1", "call_9") == key("thread-1", "call_9")
+    assert script.TrackerTools(True, client).key("wf", "step 3") == key("wf", "step 3")
+    assert script.TrackerTools(False, client).key("thread-1", "call_9") is None
+
+
+def test_a_keyed_write_sent_twice_is_filed_once(keyed_service: ServiceProcess) -> None:
+    """The same call sent twice with keys on: one record at a tracker that honours keys; keys off: two."""
+    client = TrackerClient(keyed_service.space_url("tools"))
+    for keys in (True, True, False, False):
+        name = "keyed" if keys else "plain"
+        script.TrackerTools(keys, client).create_issue(name, run="t", call=name, key_parts=("t", name))
+    assert [r["call"] for r in client.records()] == ["keyed", "plain", "plain"]
+
+
+def test_the_default_check_maps_fresh_ids_back_to_the_jobs_calls(tmp_path: Path, keyed_service: ServiceProcess) -> None:
+    """Fresh IDs from two asks of turn 1, create_a sent under both: one duplicate of create_a, two writes missing."""
+    client = TrackerClient(keyed_service.space_url("check"))
+    model = script.ScriptedModel(TRIAGE, "fresh", tmp_path)
+    first, again = model.reply(0), model.reply(0)
+    assert first is not None
+    assert again is not None
+    for call in (first[0], again[0]):
+        client.create_issue("issue create_a", run="t", call=call.id)
+    outcome = script.check(TRIAGE)(Scenario((), tmp_path, client))
+    assert (outcome.dups, outcome.missing, outcome.applied) == (1, 2, 2)
+
+
+def test_target_args_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$CRASHSWEEP_ARGS, a JSON object, as strings; none outside a sweep."""
+    monkeypatch.delenv(script.ARGS, raising=False)
+    assert script.target_args() == {}
+    monkeypatch.setenv(script.ARGS, '{"durability": "sync", "n": 2}')
+    assert script.target_args() == {"durability": "sync", "n": "2"}
