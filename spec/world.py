@@ -5,22 +5,23 @@ temp file) and `Tracker` (the outside world) outlive a crash; `Process` (memory 
 of its program) does not. Every type is frozen, slotted and hashable, built from tuples in a
 fixed order, so equal histories give equal states whatever PYTHONHASHSEED is.
 
-Each type hashes itself once, when it is made: the explorer hashes a state on every lookup,
-and nested values are shared between states, so recomputing the whole tree each time would
-dominate the search. A step changes one thing, so the types that grow with the job make their
+The parts of a world hash themselves once, when they are made, and the explorer hashes each
+world once (a world keeps no hash: it is looked up once, and a kept hash would cost memory in
+every state). A step changes one thing, so the types that grow with the job make their
 successor in constant time and share the rest with it: `Snapshot.with_last` and
 `Snapshot.appended` keep the turns before the last as one shared tuple, with its hash folded
 once; `Tracker.appended` (spec/records.py, re-exported here) adds one cell to its logs and one
-entry to its indexes, so counting, finding and the duplicate check are lookups, never scans.
-Constructing any type directly still works and gives an equal value with the same hash.
+entry to its indexes, so counting, finding and the duplicate check are lookups, never scans;
+processes (spec/running.py, re-exported here) share their instruction tuples. Constructing
+any type directly still works and gives an equal value with the same hash.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from spec.ops import Ops
 from spec.records import Record, Tracker
+from spec.running import Process, make_process
 
 __all__ = [
     "Checkpoint",
@@ -232,67 +233,6 @@ class LockFile:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Process:
-    """A running process: its memory, the instructions it has left, and the point it is at.
-
-    Processes at the same place of the same program hold one shared tuple of instructions
-    (and one point name), hashed once: `_pending_hash` is what the world folds into its hash.
-    """
-
-    memory: Snapshot
-    pending: Ops
-    point: str
-    _pending_hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        pending, hashed = _shared_program(self.pending)
-        object.__setattr__(self, "pending", pending)
-        object.__setattr__(self, "point", _shared_name(self.point))
-        object.__setattr__(self, "_pending_hash", hashed)
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, Process):
-            return NotImplemented
-        return (
-            self.point == other.point
-            and self._pending_hash == other._pending_hash
-            and self.memory == other.memory
-            and self.pending == other.pending
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.memory._hash, self._pending_hash, self.point))
-
-
-_PROGRAMS: dict[Ops, tuple[Ops, int]] = {}
-_NAMES: dict[str, str] = {}
-_SHARED_LIMIT = 1 << 18
-"""Entries kept before the tables start afresh: sharing saves memory, it never changes a value."""
-
-
-def _shared_program(pending: Ops) -> tuple[Ops, int]:
-    """The shared tuple equal to `pending`, and its hash."""
-    known = _PROGRAMS.get(pending)
-    if known is None:
-        if len(_PROGRAMS) >= _SHARED_LIMIT:
-            _PROGRAMS.clear()
-        known = _PROGRAMS[pending] = (pending, hash(pending))
-    return known
-
-
-def _shared_name(name: str) -> str:
-    """The shared string equal to `name`."""
-    known = _NAMES.get(name)
-    if known is None:
-        if len(_NAMES) >= _SHARED_LIMIT:
-            _NAMES.clear()
-        known = _NAMES[name] = name
-    return known
-
-
-@dataclass(frozen=True, slots=True, eq=False)
 class World:
     """Everything: disk, tracker, the process (None when down), and whether the run finished.
 
@@ -359,7 +299,6 @@ _WORLD_SLOTS = tuple(
     for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies")
 )
 _CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
-_PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
 
 
 def _turn_hash(
@@ -443,15 +382,3 @@ def make_checkpoint(committed: Snapshot | None, tmp: Snapshot | None) -> Checkpo
     s_tmp(checkpoint, tmp)
     s_hash(checkpoint, _checkpoint_hash(committed, tmp))
     return checkpoint
-
-
-def make_process(memory: Snapshot, pending: Ops, point: str) -> Process:
-    """Process(memory, pending, point), made fast."""
-    process = _new(Process)
-    s_memory, s_pending, s_point, s_pending_hash = _PROCESS_SLOTS
-    pending, hashed = _shared_program(pending)
-    s_memory(process, memory)
-    s_pending(process, pending)
-    s_point(process, _shared_name(point))
-    s_pending_hash(process, hashed)
-    return process
