@@ -112,11 +112,10 @@ def shortest_path(exploration: Exploration[S], node: int) -> Path[S]:
         parent, choice = exploration.parents[node]
         chain.append((parent, choice, node))
         node = parent
-    graph = exploration.graph
     root = exploration.root
     start: PathStep[S] = PathStep(None, 0, exploration.state(root), 0)
     steps = [start]
     for parent, choice, child in reversed(chain):
-        action: Action = graph.edges[parent, child, choice]["action"]
-        steps.append(PathStep(action, choice, exploration.state(child), graph.nodes[child]["crashes"]))
+        action, _ = exploration.step(parent, choice)
+        steps.append(PathStep(action, choice, exploration.state(child), exploration.crashes(child)))
     return Path(tuple(steps))

@@ -91,7 +91,6 @@ class Summary:
 def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker: str) -> Summary:
     """Compute a design's row from its exploration."""
     counts = exploration.counts
-    graph = exploration.graph
     depth = exploration.depth
     crashes = range(1, depth + 1)
     scenarios = {k: counts.scenarios.get(k, 0) for k in crashes}
@@ -100,7 +99,11 @@ def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker:
         raise ValueError(f"expected one uninterrupted run, found {baseline_runs}: the model is not deterministic")
     baseline_calls = counts.total(metrics.MODEL_CALLS, range(0, 1))
     calls_plus = counts.total(metrics.MODEL_CALLS, crashes) - baseline_calls * sum(scenarios.values())
-    crash_points = sum(1 for _, data in graph.nodes(data=True) if data["crashes"] == 0 and data["point"] is not None)
+    crash_points = sum(
+        1
+        for node in range(exploration.states)
+        if exploration.crashes(node) == 0 and exploration.point(node) is not None
+    )
     verdicts = []
     model = exploration.model
     for prop in model.properties:
@@ -131,7 +134,7 @@ def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker:
         lookups=counts.total(metrics.LOOKUPS, crashes),
         reruns=counts.total(metrics.RERUNS, crashes),
         approvals=counts.total(metrics.APPROVALS, crashes),
-        states=graph.number_of_nodes(),
-        edges=graph.number_of_edges(),
+        states=exploration.states,
+        edges=exploration.edges,
         invariants=tuple(verdicts),
     )

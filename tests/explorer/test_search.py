@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 
 import pytest
@@ -127,3 +128,19 @@ def test_negative_depth_is_refused() -> None:
     """Depth below zero is a usage error."""
     with pytest.raises(ValueError, match="depth"):
         explore(Points(2), -1)
+
+
+def test_collector_is_back_as_it_was_after_a_search() -> None:
+    """The search pauses the cyclic garbage collector and restores it, even when it fails."""
+    assert gc.isenabled()
+    explore(Points(3), 1)
+    assert gc.isenabled()
+    with pytest.raises(ModelDefinitionError):
+        explore(_Stuck(3), 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        explore(Points(3), 1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
