@@ -148,7 +148,7 @@ def compare(
         for name, kind in wanted:
             choices = choices_of(depth, job_path, kind, max_states, progress=progress)
             rows.append(runs.run(name, choices)[1])
-        rows_of.append((title, rows))
+        rows_of.append((table.titled(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
     if fmt == "json":
         click.echo(table.to_json(everything), nl=False)

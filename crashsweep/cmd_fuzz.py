@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from crashsweep import prog, runs
-from crashsweep.options import chosen_design, design_option, job_option, tracker_option
+from crashsweep.options import chosen_design, design_option, environment, fault_options, job_option, tracker_option
 from explorer.model import Model
 from reports import trace
 from reports.counterexample import from_path
@@ -37,12 +37,13 @@ if TYPE_CHECKING:
 @design_option()
 @job_option()
 @tracker_option()
+@fault_options
 @click.option(
     "--crashes",
     type=click.IntRange(min=1),
     default=8,
     show_default=True,
-    help="most crashes per run (the replay depth)",
+    help="most crashes per run, faults included (the replay depth)",
 )
 @click.option(
     "--examples",
@@ -78,7 +79,8 @@ def fuzz(
         design(picked)  # an unknown name fails before the job file is read
     job, _ = runs.read_job(job_path)
     chosen = seed_value if seed_value is not None else secrets.randbelow(2**32)
-    loop = model(picked, job, runs.tracker_kind(tracker))
+    faults, fresh_ids = environment()
+    loop = model(picked, job, runs.tracker_kind(tracker), faults=faults, fresh_ids=fresh_ids)
     name = loop.design.name
     outcome = run_fuzz(loop, crashes=crashes, examples=examples, seed_value=chosen, steps=steps)
     if outcome.violation is not None:

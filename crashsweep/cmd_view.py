@@ -36,7 +36,6 @@ from explorer.path import replay as replay_path
 from reports import trace
 from reports.counterexample import from_path
 from reports.replay import pytest_snippet
-from variants import model
 
 
 @click.command(name="replay")
@@ -60,7 +59,7 @@ def _replay(
     """Re-run a counterexample's path and print its trace (exit 1 if it ends in a violation)."""
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states)
-    loop = model(chosen, choices.job, choices.tracker)
+    loop = choices.model(chosen)
     try:
         path = replay_path(loop, depth, code)
     except ValueError as error:

@@ -1,6 +1,6 @@
 """Options and checks shared by the commands.
 
---variant/--design, --depth, --job, --tracker, --max-states, --out, --progress.
+--variant/--design, --depth, --job, --tracker, --max-states, --out, --progress, --faults, --call-ids.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from click.decorators import FC
 
 from crashsweep import outdir, runs
 from spec.design import Design
+from spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
 from spec.tracker import TRACKERS
 from variants import UnknownVariantError, design
 from variants.design_file import load_design
@@ -88,11 +89,65 @@ def split_names(value: str, option: str) -> list[str]:
     return names
 
 
-def depth_option(default: int = 2) -> Callable[[FC], FC]:
-    """--depth: the most crashes per scenario."""
+def depth_option(default: int = 2, *, with_faults: bool = False) -> Callable[[FC], FC]:
+    """--depth: the most crashes per scenario (for a command with --faults: crashes and faults together)."""
+    more = " (with --faults: crashes and faults together)" if with_faults else ""
     return click.option(
-        "--depth", type=click.IntRange(min=1), default=default, show_default=True, help="most crashes per scenario"
+        "--depth",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help=f"most crashes per scenario{more}",
     )
+
+
+_FAULTS_KEY, _CALL_IDS_KEY = "crashsweep.faults", "crashsweep.call_ids"
+
+
+def _keep_faults(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """--faults callback: parse (a bad kind is a usage error naming the known ones) and keep it."""
+    try:
+        ctx.meta[_FAULTS_KEY] = parse_faults(value or "")
+    except FaultError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _keep_call_ids(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    """--call-ids callback: keep whether the model's call IDs are fresh."""
+    try:
+        ctx.meta[_CALL_IDS_KEY] = parse_call_ids(value)
+    except FaultError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def fault_options(f: FC) -> FC:
+    """--faults k1,k2 and --call-ids stable|fresh (spec/FAULTS.md), read back with `environment`.
+
+    Kept in the command's context rather than passed as arguments, so that every command that
+    explores takes them with its shared options and reads them through `choices_of`.
+    """
+    f = click.option(
+        "--call-ids",
+        default="stable",
+        show_default=True,
+        expose_value=False,
+        callback=_keep_call_ids,
+        help=f"the model's call IDs when asked again: {' or '.join(CALL_IDS)}",
+    )(f)
+    return click.option(
+        "--faults",
+        metavar="K1,K2",
+        expose_value=False,
+        callback=_keep_faults,
+        help=f"faults beside crashes, each a move of the depth: {', '.join(FAULTS)}",
+    )(f)
+
+
+def environment() -> tuple[tuple[str, ...], bool]:
+    """The fault kinds and whether call IDs are fresh, as the current command's options gave them."""
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    return meta.get(_FAULTS_KEY, ()), meta.get(_CALL_IDS_KEY, False)
 
 
 def job_option(help: str = "job file (TOML); default: the built-in triage job") -> Callable[[FC], FC]:
@@ -115,9 +170,10 @@ def job_options(f: FC) -> FC:
     """The options every exploring command shares."""
     for option in reversed(
         (
-            depth_option(),
+            depth_option(with_faults=True),
             job_option(),
             tracker_option(),
+            fault_options,
             click.option(
                 "--max-states",
                 type=click.IntRange(min=1),
@@ -136,4 +192,5 @@ def choices_of(
 ) -> runs.Choices:
     """The user's choices from the shared options (reads the job file: JobError on a bad one)."""
     job, source = runs.read_job(job_path)
-    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, progress)
+    faults, fresh_ids = environment()
+    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids, progress)

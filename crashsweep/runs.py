@@ -17,21 +17,30 @@ from spec.design import Design
 from spec.job import TRIAGE, Job, load_job
 from spec.tracker import TRACKERS, TrackerKind
 from variants import model
+from variants.loop_model import LoopModel
 
 DEFAULT_MAX_STATES = 2_000_000
 
 
 @dataclass(frozen=True)
 class Choices:
-    """What the user chose: job, tracker, depth and the state limit."""
+    """What the user chose: job, tracker, depth, the state limit, faults and call IDs (spec/FAULTS.md)."""
 
     job: Job
     job_source: str
     tracker: TrackerKind
     depth: int
     max_states: int
+    faults: tuple[str, ...] = ()
+    """The fault kinds the environment may inject (--faults; spec/FAULTS.md)."""
+    fresh_ids: bool = False
+    """Whether the model hands out new call IDs on every request (--call-ids fresh)."""
     progress: bool = False
     """Progress lines even where stderr is not a terminal (--progress)."""
+
+    def model(self, chosen: str | Design) -> LoopModel:
+        """The explorer model of `chosen` under these choices."""
+        return model(chosen, self.job, self.tracker, faults=self.faults, fresh_ids=self.fresh_ids)
 
 
 def read_job(path: Path | None) -> tuple[Job, str]:
@@ -102,7 +111,7 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
     progress = _Progress(variant, lines=choices.progress)
     try:
         exploration = explore(
-            model(chosen, choices.job, choices.tracker),
+            choices.model(chosen),
             choices.depth,
             max_states=choices.max_states,
             progress=progress,
@@ -111,5 +120,12 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
         raise Interrupted(f"{variant}: {error}; nothing was written") from None
     finally:
         progress.done()
-    summary = summarize(exploration, variant=variant, job=choices.job.name, tracker=choices.tracker.name)
+    summary = summarize(
+        exploration,
+        variant=variant,
+        job=choices.job.name,
+        tracker=choices.tracker.name,
+        faults=choices.faults,
+        fresh_ids=choices.fresh_ids,
+    )
     return exploration, summary

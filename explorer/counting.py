@@ -5,12 +5,18 @@ forward pass in topological order carries, for every node, the number of paths t
 and the sum over those paths of each counter (a counter's delta on an edge is added once per
 path through the edge). At a finished node the paths end: they add to the scenarios of its
 crash count, and the node's measures count once per path. Integers are exact at any size.
+
+The pass runs over flat arrays of node numbers (`explorer.core`), with the topological order
+found by Kahn's algorithm on the same arrays; `count_paths` does the same for any networkx
+graph by numbering its nodes first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from array import array
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import add
 from typing import Any
 
 import networkx as nx
@@ -39,42 +45,126 @@ class Counts:
         return result
 
 
+class CycleFound(Exception):
+    """The arrays hold a cycle: no topological order exists (the caller names the cycle)."""
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """A graph as arrays: node n's out-edges are offsets[n]:offsets[n+1] into targets and deltas."""
+
+    states: Sequence[Any]
+    crashes: Sequence[int]
+    finished: Sequence[int]
+    offsets: Sequence[int]
+    targets: Sequence[int]
+    deltas: Sequence[Mapping[str, int]]
+
+
+def cycle_error(graph: nx.MultiDiGraph) -> ModelDefinitionError:
+    """The model error for a state graph with a cycle, naming one node on it."""
+    cycle = nx.find_cycle(graph)
+    return ModelDefinitionError(
+        f"the state graph has a cycle ({len(cycle)} edges, through node {cycle[0][0]}): path counting "
+        "needs every step to make progress; record the progress in the state"
+    )
+
+
 def count_paths(graph: nx.MultiDiGraph, root: int, measures: Mapping[str, Callable[[Any], int]]) -> Counts:
-    """Count root-to-finished paths per crash count, summing counters and measures."""
+    """Count root-to-finished paths per crash count of a networkx graph, summing counters and measures."""
+    number = {node: n for n, node in enumerate(graph.nodes)}
+    offsets, targets, deltas = [0], [], []
+    for node in graph.nodes:
+        for _, target, delta in graph.out_edges(node, data="deltas"):
+            targets.append(number[target])
+            deltas.append(delta)
+        offsets.append(len(targets))
+    data = [graph.nodes[node] for node in graph.nodes]
+    states, crashes, finished = ([d[key] for d in data] for key in ("state", "crashes", "finished"))
+    arrays = Arrays(states, crashes, finished, offsets, targets, deltas)
     try:
-        order = list(nx.topological_sort(graph))
-    except nx.NetworkXUnfeasible:
-        cycle = nx.find_cycle(graph)
-        raise ModelDefinitionError(
-            f"the state graph has a cycle ({len(cycle)} edges, through node {cycle[0][0]}): path counting "
-            "needs every step to make progress; record the progress in the state"
-        ) from None
-    names = sorted({name for _, _, deltas in graph.edges(data="deltas") for name in deltas})
-    paths: dict[int, int] = {root: 1}
-    lengths: dict[int, int] = {root: 0}  # summed lengths of the paths that reach a node
-    sums: dict[int, list[int]] = {root: [0] * len(names)}
-    counts = Counts()
-    for node in order:
-        reach = paths.pop(node, 0)
-        length = lengths.pop(node, 0)
-        carried = sums.pop(node, None)
-        if not reach or carried is None:
+        return count_arrays(arrays, number[root], measures)
+    except CycleFound:
+        raise cycle_error(graph) from None
+
+
+def count_arrays(graph: Arrays, root: int, measures: Mapping[str, Callable[[Any], int]]) -> Counts:
+    """Count root-to-finished paths per crash count over arrays; CycleFound if there is a cycle.
+
+    Kahn's algorithm: a node is counted once every edge into it has been, so the pass needs
+    no separate topological sort, and a node's figures are dropped as soon as it is counted.
+    """
+    nodes = len(graph.states)
+    offsets, targets = graph.offsets, graph.targets
+    waiting = array("I", bytes(4 * nodes))  # edges into each node not yet counted
+    for target in targets:
+        waiting[target] += 1
+    distinct = {id(delta): delta for delta in graph.deltas if delta}
+    names = sorted({name for delta in distinct.values() for name in delta})
+    vectors = {key: tuple(delta.get(name, 0) for name in names) for key, delta in distinct.items()}
+    paths: list[int] = [0] * nodes
+    lengths: list[int] = [0] * nodes  # summed lengths of the paths that reach a node
+    sums: list[tuple[int, ...] | None] = [None] * nodes  # never changed in place, so shared freely
+    paths[root], sums[root] = 1, (0,) * len(names)
+    tally = _Tally(measures, names)
+    ready = [node for node in range(nodes) if not waiting[node]]
+    done = 0
+    while ready:
+        node = ready.pop()
+        done += 1
+        reach, length, carried = paths[node], lengths[node], sums[node]
+        paths[node] = lengths[node] = 0
+        sums[node] = None
+        edges = range(offsets[node], offsets[node + 1])
+        for edge in edges:
+            target = targets[edge]
+            waiting[target] -= 1
+            if not waiting[target]:
+                ready.append(target)
+        if not reach or carried is None:  # no path reaches this node (only in a graph built by hand)
             continue
-        data = graph.nodes[node]
-        if data["finished"]:
-            k = data["crashes"]
-            counts.scenarios[k] = counts.scenarios.get(k, 0) + reach
-            counts.steps[k] = counts.steps.get(k, 0) + length
-            totals = counts.measures.setdefault(k, {name: 0 for name in measures})
-            for name, measure in measures.items():
-                totals[name] += reach * measure(data["state"])
-            summed = counts.counters.setdefault(k, {name: 0 for name in names})
-            for name, value in zip(names, carried, strict=True):
-                summed[name] += value
-        for _, target, deltas in graph.out_edges(node, data="deltas"):
-            paths[target] = paths.get(target, 0) + reach
-            lengths[target] = lengths.get(target, 0) + length + reach
-            into = sums.setdefault(target, [0] * len(names))
-            for i, name in enumerate(names):
-                into[i] += carried[i] + deltas.get(name, 0) * reach
-    return counts
+        if graph.finished[node]:
+            tally.finish(graph.crashes[node], graph.states[node], reach, length, carried)
+        for edge in edges:
+            target = targets[edge]
+            paths[target] += reach
+            lengths[target] += length + reach
+            into, delta = sums[target], graph.deltas[edge]
+            base = carried if into is None else tuple(map(add, into, carried))
+            if delta:
+                base = tuple(a + d * reach for a, d in zip(base, vectors[id(delta)], strict=True))
+            sums[target] = base
+    if done < nodes:
+        raise CycleFound
+    return tally.counts()
+
+
+class _Tally:
+    """The figures of the paths that end at finished nodes, per crash count."""
+
+    def __init__(self, measures: Mapping[str, Callable[[Any], int]], names: list[str]) -> None:
+        self.measures, self.names = measures, names
+        self.scenarios: dict[int, int] = {}
+        self.steps: dict[int, int] = {}
+        self.measured: dict[int, dict[str, int]] = {}
+        self.counters: dict[int, dict[str, int]] = {}
+
+    def finish(self, k: int, state: Any, reach: int, length: int, carried: tuple[int, ...]) -> None:
+        """`reach` paths of summed length `length` and summed counters `carried` end at `state`."""
+        self.scenarios[k] = self.scenarios.get(k, 0) + reach
+        self.steps[k] = self.steps.get(k, 0) + length
+        totals = self.measured.setdefault(k, dict.fromkeys(self.measures, 0))
+        for name, measure in self.measures.items():
+            totals[name] += reach * measure(state)
+        summed = self.counters.setdefault(k, dict.fromkeys(self.names, 0))
+        for name, value in zip(self.names, carried, strict=True):
+            summed[name] += value
+
+    def counts(self) -> Counts:
+        """The figures, in order of crash count."""
+        return Counts(
+            dict(sorted(self.scenarios.items())),
+            dict(sorted(self.measured.items())),
+            dict(sorted(self.counters.items())),
+            dict(sorted(self.steps.items())),
+        )

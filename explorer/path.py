@@ -14,7 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from explorer.model import Action, Model
+from explorer.model import MOVES, Action, Model
 
 if TYPE_CHECKING:
     from explorer.search import Exploration
@@ -100,7 +100,7 @@ def replay(model: Model[S], depth: int, code: str) -> Path[S]:
             )
         action = actions[choice]
         state, _ = model.step(state, action)
-        crashes += action.kind == "crash"
+        crashes += action.kind in MOVES
         steps.append(PathStep(action, choice, state, crashes))
     return Path(tuple(steps))
 
@@ -112,11 +112,10 @@ def shortest_path(exploration: Exploration[S], node: int) -> Path[S]:
         parent, choice = exploration.parents[node]
         chain.append((parent, choice, node))
         node = parent
-    graph = exploration.graph
     root = exploration.root
     start: PathStep[S] = PathStep(None, 0, exploration.state(root), 0)
     steps = [start]
     for parent, choice, child in reversed(chain):
-        action: Action = graph.edges[parent, child, choice]["action"]
-        steps.append(PathStep(action, choice, exploration.state(child), graph.nodes[child]["crashes"]))
+        action, _ = exploration.step(parent, choice)
+        steps.append(PathStep(action, choice, exploration.state(child), exploration.crashes(child)))
     return Path(tuple(steps))

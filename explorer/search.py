@@ -1,26 +1,32 @@
 """Breadth-first search of a model's state graph, with property checks and path counts.
 
-A node is a pair (state, crashes so far): pairing the state with the path's crash count keeps
-the graph stratified by crashes even when the model's state does not record them, which is
-what lets `counting` sum scenarios per crash count. Crash actions are enabled only while
-crashes < depth. Equal pairs are one node, so histories that reach the same place merge.
+A node is a pair (state, moves so far), a move being a crash or a fault, the adversary's
+actions, bounded together by the depth ("crashes" in the code counts moves): pairing the
+state with the path's moves keeps the graph stratified even when the model's state does not
+record them, which is what lets `counting` sum scenarios per number of moves. Crash and
+fault actions are enabled only while moves < depth. Equal pairs are one node, so histories
+that reach the same place merge.
 BFS discovers every node by a shortest path; the first violating node of each property is
 therefore the end of a shortest counterexample.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+import gc
+import sys
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Generic, TypeVar
 
 import networkx as nx
 
-from explorer.counting import Counts, count_paths
-from explorer.model import Action, Model, ModelDefinitionError, PropertyKind, validate_model
+from explorer.core import NO_DELTAS, Core, Parents
+from explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
+from explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
 
 S = TypeVar("S", bound=Hashable)
+ROOT = 0
 Progress = Callable[[int, int, int], None]
 """Called now and then with (states, frontier size, most crashes on a path so far)."""
 
@@ -58,20 +64,56 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Exploration(Generic[S]):
-    """The result of a search: the graph, the verdicts, the counts, and the BFS tree."""
+    """The result of a search: the verdicts, the counts, the BFS tree, and the graph on demand.
+
+    The search keeps the graph as arrays (`core`); `graph`, the networkx MultiDiGraph with node
+    attributes state, crashes, finished and point and edges keyed by choice with attributes
+    action and deltas, is built from them in one pass the first time it is read.
+    """
 
     model: Model[S]
     depth: int
-    graph: nx.MultiDiGraph
+    core: Core[S] = field(repr=False)
     root: int
     verdicts: dict[str, Verdict]
     counts: Counts
-    parents: dict[int, tuple[int, int]]
+    parents: Mapping[int, tuple[int, int]] = field(repr=False)
+
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        """The state graph as networkx (built once, on first use)."""
+        return self.core.graph(self.model.crash_point)
+
+    @property
+    def states(self) -> int:
+        """How many distinct nodes (state, crashes) the search found."""
+        return self.core.nodes
+
+    @property
+    def edges(self) -> int:
+        """How many edges (step-function calls) the search made."""
+        return self.core.edges
 
     def state(self, node: int) -> S:
         """The model state of `node`."""
-        state: S = self.graph.nodes[node]["state"]
-        return state
+        return self.core.states[node]
+
+    def crashes(self, node: int) -> int:
+        """The crashes on the paths that reach `node`."""
+        return self.core.crashes[node]
+
+    def finished(self, node: int) -> bool:
+        """Whether `node`'s state ends a scenario."""
+        return bool(self.core.finished[node])
+
+    def point(self, node: int) -> str | None:
+        """The crash point `node`'s state is at, or None."""
+        return self.model.crash_point(self.core.states[node])
+
+    def step(self, node: int, choice: int) -> tuple[Action, int]:
+        """The action of `node`'s out-edge `choice`, and the node it leads to (IndexError if none)."""
+        edge = self.core.edge(node, choice)
+        return self.core.actions[edge], self.core.targets[edge]
 
     @property
     def holds(self) -> bool:
@@ -81,7 +123,7 @@ class Exploration(Generic[S]):
 
 def enabled(model: Model[S], state: S, crashes: int, depth: int) -> list[Action]:
     """The actions the explorer takes from `state`: crashes only while crashes < depth."""
-    return [a for a in model.actions(state) if a.kind != "crash" or crashes < depth]
+    return [a for a in model.actions(state) if a.kind not in MOVES or crashes < depth]
 
 
 def explore(
@@ -97,79 +139,120 @@ def explore(
         raise ValueError(f"depth must be at least 0, got {depth}")
     validate_model(model)
     properties = list(model.properties)
-    graph = nx.MultiDiGraph()
-    index: dict[tuple[S, int], int] = {}
-    parents: dict[int, tuple[int, int]] = {}
-    first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
-
-    def add(state: S, crashes: int) -> int:
-        node = len(index)
-        index[(state, crashes)] = node
-        finished = model.is_finished(state)
-        graph.add_node(node, state=state, crashes=crashes, finished=finished, point=model.crash_point(state))
-        for prop in properties:
-            if prop.name in first or (prop.kind == "at_end" and not finished):
-                continue
-            # Invariants record their first violation; witnesses their first sighting.
-            if prop.check(state) == (prop.kind == "sometimes"):
-                first[prop.name] = node
-        return node
-
-    root = add(model.initial(), 0)
-    queue = deque([root])
+    search = _Search(model, depth, properties, max_states, progress, progress_every)
+    collecting = gc.isenabled()
+    # The search makes millions of objects that live until it ends and form no cycles; the
+    # cyclic collector would walk them all again and again (search time grows quadratically).
+    gc.disable()
     try:
-        _search(model, depth, graph, index, parents, queue, add, max_states, progress, progress_every)
+        search.run()
     except KeyboardInterrupt:
-        raise ExplorationInterrupted(len(index), graph.number_of_edges(), max(c for _, c in index)) from None
+        core = search.core
+        raise ExplorationInterrupted(core.nodes, core.edges, max(core.crashes)) from None
+    finally:
+        if collecting:
+            gc.enable()
+    first, core = search.first, search.core
+    del search  # its index of states is not needed to count: free it first
     verdicts = {
         prop.name: Verdict(
             prop.name, prop.kind, (prop.name in first) == (prop.kind == "sometimes"), first.get(prop.name)
         )
         for prop in properties
     }
-    counts = count_paths(graph, root, model.measures)
-    return Exploration(model, depth, graph, root, verdicts, counts, parents)
+    arrays = Arrays(core.states, core.crashes, core.finished, core.offsets, core.targets, core.deltas)
+    try:
+        counts = count_arrays(arrays, ROOT, model.measures)
+    except CycleFound:
+        raise cycle_error(core.graph(model.crash_point)) from None
+    return Exploration(model, depth, core, ROOT, verdicts, counts, Parents(core, ROOT))
 
 
-def _search(
-    model: Model[S],
-    depth: int,
-    graph: nx.MultiDiGraph,
-    index: dict[tuple[S, int], int],
-    parents: dict[int, tuple[int, int]],
-    queue: deque[int],
-    add: Callable[[S, int], int],
-    max_states: int | None,
-    progress: Progress | None,
-    progress_every: int,
-) -> None:
-    """The BFS loop proper: expand nodes until the queue is empty."""
-    edges = 0
-    most_crashes = 0
-    while queue:
-        node = queue.popleft()
-        state, crashes = graph.nodes[node]["state"], graph.nodes[node]["crashes"]
-        actions = enabled(model, state, crashes, depth)
-        if graph.nodes[node]["finished"]:
-            if actions:
-                raise ModelDefinitionError(
-                    f"finished state {state!r} enables {actions[0]!r}: a finished state ends its scenario"
-                )
-            continue
-        if not actions:
-            raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
-        for choice, action in enumerate(actions):
-            after, deltas = model.step(state, action)
-            after_crashes = crashes + (action.kind == "crash")
-            target = index.get((after, after_crashes))
-            if target is None:
-                if max_states is not None and len(index) >= max_states:
-                    raise StateLimitExceeded(max_states, len(index), edges, most_crashes)
-                target = add(after, after_crashes)
-                parents[target] = (node, choice)
-                queue.append(target)
-                most_crashes = max(most_crashes, after_crashes)
-                if progress is not None and len(index) % progress_every == 0:
-                    progress(len(index), len(queue), most_crashes)
-            graph.add_edge(node, target, key=choice, action=action, deltas=dict(deltas))
-            edges += 1
+class _Search(Generic[S]):
+    """One breadth-first search: nodes are numbered as found and expanded in that order."""
+
+    def __init__(
+        self,
+        model: Model[S],
+        depth: int,
+        properties: list[Property[S]],
+        max_states: int | None,
+        progress: Progress | None,
+        progress_every: int,
+    ) -> None:
+        self.model, self.depth, self.core = model, depth, Core[S]()
+        self.max_states, self.progress, self.progress_every = max_states, progress, progress_every
+        # (name, check, at_end, sometimes) of each property with no first violation (or sighting) yet
+        self.unsettled = [(p.name, p.check, p.kind == "at_end", p.kind == "sometimes") for p in properties]
+        self.first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
+        self.index: list[dict[S, int]] = [{} for _ in range(depth + 1)]  # per crash count: state -> node
+        self.most_crashes = 0
+        self.add(model.initial(), 0, ROOT, 0)
+
+    def add(self, state: S, crashes: int, parent: int, choice: int) -> int:
+        """Number a new node, note its properties, and return its number."""
+        finished = self.model.is_finished(state)
+        node = self.core.add_node(state, crashes, finished, parent, choice)
+        self.index[crashes][state] = node
+        if self.unsettled:
+            self._check(state, node, finished)
+        return node
+
+    def _check(self, state: S, node: int, finished: bool) -> None:
+        settled = False
+        for name, check, at_end, sometimes in self.unsettled:
+            if at_end and not finished:
+                continue
+            # Invariants record their first violation; witnesses their first sighting.
+            if check(state) == sometimes:
+                self.first[name] = node
+                settled = True
+        if settled:
+            self.unsettled = [entry for entry in self.unsettled if entry[0] not in self.first]
+
+    def run(self) -> None:
+        """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""
+        model, core, depth, index = self.model, self.core, self.depth, self.index
+        states, all_crashes, finished = core.states, core.crashes, core.finished
+        step, is_finished, intern = model.step, model.is_finished, core.intern
+        limit = sys.maxsize if self.max_states is None else self.max_states
+        progress, every = self.progress, self.progress_every
+        add_target, add_action, add_deltas = core.targets.append, core.actions.append, core.deltas.append
+        add_state, add_crashes, add_finished = states.append, all_crashes.append, finished.append
+        add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
+        node = 0
+        while node < len(states):
+            state, crashes = states[node], all_crashes[node]
+            actions = model.actions(state) if crashes < depth else enabled(model, state, crashes, depth)
+            if finished[node]:
+                if actions:
+                    raise ModelDefinitionError(
+                        f"finished state {state!r} enables {actions[0]!r}: a finished state ends its scenario"
+                    )
+            elif not actions:
+                raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
+            for choice, action in enumerate(actions):
+                after, deltas = step(state, action)
+                after_crashes = crashes + 1 if action.kind in MOVES else crashes
+                fresh = len(states)
+                target = index[after_crashes].setdefault(after, fresh)  # one probe: the state is hashed once
+                if target == fresh:
+                    if target >= limit:
+                        raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
+                    done = is_finished(after)
+                    add_state(after)
+                    add_crashes(after_crashes)
+                    add_finished(done)
+                    add_parent(node)
+                    add_choice(choice)
+                    if self.unsettled:
+                        self._check(after, target, done)
+                    if after_crashes > self.most_crashes:
+                        self.most_crashes = after_crashes
+                    if progress is not None and (target + 1) % every == 0:
+                        progress(target + 1, target - node, self.most_crashes)
+                add_target(target)
+                add_action(action)
+                add_deltas(intern(deltas) if deltas else NO_DELTAS)
+            core.close()
+            node += 1

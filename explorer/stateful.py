@@ -44,7 +44,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from explorer.model import Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
+from explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
 from explorer.path import Path, PathStep
 from explorer.search import enabled
 
@@ -198,13 +198,13 @@ class ModelMachine(RuleBasedStateMachine, Generic[S]):
 
     def _take(self, actions: Sequence[Action], choice: int) -> None:
         action = actions[choice]
-        crashes = self.crashes + (action.kind == "crash")
+        crashes = self.crashes + (action.kind in MOVES)
         after, _ = self.model.step(self.state, action)
         self._steps.append(PathStep(action, choice, after, crashes))
         figures = type(self).figures
         figures.runs += len(self._steps) == 2
         figures.steps += 1
-        figures.crashes += action.kind == "crash"
+        figures.crashes += action.kind in MOVES
         figures.most_crashes = max(figures.most_crashes, crashes)
         if self.model.is_finished(after):
             figures.finished += 1

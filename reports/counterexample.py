@@ -3,7 +3,7 @@
 A `Counterexample` is what every other report renders (text and JSON traces, the replay
 command and pytest snippet, the state graph, the sequence diagram). It is built either from
 an exploration (the BFS path to an invariant's first violation, which is a shortest one) or
-from a replayed path code. Each step records its action and kind (step, crash, restart), the
+from a replayed path code. Each step records its action and kind (step, crash, restart, fault), the
 crash point's name (for a crash, the point the process crashed at; otherwise the point it
 reached, or None when it exited), the world before and after, and the counters it bumped.
 """
@@ -61,10 +61,12 @@ class Counterexample:
     initial: World
     steps: tuple[Step, ...]
     design_file: str | None = None
+    faults: tuple[str, ...] = ()
+    fresh_ids: bool = False
 
     @property
     def crashes(self) -> int:
-        """How many crash steps the path takes."""
+        """How many moves (crash and fault steps) the path takes."""
         return self.steps[-1].crashes if self.steps else 0
 
     @property
@@ -76,6 +78,12 @@ class Counterexample:
     def choices(self) -> tuple[int, ...]:
         """The action index taken at each step (the path's choices)."""
         return tuple(step.choice for step in self.steps)
+
+
+def environment_of(model: Model[Any]) -> tuple[tuple[str, ...], bool]:
+    """The fault kinds and whether call IDs are fresh, of a loop model (none for any other model)."""
+    env = getattr(model, "env", None)
+    return tuple(getattr(env, "faults", ())), bool(getattr(env, "fresh_ids", False))
 
 
 def violates(prop: Property[Any], model: Model[Any], state: Any) -> bool:
@@ -140,6 +148,7 @@ def from_path(
                 counters=tuple(sorted((k, v) for k, v in counters.items() if v)),
             )
         )
+    faults, fresh_ids = environment_of(model)
     return Counterexample(
         variant=variant,
         job=job,
@@ -154,6 +163,8 @@ def from_path(
         initial=path.steps[0].state,
         steps=tuple(steps),
         design_file=design_file,
+        faults=faults,
+        fresh_ids=fresh_ids,
     )
 
 

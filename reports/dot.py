@@ -150,15 +150,17 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
         g.node(f"s{node}", label(*words), **attrs)
     for u, v, k in edges:
         action = graph.edges[u, v, k]["action"]
-        colour = {"crash": _CRASH, "restart": _RESTART}.get(action.kind, _STEP)
+        colour = {"crash": _CRASH, "fault": _CRASH, "restart": _RESTART}.get(action.kind, _STEP)
         attrs = {"color": colour if (u, v, k) in path_edges else _FADED[colour]}
-        if action.kind == "crash":
+        if action.kind in ("crash", "fault"):
             attrs["style"] = "dashed"
         elif action.kind == "restart":
             attrs.update(style="bold", arrowhead="onormal")
         if (u, v, k) in path_edges:
             attrs.update(penwidth="3", weight="20")
-        name = action.kind if action.kind != "step" else ("" if action.label == "continue" else action.label)
+        name = (
+            action.kind if action.kind in ("crash", "restart") else ("" if action.label == "continue" else action.label)
+        )
         g.edge(f"s{u}", f"s{v}", label=label(name) if name else None, **attrs)
     for node in shown:
         if node in on_path:

@@ -78,6 +78,7 @@ def _row(summary: Summary) -> str:
 
 def _verdicts(summary: Summary) -> str:
     items = []
+    unit = "move" if summary.faults else "crash"
     for v in summary.invariants:
         name = f"<code>{escape(v.name)}</code>"
         if not v.witnessed:
@@ -86,7 +87,7 @@ def _verdicts(summary: Summary) -> str:
             words = '<span class="holds">holds</span>'
         else:
             words = (
-                f'<span class="violated">violated</span>: shortest counterexample {plural(v.crashes or 0, "crash")}, '
+                f'<span class="violated">violated</span>: shortest counterexample {plural(v.crashes or 0, unit)}, '
                 f"{v.steps} steps, path <code>{escape(str(v.counterexample))}</code> "
                 f'(<a href="#{_anchor(v.name)}">details</a>)'
             )

@@ -1,6 +1,7 @@
 """How to re-run a counterexample: the `crashsweep replay` command line and a pytest snippet.
 
-The command carries everything the path code depends on (variant, depth, job file, tracker);
+The command carries everything the path code depends on (variant, depth, job file, tracker,
+faults and call IDs);
 the snippet is a complete test module that replays the same path with the model's own step
 function and asserts the violation, word for word.
 """
@@ -34,7 +35,12 @@ def replay_command(cx: Counterexample, *, pytest: bool = False, program: Sequenc
     words = [*program, "replay", *which, "--depth", str(cx.depth)]
     if cx.job_file is not None:
         words += ["--job", cx.job_file]
-    words += ["--tracker", cx.tracker, "--path", cx.code]
+    words += ["--tracker", cx.tracker]
+    if cx.faults:
+        words += ["--faults", ",".join(cx.faults)]
+    if cx.fresh_ids:
+        words += ["--call-ids", "fresh"]
+    words += ["--path", cx.code]
     if pytest:
         words.append("--pytest")
     return shlex.join(words)
@@ -70,8 +76,13 @@ def pytest_snippet(cx: Counterexample) -> str:
         "",
         f"def {function_name(cx)}() -> None:",
     ]
+    environment = ""
+    if cx.faults:
+        environment += f", faults=({''.join(_lit(kind) + ', ' for kind in cx.faults).rstrip()})"
+    if cx.fresh_ids:
+        environment += ", fresh_ids=True"
     body = [
-        f"loop = model({design}, {job}, TRACKERS[{_lit(cx.tracker)}])",
+        f"loop = model({design}, {job}, TRACKERS[{_lit(cx.tracker)}]{environment})",
         f"path = replay(loop, {cx.depth}, {_lit(cx.code)})",
         f"assert path.crashes == {cx.crashes}",
     ]

@@ -18,6 +18,7 @@ import graphviz
 from reports.counterexample import Counterexample, Step
 from reports.describe import ASKS, MODEL_CALLS, plural, snapshot_text
 from reports.dot import FONT, label
+from spec.faults import FAULTS
 
 PROCESS, MODEL, CHECKPOINT, LOCK, TRACKER, PERSON = "process", "model", "checkpoint", "lock", "tracker", "person"
 TITLES = {
@@ -112,6 +113,9 @@ def rows(cx: Counterexample) -> list[Row]:
         if step.kind == "crash":
             result.append(Row(PROCESS, None, f"{number}CRASH at {step.point}: memory lost", "crash"))
             continue
+        if step.kind == "fault":
+            # A fault is shown as plainly as a crash; what it led to follows as usual.
+            result.append(Row(TRACKER, None, f"{number}FAULT {step.action}: {FAULTS[step.action].summary}", "crash"))
         if step.before.process is None:
             committed = step.before.checkpoint.committed
             if committed is None:

@@ -3,17 +3,20 @@
 The columns follow section 8 of SEMANTICS.md: crash points of the uninterrupted run,
 scenarios per crash count (1..depth; the uninterrupted run is not a scenario), and over
 those scenarios with_dups, dups, missing, asks and calls+ (model calls beyond those of the
-uninterrupted run), plus the graph's size and every property's verdict.
+uninterrupted run), plus the graph's size and every property's verdict. With faults
+(spec/FAULTS.md) the scenarios are counted by number of moves (crashes and faults), and
+`moves` tallies, per number of moves, the moves of each kind over those scenarios.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.path import shortest_path
 from explorer.search import Exploration
 from spec import metrics
+from spec.faults import fault_counter
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,20 @@ class Summary:
     states: int
     edges: int
     invariants: tuple[InvariantVerdict, ...]
+    faults: tuple[str, ...] = ()
+    fresh_ids: bool = False
+    moves: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Per number of moves k: how many crashes and faults of each kind the k-move scenarios hold."""
+
+    @property
+    def environment(self) -> str:
+        """The faults and call IDs in words ("" for the seed's environment: crashes, stable IDs)."""
+        words = []
+        if self.faults:
+            words.append(f"faults {', '.join(self.faults)}")
+        if self.fresh_ids:
+            words.append("fresh call IDs")
+        return "; ".join(words)
 
     @property
     def holds(self) -> bool:
@@ -57,7 +74,14 @@ class Summary:
         return all(v.holds and v.witnessed for v in self.invariants)
 
     def to_json(self) -> dict[str, Any]:
-        """The row as a JSON-ready object with the documented keys."""
+        """The row as a JSON-ready object with the documented keys (faults, call_ids, moves: with faults only)."""
+        faulty: dict[str, Any] = {}
+        if self.faults or self.fresh_ids:
+            faulty = {
+                "faults": list(self.faults),
+                "call_ids": "fresh" if self.fresh_ids else "stable",
+                "moves": {str(k): tally for k, tally in self.moves.items()},
+            }
         return {
             "variant": self.variant,
             "job": self.job,
@@ -65,6 +89,7 @@ class Summary:
             "tracker": self.tracker,
             "crash_points": self.crash_points,
             "scenarios": {str(k): n for k, n in self.scenarios.items()},
+            **faulty,
             "with_dups": self.with_dups,
             "dups": self.dups,
             "missing": self.missing,
@@ -88,10 +113,31 @@ class Summary:
         }
 
 
-def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker: str) -> Summary:
-    """Compute a design's row from its exploration."""
+def _moves(exploration: Exploration[Any], faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
+    """Per number of moves k: crashes and each fault kind, summed over the k-move scenarios.
+
+    Each fault edge counts itself (counter `fault.<kind>`); the rest of a scenario's k moves are crashes.
+    """
     counts = exploration.counts
-    graph = exploration.graph
+    tallies = {}
+    for k in range(1, exploration.depth + 1):
+        counters = counts.counters.get(k, {})
+        kinds = {kind: counters.get(fault_counter(kind), 0) for kind in faults}
+        tallies[k] = {"crash": k * counts.scenarios.get(k, 0) - sum(kinds.values()), **kinds}
+    return tallies
+
+
+def summarize(
+    exploration: Exploration[Any],
+    *,
+    variant: str,
+    job: str,
+    tracker: str,
+    faults: tuple[str, ...] = (),
+    fresh_ids: bool = False,
+) -> Summary:
+    """Compute a design's row from its exploration (`faults`, `fresh_ids`: the environment it was explored in)."""
+    counts = exploration.counts
     depth = exploration.depth
     crashes = range(1, depth + 1)
     scenarios = {k: counts.scenarios.get(k, 0) for k in crashes}
@@ -100,7 +146,11 @@ def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker:
         raise ValueError(f"expected one uninterrupted run, found {baseline_runs}: the model is not deterministic")
     baseline_calls = counts.total(metrics.MODEL_CALLS, range(0, 1))
     calls_plus = counts.total(metrics.MODEL_CALLS, crashes) - baseline_calls * sum(scenarios.values())
-    crash_points = sum(1 for _, data in graph.nodes(data=True) if data["crashes"] == 0 and data["point"] is not None)
+    crash_points = sum(
+        1
+        for node in range(exploration.states)
+        if exploration.crashes(node) == 0 and exploration.point(node) is not None
+    )
     verdicts = []
     model = exploration.model
     for prop in model.properties:
@@ -131,7 +181,10 @@ def summarize(exploration: Exploration[Any], *, variant: str, job: str, tracker:
         lookups=counts.total(metrics.LOOKUPS, crashes),
         reruns=counts.total(metrics.RERUNS, crashes),
         approvals=counts.total(metrics.APPROVALS, crashes),
-        states=graph.number_of_nodes(),
-        edges=graph.number_of_edges(),
+        states=exploration.states,
+        edges=exploration.edges,
         invariants=tuple(verdicts),
+        faults=faults,
+        fresh_ids=fresh_ids,
+        moves=_moves(exploration, faults),
     )

@@ -21,7 +21,10 @@ FIGURES = ("with_dups", "dups", "missing", "asks", "calls+")
 _NAMES = {1: "once", 2: "twice"}
 
 
-def _crash_header(k: int) -> str:
+def _crash_header(k: int, moves: bool = False) -> str:
+    """The column of scenarios with k crashes (once, twice, ...), or with k moves when faults are on."""
+    if moves:
+        return plural(k, "move")
     return _NAMES.get(k, f"{k} crashes")
 
 
@@ -57,13 +60,22 @@ def _render(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+def titled(title: str, rows: Sequence[Summary]) -> str:
+    """A table's title, naming the faults and call IDs the rows were explored under (if any)."""
+    environment = rows[0].environment if rows else ""
+    if not environment:
+        return title
+    return f"{title} ({environment})" if title else environment[0].upper() + environment[1:]
+
+
 def table_text(rows: Sequence[Summary]) -> str:
     """The rows as an aligned text table, one row per design."""
     depth = max(row.depth for row in rows)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("variant")
+    moves = any(row.faults for row in rows)
     for k in range(1, depth + 1):
-        table.add_column(_crash_header(k), justify="right")
+        table.add_column(_crash_header(k, moves), justify="right")
     for name in FIGURES:
         table.add_column(name, justify="right")
     table.add_column("verdict")
@@ -76,7 +88,8 @@ def table_text(rows: Sequence[Summary]) -> str:
 def table_markdown(rows: Sequence[Summary]) -> str:
     """The rows as a Markdown table."""
     depth = max(row.depth for row in rows)
-    header = ["variant", *(_crash_header(k) for k in range(1, depth + 1)), *FIGURES, "verdict"]
+    moves = any(row.faults for row in rows)
+    header = ["variant", *(_crash_header(k, moves) for k in range(1, depth + 1)), *FIGURES, "verdict"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
     for label, row in zip(_labels(rows), rows, strict=True):
         cells = [label, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
@@ -85,11 +98,23 @@ def table_markdown(rows: Sequence[Summary]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _scenarios(row: Summary) -> str:
+    """Scenarios per number of crashes, or, with faults, per number of moves with the moves of each kind."""
+    if not row.faults:
+        return "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
+    parts = []
+    for k, n in row.scenarios.items():
+        kinds = ", ".join(f"{kind} {count}" for kind, count in row.moves.get(k, {}).items())
+        parts.append(f"{plural(k, 'move')}: {n} ({kinds})")
+    return "   ".join(parts)
+
+
 def row_text(row: Summary) -> str:
     """One design's figures and verdicts, for `explore`."""
-    scenarios = "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
+    scenarios = _scenarios(row)
+    environment = f", {row.environment}" if row.environment else ""
     lines = [
-        f"{row.variant}  (job {row.job}, tracker {row.tracker}, depth {row.depth})",
+        f"{row.variant}  (job {row.job}, tracker {row.tracker}, depth {row.depth}{environment})",
         f"  crash points  {row.crash_points}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(FIGURES, _figures(row), strict=True)),
@@ -103,8 +128,9 @@ def row_text(row: Summary) -> str:
         elif v.holds:
             lines.append(f"  {v.name:<13} holds")
         else:
+            size = plural(v.crashes or 0, "move" if row.faults else "crash")
             lines.append(
-                f"  {v.name:<13} VIOLATED  shortest counterexample: {plural(v.crashes or 0, 'crash')}, "
+                f"  {v.name:<13} VIOLATED  shortest counterexample: {size}, "
                 f"{plural(v.steps or 0, 'step')}, path {v.counterexample}"
             )
     return "\n".join(lines) + "\n"

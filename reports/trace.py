@@ -1,18 +1,21 @@
 """A counterexample as a text trace (one line per step, a diff of each) and as JSON.
 
 Text: a header (design, invariant, length, crashes, path code), the initial world, then one
-line per step: its number, its action (CRASH and RESTART stand out, and a rule is drawn
-around each crash), the crash point reached (or crashed at), and what changed; the violation
-is stated at the end in words.
+line per step: its number, its action (CRASH, FAULT <kind> and RESTART stand out, and a rule
+is drawn around each crash and fault), the crash point reached (or crashed at), and what
+changed; the violation is stated at the end in words.
 
 JSON (format "crashsweep-trace/1"; keys are stable, new keys may be added):
-  format, variant, job, job_file (null for the built-in job), depth, tracker,
+  format, variant, job, job_file (null for the built-in job), depth, tracker, with faults or
+  fresh call IDs on: faults (the fault kinds enabled, a list) and call_ids ("stable" or "fresh"),
   invariant (null when the path violates nothing), invariant_kind ("always" or "at_end"),
   violated (bool), violation (words), path (the replay code), crashes, length (steps),
   replay (the command line), initial (a state), and steps[], each with
-  index (from 1), kind ("step", "crash" or "restart"), action (its label), choice (its index
+  index (from 1), kind ("step", "crash", "restart" or "fault"), action (its label: for a
+  fault its kind, e.g. "lost-reply"), choice (its index
   among the enabled actions), point (for a crash the crash point it struck at, otherwise the
-  crash point reached, null when the process exited), crashes (so far), counters (what the
+  crash point reached, null when the process exited or waits at a pause), crashes (moves so
+  far: crashes and faults), counters (what the
   step incremented, e.g. model_calls), changes (the text diff, a list of strings) and state.
 A state: checkpoint {file, tmp} (each null or a snapshot {run, done, turns[{index,
 results[{call, answer}], marked[], approved[], failed[], complete}]}), lock {holder, tmp},
@@ -39,6 +42,8 @@ def _action(step: Step) -> str:
         return "CRASH"
     if step.kind == "restart":
         return "RESTART"
+    if step.kind == "fault":
+        return f"FAULT {step.action}"
     return "" if step.action == "continue" else step.action
 
 
@@ -58,9 +63,13 @@ def step_changes(step: Step) -> list[str]:
 def title(cx: Counterexample) -> str:
     """One line naming the design, the invariant and the scenario's size."""
     what = f"counterexample to {cx.invariant}" if cx.invariant is not None else "replayed path"
+    environment = f", faults {','.join(cx.faults)}" if cx.faults else ""
+    environment += ", fresh call IDs" if cx.fresh_ids else ""
+    faults = sum(step.kind == "fault" for step in cx.steps)
+    moves = f"{plural(cx.crashes - faults, 'crash')}, {plural(faults, 'fault')}" if cx.faults else ""
     return (
-        f"{cx.variant}: {what} (job {cx.job}, tracker {cx.tracker}, depth {cx.depth}): "
-        f"{plural(len(cx.steps), 'step')}, {plural(cx.crashes, 'crash')}, path {cx.code}"
+        f"{cx.variant}: {what} (job {cx.job}, tracker {cx.tracker}, depth {cx.depth}{environment}): "
+        f"{plural(len(cx.steps), 'step')}, {moves or plural(cx.crashes, 'crash')}, path {cx.code}"
     )
 
 
@@ -81,13 +90,20 @@ def text(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
     lines.append(f"{'step':>4}  {'action':<8} {'crash point':<{width}}  what changed")
     for step in cx.steps:
         row = f"{step.index:>4}  {_action(step):<8} {_point(step):<{width}}  {'; '.join(step_changes(step))}"
-        if step.kind == "crash":
+        if step.kind in ("crash", "fault"):
             lines += [_RULE, row, _RULE]
         else:
             lines.append(row)
     lines += ["", conclusion(cx), f"replay: {replay_command(cx, program=program)}"]
     lines.append(f"pytest: {replay_command(cx, pytest=True, program=program)}")
     return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _environment(cx: Counterexample) -> dict[str, Any]:
+    """The keys faults and call_ids, present only when faults or fresh call IDs were on."""
+    if not cx.faults and not cx.fresh_ids:
+        return {}
+    return {"faults": list(cx.faults), "call_ids": "fresh" if cx.fresh_ids else "stable"}
 
 
 def to_dict(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> dict[str, Any]:
@@ -99,6 +115,7 @@ def to_dict(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> dict[str
         "job_file": cx.job_file,
         "depth": cx.depth,
         "tracker": cx.tracker,
+        **_environment(cx),
         "invariant": cx.invariant,
         "invariant_kind": cx.invariant_kind,
         "violated": cx.violated,

@@ -20,10 +20,17 @@ from spec.world import Snapshot
 
 @dataclass(frozen=True, slots=True)
 class Env:
-    """What a design runs against: the scripted job and the kind of tracker."""
+    """What a design runs against: the scripted job, the kind of tracker, and the environment's faults.
+
+    `faults` names the fault kinds the adversary may inject beside crashes (spec/faults.py);
+    `fresh_ids` says the model hands out new call IDs on every request (spec/FAULTS.md). With
+    neither, the environment is the seed's: crashes only, stable call IDs.
+    """
 
     job: Job
     tracker: TrackerKind
+    faults: tuple[str, ...] = ()
+    fresh_ids: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ missing writes), taken at its finished state. Both are summed over scenarios by 
 
 from __future__ import annotations
 
+from spec.invariants import job_writes
 from spec.job import Job
 from spec.world import World
 
@@ -20,7 +21,10 @@ COUNTERS = (MODEL_CALLS, ASKS, RERUNS, LOOKUPS, APPROVALS)
 
 def dups(world: World, job: Job) -> int:
     """Over the job's writes, the sum of max(0, records - 1)."""
-    return sum(max(0, world.tracker.count(call) - 1) for call in job.writes)
+    tracker = world.tracker
+    if not tracker.duplicated:  # no call has two records
+        return 0
+    return sum(max(0, tracker.count(call) - 1) for call in job_writes(job))
 
 
 def with_dups(world: World, job: Job) -> int:
@@ -30,4 +34,5 @@ def with_dups(world: World, job: Job) -> int:
 
 def missing(world: World, job: Job) -> int:
     """The job's writes with no record at all."""
-    return sum(1 for call in job.writes if world.tracker.count(call) == 0)
+    count = world.tracker.count
+    return sum(1 for call in job_writes(job) if not count(call))

@@ -46,7 +46,9 @@ class CallModel:
 
 @dataclass(frozen=True, slots=True)
 class AppendTurn:
-    """Append the model's reply (the next tool turn of the script) to memory."""
+    """Append the model's reply (the next tool turn of the script) to memory, its call IDs suffixed by `ids`."""
+
+    ids: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +96,18 @@ class Lookup:
 
 @dataclass(frozen=True, slots=True)
 class AskPerson:
-    """Rung 3 of the ladder: ask a person whether `call` of this run happened."""
+    """Rung 3 of the ladder: ask a person whether `call` of this run happened (`wrong`: the answer is wrong)."""
 
     call: str
     keyed: bool
+    wrong: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """The process waits at `name` for the environment's choice (a fault or not); no crash strikes here."""
+
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +161,7 @@ Op: TypeAlias = (
     | Store
     | Lookup
     | AskPerson
+    | Pause
     | RequestApproval
     | Approve
     | Failed

@@ -10,7 +10,7 @@ Pure: the same world gives the same result, with no I/O, clock or randomness.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from typing import Literal
 
 from spec import metrics
 from spec.design import Design, Env
@@ -28,6 +28,7 @@ from spec.ops import (
     MarkDone,
     Op,
     Ops,
+    Pause,
     Point,
     Rename,
     RequestApproval,
@@ -37,9 +38,22 @@ from spec.ops import (
     WriteTmp,
 )
 from spec.tracker import READ_ANSWER, apply_write
-from spec.world import Checkpoint, LockFile, Process, Snapshot, Turn, World
+from spec.world import (
+    Checkpoint,
+    LockFile,
+    Process,
+    Snapshot,
+    Tracker,
+    Turn,
+    World,
+    make_checkpoint,
+    make_process,
+    make_world,
+)
 
 Counters = dict[str, int]
+WRONG_ANSWER = "said to have happened"
+"""The result a person's wrong "yes" puts in memory: no record stands behind it."""
 
 
 def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
@@ -48,41 +62,105 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
     assert not world.finished, "boot needs an unfinished world"
     committed = world.checkpoint.committed
     if committed is None:
-        world = replace(world, runs=world.runs + 1)
+        world = _world(world, runs=world.runs + 1)
         memory = Snapshot(run=f"run-{world.runs}")
     elif committed.done:
-        return replace(world, finished=True), {}
+        return _world(world, finished=True), {}
     else:
         memory = committed
     return _run(world, memory, design.start(env), env, design)
 
 
 def advance(world: World, env: Env, design: Design) -> tuple[World, Counters]:
-    """The process goes on from its crash point to the next one, or to its exit."""
+    """The process goes on from its crash point (or pause) to the next one, or to its exit.
+
+    At a pause the environment chose no fault: the paused instruction runs as usual.
+    """
     assert world.process is not None, "advance needs a running process"
-    return _run(world, world.process.memory, world.process.pending, env, design)
+    pending = world.process.pending
+    if pending and isinstance(pending[0], Pause):
+        return _run(world, world.process.memory, pending[1:], env, design, resumed=True)
+    return _run(world, world.process.memory, pending, env, design)
 
 
-def _run(world: World, memory: Snapshot, pending: Ops, env: Env, design: Design) -> tuple[World, Counters]:
+def resume(world: World, env: Env, design: Design) -> tuple[World, Counters]:
+    """After a fault: a stopped world restarts; a running process goes on from where it is."""
+    if world.process is None:
+        return boot(world, env, design)
+    return _run(world, world.process.memory, world.process.pending, env, design, resumed=True)
+
+
+def paused(world: World) -> bool:
+    """Whether the process waits at a pause (a fault's chance that is not a crash point)."""
+    process = world.process
+    return process is not None and bool(process.pending) and isinstance(process.pending[0], Pause)
+
+
+def _pauses_at(op: Op, env: Env) -> Pause | None:
+    """The pause before `op` when a fault enabled in `env` may strike there (spec/FAULTS.md)."""
+    if isinstance(op, AskPerson) and not op.wrong and "wrong-answer" in env.faults:
+        return Pause(f"person answers {op.call}")
+    return None
+
+
+def _run(
+    world: World, memory: Snapshot, pending: Ops, env: Env, design: Design, resumed: bool = False
+) -> tuple[World, Counters]:
     counters: Counters = {}
+    at = 0  # the next instruction is pending[at]: the tuple is sliced only where the process stops
     while True:
-        if not pending:
-            pending = design.plan(memory, env)
+        if at == len(pending):
+            pending, at = design.plan(memory, env), 0
             if not pending:
                 raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
-        op, pending = pending[0], pending[1:]
+        op = pending[at]
+        at += 1
         if isinstance(op, Point):
-            return replace(world, process=Process(memory, pending, op.name)), counters
+            process = make_process(memory, pending[at:], op.name)
+            w = world
+            after = make_world(w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies)
+            return after, counters
+        if env.faults and not resumed:
+            pause = _pauses_at(op, env)
+            if pause is not None:
+                return _world(world, process=make_process(memory, (pause, *pending[at - 1 :]), pause.name)), counters
+        resumed = False
         if isinstance(op, Exit):
-            return replace(world, process=None, finished=True), counters
+            return _world(world, process=None, finished=True), counters
         if isinstance(op, Failed):
             # A tool error abandons the rest of this attempt (its result save): the loop body
             # runs again and decides, from memory, what a failed call calls for.
             assert memory.last is not None
-            memory, pending = memory.with_last(memory.last.with_failure(op.call)), ()
+            memory, pending, at = memory.with_last(memory.last.with_failure(op.call)), (), 0
             continue
         world, memory, follow = _execute(op, world, memory, env, counters)
-        pending = follow + pending
+        if follow:
+            pending, at = follow + pending[at:], 0
+
+
+def _world(
+    world: World,
+    *,
+    checkpoint: Checkpoint | None = None,
+    tracker: Tracker | None = None,
+    process: Process | Literal[False] | None = False,
+    finished: bool | None = None,
+    runs: int | None = None,
+    lock: LockFile | None = None,
+    struck: tuple[str, ...] | None = None,
+    replies: int | None = None,
+) -> World:
+    """`world` with the given fields changed (dataclasses.replace without its overhead)."""
+    return make_world(
+        world.checkpoint if checkpoint is None else checkpoint,
+        world.tracker if tracker is None else tracker,
+        world.process if process is False else process,
+        world.finished if finished is None else finished,
+        world.runs if runs is None else runs,
+        world.lock if lock is None else lock,
+        world.struck if struck is None else struck,
+        world.replies if replies is None else replies,
+    )
 
 
 def _bump(counters: Counters, name: str) -> None:
@@ -92,26 +170,34 @@ def _bump(counters: Counters, name: str) -> None:
 def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counters) -> tuple[World, Snapshot, Ops]:
     """Run one instruction; return the world, the memory, and instructions to run next."""
     if isinstance(op, WriteTmp):
+        w = world
         if op.file == CHECKPOINT:
-            return replace(world, checkpoint=replace(world.checkpoint, tmp=memory)), memory, ()
-        return replace(world, lock=replace(world.lock, tmp=memory.run)), memory, ()
+            disk = make_checkpoint(w.checkpoint.committed, memory)
+            return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
+        return _world(world, lock=LockFile(world.lock.holder, memory.run)), memory, ()
     if isinstance(op, Rename):
+        w = world
         if op.file == CHECKPOINT:
-            return replace(world, checkpoint=Checkpoint(committed=world.checkpoint.tmp)), memory, ()
-        return replace(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
+            disk = make_checkpoint(w.checkpoint.tmp, None)
+            return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
+        return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)
-        k = len(memory.turns) + 1
+        k = memory.size + 1
         if k > len(env.job.turns):
             return world, memory, (Point("final reply arrived"), MarkDone(), *op.after_final)
+        if env.fresh_ids:
+            # The model hands out new call IDs on every request: this reply's suffix is its number.
+            world = _world(world, replies=world.replies + 1)
+            return world, memory, (Point(f"reply {k} arrived"), AppendTurn(f"@{world.replies}"), *op.after_reply)
         return world, memory, (Point(f"reply {k} arrived"), AppendTurn(), *op.after_reply)
     if isinstance(op, AppendTurn):
-        return world, replace(memory, turns=(*memory.turns, Turn(len(memory.turns) + 1))), ()
+        return world, memory.appended(Turn(memory.size + 1, ids=op.ids)), ()
     if isinstance(op, MarkDone):
-        return world, replace(memory, done=True), ()
+        return world, memory.marked_done(), ()
     if isinstance(op, CompleteTurn):
         assert memory.last is not None
-        return world, memory.with_last(replace(memory.last, complete=True)), ()
+        return world, memory.with_last(memory.last.completed()), ()
     if isinstance(op, Mark):
         assert memory.last is not None
         return world, memory.with_last(memory.last.with_marker(op.call)), ()
@@ -141,6 +227,9 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
     if isinstance(op, AskPerson):
         _bump(counters, metrics.ASKS)
         found = world.tracker.find(op.call, memory.run)
+        if op.wrong:
+            # The person errs (spec/FAULTS.md): "no" when it happened (sent again), "yes" when it did not.
+            return world, memory, (Send(op.call, op.keyed),) if found else (Store(op.call, WRONG_ANSWER),)
         # "Yes": take the result and send nothing (no crash point). "No": send now.
         return world, memory, (Store(op.call, found),) if found else (Send(op.call, op.keyed),)
     raise TypeError(f"unknown instruction {op!r}")
@@ -150,14 +239,19 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
     call = env.job.call(op.call)
     if not call.writes:
         return world, memory, (Point(f"tool returned {call.id}"), Store(call.id, READ_ANSWER))
-    tracker, answer = apply_write(world.tracker, env.tracker, call.id, memory.run, op.keyed, op.key_as)
+    key_as = op.key_as
+    ids = memory.last.ids if memory.last is not None else ""
+    if ids:
+        # Fresh call IDs: the key is derived from the ID this reply gave the call.
+        key_as = f"{key_as or call.id}{ids}"
+    tracker, answer = apply_write(world.tracker, env.tracker, call.id, memory.run, op.keyed, key_as)
     if call.fails_after_accept and call.id not in world.struck:
         # The one-time fault: the tracker applied the write, then the tool's transport failed.
         failure: Ops = (Point(f"tracker accepted {call.id}"), Point(f"tool failed {call.id}"), Failed(call.id))
-        return replace(world, tracker=tracker, struck=(*world.struck, call.id)), memory, failure
+        return _world(world, tracker=tracker, struck=(*world.struck, call.id)), memory, failure
     follow: Ops = (
         Point(f"tracker accepted {call.id}"),
         Point(f"tool returned {call.id}"),
         Store(call.id, answer),
     )
-    return replace(world, tracker=tracker), memory, follow
+    return _world(world, tracker=tracker), memory, follow

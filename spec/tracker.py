@@ -7,10 +7,10 @@ idempotency keys, and answering a lookup "did call C of run R happen?".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from spec.keys import key
-from spec.world import Record, Tracker
+from spec.records import Record, Tracker
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ def apply_write(
         first = tracker.answer_for(request_key)
         if first is not None:
             return tracker, first
-    records = (*tracker.records, Record(call, run))
-    answer = f"#{len(records)}"
-    keys = (*tracker.keys, (request_key, answer)) if remembers else tracker.keys
-    return replace(tracker, records=records, keys=keys), answer
+    answer = f"#{tracker.size + 1}"
+    if remembers:
+        return tracker.appended(Record(call, run), request_key, answer), answer
+    return tracker.appended(Record(call, run)), answer

@@ -5,16 +5,38 @@ temp file) and `Tracker` (the outside world) outlive a crash; `Process` (memory 
 of its program) does not. Every type is frozen, slotted and hashable, built from tuples in a
 fixed order, so equal histories give equal states whatever PYTHONHASHSEED is.
 
-Each type hashes itself once, when it is made: the explorer hashes a state on every lookup,
-and nested values are shared between states, so recomputing the whole tree each time would
-dominate the search.
+The parts of a world hash themselves once, when they are made, and the explorer hashes each
+world once (a world keeps no hash: it is looked up once, and a kept hash would cost memory in
+every state). A step changes one thing, so the types that grow with the job make their
+successor in constant time and share the rest with it: `Snapshot.with_last` and
+`Snapshot.appended` keep the turns before the last as one shared tuple, with its hash folded
+once; `Tracker.appended` (spec/records.py, re-exported here) adds one cell to its logs and one
+entry to its indexes, so counting, finding and the duplicate check are lookups, never scans;
+processes (spec/running.py, re-exported here) share their instruction tuples. Constructing
+any type directly still works and gives an equal value with the same hash.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from spec.ops import Ops
+from spec.records import Record, Tracker
+from spec.running import Process, make_process
+
+__all__ = [
+    "Checkpoint",
+    "LockFile",
+    "Process",
+    "Record",
+    "Snapshot",
+    "Tracker",
+    "Turn",
+    "World",
+    "make_checkpoint",
+    "make_process",
+    "make_turn",
+    "make_world",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +49,15 @@ class Turn:
     complete: bool = False
     approved: tuple[str, ...] = ()
     failed: tuple[str, ...] = ()
+    ids: str = ""
+    """The suffix the model gave this reply's call IDs: "" when call IDs are stable (spec/FAULTS.md)."""
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "_hash", hash((self.index, self.results, self.marked, self.complete, self.approved, self.failed))
+            self,
+            "_hash",
+            _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids),
         )
 
     def __hash__(self) -> int:
@@ -46,32 +72,85 @@ class Turn:
 
     def with_result(self, call: str, answer: str) -> Turn:
         """This turn with `answer` recorded as the result of `call`."""
-        return replace(self, results=(*self.results, (call, answer)))
+        results = (*self.results, (call, answer))
+        return make_turn(self.index, results, self.marked, self.complete, self.approved, self.failed, self.ids)
 
     def with_marker(self, call: str) -> Turn:
         """This turn with an attempt marker for `call`."""
-        return self if call in self.marked else replace(self, marked=(*self.marked, call))
+        if call in self.marked:
+            return self
+        marked = (*self.marked, call)
+        return make_turn(self.index, self.results, marked, self.complete, self.approved, self.failed, self.ids)
 
     def with_approval(self, call: str) -> Turn:
         """This turn with `call` approved by a person."""
-        return self if call in self.approved else replace(self, approved=(*self.approved, call))
+        if call in self.approved:
+            return self
+        approved = (*self.approved, call)
+        return make_turn(self.index, self.results, self.marked, self.complete, approved, self.failed, self.ids)
 
     def with_failure(self, call: str) -> Turn:
         """This turn with `call`'s last attempt failed (a transport error, outcome unknown)."""
-        return self if call in self.failed else replace(self, failed=(*self.failed, call))
+        if call in self.failed:
+            return self
+        failed = (*self.failed, call)
+        return make_turn(self.index, self.results, self.marked, self.complete, self.approved, failed, self.ids)
+
+    def completed(self) -> Turn:
+        """This turn marked complete."""
+        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed, self.ids)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Snapshot:
-    """The loop's state as a checkpoint file holds it: run ID, done flag, turns so far."""
+    """The loop's state as a checkpoint file holds it: run ID, done flag, turns so far.
+
+    A step changes only the last turn, so a snapshot keeps its turns as the tuple of all but
+    the last (`_prefix`, shared with the snapshots before and after it in the same turn) and
+    the last (`_last`); `turns` is put together when it is read. The hash folds the turns one
+    by one, `_earlier` being the fold of the prefix, so a successor that replaces or appends
+    the last turn is made and hashed in constant time, whatever the job's length. Equality is
+    that of (run, done, turns), as for the dataclass it is.
+    """
 
     run: str
     done: bool = False
     turns: tuple[Turn, ...] = ()
+    _prefix: tuple[Turn, ...] = field(init=False, repr=False, compare=False, default=())
+    _last: Turn | None = field(init=False, repr=False, compare=False, default=None)
+    _earlier: int = field(init=False, repr=False, compare=False, default=0)
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.run, self.done, self.turns)))
+        turns = self.turns
+        earlier = 0
+        for turn in turns[:-1]:
+            earlier = hash((earlier, turn._hash))
+        last = turns[-1] if turns else None
+        object.__setattr__(self, "_prefix", turns[:-1])
+        object.__setattr__(self, "_last", last)
+        object.__setattr__(self, "_earlier", earlier)
+        object.__setattr__(self, "_hash", _snapshot_hash(self.run, self.done, earlier, last))
+
+    def __getattr__(self, name: str) -> tuple[Turn, ...]:
+        # Called only for a slot never set: `turns` of a snapshot made by a successor method.
+        if name != "turns":
+            raise AttributeError(f"'Snapshot' object has no attribute {name!r}")
+        last = self._last
+        return () if last is None else (*self._prefix, last)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Snapshot):
+            return NotImplemented
+        return (
+            self._hash == other._hash
+            and self.run == other.run
+            and self.done == other.done
+            and self._last == other._last
+            and self._prefix == other._prefix
+        )
 
     def __hash__(self) -> int:
         return self._hash
@@ -79,14 +158,47 @@ class Snapshot:
     @property
     def last(self) -> Turn | None:
         """The last turn, or None before the first reply."""
-        return self.turns[-1] if self.turns else None
+        return self._last
+
+    @property
+    def size(self) -> int:
+        """How many turns the snapshot holds (len(turns), without putting them together)."""
+        return len(self._prefix) + (self._last is not None)
 
     def with_last(self, turn: Turn) -> Snapshot:
         """This snapshot with its last turn replaced."""
-        return replace(self, turns=(*self.turns[:-1], turn))
+        return _snapshot(self.run, self.done, self._prefix, turn, self._earlier)
+
+    def appended(self, turn: Turn) -> Snapshot:
+        """This snapshot with `turn` added after the last."""
+        last = self._last
+        if last is None:
+            return _snapshot(self.run, self.done, (), turn, 0)
+        return _snapshot(self.run, self.done, (*self._prefix, last), turn, hash((self._earlier, last._hash)))
+
+    def marked_done(self) -> Snapshot:
+        """This snapshot with the run marked done."""
+        return _snapshot(self.run, True, self._prefix, self._last, self._earlier)
 
 
-@dataclass(frozen=True, slots=True)
+def _snapshot_hash(run: str, done: bool, earlier: int, last: Turn | None) -> int:
+    return hash((run, done, earlier, None if last is None else last._hash))
+
+
+def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None, earlier: int) -> Snapshot:
+    """A Snapshot made without folding its turns again (`earlier` folds `prefix`); `turns` is left unset."""
+    snapshot = _new(Snapshot)
+    s_run, s_done, s_prefix, s_last, s_earlier, s_hash = _SNAPSHOT_SLOTS
+    s_run(snapshot, run)
+    s_done(snapshot, done)
+    s_prefix(snapshot, prefix)
+    s_last(snapshot, last)
+    s_earlier(snapshot, earlier)
+    s_hash(snapshot, _snapshot_hash(run, done, earlier, last))
+    return snapshot
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Checkpoint:
     """The checkpoint on disk: the last file renamed into place, and a temp file a cut save left."""
 
@@ -95,10 +207,21 @@ class Checkpoint:
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.committed, self.tmp)))
+        object.__setattr__(self, "_hash", _checkpoint_hash(self.committed, self.tmp))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Checkpoint):
+            return NotImplemented
+        return self._hash == other._hash and self.committed == other.committed and self.tmp == other.tmp
 
     def __hash__(self) -> int:
         return self._hash
+
+
+def _checkpoint_hash(committed: Snapshot | None, tmp: Snapshot | None) -> int:
+    return hash((None if committed is None else committed._hash, None if tmp is None else tmp._hash))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,91 +232,153 @@ class LockFile:
     tmp: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One write the tracker applied, tagged with the call and the run it came from."""
-
-    call: str
-    run: str
-
-
-@dataclass(frozen=True, slots=True)
-class Tracker:
-    """The outside world: applied writes in order, and remembered key -> first answer."""
-
-    records: tuple[Record, ...] = ()
-    keys: tuple[tuple[str, str], ...] = ()
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.records, self.keys)))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def answer_for(self, key: str) -> str | None:
-        """The first answer stored under `key`, or None."""
-        for known, answer in self.keys:
-            if known == key:
-                return answer
-        return None
-
-    def count(self, call: str) -> int:
-        """How many records `call` has, over every run."""
-        return sum(1 for record in self.records if record.call == call)
-
-    def find(self, call: str, run: str) -> str | None:
-        """The answer of the first record of `call` in `run` (e.g. "#2"), or None."""
-        for number, record in enumerate(self.records, start=1):
-            if record == Record(call, run):
-                return f"#{number}"
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class Process:
-    """A running process: its memory, the instructions it has left, and the point it is at."""
-
-    memory: Snapshot
-    pending: Ops
-    point: str
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.memory, self.pending, self.point)))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class World:
     """Everything: disk, tracker, the process (None when down), and whether the run finished.
 
     `runs` counts the run IDs handed out so far: it stands for a source of fresh IDs (such as
     a UUID generator) that never repeats, so it lives outside the process. `struck` lists the
-    calls whose one-time tool failure (`fails_after_accept`) has already happened.
+    calls whose one-time tool failure (`fails_after_accept`) has already happened. `replies`
+    counts the replies with calls the model handed out when call IDs are fresh (the model's
+    source of new IDs, spec/FAULTS.md); it stays 0 when they are stable.
     """
 
     checkpoint: Checkpoint = Checkpoint()
-    tracker: Tracker = Tracker()
+    tracker: Tracker = Tracker()  # noqa: RUF009 (a frozen value: one shared default is safe)
     process: Process | None = None
     finished: bool = False
     runs: int = 0
     lock: LockFile = LockFile()
     struck: tuple[str, ...] = ()
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
+    replies: int = 0
 
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self,
-            "_hash",
-            hash((self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck)),
+    def __eq__(self, other: object) -> bool:
+        # The fields of the dataclass, each part compared by identity first (and its hash):
+        # equal worlds reached by two paths mostly share their parts.
+        if self is other:
+            return True
+        if not isinstance(other, World):
+            return NotImplemented
+        return (
+            self.runs == other.runs
+            and self.finished == other.finished
+            and self.process == other.process
+            and self.checkpoint == other.checkpoint
+            and self.tracker == other.tracker
+            and self.lock == other.lock
+            and self.struck == other.struck
+            and self.replies == other.replies
         )
 
     def __hash__(self) -> int:
-        return self._hash
+        # Not kept: the explorer hashes each world once (one dictionary probe), and a kept
+        # hash would cost an int object per state; the parts' hashes are kept.
+        return _world_hash(
+            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck, self.replies
+        )
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay."""
-        return replace(self, process=None)
+        w = self
+        return make_world(w.checkpoint, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies)
+
+
+# Fast constructors. A frozen dataclass's __init__ sets each field through object.__setattr__,
+# several times slower than the slots' own descriptors; the interpreter makes a world or two
+# per step, so it uses these. Each gives a value equal to (and hashed like) the constructor's.
+_new = object.__new__
+_SNAPSHOT_SLOTS = tuple(
+    getattr(Snapshot, name).__set__ for name in ("run", "done", "_prefix", "_last", "_earlier", "_hash")
+)
+_TURN_SLOTS = tuple(
+    getattr(Turn, name).__set__
+    for name in ("index", "results", "marked", "complete", "approved", "failed", "ids", "_hash")
+)
+_WORLD_SLOTS = tuple(
+    getattr(World, name).__set__
+    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies")
+)
+_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
+
+
+def _turn_hash(
+    index: int,
+    results: tuple[tuple[str, str], ...],
+    marked: tuple[str, ...],
+    complete: bool,
+    approved: tuple[str, ...],
+    failed: tuple[str, ...],
+    ids: str,
+) -> int:
+    return hash((index, results, marked, complete, approved, failed, ids))
+
+
+def make_turn(
+    index: int,
+    results: tuple[tuple[str, str], ...],
+    marked: tuple[str, ...],
+    complete: bool,
+    approved: tuple[str, ...],
+    failed: tuple[str, ...],
+    ids: str = "",
+) -> Turn:
+    """Turn(index, results, marked, complete, approved, failed, ids), made fast."""
+    turn = _new(Turn)
+    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_ids, s_hash = _TURN_SLOTS
+    s_index(turn, index)
+    s_results(turn, results)
+    s_marked(turn, marked)
+    s_complete(turn, complete)
+    s_approved(turn, approved)
+    s_failed(turn, failed)
+    s_ids(turn, ids)
+    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids))
+    return turn
+
+
+def _world_hash(
+    checkpoint: Checkpoint,
+    tracker: Tracker,
+    process: Process | None,
+    finished: bool,
+    runs: int,
+    lock: LockFile,
+    struck: tuple[str, ...],
+    replies: int,
+) -> int:
+    running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
+    return hash(((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck, replies))
+
+
+def make_world(
+    checkpoint: Checkpoint,
+    tracker: Tracker,
+    process: Process | None,
+    finished: bool,
+    runs: int,
+    lock: LockFile,
+    struck: tuple[str, ...],
+    replies: int = 0,
+) -> World:
+    """World(checkpoint, tracker, process, finished, runs, lock, struck, replies), made fast."""
+    world = _new(World)
+    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_replies = _WORLD_SLOTS
+    s_checkpoint(world, checkpoint)
+    s_tracker(world, tracker)
+    s_process(world, process)
+    s_finished(world, finished)
+    s_runs(world, runs)
+    s_lock(world, lock)
+    s_struck(world, struck)
+    s_replies(world, replies)
+    return world
+
+
+def make_checkpoint(committed: Snapshot | None, tmp: Snapshot | None) -> Checkpoint:
+    """Checkpoint(committed, tmp), made fast."""
+    checkpoint = _new(Checkpoint)
+    s_committed, s_tmp, s_hash = _CHECKPOINT_SLOTS
+    s_committed(checkpoint, committed)
+    s_tmp(checkpoint, tmp)
+    s_hash(checkpoint, _checkpoint_hash(committed, tmp))
+    return checkpoint

@@ -14,12 +14,18 @@ that both implement the contract. Only the data types (Job, Call, Policy) and Ke
 Lookup rung (crashsweep's documented choice, not in SEMANTICS.md): the loop asks the tracker
 "did call C of run R happen?"; after the answer, crash point `lookup answered <call>`; "yes"
 takes that record's answer as the result, "no" sends now.
+
+Faults (spec/FAULTS.md), read from the rules: a scenario is a sequence of moves, each a kind
+("crash" or a fault kind) taken at the n-th chance counted from the move before (or from the
+beginning). A chance is a moment the environment may act: every crash point (a crash; a lost
+reply too at `tracker accepted <call>` when the tool's reply is still to come), the moment
+before a person answers on rung 3 (a wrong answer), and the moment before a restart while the
+tracker remembers a key (key expiry). Chances that offer no enabled kind are not counted.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from spec.job import Call, Job
@@ -72,6 +78,49 @@ class ToolFailed(Exception):
     """The tool returned an error after the tracker applied the write (SITUATIONS.md section 2)."""
 
 
+Move = tuple[int, str]
+"""(n, kind): the environment takes `kind` at the n-th chance after the previous move."""
+SAID_YES = "a person said it happened"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What the environment may do beside crashing (spec/FAULTS.md)."""
+
+    faults: tuple[str, ...] = ()
+    fresh_ids: bool = False
+
+
+STABLE = Environment()
+
+
+@dataclass
+class Adversary:
+    """Plays a scenario's moves at the chances they name, and notes the chances after the last move."""
+
+    moves: list[Move]
+    taken: int = 0
+    since: int = 0  # chances since the last move taken
+    later: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # chances after the last move
+    pauses: int = 0  # chances that are not crash points (each is one step of the explorer's path)
+
+    def chance(self, offered: tuple[str, ...]) -> str | None:
+        """One chance offering `offered` kinds: the kind the scenario takes here, or None."""
+        if not offered:
+            return None
+        self.since += 1
+        if self.taken < len(self.moves):
+            at, kind = self.moves[self.taken]
+            if at == self.since:
+                assert kind in offered, f"move {kind!r} is not offered here (offered: {offered})"
+                self.taken += 1
+                self.since = 0
+                return kind
+            return None
+        self.later.append((self.since, offered))
+        return None
+
+
 @dataclass
 class Turn:
     """A tool turn as the checkpoint holds it."""
@@ -81,6 +130,7 @@ class Turn:
     markers: set[str] = field(default_factory=set)
     approved: set[str] = field(default_factory=set)
     complete: bool = False
+    ids: str = ""  # the suffix the model gave this reply's call IDs (fresh call IDs only)
 
 
 @dataclass
@@ -94,7 +144,8 @@ class State:
     def copy(self) -> State:
         """A copy that shares no mutable part (a complete turn never changes again, so it is shared)."""
         turns = [
-            t if t.complete else Turn(t.index, dict(t.results), set(t.markers), set(t.approved)) for t in self.turns
+            t if t.complete else Turn(t.index, dict(t.results), set(t.markers), set(t.approved), ids=t.ids)
+            for t in self.turns
         ]
         return State(self.run, self.done, turns)
 
@@ -111,6 +162,7 @@ class World:
     remembered: dict[str, str] = field(default_factory=dict)  # key -> first answer
     failed_once: set[str] = field(default_factory=set)  # calls whose one-time fault has struck
     fresh_runs: int = 0
+    handed_out: int = 0  # replies with calls the model gave under fresh call IDs
     starts: int = 0
     model_calls: int = 0
     asks: int = 0
@@ -142,8 +194,32 @@ class Process:
     job: Job
     policy: Policy
     tracker: str
-    point: Callable[[str], None]
+    env: Environment
+    adversary: Adversary
+    passed: list[str] = field(default_factory=list)  # the crash points this process passed
     state: State = field(init=False)
+
+    def point(self, name: str) -> None:
+        """A crash point: the scenario may crash the process here."""
+        self.passed.append(name)
+        if self.adversary.chance(("crash",)) == "crash":
+            raise Crash(name)
+
+    def _reply_lost(self, name: str) -> bool:
+        """The crash point after the tracker applied a write: a crash, or (if enabled) a lost reply."""
+        self.passed.append(name)
+        offered = ("crash", "lost-reply") if "lost-reply" in self.env.faults else ("crash",)
+        kind = self.adversary.chance(offered)
+        if kind == "crash":
+            raise Crash(name)
+        return kind == "lost-reply"
+
+    def _chance(self, kind: str) -> bool:
+        """Whether the environment takes fault `kind` at this chance (only when it is enabled)."""
+        if kind not in self.env.faults:
+            return False
+        self.adversary.pauses += kind == "wrong-answer"
+        return self.adversary.chance((kind,)) == kind
 
     def save(self, what: str, extra: str | None = None) -> None:
         """Save(what): temp file, rename, and a marker or result save's own crash point."""
@@ -161,7 +237,7 @@ class Process:
             self.point(f"tool returned {call.id}")
             return f"read {call.id}"
         honoured = self.tracker == "keyed" and self.policy.keys == "run-call"
-        request_key = key(self.state.run, key_call or call.id)
+        request_key = key(self.state.run, (key_call or call.id) + self.state.turns[-1].ids)
         if honoured and request_key in world.remembered:
             answer = world.remembered[request_key]
         else:
@@ -173,7 +249,10 @@ class Process:
         fails = call.fails_after_accept and call.id not in world.failed_once
         if fails:
             world.failed_once.add(call.id)
-        self.point(f"tracker accepted {call.id}")
+            self.point(f"tracker accepted {call.id}")
+        else:
+            # FAULTS.md, lost-reply: the write is applied and its reply may be lost on the way.
+            fails = self._reply_lost(f"tracker accepted {call.id}")
         if fails:
             self.point(f"tool failed {call.id}")
             raise ToolFailed(call.id)
@@ -196,6 +275,9 @@ class Process:
             if rung == "person":
                 self.world.asks += 1
                 held = self._held(call)
+                if self._chance("wrong-answer"):
+                    # FAULTS.md, wrong-answer: "no" although it happened, "yes" although it did not.
+                    return self.send(call) if held is not None else SAID_YES
                 return held if held is not None else self.send(call)
         raise AssertionError(f"no rung of {self.policy.ladder} applies")
 
@@ -248,6 +330,8 @@ class Process:
         """Load, lock, startup save, then the loop until the final answer (or a Crash)."""
         world = self.world
         world.starts += 1
+        if world.starts > 1 and world.remembered and self._chance("key-expiry"):
+            world.remembered.clear()  # FAULTS.md, key-expiry: the restart came after the keys' lifetime
         if world.checkpoint is None:
             world.fresh_runs += 1
             self.state = State(f"run-{world.fresh_runs}")
@@ -272,50 +356,53 @@ class Process:
                     self.state.done = True
                     self.save("final")
                     return
+                ids = ""
+                if self.env.fresh_ids:
+                    # FAULTS.md, --call-ids fresh: every reply the model hands out names its calls anew.
+                    world.handed_out += 1
+                    ids = f"~{world.handed_out}"
                 self.point(f"reply {number} arrived")
-                turns.append(Turn(number))
+                turns.append(Turn(number, ids=ids))
                 if self.policy.reply_save == "before-first-send":
                     self.save(f"reply {number}")
             self.run_turn(turns[-1])
 
 
-def run_process(world: World, job: Job, design: str | Policy, tracker: str, point: Callable[[str], None]) -> None:
-    """One process of the loop, from loading the checkpoint to exiting (or a Crash)."""
-    Process(world, job, policy_of(design), tracker, point).run()
-
-
 @dataclass
 class Replay:
-    """One replayed scenario: its final world and the points of its last (uncrashed) process."""
+    """One replayed scenario: its final world, the points of its last process, the chances after its last move."""
 
     world: World
     last_points: list[str]
     steps: int
+    later: list[tuple[int, tuple[str, ...]]]
 
 
-def replay(design: str | Policy, job: Job, tracker: str, crashes: tuple[int, ...]) -> Replay | None:
-    """Replay a scenario from an empty world; None when a process exits before its crash index."""
+def _moves(moves: tuple[int | Move, ...]) -> list[Move]:
+    """Moves given as a bare index are crashes (the seed's scenarios: a crash index per process)."""
+    return [(move, "crash") if isinstance(move, int) else move for move in moves]
+
+
+def replay(
+    design: str | Policy, job: Job, tracker: str, moves: tuple[int | Move, ...], env: Environment = STABLE
+) -> Replay | None:
+    """Replay a scenario from an empty world; None when it ends before all its moves are taken."""
     world = World()
+    adversary = Adversary(_moves(moves))
+    policy = policy_of(design)
     steps = 0
-    points: list[str] = []
-    for crash_at in (*crashes, None):
-        points = []
-
-        def point(name: str, points: list[str] = points, crash_at: int | None = crash_at) -> None:
-            points.append(name)
-            if len(points) == crash_at:
-                raise Crash(name)
-
-        steps += 1
+    while True:
+        process = Process(world, job, policy, tracker, env, adversary)
+        steps += 1  # the start (or restart)
         try:
-            run_process(world, job, design, tracker, point)
+            process.run()
         except Crash:
-            steps += len(points)
+            steps += len(process.passed)
             continue
-        steps += len(points)
-        if crash_at is not None:
-            return None  # it finished without reaching its crash point: not a scenario
-    return Replay(world, points, steps)
+        steps += len(process.passed) + adversary.pauses
+        if adversary.taken < len(adversary.moves):
+            return None  # it finished without reaching a move: not a scenario
+        return Replay(world, process.passed, steps, adversary.later)
 
 
 def dups(world: World, job: Job) -> int:
@@ -341,6 +428,7 @@ class Tally:
     reruns: int = 0
     model_calls: int = 0
     calls_plus: int = 0
+    moves: Counter[str] = field(default_factory=Counter)  # moves of each kind, over the scenarios
 
 
 @dataclass
@@ -367,40 +455,46 @@ def _check(design: str | Policy, tracker: str) -> None:
         raise ValueError(f"unknown tracker {tracker!r}")
 
 
-def sweep(design: str | Policy, job: Job, tracker: str, depth: int) -> OracleResult:
-    """Every scenario with 1..depth crashes, each replayed from an empty world and measured."""
+def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE) -> OracleResult:
+    """Every scenario with 1..depth moves, each replayed from an empty world and measured."""
     _check(design, tracker)
-    base = replay(design, job, tracker, ())
+    base = replay(design, job, tracker, (), env)
     assert base is not None
     baseline_calls = base.world.model_calls
     result = OracleResult({k: Tally() for k in range(1, depth + 1)}, base.last_points, base.steps)
-    # A prefix of k-1 crashes whose last process ran to the end passing n points extends to
-    # exactly the n scenarios that crash that process at its 1st, ..., n-th point.
-    frontier: list[tuple[tuple[int, ...], int]] = [((), len(base.last_points))]
+    # A scenario extends by one move at any chance after its last move, of any kind offered there.
+    frontier: list[tuple[tuple[Move, ...], list[tuple[int, tuple[str, ...]]]]] = [((), base.later)]
     for k in range(1, depth + 1):
         tally = result.by_crashes[k]
-        extended: list[tuple[tuple[int, ...], int]] = []
-        for prefix, reached in frontier:
-            for index in range(1, reached + 1):
-                scenario = (*prefix, index)
-                done = replay(design, job, tracker, scenario)
-                assert done is not None, f"scenario {scenario} does not exist"
-                world = done.world
-                result.steps += done.steps
-                tally.scenarios += 1
-                duplicates = dups(world, job)
-                tally.dups += duplicates
-                tally.with_dups += 1 if duplicates else 0
-                tally.missing += missing(world, job)
-                tally.asks += world.asks
-                tally.lookups += world.lookups
-                tally.reruns += world.reruns
-                tally.model_calls += world.model_calls
-                tally.calls_plus += world.model_calls - baseline_calls
-                if k < depth:
-                    extended.append((scenario, len(done.last_points)))
+        extended: list[tuple[tuple[Move, ...], list[tuple[int, tuple[str, ...]]]]] = []
+        for prefix, chances in frontier:
+            for at, offered in chances:
+                for kind in offered:
+                    scenario = (*prefix, (at, kind))
+                    done = replay(design, job, tracker, scenario, env)
+                    assert done is not None, f"scenario {scenario} does not exist"
+                    _measure(tally, done, job, baseline_calls)
+                    tally.moves.update(kind for _, kind in scenario)
+                    result.steps += done.steps
+                    if k < depth:
+                        extended.append((scenario, done.later))
         frontier = extended
     return result
+
+
+def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:
+    """Add one scenario's figures to its tally."""
+    world = done.world
+    tally.scenarios += 1
+    duplicates = dups(world, job)
+    tally.dups += duplicates
+    tally.with_dups += 1 if duplicates else 0
+    tally.missing += missing(world, job)
+    tally.asks += world.asks
+    tally.lookups += world.lookups
+    tally.reruns += world.reruns
+    tally.model_calls += world.model_calls
+    tally.calls_plus += world.model_calls - baseline_calls
 
 
 def single_crash_outcomes(design: str | Policy, job: Job, tracker: str) -> list[tuple[str, int]]:

@@ -52,6 +52,12 @@ def design(name: str) -> Design:
         raise UnknownVariantError(name) from None
 
 
-def model(name: str | Design, job: Job, tracker: TrackerKind) -> LoopModel:
-    """The explorer model of design `name` (or of a design itself) against `job` and `tracker`."""
-    return LoopModel(design(name) if isinstance(name, str) else name, Env(job, tracker))
+def model(
+    name: str | Design, job: Job, tracker: TrackerKind, *, faults: tuple[str, ...] = (), fresh_ids: bool = False
+) -> LoopModel:
+    """The explorer model of design `name` (or of a design itself) against `job` and `tracker`.
+
+    `faults` and `fresh_ids` are the environment's faults and call IDs (spec/FAULTS.md).
+    """
+    chosen = design(name) if isinstance(name, str) else name
+    return LoopModel(chosen, Env(job, tracker, faults, fresh_ids))

@@ -1,8 +1,11 @@
 """A loop design against a job and a tracker, as a model the explorer can search.
 
-The world has three kinds of moment: no process (before the first start, or after a crash),
-a process at a crash point, and the run finished. The enabled actions follow: start or
-restart; continue or crash; nothing. The invariants and measures come from spec/.
+The world has four kinds of moment: no process (before the first start, or after a crash),
+a process at a crash point, a process at a pause (a fault's chance that is no crash point),
+and the run finished. The enabled actions follow: start or restart; continue or crash;
+continue; nothing. Beside them, every fault kind of the environment (spec/faults.py) that is
+enabled in the world is offered as an action of kind "fault", labelled with the kind's name.
+The invariants and measures come from spec/.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from functools import partial
 from explorer.model import Action, Property
 from spec import invariants, metrics
 from spec.design import Design, Env
-from spec.process import advance, boot
+from spec.faults import FAULTS, FaultKind, fault_counter
+from spec.process import advance, boot, paused, resume
 from spec.world import World
 
 START = Action("step", "start")
 RESTART = Action("restart", "restart")
 CONTINUE = Action("step", "continue")
 CRASH = Action("crash", "crash")
+_FAULT_ACTIONS = {name: Action("fault", name) for name in FAULTS}
 
 
 @dataclass(frozen=True)
@@ -30,22 +35,35 @@ class LoopModel:
     design: Design
     env: Env
 
+    @property
+    def faults(self) -> tuple[FaultKind, ...]:
+        """The fault kinds the environment may inject, in registry order."""
+        return tuple(FAULTS[name] for name in self.env.faults)
+
     def initial(self) -> World:
         """No checkpoint, an empty tracker, no process yet."""
         return World()
 
     def actions(self, state: World) -> Sequence[Action]:
-        """Start or restart a stopped world; continue or crash a running process."""
+        """Start or restart a stopped world; continue or crash a running process; enabled faults."""
         if state.finished:
             return ()
         if state.process is None:
-            return (START,) if state.runs == 0 else (RESTART,)
-        return (CONTINUE, CRASH)
+            moves: tuple[Action, ...] = (START,) if state.runs == 0 else (RESTART,)
+        else:
+            moves = (CONTINUE,) if paused(state) else (CONTINUE, CRASH)
+        if not self.env.faults:
+            return moves
+        return (*moves, *(_FAULT_ACTIONS[kind.name] for kind in self.faults if kind.enabled(state)))
 
     def step(self, state: World, action: Action) -> tuple[World, Mapping[str, int]]:
-        """Apply one action: the process's next stretch, a crash, or a (re)start."""
+        """Apply one action: the process's next stretch, a crash, a fault, or a (re)start."""
         if action.kind == "crash":
             return state.crashed(), {}
+        if action.kind == "fault":
+            # The fault changes the world, then the process goes on (or restarts) as usual.
+            after, counters = resume(FAULTS[action.label].strike(state), self.env, self.design)
+            return after, {**counters, fault_counter(action.label): 1}
         if state.process is None:
             return boot(state, self.env, self.design)
         return advance(state, self.env, self.design)
@@ -55,8 +73,8 @@ class LoopModel:
         return state.finished
 
     def crash_point(self, state: World) -> str | None:
-        """The crash point the process is at, if one is running."""
-        return state.process.point if state.process is not None else None
+        """The crash point the process is at, if one is running (a pause is none)."""
+        return state.process.point if state.process is not None and not paused(state) else None
 
     @property
     def properties(self) -> Sequence[Property[World]]:

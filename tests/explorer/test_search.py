@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import gc
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pytest
 
 from explorer.model import Action, ModelDefinitionError
 from explorer.search import ExplorationInterrupted, StateLimitExceeded, enabled, explore
-from tests.explorer.toys import Points, Toy
+from tests.explorer.toys import NEXT, Points, Toy
 
 
 @pytest.mark.parametrize(("n", "depth"), [(1, 0), (3, 1), (4, 2), (5, 3)])
@@ -127,3 +129,56 @@ def test_negative_depth_is_refused() -> None:
     """Depth below zero is a usage error."""
     with pytest.raises(ValueError, match="depth"):
         explore(Points(2), -1)
+
+
+def test_collector_is_back_as_it_was_after_a_search() -> None:
+    """The search pauses the cyclic garbage collector and restores it, even when it fails."""
+    assert gc.isenabled()
+    explore(Points(3), 1)
+    assert gc.isenabled()
+    with pytest.raises(ModelDefinitionError):
+        explore(_Stuck(3), 0)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        explore(Points(3), 1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+GLITCH = Action("fault", "glitch")
+
+
+@dataclass(frozen=True)
+class GlitchingPoints(Points):
+    """Points whose every point also offers a fault, a glitch that moves on like `next` but is a move."""
+
+    def actions(self, state: Toy) -> Sequence[Action]:
+        """Next, crash or glitch at a point; otherwise as Points."""
+        offered = super().actions(state)
+        return (*offered, GLITCH) if state[0] == "at" else offered
+
+    def step(self, state: Toy, action: Action) -> tuple[Toy, Mapping[str, int]]:
+        """A glitch does what `next` does, and counts itself."""
+        if action.kind == "fault":
+            after, _ = super().step(state, NEXT)
+            return after, {"glitches": 1}
+        return super().step(state, action)
+
+
+def test_faults_are_moves_bounded_with_crashes() -> None:
+    """Crashes and faults share the depth; scenarios are counted by moves.
+
+    Hand count for 2 points, non-durable (x marks a move): a process that finishes passes 2
+    points choosing next or glitch, F = (1 + x)^2; one that crashes does so at point 1 or at
+    point 2 after a next or glitch, C = x + x(1 + x) = 2x + x^2. Scenarios are C^m F: the
+    coefficient of x is 2 (F) + 2 (C F) = 4; of x^2, 1 (F) + 4 + 1 (C F) + 4 (C^2 F) = 10.
+    At depth 1 no path holds both a crash and a glitch: 2 glitches (one per point) and 2 crashes.
+    """
+    one = explore(GlitchingPoints(2), 1)
+    assert one.counts.scenarios == {0: 1, 1: 4}
+    assert one.counts.counters[1]["glitches"] == 2
+    two = explore(GlitchingPoints(2), 2)
+    assert two.counts.scenarios == {0: 1, 1: 4, 2: 10}
+    assert all(action.kind != "fault" for action in enabled(GlitchingPoints(2), ("at", 1, 0), 1, 1))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from spec import invariants
 from spec.job import TRIAGE
 from spec.world import Record, Tracker, World
@@ -26,3 +29,15 @@ def test_witnesses() -> None:
     assert invariants.some_write_applied(TWICE, TRIAGE)
     assert not invariants.some_write_applied(World(), TRIAGE)
     assert invariants.some_run_finished(World(finished=True), TRIAGE)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(["create_a", "create_b", "search", "comment_a", "other"]), max_size=8))
+def test_duplicates_and_losses_agree_with_a_scan_of_the_records(calls: list[str]) -> None:
+    """The tracker's running figures give what counting every write against every record gives."""
+    world = World(tracker=Tracker(tuple(Record(call, "run-1") for call in calls)))
+    writes = ("create_a", "create_b", "comment_a")
+    scanned = tuple(w for w in writes if sum(1 for c in calls if c == w) > 1)
+    assert invariants.duplicated(world, TRIAGE) == scanned
+    assert invariants.no_duplicate(world, TRIAGE) == (not scanned)
+    assert invariants.lost(world, TRIAGE) == tuple(w for w in writes if w not in calls)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from spec import metrics
 from spec.job import TRIAGE
 from spec.world import Record, Tracker, World
@@ -15,3 +18,13 @@ def test_metrics_count_extra_records_and_missing_writes() -> None:
     assert metrics.with_dups(TWICE, TRIAGE) == 1
     assert metrics.missing(TWICE, TRIAGE) == 2
     assert metrics.with_dups(World(), TRIAGE) == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.sampled_from(["create_a", "create_b", "search", "comment_a", "other"]), max_size=8))
+def test_figures_agree_with_a_scan_of_the_records(calls: list[str]) -> None:
+    """dups and missing from the tracker's running counts equal a count of every write's records."""
+    world = World(tracker=Tracker(tuple(Record(call, "run-1") for call in calls)))
+    writes = ("create_a", "create_b", "comment_a")
+    assert metrics.dups(world, TRIAGE) == sum(max(0, calls.count(w) - 1) for w in writes)
+    assert metrics.missing(world, TRIAGE) == sum(1 for w in writes if w not in calls)

@@ -6,7 +6,20 @@ import dataclasses
 
 import pytest
 
-from spec.world import Checkpoint, Process, Record, Snapshot, Tracker, Turn, World
+from spec.ops import Point, WriteTmp
+from spec.world import (
+    Checkpoint,
+    LockFile,
+    Process,
+    Record,
+    Snapshot,
+    Tracker,
+    Turn,
+    World,
+    make_process,
+    make_turn,
+    make_world,
+)
 
 
 def test_crash_keeps_disk_and_tracker_and_drops_memory() -> None:
@@ -43,3 +56,34 @@ def test_tracker_counts_and_finds_per_run() -> None:
     assert tracker.find("a", "run-2") == "#3"
     assert tracker.find("b", "run-2") is None
     assert Tracker(keys=(("k", "#4"),)).answer_for("k") == "#4"
+
+
+def test_successors_equal_the_same_value_built_directly() -> None:
+    """with_last, appended, marked_done and completed give values (and hashes) equal to direct construction."""
+    one, two = Turn(1, results=(("a", "#1"),), complete=True), Turn(2, marked=("b",))
+    built = Snapshot("run-1").appended(one).appended(Turn(2)).with_last(two).marked_done()
+    direct = Snapshot("run-1", done=True, turns=(one, two))
+    assert built == direct
+    assert hash(built) == hash(direct)
+    assert built.turns == (one, two)
+    assert (built.size, built.last) == (2, two)
+    assert dataclasses.replace(built, done=False) == Snapshot("run-1", turns=(one, two))
+    assert Turn(2).with_marker("b").completed() == Turn(2, marked=("b",), complete=True)
+    assert hash(Snapshot("r", turns=(one, two))) != hash(Snapshot("r", turns=(two, one)))
+
+
+def test_fast_constructors_equal_the_dataclass_constructors() -> None:
+    """make_turn, make_process and make_world give equal values with equal hashes; programs are shared."""
+    snap = Snapshot("run-1", turns=(Turn(1),))
+    pending = (Point("a"), WriteTmp())
+    assert make_turn(1, (("a", "#1"),), ("a",), True, (), ()) == Turn(1, (("a", "#1"),), ("a",), True)
+    made = make_process(snap, (Point("a"), WriteTmp()), "p")
+    direct = Process(snap, pending, "p")
+    assert made == direct
+    assert made.pending is direct.pending  # one shared tuple for equal programs
+    for process in (None, made):
+        fast = make_world(Checkpoint(snap), Tracker(), process, False, 1, LockFile("run-1"), ("c",))
+        slow = World(Checkpoint(snap), Tracker(), direct if process else None, False, 1, LockFile("run-1"), ("c",))
+        assert fast == slow
+        assert hash(fast) == hash(slow)
+    assert hash(World(process=made)) != hash(World(process=Process(snap, pending, "q")))

@@ -1,0 +1,193 @@
+"""Benchmark: how the explorer scales with the job's length and the depth, for every design.
+
+Generated jobs of N calls (turns of --per-turn calls; every third call reads, the rest write;
+`--per-turn 4` at 40 calls is the 40-call job of explore_vs_replay.py), against the keyed
+tracker. Each cell is one exploration: distinct states, edges (step-function calls), wall
+seconds and states per wall second, the process's CPU seconds and states per CPU second
+(what one core does, even on a machine shared with other work), and the peak memory per
+stored state (tracemalloc's peak during
+a second, traced run, divided by the states; tracing slows a run, so it is not timed, and
+only cells that took at most --memory-budget seconds are traced). A cell predicted to take
+more than --budget seconds is skipped: the prediction scales the same design and depth at
+fewer calls by the square of the calls' ratio, since some designs' states grow that way.
+The end lists the targets of a fast core, each met or not.
+
+    .venv/bin/python benchmarks/scaling.py [--calls 10,40,100,400,1000] [--depths 1,2,3,4]
+        [--designs all] [--per-turn 4] [--budget 60] [--memory-budget 5]
+
+Figures depend on the machine and its load: run it on a quiet machine, and once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explorer import explore
+from spec.job import Call, Job
+from spec.tracker import KEYED
+from variants import DESIGNS, model
+
+MAX_STATES = 20_000_000
+
+
+def generated(calls: int, per_turn: int) -> Job:
+    """`calls` calls in turns of `per_turn` (the last turn may be shorter); every third call reads."""
+    numbered = []
+    for n in range(1, calls + 1):
+        writes = n % 3 != 0
+        numbered.append(Call(f"c{n:02d}", "create_issue" if writes else "search_issues", writes))
+    turns = tuple(tuple(numbered[i : i + per_turn]) for i in range(0, calls, per_turn))
+    return Job(f"generated-{calls}", turns)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One exploration's figures."""
+
+    design: str
+    calls: int
+    depth: int
+    states: int
+    edges: int
+    seconds: float
+    cpu: float
+    bytes_per_state: float | None
+
+    @property
+    def rate(self) -> float:
+        """Distinct states per wall second."""
+        return self.states / self.seconds if self.seconds else float("inf")
+
+    @property
+    def cpu_rate(self) -> float:
+        """Distinct states per CPU second of this process."""
+        return self.states / self.cpu if self.cpu else float("inf")
+
+
+def measure(design: str, job: Job, depth: int, memory: bool) -> Cell:
+    """Explore once for time, and once more under tracemalloc for memory if asked."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    exploration = explore(model(design, job, KEYED), depth, max_states=MAX_STATES)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    states, edges = exploration.states, exploration.edges
+    del exploration
+    per_state = None
+    if memory:
+        tracemalloc.start()
+        traced = explore(model(design, job, KEYED), depth, max_states=MAX_STATES)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        del traced
+        per_state = peak / states
+    return Cell(design, len(job.calls), depth, states, edges, seconds, cpu, per_state)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr and exit 2 (argparse would print the usage first)."""
+        self.exit(2, f"scaling.py: {message}\n")
+
+
+def parse() -> argparse.Namespace:
+    """The grid to run, from the command line; a bad value exits 2 with one line."""
+    parser = _Parser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", default="10,40,100,400,1000", help="job lengths, comma-separated")
+    parser.add_argument("--depths", default="1,2,3,4", help="depths, comma-separated")
+    parser.add_argument("--designs", default="all", help="design names, comma-separated, or all")
+    parser.add_argument("--per-turn", type=int, default=4, help="calls per tool turn")
+    parser.add_argument("--budget", type=float, default=60.0, help="skip a cell predicted to take longer (s)")
+    parser.add_argument(
+        "--memory-budget", type=float, default=5.0, help="trace memory only in cells that took at most this (s)"
+    )
+    args = parser.parse_args()
+    try:
+        args.calls = sorted({int(n) for n in args.calls.split(",")})
+        args.depths = sorted({int(d) for d in args.depths.split(",")})
+    except ValueError:
+        parser.error("--calls and --depths take comma-separated whole numbers, e.g. --calls 10,40")
+    if min(args.calls) < 1 or min(args.depths) < 0 or args.per_turn < 1:
+        parser.error("--calls and --per-turn must be at least 1, --depths at least 0")
+    args.designs = list(DESIGNS) if args.designs == "all" else args.designs.split(",")
+    unknown = [name for name in args.designs if name not in DESIGNS]
+    if unknown:
+        parser.error(f"unknown design {unknown[0]!r} (known: {', '.join(DESIGNS)})")
+    return args
+
+
+def run(args: argparse.Namespace) -> list[Cell]:
+    """Every cell of the grid that fits the budget, printed as it is measured."""
+    header = (
+        f"{'design':<20}{'calls':>6}{'d':>3}{'states':>11}{'edges':>11}{'seconds':>9}{'states/s':>10}"
+        f"{'cpu s':>8}{'states/cpu-s':>13}{'B/state':>9}"
+    )
+    print(header)
+    print("-" * len(header), flush=True)
+    cells: list[Cell] = []
+    for design in args.designs:
+        for depth in args.depths:
+            last: Cell | None = None
+            for calls in args.calls:
+                predicted = last.seconds * (calls / last.calls) ** 2 if last is not None else 0.0
+                if predicted > args.budget:
+                    print(f"{design:<20}{calls:>6}{depth:>3}   skipped: predicted ~{predicted:.0f} s", flush=True)
+                    continue
+                cell = measure(design, generated(calls, args.per_turn), depth, memory=False)
+                if cell.seconds <= args.memory_budget:
+                    cell = measure(design, generated(calls, args.per_turn), depth, memory=True)
+                memory = "-" if cell.bytes_per_state is None else f"{cell.bytes_per_state:,.0f}"
+                print(
+                    f"{design:<20}{calls:>6}{depth:>3}{cell.states:>11,}{cell.edges:>11,}{cell.seconds:>9.2f}"
+                    f"{cell.rate:>10,.0f}{cell.cpu:>8.2f}{cell.cpu_rate:>13,.0f}{memory:>9}",
+                    flush=True,
+                )
+                cells.append(cell)
+                last = cell
+    return cells
+
+
+def targets(cells: list[Cell]) -> None:
+    """The targets of a fast core, each with the figures it is judged on (wall, and CPU)."""
+    found = {(c.design, c.calls, c.depth): c for c in cells}
+    print("\ntargets (wall clock; in brackets, CPU time of this process)")
+    for design in ("keys-and-markers", "agent-loop"):
+        cell = found.get((design, 40, 4))
+        if cell is not None:
+            rates = f"{cell.rate:,.0f} states/s [{cell.cpu_rate:,.0f}]"
+            print(f"  40 calls, depth 4, {design}: {rates} (target >= 100,000: {_met(cell.rate >= 100_000)})")
+            if cell.bytes_per_state is not None:
+                memory = cell.bytes_per_state
+                print(f"  40 calls, depth 4, {design}: {memory:,.0f} B/state (target <= 300: {_met(memory <= 300)})")
+    for (design, calls, depth), cell in found.items():
+        if calls == 400 and (design, 40, depth) in found:
+            forty = found[(design, 40, depth)]
+            ratio, cpu_ratio = forty.rate / cell.rate, forty.cpu_rate / cell.cpu_rate
+            print(
+                f"  {design} depth {depth}: 40-call rate / 400-call rate = {ratio:.2f} [{cpu_ratio:.2f}] "
+                f"(target <= 2: {_met(ratio <= 2)})"
+            )
+        if calls == 1000 and depth == 1:
+            print(
+                f"  {design} 1,000 calls depth 1: {cell.seconds:.2f} s [{cell.cpu:.2f}] "
+                f"(target < 10 s: {_met(cell.seconds < 10)})"
+            )
+
+
+def _met(met: bool) -> str:
+    return "met" if met else "not met"
+
+
+def main() -> None:
+    """Run the grid and list the targets."""
+    targets(run(parse()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The environment's moves beside a crash: fault kinds, each a small value (spec/FAULTS.md).
+
+A fault kind says where it is enabled (`enabled`, a predicate of the world) and what it does
+to the world (`strike`); after a strike the process goes on (or, stopped, restarts) as usual.
+The model offers every enabled kind as an action of kind "fault", which the explorer counts
+against the same budget as crashes. Adding a kind means one value here, its rules in
+spec/FAULTS.md and its rule in the tests' replay oracle; nothing else changes.
+
+- `lost-reply`: at `tracker accepted <call>` (the tracker applied the write), the reply is
+  lost: the process gets a transport error, as for `fails_after_accept` (SITUATIONS.md 2).
+- `key-expiry`: at a restart, the tracker has forgotten every key it remembered.
+- `wrong-answer`: at a pause before a person answers on rung 3, the answer is the wrong one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spec.ops import AskPerson, Failed, Point
+from spec.records import Tracker
+from spec.world import World, make_process, make_world
+
+ACCEPTED = "tracker accepted "
+
+
+@dataclass(frozen=True, slots=True)
+class FaultKind:
+    """One kind of fault: its CLI name, a one-line summary, where it is enabled, what it does."""
+
+    name: str
+    summary: str
+    enabled: Callable[[World], bool]
+    strike: Callable[[World], World]
+
+
+def _reply_pending(world: World) -> bool:
+    """At `tracker accepted C`, with the tool's reply still to come (`tool returned C` next)."""
+    process = world.process
+    if process is None or not process.point.startswith(ACCEPTED) or not process.pending:
+        return False
+    return process.pending[0] == Point(f"tool returned {process.point[len(ACCEPTED) :]}")
+
+
+def _lose_reply(world: World) -> World:
+    """The reply is lost: instead of `tool returned C` and its result, `tool failed C` and the error."""
+    process = world.process
+    assert process is not None
+    call = process.point[len(ACCEPTED) :]
+    lost = make_process(process.memory, (Point(f"tool failed {call}"), Failed(call)), process.point)
+    w = world
+    return make_world(w.checkpoint, w.tracker, lost, w.finished, w.runs, w.lock, w.struck, w.replies)
+
+
+def _keys_held_at_restart(world: World) -> bool:
+    """A restart is due (no process, not the first start) and the tracker remembers some key."""
+    return world.process is None and not world.finished and world.runs > 0 and bool(world.tracker.keys)
+
+
+def _forget_keys(world: World) -> World:
+    """The tracker keeps its records and forgets every key."""
+    w = world
+    forgot = Tracker(records=w.tracker.records)
+    return make_world(w.checkpoint, forgot, w.process, w.finished, w.runs, w.lock, w.struck, w.replies)
+
+
+def _person_about_to_answer(world: World) -> bool:
+    """The process waits at the pause before a person's answer."""
+    process = world.process
+    return process is not None and len(process.pending) > 1 and isinstance(process.pending[1], AskPerson)
+
+
+def _answer_wrongly(world: World) -> World:
+    """The person's answer will be the wrong one."""
+    process = world.process
+    assert process is not None
+    ask = process.pending[1]
+    assert isinstance(ask, AskPerson)
+    wrong = AskPerson(ask.call, ask.keyed, wrong=True)
+    erring = make_process(process.memory, (wrong, *process.pending[2:]), process.point)
+    w = world
+    return make_world(w.checkpoint, w.tracker, erring, w.finished, w.runs, w.lock, w.struck, w.replies)
+
+
+LOST_REPLY = FaultKind("lost-reply", "the tracker applies a write and its reply is lost", _reply_pending, _lose_reply)
+KEY_EXPIRY = FaultKind(
+    "key-expiry", "at a restart the tracker has forgotten every key", _keys_held_at_restart, _forget_keys
+)
+WRONG_ANSWER = FaultKind(
+    "wrong-answer", "a person asked on rung 3 answers wrongly", _person_about_to_answer, _answer_wrongly
+)
+FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER)}
+"""Every fault kind, by CLI name, in a fixed order."""
+
+CALL_IDS = ("stable", "fresh")
+"""The model's call IDs on a re-ask: the same (`stable`) or new ones (`fresh`)."""
+
+
+def fault_counter(kind: str) -> str:
+    """The counter a fault edge bumps, tallying the faults of `kind` over scenarios (`fault.lost-reply`)."""
+    return f"fault.{kind}"
+
+
+class FaultError(ValueError):
+    """A fault list or call-ID mode that cannot be used; the message names the bad value."""
+
+
+def parse_faults(text: str) -> tuple[str, ...]:
+    """The fault kinds named in `text` ("k1,k2"; empty: none), in registry order."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    for name in names:
+        if name not in FAULTS:
+            raise FaultError(f"unknown fault {name!r} (known: {', '.join(FAULTS)})")
+    return tuple(name for name in FAULTS if name in names)
+
+
+def parse_call_ids(text: str) -> bool:
+    """Whether `text` asks for fresh call IDs ("stable" or "fresh")."""
+    if text not in CALL_IDS:
+        raise FaultError(f"unknown --call-ids {text!r} (known: {', '.join(CALL_IDS)})")
+    return text == "fresh"

@@ -1,0 +1,56 @@
+"""Tests of benchmarks/scaling.py: its jobs, one small grid run as a user runs it, its usage errors."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer import explore
+from spec.tracker import KEYED
+from variants import model
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # the scripts are run by path, not installed: import them the same way
+scaling: Any = importlib.import_module("scaling")
+generated = scaling.generated
+forty_calls = importlib.import_module("explore_vs_replay").forty_calls
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / "scaling.py"), *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_forty_calls_in_turns_of_four_is_the_other_benchmarks_job() -> None:
+    """The 40-call cell measures the same job as explore_vs_replay.py's 40-call table."""
+    assert generated(40, 4).turns == forty_calls().turns
+    job = generated(10, 3)
+    assert [len(turn) for turn in job.turns] == [3, 3, 3, 1]
+    assert [call.writes for call in job.calls][:3] == [True, True, False]
+
+
+def test_a_small_grid_prints_each_cell_and_the_targets() -> None:
+    """Every cell's states and edges are the exploration's; the targets section names its figures."""
+    done = _run("--calls", "10,40", "--depths", "1", "--designs", "agent-loop", "--memory-budget", "0")
+    assert done.returncode == 0, done.stderr
+    rows = re.findall(r"^agent-loop\s+(\d+)\s+1\s+([\d,]+)\s+([\d,]+)", done.stdout, re.MULTILINE)
+    assert len(rows) == 2
+    for calls, states, edges in rows:
+        exploration = explore(model("agent-loop", generated(int(calls), 4), KEYED), 1)
+        assert (int(states.replace(",", "")), int(edges.replace(",", ""))) == (exploration.states, exploration.edges)
+    assert "agent-loop depth 1: 40-call rate / 400-call rate" not in done.stdout  # no 400-call cell ran
+    assert "targets" in done.stdout
+
+
+def test_bad_options_exit_2_with_one_line() -> None:
+    """A malformed list or an unknown design: one line on stderr, exit 2, before any exploring."""
+    for args in (("--calls", "ten"), ("--designs", "no-such-design"), ("--depths", "-1")):
+        done = _run(*args)
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1

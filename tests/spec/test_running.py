@@ -1,0 +1,33 @@
+"""Tests of spec.running: processes as values, sharing their programs without changing them."""
+
+from __future__ import annotations
+
+from spec import running
+from spec.ops import Point, Rename, WriteTmp
+from spec.running import Process, make_process
+from spec.world import Snapshot
+
+
+def test_equal_programs_are_one_shared_tuple() -> None:
+    """Two processes built from equal (not identical) programs hold one tuple and one point name."""
+    memory = Snapshot("run-1")
+    one = Process(memory, (WriteTmp(), Point("a: tmp written")), "".join(["a", ": renamed"]))
+    two = make_process(Snapshot("run-1"), (WriteTmp(), Point("a: tmp written")), "a: renamed")
+    assert one == two
+    assert hash(one) == hash(two)
+    assert one.pending is two.pending
+    assert one.point is two.point
+
+
+def test_sharing_never_changes_equality() -> None:
+    """Past the tables' bound they start afresh; processes made before and after still compare by value."""
+    memory = Snapshot("run-1")
+    before = make_process(memory, (Rename(),), "p")
+    running._PROGRAMS.clear()
+    running._NAMES.clear()
+    after = make_process(memory, (Rename(),), "p")
+    assert before.pending is not after.pending
+    assert before == after
+    assert hash(before) == hash(after)
+    assert before != make_process(memory, (WriteTmp(),), "p")
+    assert before != make_process(memory, (Rename(),), "q")
