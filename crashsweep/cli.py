@@ -100,9 +100,10 @@ def compare(
         click.echo(table.to_json(everything), nl=False)
     else:
         render = table.table_text if fmt == "text" else table.table_markdown
+        render_cost = table.cost_text if fmt == "text" else table.cost_markdown
         for i, (title, rows) in enumerate(rows_of):
             heading = f"{'## ' if fmt == 'markdown' else ''}{title}\n\n" if title else ""
-            click.echo(("\n" if i else "") + heading + render(rows), nl=False)
+            click.echo(("\n" if i else "") + heading + render(rows) + "\n" + render_cost(rows), nl=False)
     return 0 if all(row.holds for row in everything) else 1
 
 

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from explorer.model import Model
 from explorer.search import Exploration, ExplorationInterrupted, explore
+from explorer.tally import Tallied
 from reports.summary import Summary, summarize
+from spec.cost import point_counters
 from spec.job import TRIAGE, Job, load_job
 from spec.tracker import TRACKERS, TrackerKind
+from spec.world import World
 from variants import model
 
 DEFAULT_MAX_STATES = 2_000_000
@@ -40,6 +45,11 @@ def read_job(path: Path | None) -> tuple[Job, str]:
 def tracker_kind(name: str) -> TrackerKind:
     """The tracker kind called `name` (the CLI has checked it is one of TRACKERS)."""
     return TRACKERS[name]
+
+
+def costed(loop: Model[World], job: Job) -> Tallied[World]:
+    """`loop` with its saves and tracker requests tallied, so that its row carries its cost."""
+    return Tallied(loop, partial(point_counters, job=job))
 
 
 class StatusLine:
@@ -81,7 +91,7 @@ def run(variant: str, choices: Choices) -> tuple[Exploration[Any], Summary]:
     progress = _Progress(variant)
     try:
         exploration = explore(
-            model(variant, choices.job, choices.tracker),
+            costed(model(variant, choices.job, choices.tracker), choices.job),
             choices.depth,
             max_states=choices.max_states,
             progress=progress,

@@ -92,6 +92,8 @@ class World:
     asks: int = 0
     lookups: int = 0
     reruns: int = 0
+    saves: int = 0  # saves that reached their rename (checkpoint and lock)
+    requests: int = 0  # calls sent to the tracker, reads included (lookups apart)
 
     def records_per_write(self, job: Job) -> list[int]:
         """How many records the tracker holds for each of the job's writes (any run)."""
@@ -116,11 +118,13 @@ def run_process(world: World, job: Job, design: str, tracker: str, point: Callab
         world.temp = state.copy()
         point(f"{what}: tmp written")
         world.checkpoint, world.temp = world.temp, None
+        world.saves += 1
         point(f"{what}: renamed")
         if extra is not None:
             point(extra)
 
     def send(call: Call) -> str:
+        world.requests += 1
         if not call.writes:
             point(f"tool returned {call.id}")
             return f"read {call.id}"
@@ -152,6 +156,7 @@ def run_process(world: World, job: Job, design: str, tracker: str, point: Callab
         world.lock_temp = world.starts
         point("lock: tmp written")
         world.lock, world.lock_temp = world.lock_temp, None
+        world.saves += 1
         point("lock: renamed")
     save("start")
     while True:
@@ -244,6 +249,8 @@ class Tally:
     reruns: int = 0
     model_calls: int = 0
     calls_plus: int = 0
+    saves: int = 0
+    requests: int = 0
 
 
 @dataclass
@@ -301,6 +308,8 @@ def sweep(design: str, job: Job, tracker: str, depth: int) -> OracleResult:
                 tally.reruns += world.reruns
                 tally.model_calls += world.model_calls
                 tally.calls_plus += world.model_calls - baseline_calls
+                tally.saves += world.saves
+                tally.requests += world.requests
                 if k < depth:
                     extended.append((scenario, len(done.last_points)))
         frontier = extended
