@@ -123,9 +123,10 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class RetryViaModel:
-    """Hand `call`'s error to the model, which retries it under a new call ID."""
+    """Hand `call`'s error to the model, which retries it under a new call ID (keyed when `keyed`)."""
 
     call: str
+    keyed: bool = True
 
 
 @dataclass(frozen=True, slots=True)

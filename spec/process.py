@@ -136,7 +136,7 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         return world, memory.with_last(memory.last.with_approval(op.call)), ()
     if isinstance(op, RetryViaModel):
         _bump(counters, metrics.MODEL_CALLS)
-        retry = Send(op.call, keyed=True, key_as=f"{op.call}.retry")
+        retry = Send(op.call, keyed=op.keyed, key_as=f"{op.call}.retry")
         return world, memory, (Point(f"retry reply arrived {op.call}"), retry)
     if isinstance(op, AskPerson):
         _bump(counters, metrics.ASKS)

@@ -1,0 +1,212 @@
+"""The policy record: a loop design as data, one value per decision the loop makes.
+
+Every built-in design is a point in one small space of policies: when the loop saves, whether
+it marks writes and keys them, whether it takes a lock, how it settles a call whose outcome it
+does not know, and what it does when a tool fails. A `Policy` holds one value per field; the
+rules of each value are in spec/POLICIES.md. Combinations that mean nothing are refused with a
+`PolicyError` whose one-line message names the field and says why. `all_policies` enumerates
+every valid combination in a fixed order, so the whole design space can be explored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
+from itertools import permutations, product
+from typing import Literal, TypeAlias, get_args
+
+ReplySave: TypeAlias = Literal["before-first-send", "never"]
+ResultSaves: TypeAlias = Literal["each-call", "writes-only", "whole-turn", "none"]
+Markers: TypeAlias = Literal["before-writes", "none"]
+Keys: TypeAlias = Literal["run-call", "none"]
+Lock: TypeAlias = Literal["file", "none"]
+Rung: TypeAlias = Literal["rerun-when-harmless", "lookup", "person"]
+OnToolError: TypeAlias = Literal["retry", "model"]
+
+RUNGS: tuple[Rung, ...] = get_args(Rung)
+CHOICES: dict[str, tuple[object, ...]] = {
+    "startup_save": (True, False),
+    "reply_save": get_args(ReplySave),
+    "result_saves": get_args(ResultSaves),
+    "markers": get_args(Markers),
+    "keys": get_args(Keys),
+    "lock": get_args(Lock),
+    "ladder": RUNGS,
+    "on_tool_error": get_args(OnToolError),
+}
+"""Each field's allowed values (for `ladder`: the rungs a ladder is made of, in any order)."""
+
+
+class PolicyError(ValueError):
+    """A policy that cannot be used; the message names the field and says why."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """One loop design as data (field rules: spec/POLICIES.md).
+
+    startup_save: Save(start) right after a fresh start, making the new run ID durable.
+    reply_save: "before-first-send" saves the model's reply (its call IDs) before any call
+        goes out; "never" leaves it in memory until the next save.
+    result_saves: "each-call" saves after every call's result, "writes-only" after a write's
+        result only, "whole-turn" saves only once the turn is complete (Save(turn k)),
+        "none" not even then (the turn reaches disk with the next save).
+    markers: "before-writes" records and saves an attempt marker before each write is sent.
+    keys: "run-call" sends every call with the idempotency key Key(run, call).
+    lock: "file" takes the run's lock file at every start, before anything else.
+    ladder: the rungs tried in order on a marked call without a result: "rerun-when-harmless"
+        (a read, or a keyed write the tracker honours), "lookup" (the tracker offers one),
+        "person" (always applies); a sub-sequence of that order ending with "person".
+        Empty exactly when markers is "none".
+    on_tool_error: "retry" settles a failed call as after a crash (on the ladder if marked,
+        else sent again under the same ID and key); "model" hands the error to the model,
+        which retries the same effect under a new call ID.
+    """
+
+    startup_save: bool
+    reply_save: ReplySave
+    result_saves: ResultSaves
+    markers: Markers
+    keys: Keys
+    lock: Lock
+    ladder: tuple[Rung, ...] = ()
+    on_tool_error: OnToolError = "retry"
+
+    def __post_init__(self) -> None:
+        for name in CHOICES:
+            _check_value(name, getattr(self, name))
+        reason = _meaningless(self)
+        if reason is not None:
+            raise PolicyError(reason)
+
+    @property
+    def keyed(self) -> bool:
+        """Whether calls carry Key(run, call)."""
+        return self.keys == "run-call"
+
+    def as_mapping(self) -> dict[str, object]:
+        """The record as design-file values (the ladder as a list), in field order."""
+        mapping: dict[str, object] = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            mapping[field.name] = list(value) if isinstance(value, tuple) else value
+        return mapping
+
+    @property
+    def label(self) -> str:
+        """A compact one-line name, e.g. `start reply each-call markers keys lock [lookup>person] retry`."""
+        parts = [
+            "start" if self.startup_save else "no-start",
+            "reply" if self.reply_save == "before-first-send" else "no-reply",
+            self.result_saves,
+            "markers" if self.markers == "before-writes" else "no-markers",
+            "keys" if self.keyed else "no-keys",
+            "lock" if self.lock == "file" else "no-lock",
+        ]
+        if self.ladder:
+            parts.append("[" + ">".join(self.ladder) + "]")
+        parts.append(f"error-to-{self.on_tool_error}" if self.on_tool_error == "model" else "error-retry")
+        return " ".join(parts)
+
+
+def _check_value(name: str, value: object) -> None:
+    allowed = CHOICES[name]
+    if name == "ladder":
+        if not isinstance(value, tuple) or not all(isinstance(rung, str) and rung in allowed for rung in value):
+            raise PolicyError(f"ladder: expected a list of rungs from {_quoted(allowed)}")
+        return
+    if name == "startup_save":
+        if not isinstance(value, bool):
+            raise PolicyError("startup_save: expected true or false")
+        return
+    if not isinstance(value, str) or value not in allowed:
+        raise PolicyError(f"{name}: expected one of {_quoted(allowed)}, not {value!r}")
+
+
+def _meaningless(policy: Policy) -> str | None:
+    """Why the combination means nothing, or None when it is a design."""
+    ladder = policy.ladder
+    if policy.markers == "none":
+        if ladder:
+            return 'ladder: without markers no call is ever settled on a ladder; leave it empty (markers = "none")'
+        return None
+    if not ladder:
+        return 'ladder: markers need a ladder to settle a marked call without a result, e.g. ["lookup", "person"]'
+    for rung in ladder:
+        if ladder.count(rung) > 1:
+            return f"ladder: rung {rung!r} appears twice"
+    if "person" not in ladder:
+        return 'ladder: must end with "person", the one rung that settles every call on every tracker'
+    if ladder[-1] != "person":
+        return 'ladder: no rung after "person" is ever reached (a person settles every call)'
+    if list(ladder) != sorted(ladder, key=RUNGS.index):
+        return (
+            'ladder: rungs climb from the cheapest, in the order "rerun-when-harmless", "lookup", "person" '
+            "(no tracker both honours keys and offers a lookup, so another order changes nothing)"
+        )
+    if "rerun-when-harmless" in ladder and not policy.keyed:
+        return (
+            'ladder: "rerun-when-harmless" never applies with keys = "none" '
+            "(only writes carry markers, and an unkeyed write is not harmless to repeat)"
+        )
+    return None
+
+
+def _quoted(values: tuple[object, ...]) -> str:
+    return ", ".join(f'"{value}"' for value in values)
+
+
+def _ladders() -> Iterator[tuple[Rung, ...]]:
+    for length in range(len(RUNGS) + 1):
+        yield from permutations(RUNGS, length)
+
+
+def all_policies() -> tuple[Policy, ...]:
+    """Every valid policy, once each, in a fixed order (fields and values in declared order)."""
+    found: list[Policy] = []
+    for start, reply, results, markers, keys, lock, ladder, error in product(
+        (True, False),
+        get_args(ReplySave),
+        get_args(ResultSaves),
+        get_args(Markers),
+        get_args(Keys),
+        get_args(Lock),
+        tuple(_ladders()),
+        get_args(OnToolError),
+    ):
+        try:
+            found.append(
+                Policy(
+                    startup_save=start,
+                    reply_save=reply,
+                    result_saves=results,
+                    markers=markers,
+                    keys=keys,
+                    lock=lock,
+                    ladder=ladder,
+                    on_tool_error=error,
+                )
+            )
+        except PolicyError:
+            continue
+    return tuple(found)
+
+
+REQUIRED = ("startup_save", "reply_save", "result_saves", "markers", "keys", "lock")
+"""Fields a design file must give; `ladder` defaults to [] and `on_tool_error` to "retry"."""
+
+
+def policy_from_mapping(data: Mapping[str, object]) -> Policy:
+    """Build a policy from parsed TOML (policy fields only), naming the first field that is wrong."""
+    unknown = sorted(set(data) - set(CHOICES))
+    if unknown:
+        raise PolicyError(f"unknown key {unknown[0]!r} (known: {', '.join(CHOICES)})")
+    for name in REQUIRED:
+        if name not in data:
+            raise PolicyError(f"{name}: missing (one of {_quoted(CHOICES[name])})")
+    values = dict(data)
+    ladder = values.get("ladder", [])
+    if not isinstance(ladder, list):
+        raise PolicyError(f"ladder: expected a list of rungs from {_quoted(RUNGS)}")
+    values["ladder"] = tuple(ladder)
+    return Policy(**values)  # type: ignore[arg-type]  # every value is checked in __post_init__

@@ -1,0 +1,87 @@
+"""The policy record: allowed values, refused combinations, and the enumeration of the space."""
+
+from __future__ import annotations
+
+import pytest
+
+from spec.policy import CHOICES, RUNGS, PolicyError, all_policies, policy_from_mapping
+
+BASE: dict[str, object] = {
+    "startup_save": True,
+    "reply_save": "before-first-send",
+    "result_saves": "each-call",
+    "markers": "none",
+    "keys": "none",
+    "lock": "none",
+}
+
+
+def test_the_space_has_512_designs_each_once() -> None:
+    # Hand count: startup_save 2 x reply_save 2 x result_saves 4 x lock 2 x on_tool_error 2 = 64,
+    # times the (markers, keys, ladder) choices. A ladder is a sub-sequence of (rerun, lookup,
+    # person) that ends with person: [person], [lookup, person], [rerun, person], [rerun, lookup,
+    # person]. No markers, either key choice: 2; markers without keys (no rerun): 2; markers
+    # with keys: 4. 64 x (2 + 2 + 4) = 512.
+    policies = all_policies()
+    assert len(policies) == 512
+    assert len(set(policies)) == 512
+    assert len({policy.label for policy in policies}) == 512
+    assert policies == all_policies()
+
+
+def test_every_field_value_occurs_in_the_space() -> None:
+    policies = all_policies()
+    for name, values in CHOICES.items():
+        seen = (
+            {rung for p in policies for rung in p.ladder} if name == "ladder" else {getattr(p, name) for p in policies}
+        )
+        assert seen == set(values), name
+
+
+def test_mapping_round_trip() -> None:
+    for policy in all_policies():
+        assert policy_from_mapping(policy.as_mapping()) == policy
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"reply_save": "sometimes"}, 'reply_save: expected one of "before-first-send", "never", not \'sometimes\''),
+        ({"startup_save": "yes"}, "startup_save: expected true or false"),
+        ({"ladder": ["person"]}, "ladder: without markers no call is ever settled on a ladder"),
+        ({"markers": "before-writes"}, "ladder: markers need a ladder"),
+        ({"markers": "before-writes", "ladder": ["lookup"]}, 'ladder: must end with "person"'),
+        ({"markers": "before-writes", "ladder": ["person", "lookup"]}, 'ladder: no rung after "person"'),
+        ({"markers": "before-writes", "ladder": ["person", "person"]}, "ladder: rung 'person' appears twice"),
+        ({"markers": "before-writes", "ladder": ["rerun-when-harmless", "person"]}, 'keys = "none"'),
+        (
+            {"markers": "before-writes", "keys": "run-call", "ladder": ["lookup", "rerun-when-harmless", "person"]},
+            "ladder: rungs climb from the cheapest",
+        ),
+        ({"markers": "before-writes", "ladder": ["ask"]}, "ladder: expected a list of rungs"),
+        ({"ladder": "person"}, "ladder: expected a list of rungs"),
+        ({"colour": "blue"}, "unknown key 'colour'"),
+        ({"on_tool_error": "ignore"}, "on_tool_error: expected one of"),
+    ],
+)
+def test_refusals_name_the_field(change: dict[str, object], message: str) -> None:
+    with pytest.raises(PolicyError) as caught:
+        policy_from_mapping({**BASE, **change})
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("field", ["startup_save", "reply_save", "result_saves", "markers", "keys", "lock"])
+def test_required_fields(field: str) -> None:
+    data = {name: value for name, value in BASE.items() if name != field}
+    with pytest.raises(PolicyError, match=f"^{field}: missing"):
+        policy_from_mapping(data)
+
+
+def test_defaults_and_keyed() -> None:
+    policy = policy_from_mapping(BASE)
+    assert policy.ladder == ()
+    assert policy.on_tool_error == "retry"
+    assert not policy.keyed
+    assert policy_from_mapping({**BASE, "keys": "run-call"}).keyed
+    assert RUNGS == ("rerun-when-harmless", "lookup", "person")
