@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from crashsweep import artifacts, cmd_view, runs
+from crashsweep.cmd_frontier import frontier_command
 from crashsweep.cmd_fuzz import fuzz
 from crashsweep.cmd_sweep import conform, sweep, tracker
 from crashsweep.options import FORMATS, check_variant, choices_of, job_options
@@ -123,6 +124,7 @@ cli.add_command(fuzz)
 cli.add_command(sweep)
 cli.add_command(conform)
 cli.add_command(tracker)
+cli.add_command(frontier_command, name="frontier")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,7 +42,8 @@ def _figures(row: Summary) -> list[int]:
     return [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
 
 
-def _verdict(row: Summary) -> str:
+def verdict_words(row: Summary) -> str:
+    """The row's verdict in words: "holds", or what is violated or never exercised."""
     words = []
     for v in row.invariants:
         if not v.witnessed:
@@ -52,9 +53,10 @@ def _verdict(row: Summary) -> str:
     return ", ".join(words) or "holds"
 
 
-def _render(table: Table) -> str:
+def render_table(table: Table, width: int = 200) -> str:
+    """A rich table as plain text, at most `width` columns, trailing blanks and blank edge lines trimmed."""
     buffer = io.StringIO()
-    Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
+    Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
     while lines and not lines[0]:
         lines.pop(0)
@@ -75,8 +77,8 @@ def table_text(rows: Sequence[Summary]) -> str:
     table.add_column("verdict")
     for label, row in zip(_labels(rows), rows, strict=True):
         scenarios = [str(row.scenarios.get(k, "")) for k in range(1, depth + 1)]
-        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), _verdict(row))
-    return _render(table)
+        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), verdict_words(row))
+    return render_table(table)
 
 
 def table_markdown(rows: Sequence[Summary]) -> str:
@@ -86,7 +88,7 @@ def table_markdown(rows: Sequence[Summary]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
     for label, row in zip(_labels(rows), rows, strict=True):
         cells = [label, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
-        cells += [str(n) for n in _figures(row)] + [_verdict(row)]
+        cells += [str(n) for n in _figures(row)] + [verdict_words(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -110,7 +112,7 @@ def cost_text(rows: Sequence[Summary]) -> str:
         table.add_column(name, justify="right")
     for label, cells in costed:
         table.add_row(label, *cells)
-    return f"{COST_TITLE}\n" + _render(table)
+    return f"{COST_TITLE}\n" + render_table(table)
 
 
 def cost_markdown(rows: Sequence[Summary]) -> str:

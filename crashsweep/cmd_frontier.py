@@ -1,0 +1,150 @@
+"""`crashsweep frontier`: every design of the policy space, which are safe, and what each costs.
+
+Every valid combination of spec/policy.py's fields is composed into a loop (variants/composed.py)
+and explored with its costs tallied, on a pool of processes (one per core by default); the
+rows come back in enumeration order whatever order the workers finish in, so the output is the
+same on any machine. reports/frontier.py finds the safe set, the Pareto frontier and the
+cheapest safe design; this module only schedules, prints and writes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from crashsweep import artifacts, runs
+from crashsweep.options import FORMATS, choices_of, job_options
+from explorer.search import StateLimitExceeded, explore
+from reports import frontier_page
+from reports.frontier import Entry, Frontier, frontier, frontier_json, frontier_markdown, frontier_text
+from reports.summary import Summary, summarize
+from spec.design import Env
+from spec.job import Job
+from spec.policy import Policy, all_policies
+from spec.tracker import TRACKERS
+from variants.composed import compose
+from variants.loop_model import LoopModel
+
+
+@dataclass(frozen=True)
+class Task:
+    """One design to explore, as plain values a worker process can unpickle."""
+
+    number: int
+    policy: Policy
+    job: Job
+    tracker: str
+    depth: int
+    max_states: int
+
+
+def explore_design(task: Task) -> Summary | str:
+    """Explore one composed design with its costs; a one-line error instead when it is too large."""
+    design = compose(task.policy.label, "composed from a policy", task.policy)
+    loop = runs.costed(LoopModel(design, Env(task.job, TRACKERS[task.tracker])), task.job)
+    try:
+        exploration = explore(loop, task.depth, max_states=task.max_states)
+    except StateLimitExceeded as error:  # its own arguments do not survive pickling: send the words
+        return f"design #{task.number} ({task.policy.label}): {error}"
+    return summarize(exploration, variant=task.policy.label, job=task.job.name, tracker=task.tracker)
+
+
+def explore_all(tasks: Sequence[Task], workers: int) -> list[Summary]:
+    """Every task's row in task order (one worker: in this process; more: a process pool), with progress."""
+    status = runs.StatusLine("frontier")
+    executor = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    rows: list[Summary] = []
+    try:
+        if executor is None:
+            results: Iterator[Summary | str] = map(explore_design, tasks)
+        else:
+            results = executor.map(explore_design, tasks, chunksize=max(1, len(tasks) // (workers * 8)))
+        for result in results:
+            if isinstance(result, str):
+                raise click.ClickException(result)
+            rows.append(result)
+            status.show(f"{len(rows)} of {len(tasks)} designs explored")
+    except KeyboardInterrupt:
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        raise runs.Interrupted(f"frontier: interrupted after {len(rows)} of {len(tasks)} designs") from None
+    finally:
+        status.done()
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return rows
+
+
+def _check_out(out_dir: Path | None) -> None:
+    """Refuse an --out that cannot become a directory we write in, before any exploring starts."""
+    if out_dir is None:
+        return
+    existing = out_dir
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise click.BadParameter(f"{existing} is a file, so {out_dir} cannot be a directory", param_hint="--out")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"cannot write in {existing}", param_hint="--out")
+
+
+@click.command()
+@job_options
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="write index.html (the chart of cost against safety), frontier.svg and frontier.json here",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="processes exploring designs at once  [default: the number of cores]",
+)
+def frontier_command(
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    fmt: str,
+    out_dir: Path | None,
+    workers: int | None,
+) -> int:
+    """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
+    choices = choices_of(depth, job_path, tracker, max_states)
+    _check_out(out_dir)
+    policies = all_policies()
+    tasks = [
+        Task(number, policy, choices.job, choices.tracker.name, depth, max_states)
+        for number, policy in enumerate(policies, start=1)
+    ]
+    rows = explore_all(tasks, workers or os.cpu_count() or 1)
+    entries = [
+        Entry(task.number, task.policy.label, task.policy.as_mapping(), row)
+        for task, row in zip(tasks, rows, strict=True)
+    ]
+    result = frontier(entries, job=choices.job.name, tracker=choices.tracker.name, depth=depth)
+    render = {"text": frontier_text, "json": frontier_json, "markdown": frontier_markdown}[fmt]
+    click.echo(render(result), nl=False)
+    if out_dir is not None:
+        _write(out_dir, result, text=fmt == "text")
+    return 0 if result.cheapest is not None else 1
+
+
+def _write(out_dir: Path, result: Frontier, *, text: bool) -> None:
+    """The page, its chart and the JSON, each written atomically."""
+    chart = frontier_page.chart_svg(result)
+    files = {
+        "frontier.json": frontier_json(result),
+        "frontier.svg": chart,
+        "index.html": frontier_page.page(result, chart),
+    }
+    for path in artifacts.write(out_dir, files):
+        click.echo(f"wrote {path}", err=not text)
