@@ -17,11 +17,13 @@ from typing import Any
 
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from reports.summary import Summary
 from reports.table import COST_EXTRA, COST_RUN, render_table, verdict_words
 from spec.cost import Cost
 
+COST_MEANING = "on the uninterrupted run, and what crashes add over all scenarios (+)"
 ORDER = (
     "run questions, run model calls, run requests, run lookups, run saves, then what crashes add in the same "
     "order (questions+, calls+, requests+, lookups+, saves+), then the order of enumeration"
@@ -152,29 +154,43 @@ def verdict_lines(result: Frontier) -> list[str]:
     return lines
 
 
-def frontier_text(result: Frontier) -> str:
-    """Every design as an aligned text table, then the frontier and the cheapest safe design."""
+def _text_table(result: Frontier, numbers: Sequence[int]) -> str:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for name in HEADER:
         table.add_column(name, justify="left" if name in ("design", "verdict", "frontier") else "right")
-    for item in result.entries:
-        table.add_row(*row_cells(result, item))
-    lines = [headline(result), "cost: on the uninterrupted run, and what crashes add over all scenarios (+)", ""]
-    lines.append(render_table(table, width=400).rstrip("\n"))
-    lines += ["", "frontier, cheapest first: " + " ".join(f"#{n}" for n in result.pareto), *verdict_lines(result)]
-    return "\n".join(lines) + "\n"
+    for number in numbers:
+        table.add_row(*(Text(cell) for cell in row_cells(result, result.entry(number))))  # labels hold [ ]
+    return render_table(table, width=400).rstrip("\n")
+
+
+def _frontier_title(result: Frontier) -> str:
+    return f"the frontier, cheapest first ({len(result.pareto)} designs):"
+
+
+def frontier_text(result: Frontier) -> str:
+    """Every design as an aligned text table, then the frontier's table and the cheapest safe design."""
+    every = [item.number for item in result.entries]
+    lines = [headline(result), f"cost: {COST_MEANING}", "", "every design:", _text_table(result, every), ""]
+    if result.pareto:
+        lines += [_frontier_title(result), _text_table(result, result.pareto), ""]
+    return "\n".join([*lines, *verdict_lines(result)]) + "\n"
+
+
+def _markdown_table(result: Frontier, numbers: Sequence[int]) -> list[str]:
+    lines = ["| " + " | ".join(HEADER) + " |", "|---:|---|---|" + "---:|" * (len(HEADER) - 4) + "---|"]
+    for number in numbers:
+        cells = row_cells(result, result.entry(number))
+        cells[1] = f"`{cells[1]}`"
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def frontier_markdown(result: Frontier) -> str:
-    """Every design as a Markdown table, then the frontier and the cheapest safe design."""
-    lines = [headline(result) + ".", ""]
-    lines.append("| " + " | ".join(HEADER) + " |")
-    lines.append("|---:|---|---|" + "---:|" * (len(HEADER) - 4) + "---|")
-    for item in result.entries:
-        cells = row_cells(result, item)
-        cells[1] = f"`{cells[1]}`"
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Frontier, cheapest first: " + " ".join(f"#{n}" for n in result.pareto) + ".", ""]
+    """Every design as a Markdown table, then the frontier's table and the cheapest safe design."""
+    lines = [headline(result) + ".", "", f"Cost: {COST_MEANING}.", "", "Every design:", ""]
+    lines += [*_markdown_table(result, [item.number for item in result.entries]), ""]
+    if result.pareto:
+        lines += [_frontier_title(result).capitalize(), "", *_markdown_table(result, result.pareto), ""]
     lines += [line.strip() + "  " for line in verdict_lines(result)]
     return "\n".join(lines).rstrip() + "\n"
 

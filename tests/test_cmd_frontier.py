@@ -243,7 +243,10 @@ def test_text_names_the_cheapest_and_lists_every_design(one_write: Path) -> None
     assert status == 0
     lines = out.splitlines()
     assert lines[0].startswith("512 designs (every valid policy combination), job one, tracker keyed, depth 1: ")
-    numbered = [line for line in lines[1:] if line.split() and line.split()[0].isdigit()]
+    every = lines[
+        lines.index("every design:") : next(i for i, line in enumerate(lines) if line.startswith("the frontier"))
+    ]
+    numbered = [line for line in every if line.split() and line.split()[0].isdigit()]
     assert [int(line.split()[0]) for line in numbered] == list(range(1, 513))
     assert sum(line.startswith("cheapest safe design: #") for line in lines) == 1
 

@@ -40,7 +40,7 @@ def _entry(number: int, *, safe: bool, run: Cost, extra: Cost) -> Entry:
         run_cost=run,
         scenario_cost=scenario,
     )
-    return Entry(number, f"design {number}", {"n": number}, row)
+    return Entry(number, f"design {number} [rung>person]", {"n": number}, row)
 
 
 # 1: safe, 2 saves, 10 calls+.  2: safe, 3 saves, 5 calls+ (a trade-off with 1: both on the frontier).
@@ -96,11 +96,14 @@ def test_text_lists_every_design_once_and_names_the_cheapest() -> None:
     """One line per design with its mark; the frontier and the cheapest after the table."""
     text = frontier_text(frontier(ENTRIES, job="j", tracker="keyed", depth=1))
     assert text.startswith("6 designs (every valid policy combination), job j, tracker keyed, depth 1: 5 hold")
+    every, on_frontier = text.split("the frontier, cheapest first (4 designs):")
     for number in range(1, 7):
-        assert sum(1 for line in text.splitlines() if re.match(rf"\s*{number}\s+design {number}\s", line)) == 1
-    assert "frontier, cheapest first: #1 #5 #2 #6" in text
+        assert sum(1 for line in every.splitlines() if re.match(rf"\s*{number}\s+design {number}\s", line)) == 1
+    numbered = [line.split()[0] for line in on_frontier.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert numbered == ["1", "5", "2", "6"]
     assert "cheapest safe design: #1 design 1" in text
     assert "equal on every cost on this job: #5" in text
+    assert "[rung>person]" in text  # square brackets are text, not markup
     line = next(line for line in text.splitlines() if "design 4 " in line)
     assert "no-duplicate violated" in line
 
@@ -109,7 +112,7 @@ def test_markdown_and_json() -> None:
     """Markdown: a header, a rule and 6 rows; JSON: the documented keys, every entry once."""
     result = frontier(ENTRIES, job="j", tracker="keyed", depth=1)
     rows = [line for line in frontier_markdown(result).splitlines() if line.startswith("| ")]
-    assert len(rows) == 7
+    assert len(rows) == 7 + 5  # every design (header and 6), then the frontier (header and 4)
     data = json.loads(frontier_json(result))
     assert list(data) == [
         "job",
