@@ -76,21 +76,30 @@ class Report:
 
 
 def job_file(job_path: Path | None) -> str | None:
-    """The job file as replay commands name it: an absolute path, or None for the built-in job."""
+    """A job or design file as replay commands name it: an absolute path, or None for a built-in one."""
     return str(job_path.resolve()) if job_path is not None else None
 
 
-def counterexamples(exploration: Exploration[Any], summary: Summary, job_path: Path | None) -> list[Counterexample]:
-    """The shortest counterexample of every violated invariant."""
+def counterexamples(
+    exploration: Exploration[Any], summary: Summary, job_path: Path | None, design_path: Path | None = None
+) -> list[Counterexample]:
+    """The shortest counterexample of every violated invariant (`design_path`: the design file, if any)."""
     return shortest(
-        exploration, variant=summary.variant, job=summary.job, job_file=job_file(job_path), tracker=summary.tracker
+        exploration,
+        variant=summary.variant,
+        job=summary.job,
+        job_file=job_file(job_path),
+        tracker=summary.tracker,
+        design_file=job_file(design_path),
     )
 
 
-def build(exploration: Exploration[Any], summary: Summary, job_path: Path | None) -> Report:
+def build(
+    exploration: Exploration[Any], summary: Summary, job_path: Path | None, design_path: Path | None = None
+) -> Report:
     """Traces, DOT sources, SVGs (when `dot` is there), pytest files and index.html."""
     dot_binary = find_dot()
-    report = Report(counterexamples(exploration, summary, job_path), dot_missing=dot_binary is None)
+    report = Report(counterexamples(exploration, summary, job_path, design_path), dot_missing=dot_binary is None)
     sections = []
     for cx in report.counterexamples:
         name = cx.invariant or "path"
@@ -139,16 +148,22 @@ def write(out_dir: Path, files: dict[str, str]) -> list[Path]:
 
 
 def after_explore(
-    exploration: Exploration[Any], summary: Summary, job_path: Path | None, out_dir: Path | None, *, text: bool
+    exploration: Exploration[Any],
+    summary: Summary,
+    job_path: Path | None,
+    out_dir: Path | None,
+    *,
+    text: bool,
+    design_path: Path | None = None,
 ) -> None:
     """What `explore` adds: replay lines (text output), and with --out the files it wrote."""
     if text:
-        for cx in counterexamples(exploration, summary, job_path):
+        for cx in counterexamples(exploration, summary, job_path, design_path):
             click.echo(f"  {cx.invariant:<13} replay: {replay.replay_command(cx)}")
             click.echo(f"  {'':<13} pytest: {replay.replay_command(cx, pytest=True)}")
     if out_dir is None:
         return
-    report = build(exploration, summary, job_path)
+    report = build(exploration, summary, job_path, design_path)
     for path in write(out_dir, report.files):
         click.echo(f"wrote {path}", err=not text)
     if report.dot_missing and report.counterexamples:

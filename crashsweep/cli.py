@@ -16,13 +16,16 @@ from crashsweep import artifacts, cmd_view, runs
 from crashsweep.cmd_frontier import frontier_command
 from crashsweep.cmd_fuzz import fuzz
 from crashsweep.cmd_sweep import conform, sweep, tracker
-from crashsweep.options import FORMATS, check_variant, choices_of, job_options
+from crashsweep.options import FORMATS, check_variant, choices_of, chosen_design, design_option, job_options
 from explorer.model import ModelDefinitionError
 from explorer.search import StateLimitExceeded
 from reports import table
+from spec.design import Design
 from spec.job import JobError
+from spec.policy import PolicyError
 from spec.tracker import TRACKERS
 from variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
+from variants.design_file import load_design
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,7 +35,8 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--variant", required=True, callback=check_variant, help="design to explore (see `crashsweep variants`)")
+@click.option("--variant", callback=check_variant, help="design to explore (see `crashsweep variants`)")
+@design_option()
 @job_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option(
@@ -42,14 +46,22 @@ def cli() -> None:
     help="write traces (text, JSON), DOT, SVG and index.html of the counterexamples here",
 )
 def explore(
-    variant: str, depth: int, job_path: Path | None, tracker: str, max_states: int, fmt: str, out_dir: Path | None
+    variant: str | None,
+    design_path: Path | None,
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    fmt: str,
+    out_dir: Path | None,
 ) -> int:
     """Explore one design: its row, graph size and verdicts."""
+    chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states)
-    exploration, summary = runs.run(variant, choices)
+    exploration, summary = runs.run(chosen, choices)
     render = {"text": table.row_text, "json": table.to_json, "markdown": table.row_markdown}[fmt]
     click.echo(render(summary), nl=False)
-    artifacts.after_explore(exploration, summary, job_path, out_dir, text=fmt == "text")
+    artifacts.after_explore(exploration, summary, job_path, out_dir, text=fmt == "text", design_path=design_path)
     return 0 if summary.holds else 1
 
 
@@ -81,14 +93,32 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
 @click.option(
     "--seed-table", is_flag=True, help="both of the seed's tables: the five designs, and agent-loop keyed/keyless"
 )
+@click.option(
+    "--design",
+    "design_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="a design file (TOML) to add as a row, after --variants (repeatable)",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 def compare(
-    depth: int, job_path: Path | None, tracker: str, max_states: int, names: str | None, seed_table: bool, fmt: str
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    names: str | None,
+    seed_table: bool,
+    design_paths: tuple[Path, ...],
+    fmt: str,
 ) -> int:
     """The table: one row per design, in the seed's column order."""
-    if seed_table and names:
-        raise click.UsageError("--seed-table and --variants choose the rows two ways: give one of them")
-    tables = SEED_TABLES if seed_table else (("", tuple(_rows_wanted(names, tracker))),)
+    if seed_table and (names or design_paths):
+        raise click.UsageError("--seed-table and --variants/--design choose the rows two ways: give one of them")
+    files = [(load_design(path).design, tracker) for path in design_paths]  # a bad file fails before exploring
+    rows_wanted: list[tuple[str | Design, str]] = [*(_rows_wanted(names, tracker) if names or not files else [])]
+    tables: tuple[tuple[str, tuple[tuple[str | Design, str], ...]], ...] = (
+        SEED_TABLES if seed_table else (("", (*rows_wanted, *files)),)
+    )
     rows_of = []
     for title, wanted in tables:
         rows = []
@@ -134,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.UsageError as error:
         click.echo(f"crashsweep: error: {error.format_message()}", err=True)
         return 2
-    except (JobError, UnknownVariantError, ModelDefinitionError) as error:
+    except (JobError, PolicyError, UnknownVariantError, ModelDefinitionError) as error:
         click.echo(f"crashsweep: error: {error}", err=True)
         return 2
     except StateLimitExceeded as error:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from crashsweep import runs
-from crashsweep.options import job_option, tracker_option
+from crashsweep.options import chosen_design, design_option, job_option, tracker_option
 from explorer.model import Model
 from reports import trace
 from reports.counterexample import from_path
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.option("--variant", required=True, help="design to fuzz (see `crashsweep variants`)")
+@click.option("--variant", help="design to fuzz (see `crashsweep variants`)")
+@design_option()
 @job_option()
 @tracker_option()
 @click.option(
@@ -51,7 +52,8 @@ if TYPE_CHECKING:
     help="most steps per run (hypothesis stateful_step_count)",
 )
 def fuzz(
-    variant: str,
+    variant: str | None,
+    design_path: Path | None,
     job_path: Path | None,
     tracker: str,
     crashes: int,
@@ -63,21 +65,30 @@ def fuzz(
     # Imported here: hypothesis takes a quarter of a second to import, and only fuzz needs it.
     from explorer.stateful import fuzz as run_fuzz
 
-    design(variant)  # an unknown name fails before the job file is read
+    picked = chosen_design(variant, design_path)  # checked before the job file is read
+    if isinstance(picked, str):
+        design(picked)  # an unknown name fails before the job file is read
     job, _ = runs.read_job(job_path)
     chosen = seed_value if seed_value is not None else secrets.randbelow(2**32)
-    loop = model(variant, job, runs.tracker_kind(tracker))
+    loop = model(picked, job, runs.tracker_kind(tracker))
+    name = loop.design.name
     outcome = run_fuzz(loop, crashes=crashes, examples=examples, seed_value=chosen, steps=steps)
     if outcome.violation is not None:
         click.echo(f"fuzz (seed {chosen}, up to {crashes} crashes per run) found a violation; shrunk, it is:")
-        click.echo(violation_text(variant, loop, outcome.violation, job, job_path, tracker), nl=False)
+        click.echo(violation_text(name, loop, outcome.violation, job, job_path, tracker, design_path), nl=False)
         return 1
-    click.echo(passed_text(variant, outcome), nl=False)
+    click.echo(passed_text(name, outcome), nl=False)
     return 1 if outcome.unwitnessed else 0
 
 
 def violation_text(
-    variant: str, loop: Model[Any], violation: PropertyViolation, job: Job, job_path: Path | None, tracker: str
+    variant: str,
+    loop: Model[Any],
+    violation: PropertyViolation,
+    job: Job,
+    job_path: Path | None,
+    tracker: str,
+    design_path: Path | None = None,
 ) -> str:
     """The shrunk counterexample as the project's text trace, which ends with its replay command."""
     cx = from_path(
@@ -89,6 +100,7 @@ def violation_text(
         depth=violation.depth,
         tracker=tracker,
         invariant=violation.property,
+        design_file=str(design_path.resolve()) if design_path is not None else None,
     )
     return trace.text(cx)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from crashsweep import artifacts, runs
-from crashsweep.options import check_variant, choices_of, job_options
+from crashsweep.options import check_variant, choices_of, chosen_design, design_option, job_options
 from explorer.path import replay as replay_path
 from reports import trace
 from reports.counterexample import from_path
@@ -28,17 +28,27 @@ from variants import model
 
 
 @click.command(name="replay")
-@click.option("--variant", required=True, callback=check_variant, help="design the path belongs to")
+@click.option("--variant", callback=check_variant, help="design the path belongs to")
+@design_option()
 @click.option("--path", "code", required=True, help="the path code printed with a counterexample (e.g. 10:7=1)")
 @job_options
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option("--pytest", "as_pytest", is_flag=True, help="print a pytest test that replays the path and asserts it")
 def _replay(
-    variant: str, code: str, depth: int, job_path: Path | None, tracker: str, max_states: int, fmt: str, as_pytest: bool
+    variant: str | None,
+    design_path: Path | None,
+    code: str,
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    fmt: str,
+    as_pytest: bool,
 ) -> int:
     """Re-run a counterexample's path and print its trace (exit 1 if it ends in a violation)."""
+    chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states)
-    loop = model(variant, choices.job, choices.tracker)
+    loop = model(chosen, choices.job, choices.tracker)
     try:
         path = replay_path(loop, depth, code)
     except ValueError as error:
@@ -46,11 +56,12 @@ def _replay(
     cx = from_path(
         loop,
         path,
-        variant=variant,
+        variant=loop.design.name,
         job=choices.job.name,
         job_file=artifacts.job_file(job_path),
         depth=depth,
         tracker=choices.tracker.name,
+        design_file=artifacts.job_file(design_path),
     )
     if as_pytest:
         click.echo(pytest_snippet(cx), nl=False)
@@ -60,7 +71,8 @@ def _replay(
 
 
 @click.command(name="view")
-@click.option("--variant", required=True, callback=check_variant, help="design to explore (see `crashsweep variants`)")
+@click.option("--variant", callback=check_variant, help="design to explore (see `crashsweep variants`)")
+@design_option()
 @job_options
 @click.option(
     "--out",
@@ -70,14 +82,22 @@ def _replay(
 )
 @click.option("--no-open", is_flag=True, help="print the page's path instead of opening a browser")
 def _view(
-    variant: str, depth: int, job_path: Path | None, tracker: str, max_states: int, out_dir: Path | None, no_open: bool
+    variant: str | None,
+    design_path: Path | None,
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    out_dir: Path | None,
+    no_open: bool,
 ) -> int:
     """Explore a design and show its row, verdicts and counterexamples on one HTML page."""
+    chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states)
-    exploration, summary = runs.run(variant, choices)
-    report = artifacts.build(exploration, summary, job_path)
+    exploration, summary = runs.run(chosen, choices)
+    report = artifacts.build(exploration, summary, job_path, design_path)
     if out_dir is None:
-        out_dir = Path(tempfile.mkdtemp(prefix=f"crashsweep-{variant}-"))
+        out_dir = Path(tempfile.mkdtemp(prefix=f"crashsweep-{summary.variant}-"))
     (page,) = artifacts.write(out_dir, {"index.html": report.files["index.html"]})
     if report.dot_missing and report.counterexamples:
         click.echo(f"crashsweep: {artifacts.INSTALL_GRAPHVIZ}", err=True)

@@ -1,4 +1,4 @@
-"""Options and checks shared by the commands: --variant, --depth, --job, --tracker, --max-states."""
+"""Options and checks shared by the commands: --variant/--design, --depth, --job, --tracker, --max-states."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import click
 from click.decorators import FC
 
 from crashsweep import runs
+from spec.design import Design
 from spec.tracker import TRACKERS
 from variants import UnknownVariantError, design
+from variants.design_file import load_design
 
 FORMATS = ("text", "json", "markdown")
 
@@ -23,6 +25,26 @@ def check_variant(ctx: click.Context, param: click.Parameter, value: str | None)
         except UnknownVariantError as error:
             raise click.BadParameter(str(error)) from None
     return value
+
+
+def design_option() -> Callable[[FC], FC]:
+    """--design FILE: a design file (TOML) of policies, instead of --variant."""
+    return click.option(
+        "--design",
+        "design_path",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="design file (TOML) of policies, instead of --variant (see README: Your own design)",
+    )
+
+
+def chosen_design(variant: str | None, design_path: Path | None) -> str | Design:
+    """The variant's name, or the design read from --design (PolicyError on a bad file); exactly one."""
+    if (variant is None) == (design_path is None):
+        raise click.UsageError("give either --variant NAME or --design FILE")
+    if design_path is not None:
+        return load_design(design_path).design
+    assert variant is not None
+    return variant
 
 
 def depth_option(default: int = 2) -> Callable[[FC], FC]:

@@ -16,6 +16,7 @@ from explorer.search import Exploration, ExplorationInterrupted, explore
 from explorer.tally import Tallied
 from reports.summary import Summary, summarize
 from spec.cost import point_counters
+from spec.design import Design
 from spec.job import TRIAGE, Job, load_job
 from spec.tracker import TRACKERS, TrackerKind
 from spec.world import World
@@ -86,12 +87,13 @@ class Interrupted(Exception):
     """
 
 
-def run(variant: str, choices: Choices) -> tuple[Exploration[Any], Summary]:
-    """Explore `variant` under `choices` and compute its row."""
+def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summary]:
+    """Explore the variant named `chosen` (or the design itself) under `choices` and compute its row."""
+    variant = chosen if isinstance(chosen, str) else chosen.name
     progress = _Progress(variant)
     try:
         exploration = explore(
-            costed(model(variant, choices.job, choices.tracker), choices.job),
+            costed(model(chosen, choices.job, choices.tracker), choices.job),
             choices.depth,
             max_states=choices.max_states,
             progress=progress,

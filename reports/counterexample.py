@@ -44,7 +44,8 @@ class Counterexample:
     """A path from the initial world and the invariant its last state violates (if any).
 
     `invariant` is None for a replayed path that violates nothing; `violation` then says so.
-    `job_file` is the job file the user gave (None for the built-in job), for replaying.
+    `job_file` is the job file the user gave (None for the built-in job), for replaying;
+    `design_file` likewise the design file (None for a registered variant).
     """
 
     variant: str
@@ -59,6 +60,7 @@ class Counterexample:
     code: str
     initial: World
     steps: tuple[Step, ...]
+    design_file: str | None = None
 
     @property
     def crashes(self) -> int:
@@ -104,6 +106,7 @@ def from_path(
     depth: int,
     tracker: str,
     invariant: str | None = None,
+    design_file: str | None = None,
 ) -> Counterexample:
     """The counterexample along `path`; `invariant` defaults to the first one its end violates."""
     props = {prop.name: prop for prop in model.properties}
@@ -150,11 +153,18 @@ def from_path(
         code=path.code,
         initial=path.steps[0].state,
         steps=tuple(steps),
+        design_file=design_file,
     )
 
 
 def shortest(
-    exploration: Exploration[Any], *, variant: str, job: str, job_file: str | None, tracker: str
+    exploration: Exploration[Any],
+    *,
+    variant: str,
+    job: str,
+    job_file: str | None,
+    tracker: str,
+    design_file: str | None = None,
 ) -> list[Counterexample]:
     """The shortest counterexample of every violated invariant, in the model's order."""
     found = []
@@ -173,6 +183,7 @@ def shortest(
                 depth=exploration.depth,
                 tracker=tracker,
                 invariant=prop.name,
+                design_file=design_file,
             )
         )
     return found

@@ -21,7 +21,8 @@ def _lit(text: str) -> str:
 
 def replay_command(cx: Counterexample, *, pytest: bool = False) -> str:
     """The command line that replays `cx` (with `--pytest`, the one that prints the snippet)."""
-    words = ["crashsweep", "replay", "--variant", cx.variant, "--depth", str(cx.depth)]
+    which = ["--design", cx.design_file] if cx.design_file is not None else ["--variant", cx.variant]
+    words = ["crashsweep", "replay", *which, "--depth", str(cx.depth)]
     if cx.job_file is not None:
         words += ["--job", cx.job_file]
     words += ["--tracker", cx.tracker, "--path", cx.code]
@@ -39,24 +40,29 @@ def function_name(cx: Counterexample) -> str:
 def pytest_snippet(cx: Counterexample) -> str:
     """A runnable pytest module that replays `cx` and asserts what its end shows."""
     if cx.job_file is None:
-        stdlib, job_import, job = [], "from spec.job import TRIAGE", "TRIAGE"
+        stdlib, job_import, job = [], ["from spec.job import TRIAGE"], "TRIAGE"
     else:
         stdlib = ["from pathlib import Path", ""]
-        job_import, job = "from spec.job import load_job", f"load_job(Path({_lit(cx.job_file)}))"
+        job_import, job = ["from spec.job import load_job"], f"load_job(Path({_lit(cx.job_file)}))"
+    design = _lit(cx.variant)
+    if cx.design_file is not None:
+        stdlib = ["from pathlib import Path", ""]
+        design = f"load_design(Path({_lit(cx.design_file)})).design"
     head = [
         f'"""Replays crashsweep\'s path {cx.code} of {cx.variant} (depth {cx.depth}, tracker {cx.tracker})."""',
         "",
         *stdlib,
         "from explorer import replay",
-        job_import,
+        *job_import,
         "from spec.tracker import TRACKERS",
         "from variants import model",
+        *(["from variants.design_file import load_design"] if cx.design_file is not None else []),
         "",
         "",
         f"def {function_name(cx)}() -> None:",
     ]
     body = [
-        f"loop = model({_lit(cx.variant)}, {job}, TRACKERS[{_lit(cx.tracker)}])",
+        f"loop = model({design}, {job}, TRACKERS[{_lit(cx.tracker)}])",
         f"path = replay(loop, {cx.depth}, {_lit(cx.code)})",
         f"assert path.crashes == {cx.crashes}",
     ]

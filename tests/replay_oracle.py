@@ -1,15 +1,15 @@
 """A naive scenario-replay sweep: the oracle the explorer's counts are checked against.
 
-What: the loop of spec/SEMANTICS.md (sections 1-9) written as one plain imperative function,
-driven by a design's flags, that calls `point(name)` at every crash point. A scenario is a
-tuple of crash indices (process 1 crashes at its i-th point, process 2 at its j-th, ..., the
-last process runs to the end); each one is replayed from an empty world, and its final world
-is measured. Nothing is shared with the explorer or the step functions.
+What: the loop of spec/SEMANTICS.md (sections 1-9), SITUATIONS.md and POLICIES.md written as
+plain imperative code, driven by a policy record, that calls `point(name)` at every crash
+point. A scenario is a tuple of crash indices (process 1 crashes at its i-th point, process 2
+at its j-th, ..., the last process runs to the end); each one is replayed from an empty world,
+and its final world is measured. Nothing is shared with the explorer or the step functions.
 
 Why: the explorer counts scenarios by path counting over a deduplicated state graph, which is
 fast but clever. This oracle is slow and obvious: it enumerates every scenario and replays it
 from scratch, as the seed's Go test does, so agreement between the two is strong evidence
-that both implement the contract. Only the data types (Job, Call) and Key come from spec/.
+that both implement the contract. Only the data types (Job, Call, Policy) and Key come from spec/.
 
 Lookup rung (crashsweep's documented choice, not in SEMANTICS.md): the loop asks the tracker
 "did call C of run R happen?"; after the answer, crash point `lookup answered <call>`; "yes"
@@ -24,32 +24,52 @@ from dataclasses import dataclass, field
 
 from spec.job import Call, Job
 from spec.keys import key
+from spec.policy import Policy, Rung
 
+_LADDER: tuple[Rung, ...] = ("rerun-when-harmless", "lookup", "person")
 
-@dataclass(frozen=True)
-class Design:
-    """A design's flags (section 7 table; agent-loop per section 9)."""
-
-    reply_save: bool
-    result_saves: str  # "none", "all" (reads too) or "writes"
-    markers: bool
-    keys: bool
-    lock: bool = False
-
-
-DESIGNS: dict[str, Design] = {
-    "save-once-per-turn": Design(reply_save=False, result_saves="none", markers=False, keys=False),
-    "save-after-reply": Design(reply_save=True, result_saves="all", markers=False, keys=False),
-    "idempotency-keys": Design(reply_save=True, result_saves="all", markers=False, keys=True),
-    "attempt-markers": Design(reply_save=True, result_saves="all", markers=True, keys=False),
-    "keys-and-markers": Design(reply_save=True, result_saves="all", markers=True, keys=True),
-    "agent-loop": Design(reply_save=False, result_saves="writes", markers=True, keys=True, lock=True),
-}
+# Section 7 of SEMANTICS.md (and section 9 for agent-loop), read as policies (POLICIES.md section 3).
+DESIGNS: dict[str, Policy] = {
+    "save-once-per-turn": Policy(
+        startup_save=True, reply_save="never", result_saves="whole-turn", markers="none", keys="none", lock="none"
+    ),
+    "save-after-reply": Policy(
+        startup_save=True, reply_save="before-first-send", result_saves="each-call", markers="none", keys="none",
+        lock="none",
+    ),
+    "idempotency-keys": Policy(
+        startup_save=True, reply_save="before-first-send", result_saves="each-call", markers="none",
+        keys="run-call", lock="none",
+    ),
+    "attempt-markers": Policy(
+        startup_save=True, reply_save="before-first-send", result_saves="each-call", markers="before-writes",
+        keys="none", lock="none", ladder=("lookup", "person"),
+    ),
+    "keys-and-markers": Policy(
+        startup_save=True, reply_save="before-first-send", result_saves="each-call", markers="before-writes",
+        keys="run-call", lock="none", ladder=_LADDER,
+    ),
+    "agent-loop": Policy(
+        startup_save=True, reply_save="never", result_saves="writes-only", markers="before-writes",
+        keys="run-call", lock="file", ladder=_LADDER,
+    ),
+}  # fmt: skip
+# SITUATIONS.md section 4: idempotency-keys, except that a tool error goes to the model.
+NAIVE: dict[str, Policy] = {
+    "error-to-model": Policy(
+        startup_save=True, reply_save="before-first-send", result_saves="each-call", markers="none",
+        keys="run-call", lock="none", on_tool_error="model",
+    ),
+}  # fmt: skip
 TRACKERS = ("keyed", "keyless", "keyless-lookup")
 
 
 class Crash(Exception):
     """The process dies here; only the world survives."""
+
+
+class ToolFailed(Exception):
+    """The tool returned an error after the tracker applied the write (SITUATIONS.md section 2)."""
 
 
 @dataclass
@@ -59,6 +79,7 @@ class Turn:
     index: int
     results: dict[str, str] = field(default_factory=dict)
     markers: set[str] = field(default_factory=set)
+    approved: set[str] = field(default_factory=set)
     complete: bool = False
 
 
@@ -72,13 +93,15 @@ class State:
 
     def copy(self) -> State:
         """A copy that shares no mutable part (a complete turn never changes again, so it is shared)."""
-        turns = [t if t.complete else Turn(t.index, dict(t.results), set(t.markers)) for t in self.turns]
+        turns = [
+            t if t.complete else Turn(t.index, dict(t.results), set(t.markers), set(t.approved)) for t in self.turns
+        ]
         return State(self.run, self.done, turns)
 
 
 @dataclass
 class World:
-    """Everything that outlives a crash: files, tracker, counters."""
+    """Everything that outlives a crash: files, tracker, the spent faults, counters."""
 
     checkpoint: State | None = None
     temp: State | None = None
@@ -86,12 +109,14 @@ class World:
     lock_temp: int | None = None
     records: list[tuple[str, str, str]] = field(default_factory=list)  # (call, run, answer)
     remembered: dict[str, str] = field(default_factory=dict)  # key -> first answer
+    failed_once: set[str] = field(default_factory=set)  # calls whose one-time fault has struck
     fresh_runs: int = 0
     starts: int = 0
     model_calls: int = 0
     asks: int = 0
     lookups: int = 0
     reruns: int = 0
+    approvals: int = 0
     saves: int = 0  # saves that reached their rename (checkpoint and lock)
     requests: int = 0  # calls sent to the tracker, reads included (lookups apart)
 
@@ -101,95 +126,167 @@ class World:
         return [held[call] for call in job.writes]
 
 
-def run_process(world: World, job: Job, design: str, tracker: str, point: Callable[[str], None]) -> None:
-    """One process of the loop, from loading the checkpoint to exiting (or a Crash)."""
-    flags = DESIGNS[design]
-    honours_keys = tracker == "keyed"
-    world.starts += 1
-    if world.checkpoint is None:
-        world.fresh_runs += 1
-        state = State(f"run-{world.fresh_runs}")
-    elif world.checkpoint.done:
-        return
-    else:
-        state = world.checkpoint.copy()
+def policy_of(design: str | Policy) -> Policy:
+    """The policy of a design named in DESIGNS or NAIVE, or the policy itself."""
+    if isinstance(design, Policy):
+        return design
+    known = {**DESIGNS, **NAIVE}
+    if design not in known:
+        raise ValueError(f"unknown design {design!r}")
+    return known[design]
 
-    def save(what: str, extra: str | None = None) -> None:
-        world.temp = state.copy()
-        point(f"{what}: tmp written")
-        world.checkpoint, world.temp = world.temp, None
-        world.saves += 1
-        point(f"{what}: renamed")
+
+@dataclass
+class Process:
+    """One process of the loop: its memory, and the world it acts on."""
+
+    world: World
+    job: Job
+    policy: Policy
+    tracker: str
+    point: Callable[[str], None]
+    state: State = field(init=False)
+
+    def save(self, what: str, extra: str | None = None) -> None:
+        """Save(what): temp file, rename, and a marker or result save's own crash point."""
+        self.world.temp = self.state.copy()
+        self.point(f"{what}: tmp written")
+        self.world.checkpoint, self.world.temp = self.world.temp, None
+        self.world.saves += 1
+        self.point(f"{what}: renamed")
         if extra is not None:
-            point(extra)
+            self.point(extra)
 
-    def send(call: Call) -> str:
+    def send(self, call: Call, key_call: str | None = None) -> str:
+        """Send a call (section 5); a first write request of a failing call raises ToolFailed."""
+        world = self.world
         world.requests += 1
         if not call.writes:
-            point(f"tool returned {call.id}")
+            self.point(f"tool returned {call.id}")
             return f"read {call.id}"
-        request_key = key(state.run, call.id) if flags.keys else None
-        if request_key is not None and honours_keys and request_key in world.remembered:
+        honoured = self.tracker == "keyed" and self.policy.keys == "run-call"
+        request_key = key(self.state.run, key_call or call.id)
+        if honoured and request_key in world.remembered:
             answer = world.remembered[request_key]
         else:
             answer = f"{call.id} record {len(world.records) + 1}"
-            world.records.append((call.id, state.run, answer))
-            if request_key is not None and honours_keys:
+            world.records.append((call.id, self.state.run, answer))
+            if honoured:
                 world.remembered[request_key] = answer
-        point(f"tracker accepted {call.id}")
-        point(f"tool returned {call.id}")
+        # The fault strikes the first request the tracker receives, even if a crash comes first.
+        fails = call.fails_after_accept and call.id not in world.failed_once
+        if fails:
+            world.failed_once.add(call.id)
+        self.point(f"tracker accepted {call.id}")
+        if fails:
+            self.point(f"tool failed {call.id}")
+            raise ToolFailed(call.id)
+        self.point(f"tool returned {call.id}")
         return answer
 
-    def settle(call: Call) -> str:
-        if not call.writes or (flags.keys and honours_keys):
-            world.reruns += 1
-            return send(call)
-        held = [answer for c, run, answer in world.records if c == call.id and run == state.run]
-        if tracker == "keyless-lookup":
-            world.lookups += 1
-            point(f"lookup answered {call.id}")
-        else:
-            world.asks += 1
-        return held[0] if held else send(call)
+    def settle(self, call: Call) -> str:
+        """The first rung of the policy's ladder that applies (POLICIES.md 1.2)."""
+        for rung in self.policy.ladder:
+            if rung == "rerun-when-harmless" and (
+                not call.writes or (self.policy.keys == "run-call" and self.tracker == "keyed")
+            ):
+                self.world.reruns += 1
+                return self.send(call)
+            if rung == "lookup" and self.tracker == "keyless-lookup":
+                self.world.lookups += 1
+                held = self._held(call)
+                self.point(f"lookup answered {call.id}")
+                return held if held is not None else self.send(call)
+            if rung == "person":
+                self.world.asks += 1
+                held = self._held(call)
+                return held if held is not None else self.send(call)
+        raise AssertionError(f"no rung of {self.policy.ladder} applies")
 
-    if flags.lock:
-        world.lock_temp = world.starts
-        point("lock: tmp written")
-        world.lock, world.lock_temp = world.lock_temp, None
-        world.saves += 1
-        point("lock: renamed")
-    save("start")
-    while True:
-        if state.turns and not state.turns[-1].complete:
-            turn = state.turns[-1]
-        else:
-            world.model_calls += 1
-            number = len(state.turns) + 1
-            if number > len(job.turns):
-                point("final reply arrived")
-                state.done = True
-                save("final")
-                return
-            point(f"reply {number} arrived")
-            turn = Turn(number)
-            state.turns.append(turn)
-            if flags.reply_save:
-                save(f"reply {number}")
-        for call in job.turns[turn.index - 1]:
+    def _held(self, call: Call) -> str | None:
+        held = [answer for c, run, answer in self.world.records if c == call.id and run == self.state.run]
+        return held[0] if held else None
+
+    def first_send(self, turn: Turn, call: Call) -> str:
+        """A call without marker or result: the approval gate, the marker, then the send."""
+        if call.approval and call.id not in turn.approved:
+            self.world.approvals += 1
+            self.point(f"approval requested {call.id}")
+            turn.approved.add(call.id)
+            self.point(f"approved {call.id}")
+            self.save(f"approval {call.id}")
+        if self.policy.markers == "before-writes" and call.writes:
+            turn.markers.add(call.id)
+            self.save(f"marker {call.id}", f"marker saved {call.id}")
+        return self.send(call)
+
+    def result_of(self, turn: Turn, call: Call) -> str:
+        """Get a call's result, running the loop body again after each tool error (POLICIES.md 1.3)."""
+        failed = False
+        while True:
+            try:
+                if failed and self.policy.on_tool_error == "model":
+                    self.world.model_calls += 1
+                    self.point(f"retry reply arrived {call.id}")
+                    return self.send(call, key_call=f"{call.id}.retry")
+                if call.id in turn.markers:
+                    return self.settle(call)
+                return self.first_send(turn, call)
+            except ToolFailed:
+                failed = True
+
+    def run_turn(self, turn: Turn) -> None:
+        """Every call of the turn without a result, then the turn's end (POLICIES.md 1.1)."""
+        results = self.policy.result_saves
+        for call in self.job.turns[turn.index - 1]:
             if call.id in turn.results:
                 continue
-            if call.id in turn.markers:
-                answer = settle(call)
-            else:
-                if flags.markers and call.writes:
-                    turn.markers.add(call.id)
-                    save(f"marker {call.id}", f"marker saved {call.id}")
-                answer = send(call)
-            turn.results[call.id] = answer
-            if flags.result_saves == "all" or (flags.result_saves == "writes" and call.writes):
-                save(f"result {call.id}", f"result saved {call.id}")
+            turn.results[call.id] = self.result_of(turn, call)
+            if results == "each-call" or (results == "writes-only" and call.writes):
+                self.save(f"result {call.id}", f"result saved {call.id}")
         turn.complete = True
-        save(f"turn {turn.index}")
+        if results != "none":
+            self.save(f"turn {turn.index}")
+
+    def run(self) -> None:
+        """Load, lock, startup save, then the loop until the final answer (or a Crash)."""
+        world = self.world
+        world.starts += 1
+        if world.checkpoint is None:
+            world.fresh_runs += 1
+            self.state = State(f"run-{world.fresh_runs}")
+        elif world.checkpoint.done:
+            return
+        else:
+            self.state = world.checkpoint.copy()
+        if self.policy.lock == "file":
+            world.lock_temp = world.starts
+            self.point("lock: tmp written")
+            world.lock, world.lock_temp = world.lock_temp, None
+            world.saves += 1
+            self.point("lock: renamed")
+        if self.policy.startup_save:
+            self.save("start")
+        while True:
+            turns = self.state.turns
+            if not turns or turns[-1].complete:
+                world.model_calls += 1
+                number = len(turns) + 1
+                if number > len(self.job.turns):
+                    self.point("final reply arrived")
+                    self.state.done = True
+                    self.save("final")
+                    return
+                self.point(f"reply {number} arrived")
+                turns.append(Turn(number))
+                if self.policy.reply_save == "before-first-send":
+                    self.save(f"reply {number}")
+            self.run_turn(turns[-1])
+
+
+def run_process(world: World, job: Job, design: str | Policy, tracker: str, point: Callable[[str], None]) -> None:
+    """One process of the loop, from loading the checkpoint to exiting (or a Crash)."""
+    Process(world, job, policy_of(design), tracker, point).run()
 
 
 @dataclass
@@ -201,7 +298,7 @@ class Replay:
     steps: int
 
 
-def replay(design: str, job: Job, tracker: str, crashes: tuple[int, ...]) -> Replay | None:
+def replay(design: str | Policy, job: Job, tracker: str, crashes: tuple[int, ...]) -> Replay | None:
     """Replay a scenario from an empty world; None when a process exits before its crash index."""
     world = World()
     steps = 0
@@ -251,6 +348,7 @@ class Tally:
     calls_plus: int = 0
     saves: int = 0
     requests: int = 0
+    approvals: int = 0
 
 
 @dataclass
@@ -271,14 +369,13 @@ class OracleResult:
         return sum(int(getattr(tally, name)) for tally in self.by_crashes.values())
 
 
-def _check(design: str, tracker: str) -> None:
-    if design not in DESIGNS:
-        raise ValueError(f"unknown design {design!r}")
+def _check(design: str | Policy, tracker: str) -> None:
+    policy_of(design)
     if tracker not in TRACKERS:
         raise ValueError(f"unknown tracker {tracker!r}")
 
 
-def sweep(design: str, job: Job, tracker: str, depth: int) -> OracleResult:
+def sweep(design: str | Policy, job: Job, tracker: str, depth: int) -> OracleResult:
     """Every scenario with 1..depth crashes, each replayed from an empty world and measured."""
     _check(design, tracker)
     base = replay(design, job, tracker, ())
@@ -310,13 +407,14 @@ def sweep(design: str, job: Job, tracker: str, depth: int) -> OracleResult:
                 tally.calls_plus += world.model_calls - baseline_calls
                 tally.saves += world.saves
                 tally.requests += world.requests
+                tally.approvals += world.approvals
                 if k < depth:
                     extended.append((scenario, len(done.last_points)))
         frontier = extended
     return result
 
 
-def single_crash_outcomes(design: str, job: Job, tracker: str) -> list[tuple[str, int]]:
+def single_crash_outcomes(design: str | Policy, job: Job, tracker: str) -> list[tuple[str, int]]:
     """For each crash point of the uninterrupted run: its name and the dups after one crash there."""
     _check(design, tracker)
     base = replay(design, job, tracker, ())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import subprocess
 import sys
@@ -158,3 +159,94 @@ def test_ctrl_c_prints_how_far_it_got() -> None:
     assert out == ""
     assert err.startswith("crashsweep: save-once-per-turn: interrupted after ")
     assert err.count("\n") == 1
+
+
+DESIGNS_DIR = Path(__file__).resolve().parents[1] / "docs" / "designs"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "save-once-per-turn",
+        "save-after-reply",
+        "idempotency-keys",
+        "attempt-markers",
+        "keys-and-markers",
+        "agent-loop",
+        "error-to-model",
+    ],
+)
+def test_design_file_of_a_built_in_explores_as_the_variant(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    """--design docs/designs/NAME.toml prints exactly what --variant NAME prints (JSON, depth 2)."""
+    by_name = _run(capsys, "explore", "--variant", name, "--format", "json", "--tracker", "keyless-lookup")
+    by_file = _run(
+        capsys,
+        "explore",
+        "--design",
+        str(DESIGNS_DIR / f"{name}.toml"),
+        "--format",
+        "json",
+        "--tracker",
+        "keyless-lookup",
+    )
+    assert by_file == by_name
+
+
+def test_design_file_replay_command_works_as_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """save-after-reply's design file: 34 and 654 scenarios (the seed's row), and a replay line naming the file."""
+    status, out, _ = _run(capsys, "explore", "--design", str(DESIGNS_DIR / "save-after-reply.toml"))
+    assert status == 1
+    assert "1 crash: 34   2 crashes: 654" in out
+    line = next(line for line in out.splitlines() if "replay: " in line).split("replay: ", 1)[1]
+    words = shlex.split(line)
+    assert words[:4] == ["crashsweep", "replay", "--design", str(DESIGNS_DIR / "save-after-reply.toml")]
+    status, replayed, _ = _run(capsys, *words[1:])
+    assert status == 1
+    assert "VIOLATED no-duplicate" in replayed
+
+
+def test_compare_adds_design_file_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    """compare --variants A --design FILE: A's row, then the file's row under the file's name."""
+    status, out, _ = _run(
+        capsys,
+        "compare",
+        "--variants",
+        "idempotency-keys",
+        "--design",
+        str(DESIGNS_DIR / "save-after-reply.toml"),
+        "--format",
+        "json",
+    )
+    rows = json.loads(out)
+    assert [row["variant"] for row in rows] == ["idempotency-keys", "save-after-reply"]
+    assert rows[1]["scenarios"] == {"1": 34, "2": 654}
+    assert status == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["explore"], "give either --variant NAME or --design FILE"),
+        (["explore", "--variant", "agent-loop", "--design", "x.toml"], "give either --variant NAME or --design FILE"),
+        (["explore", "--design", "/nonexistent/design.toml"], "cannot read design file"),
+        (["compare", "--design", "/nonexistent/design.toml"], "cannot read design file"),
+        (["compare", "--seed-table", "--design", "x.toml"], "choose the rows two ways"),
+    ],
+)
+def test_bad_design_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    status, out, err = _run(capsys, *args)
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_bad_design_file_names_the_field(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    design = tmp_path / "d.toml"
+    design.write_text((DESIGNS_DIR / "agent-loop.toml").read_text().replace('"writes-only"', '"sometimes"'))
+    status, _, err = _run(capsys, "explore", "--design", str(design))
+    assert status == 2
+    assert err == f"crashsweep: error: {design}: result_saves: expected one of " + (
+        '"each-call", "writes-only", "whole-turn", "none", not \'sometimes\'\n'
+    )

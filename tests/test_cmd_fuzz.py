@@ -156,3 +156,28 @@ def test_the_defaults_are_the_library_defaults() -> None:
     assert defaults["crashes"] == DEFAULT_CRASHES
     assert defaults["steps"] == DEFAULT_STEPS
     assert defaults["tracker"] == "keyed"
+
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_a_design_file_is_fuzzed_and_its_replay_command_names_the_file(capsys: pytest.CaptureFixture[str]) -> None:
+    design = DOCS / "designs" / "save-after-reply.toml"
+    status, out, err = _run(capsys, "--design", str(design), "--seed", "0")
+    assert (status, err) == (1, "")
+    command = _replay_command(out)
+    assert command[:4] == ["crashsweep", "replay", "--design", str(design)]
+    assert main(command[1:]) == 1
+    capsys.readouterr()
+
+
+def test_the_example_design_file_is_fuzzed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "--design", str(DOCS / "my-design.toml"), "--examples", "30", "--seed", "0")
+    assert (status, err) == (0, "")
+    assert out.startswith("my-design: no violation in ")
+
+
+def test_variant_and_design_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, "--variant", "agent-loop", "--design", str(DOCS / "my-design.toml"))
+    assert (status, out) == (2, "")
+    assert err == "crashsweep: error: give either --variant NAME or --design FILE\n"

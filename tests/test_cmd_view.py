@@ -253,3 +253,28 @@ def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], t
     assert screenshot.read_bytes().startswith(b"\x89PNG")
     assert screenshot.stat().st_size > 50_000
     print(f"screenshot of the page: {screenshot}")
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "my-design.toml"
+SAVE_AFTER_REPLY = Path(__file__).resolve().parents[1] / "docs" / "designs" / "save-after-reply.toml"
+
+
+def test_view_and_replay_take_a_design_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """view --design writes the page; the page's replay command names the file and reproduces the violation."""
+    status, out, _ = run(
+        capsys, "view", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--out", str(tmp_path), "--no-open"
+    )
+    assert status == 1
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert f"crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 --tracker keyed --path " in page
+    status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
+    assert status == 1
+    assert "VIOLATED no-duplicate" in out
+    assert f"replay: crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1" in out
+
+
+def test_the_example_design_file_is_explored(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """docs/my-design.toml keys every call and saves the reply first: on a keyed tracker both invariants hold."""
+    status, _, _ = run(capsys, "view", "--design", str(EXAMPLE), "--out", str(tmp_path), "--no-open")
+    assert status == 0
+    assert "my-design" in (tmp_path / "index.html").read_text(encoding="utf-8")

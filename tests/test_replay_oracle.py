@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
-from spec.job import TRIAGE
+from spec.job import TRIAGE, load_job
 from tests.published import SEED_TABLE
-from tests.replay_oracle import DESIGNS, replay, single_crash_outcomes, sweep
+from tests.replay_oracle import DESIGNS, dups, replay, single_crash_outcomes, sweep
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _save(what: str, extra: str | None = None) -> list[str]:
@@ -198,3 +203,45 @@ def test_fresh_runs_get_new_ids() -> None:
     assert done.world.checkpoint is not None
     assert done.world.checkpoint.run == "run-2"
     assert {run for _, run, _ in done.world.records} == {"run-2"}
+
+
+def test_error_to_model_duplicates_without_a_crash() -> None:
+    """SITUATIONS.md sections 4 and 5: the model's retry carries a new key, so create_a is applied twice."""
+    job = load_job(EXAMPLES / "triage-fails.toml")
+    done = replay("error-to-model", job, "keyed", ())
+    assert done is not None
+    assert [call for call, _, _ in done.world.records].count("create_a") == 2
+    assert done.world.model_calls == 4
+    assert "retry reply arrived create_a" in done.last_points
+
+
+def test_a_failed_marked_write_is_settled_on_the_ladder_in_the_same_process() -> None:
+    """agent-loop, keyed: the failure is settled by rung 1, and the repeat returns the first answer."""
+    job = load_job(EXAMPLES / "triage-fails.toml")
+    done = replay("agent-loop", job, "keyed", ())
+    assert done is not None
+    assert (done.world.reruns, dups(done.world, job)) == (1, 0)
+    failed = done.last_points.index("tool failed create_a")
+    assert done.last_points[failed + 1 : failed + 3] == ["tracker accepted create_a", "tool returned create_a"]
+
+
+def test_the_approval_gate_points() -> None:
+    """SITUATIONS.md section 3: requested, approved, then Save(approval), before the marker."""
+    job = load_job(EXAMPLES / "triage-approval.toml")
+    done = replay("agent-loop", job, "keyed", ())
+    assert done is not None
+    start = done.last_points.index("approval requested comment_a")
+    assert done.last_points[start : start + 5] == [
+        "approval requested comment_a",
+        "approved comment_a",
+        *_save("approval comment_a"),
+        "marker comment_a: tmp written",
+    ]
+    assert done.world.approvals == 1
+
+
+def test_result_saves_none_leaves_the_turn_to_the_next_save() -> None:
+    """POLICIES.md 1.1: no result and no turn saves; 18 - 4 (two turn saves) = 14 points on triage."""
+    policy = replace(DESIGNS["save-once-per-turn"], result_saves="none")
+    points = sweep(policy, TRIAGE, "keyed", 1).point_names
+    assert points == [name for name in SAVE_ONCE_PER_TURN_POINTS if not name.startswith("turn ")]

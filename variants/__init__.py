@@ -1,7 +1,8 @@
 """The registry of loop designs: CLI name -> design, and a factory of explorer models.
 
 The five seed designs come first, in the order of the seed's table; then the agent's own loop and
-the naive error-to-model loop.
+the naive error-to-model loop. PRESETS holds the same seven as policy records (variants/presets.py),
+then the loops of LangGraph and DBOS.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from variants import (
     save_once_per_turn,
 )
 from variants.loop_model import LoopModel
+from variants.presets import BUILT_IN, FRAMEWORKS, Preset
 
 SEED_DESIGNS: tuple[Design, ...] = (
     save_once_per_turn.DESIGN,
@@ -30,6 +32,9 @@ SEED_DESIGNS: tuple[Design, ...] = (
 DESIGNS: dict[str, Design] = {
     design.name: design for design in (*SEED_DESIGNS, agent_loop.DESIGN, error_to_model.DESIGN)
 }
+
+PRESETS: dict[str, Preset] = {preset.name: preset for preset in (*BUILT_IN, *FRAMEWORKS)}
+"""Designs as policy records: one per built-in design (same name), then the frameworks' loops."""
 
 
 class UnknownVariantError(KeyError):
@@ -47,6 +52,6 @@ def design(name: str) -> Design:
         raise UnknownVariantError(name) from None
 
 
-def model(name: str, job: Job, tracker: TrackerKind) -> LoopModel:
-    """The explorer model of design `name` against `job` and `tracker`."""
-    return LoopModel(design(name), Env(job, tracker))
+def model(name: str | Design, job: Job, tracker: TrackerKind) -> LoopModel:
+    """The explorer model of design `name` (or of a design itself) against `job` and `tracker`."""
+    return LoopModel(design(name) if isinstance(name, str) else name, Env(job, tracker))

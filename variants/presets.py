@@ -108,3 +108,6 @@ BUILT_IN: tuple[Preset, ...] = (
     ),
 )
 """The seven built-in designs, in the registry's order, under the same names."""
+
+FRAMEWORKS: tuple[Preset, ...] = ()
+"""The loops of durable-execution frameworks, as their documentation and code describe them."""
