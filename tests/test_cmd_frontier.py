@@ -74,6 +74,9 @@ from crashsweep.cmd_frontier import Task, explore_design
 from spec.cost import Cost
 from spec.job import TRIAGE
 from spec.policy import all_policies
+from variants.presets import BUILT_IN
+
+BUILT_IN_POLICIES = [preset.policy.as_mapping() for preset in BUILT_IN]
 
 CHEAPEST = "start no-reply none no-markers keys no-lock error-retry"
 
@@ -194,6 +197,11 @@ def test_frontier_is_the_pareto_set_of_the_safe_designs(triage: dict[str, Any]) 
         twin = n + 1 if n % 2 else n - 1
         assert twin in frontier
         assert _costs(entries[twin]) == _costs(entries[n])
+    # Hence no built-in design is on it: the five safe ones all have a startup save and a reply
+    # or marker save (save-after-reply and save-once-per-turn are not safe).
+    built_in = [n for n, e in entries.items() if e["policy"] in BUILT_IN_POLICIES]
+    assert len(built_in) == 7
+    assert not frontier & set(built_in)
     order = triage["frontier"]
     assert order[0] == 251
     run_saves = [entries[n]["row"]["cost"]["run"]["saves"] for n in order]
