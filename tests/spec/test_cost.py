@@ -3,7 +3,9 @@
 Three independent sources: the uninterrupted triage run's crash points as SEMANTICS.md
 sections 7 and 9 list them (counted by hand below), a hand count of every one-crash scenario
 of a one-write job, and the replay oracle (tests/replay_oracle.py), which counts saves and
-requests in its own loop, at depths 1 and 2, on triage and on generated jobs.
+requests in its own loop: the built-in designs at depths 1 and 2 on triage and on generated
+jobs, all 512 composed designs at depth 1 (triage, and a job with a failing and a gated
+write), and the triage frontier's designs at depth 2.
 """
 
 from __future__ import annotations
@@ -16,11 +18,13 @@ from explorer import explore
 from reports.summary import Summary, summarize
 from spec.cost import REQUESTS, SAVES, Cost, cost_of, point_counters
 from spec.job import TRIAGE, Call, Job
+from spec.policy import Policy, all_policies
 from spec.tracker import TRACKERS
 from spec.world import Process, Snapshot, World
 from tests.replay_oracle import DESIGNS, replay, sweep
 from tests.strategies import jobs
 from variants import model
+from variants.composed import compose
 
 # Section 7: save-once-per-turn saves start, turn 1, turn 2, final (4 `renamed` points of its 18);
 # save-after-reply and idempotency-keys add reply 1, reply 2 and a result save after each of the
@@ -152,3 +156,49 @@ def test_uninterrupted_cost_of_the_oracle_equals_the_explorer(design: str) -> No
     assert done is not None
     oracle = Cost(done.world.saves, done.world.requests, done.world.model_calls, done.world.asks, done.world.lookups)
     assert _row(design, TRIAGE, "keyed", 1).run_cost == oracle
+
+
+def _policy_cost(policy: Policy, job: Job, tracker: str, depth: int) -> tuple[Cost | None, Cost | None]:
+    loop = costed(model(compose("p", "", policy), job, TRACKERS[tracker]), job)
+    row = summarize(explore(loop, depth), variant="p", job=job.name, tracker=tracker)
+    return row.run_cost, row.scenario_cost
+
+
+def _oracle_policy_cost(policy: Policy, job: Job, tracker: str, depth: int) -> tuple[Cost, Cost]:
+    base = replay(policy, job, tracker, ())
+    assert base is not None
+    w = base.world
+    run = Cost(w.saves, w.requests, w.model_calls, w.asks + w.approvals, w.lookups)
+    result = sweep(policy, job, tracker, depth)
+    summed = Cost(
+        *(result.total(name) for name in ("saves", "requests", "model_calls")),
+        questions=result.total("asks") + result.total("approvals"),
+        lookups=result.total("lookups"),
+    )
+    return run, summed
+
+
+# Every option at once: a write that fails after the tracker accepted, a read, a gated write.
+SMALL = Job(
+    "small",
+    (
+        (Call("w1", "create_issue", True, fails_after_accept=True), Call("r1", "search_issues", False)),
+        (Call("w2", "comment", True, approval=True),),
+    ),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("job", "tracker"), [(TRIAGE, "keyed"), (SMALL, "keyed"), (SMALL, "keyless-lookup")])
+def test_every_policy_costs_what_the_oracle_counts(job: Job, tracker: str) -> None:
+    """All 512 composed designs: the run cost and the cost summed at depth 1 equal the oracle's."""
+    for policy in all_policies():
+        assert _policy_cost(policy, job, tracker, 1) == _oracle_policy_cost(policy, job, tracker, 1), policy.label
+
+
+def test_triage_frontier_costs_at_depth_two_equal_the_oracle() -> None:
+    """The designs of the triage frontier (one of each equal pair): depth-2 costs equal the oracle's."""
+    policies = all_policies()
+    for number in (251, 379, 491, 489, 347, 459, 457, 361, 331):
+        policy = policies[number - 1]
+        assert _policy_cost(policy, TRIAGE, "keyed", 2) == _oracle_policy_cost(policy, TRIAGE, "keyed", 2), number
