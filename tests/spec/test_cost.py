@@ -171,7 +171,9 @@ def _oracle_policy_cost(policy: Policy, job: Job, tracker: str, depth: int) -> t
     run = Cost(w.saves, w.requests, w.model_calls, w.asks + w.approvals, w.lookups)
     result = sweep(policy, job, tracker, depth)
     summed = Cost(
-        *(result.total(name) for name in ("saves", "requests", "model_calls")),
+        saves=result.total("saves"),
+        requests=result.total("requests"),
+        model_calls=result.total("model_calls"),
         questions=result.total("asks") + result.total("approvals"),
         lookups=result.total("lookups"),
     )
