@@ -30,6 +30,9 @@ from spec.tracker import TRACKERS
 from variants.composed import compose
 from variants.loop_model import LoopModel
 
+CHUNK = 4
+"""Designs a worker takes at a time."""
+
 
 @dataclass(frozen=True)
 class Task:
@@ -63,7 +66,8 @@ def explore_all(tasks: Sequence[Task], workers: int) -> list[Summary]:
         if executor is None:
             results: Iterator[Summary | str] = map(explore_design, tasks)
         else:
-            results = executor.map(explore_design, tasks, chunksize=max(1, len(tasks) // (workers * 8)))
+            # Small chunks: little pickling overhead, and Ctrl-C waits only for a few designs per worker.
+            results = executor.map(explore_design, tasks, chunksize=CHUNK)
         for result in results:
             if isinstance(result, str):
                 raise click.ClickException(result)

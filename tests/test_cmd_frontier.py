@@ -62,6 +62,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -305,3 +309,31 @@ def test_a_bad_job_file_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Ca
     assert out == ""
     assert err.count("\n") == 1
     assert "colour" in err
+
+
+def test_ctrl_c_stops_the_pool_and_writes_nothing(tmp_path: Path) -> None:
+    """SIGINT while the pool explores: one line saying how far it got, exit 130, no output, no files."""
+    out = tmp_path / "page"
+    command = [sys.executable, "-m", "crashsweep", "frontier", "--depth", "3", "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # depth 3 over 512 designs runs for a minute or more: the signal lands mid-way
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert stdout == ""
+    assert stderr.startswith("crashsweep: frontier: interrupted after ")
+    assert stderr.count("\n") == 1
+    assert not out.exists()
+
+
+def test_same_files_whatever_the_hash_seed(tmp_path: Path, one_write: Path) -> None:
+    """The page (chart included) and the JSON are the same bytes under two PYTHONHASHSEEDs."""
+    pages = []
+    for seed in ("0", "1"):
+        out = tmp_path / f"seed{seed}"
+        command = [sys.executable, "-m", "crashsweep", "frontier", "--depth", "1", "--job", str(one_write)]
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([*command, "--out", str(out)], capture_output=True, env=env, check=False, timeout=300)
+        assert done.returncode == 0, done.stderr
+        pages.append({name: (out / name).read_bytes() for name in ("index.html", "frontier.svg", "frontier.json")})
+    assert pages[0] == pages[1]
