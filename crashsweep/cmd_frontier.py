@@ -10,6 +10,7 @@ cheapest safe design; this module only schedules, prints and writes.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -21,10 +22,18 @@ from crashsweep import artifacts, runs
 from crashsweep.options import FORMATS, choices_of, job_options
 from explorer.search import StateLimitExceeded, explore
 from reports import frontier_page
-from reports.frontier import Entry, Frontier, frontier, frontier_json, frontier_markdown, frontier_text
+from reports.frontier import (
+    Entry,
+    Frontier,
+    cheapest_design_file,
+    frontier,
+    frontier_json,
+    frontier_markdown,
+    frontier_text,
+)
 from reports.summary import Summary, summarize
 from spec.design import Env
-from spec.job import Job
+from spec.job import TRIAGE, Job
 from spec.policy import Policy, all_policies
 from spec.tracker import TRACKERS
 from variants.composed import compose
@@ -138,17 +147,26 @@ def frontier_command(
     render = {"text": frontier_text, "json": frontier_json, "markdown": frontier_markdown}[fmt]
     click.echo(render(result), nl=False)
     if out_dir is not None:
-        _write(out_dir, result, text=fmt == "text")
+        _write(out_dir, result, choices, text=fmt == "text")
     return 0 if result.cheapest is not None else 1
 
 
-def _write(out_dir: Path, result: Frontier, *, text: bool) -> None:
-    """The page, its chart and the JSON, each written atomically."""
+def _write(out_dir: Path, result: Frontier, choices: runs.Choices, *, text: bool) -> None:
+    """The page, its chart, the JSON and the cheapest design's file, each written atomically."""
     chart = frontier_page.chart_svg(result)
     files = {
         "frontier.json": frontier_json(result),
         "frontier.svg": chart,
         "index.html": frontier_page.page(result, chart),
     }
+    design = cheapest_design_file(result)
+    if design is not None:
+        files["cheapest.toml"] = design
     for path in artifacts.write(out_dir, files):
         click.echo(f"wrote {path}", err=not text)
+    if design is not None:
+        words = ["crashsweep", "explore", "--design", str((out_dir / "cheapest.toml").resolve())]
+        words += ["--depth", str(result.depth), "--tracker", result.tracker]
+        if choices.job is not TRIAGE:
+            words += ["--job", str(Path(choices.job_source).resolve())]
+        click.echo(f"explore the cheapest safe design: {shlex.join(words)}", err=not text)

@@ -195,6 +195,21 @@ def frontier_markdown(result: Frontier) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def cheapest_design_file(result: Frontier) -> str | None:
+    """The cheapest safe design as a design file (`--design FILE`), or None when nothing is safe."""
+    if result.cheapest is None:
+        return None
+    best = result.entry(result.cheapest)
+    summary = f"the cheapest safe design for job {result.job}, tracker {result.tracker}, depth {result.depth}"
+    lines = [
+        f"# Design #{best.number} of `crashsweep frontier`: {best.label}",
+        f"name = {json.dumps(f'frontier-{best.number}')}",
+        f"summary = {json.dumps(summary)}",
+        *(f"{name} = {json.dumps(value)}" for name, value in best.policy.items()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def frontier_json(result: Frontier) -> str:
     """The whole frontier as one JSON object (keys documented in the README)."""
     data: dict[str, Any] = {

@@ -63,6 +63,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -271,18 +272,33 @@ def test_one_worker_and_two_give_the_same_output(one_write: Path) -> None:
     assert one[0] == 0
 
 
-def test_out_writes_the_page_the_chart_and_the_json(tmp_path: Path, one_write: Path) -> None:
-    """--out DIR: index.html with the SVG chart inline, frontier.svg, frontier.json."""
+def test_out_writes_the_page_the_chart_the_json_and_the_cheapest_design(
+    tmp_path: Path, one_write: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--out DIR: index.html (the SVG chart inline), frontier.svg, frontier.json, cheapest.toml.
+
+    The printed command explores the cheapest design from its file, and it holds as the frontier said.
+    """
     out = tmp_path / "page"
     status, text = _main("--depth", "1", "--job", str(one_write), "--out", str(out))
     assert status == 0
-    assert sorted(p.name for p in out.iterdir()) == ["frontier.json", "frontier.svg", "index.html"]
+    assert sorted(p.name for p in out.iterdir()) == ["cheapest.toml", "frontier.json", "frontier.svg", "index.html"]
     assert f"wrote {out / 'index.html'}" in text
     html = (out / "index.html").read_text()
     assert "<svg" in html
     data = json.loads((out / "frontier.json").read_text())
     assert data["designs"] == 512
-    assert data["entries"][data["cheapest"] - 1]["label"] in html
+    cheapest = data["entries"][data["cheapest"] - 1]
+    assert cheapest["label"] in html
+    command = text.splitlines()[-1]
+    assert command.startswith("explore the cheapest safe design: crashsweep explore --design ")
+    words = shlex.split(command.split(": ", 1)[1])
+    capsys.readouterr()
+    assert main([*words[1:], "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["variant"] == f"frontier-{data['cheapest']}"
+    assert (row["job"], row["depth"], row["tracker"]) == ("one", 1, "keyed")
+    assert row["cost"] == cheapest["row"]["cost"]
 
 
 @pytest.mark.parametrize("under", ["", "sub/dir"])

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 
 import pytest
 
-from reports.frontier import Entry, dominates, frontier, frontier_json, frontier_markdown, frontier_text, rank
+from reports.frontier import (
+    Entry,
+    cheapest_design_file,
+    dominates,
+    frontier,
+    frontier_json,
+    frontier_markdown,
+    frontier_text,
+    rank,
+)
 from reports.summary import InvariantVerdict, Summary
 from spec.cost import Cost
 
@@ -131,3 +141,15 @@ def test_markdown_and_json() -> None:
     assert data["entries"][2]["on_frontier"] is False
     assert data["entries"][3]["safe"] is False
     assert data["entries"][0]["row"]["cost"]["extra"]["model_calls"] == 10
+
+
+def test_cheapest_design_file_is_toml_with_the_policy() -> None:
+    """The cheapest as a design file: its name, a summary, the policy fields; None when nothing is safe."""
+    data = tomllib.loads(cheapest_design_file(frontier(ENTRIES, job="j", tracker="keyed", depth=1)) or "")
+    assert data == {
+        "name": "frontier-1",
+        "summary": "the cheapest safe design for job j, tracker keyed, depth 1",
+        "n": 1,
+    }
+    unsafe = _entry(1, safe=False, run=Cost(saves=1), extra=Cost())
+    assert cheapest_design_file(frontier([unsafe], job="j", tracker="keyed", depth=1)) is None
