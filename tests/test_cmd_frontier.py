@@ -43,10 +43,10 @@ or turn saves), no lock. That is "start no-reply none no-markers keys no-lock", 
 on_tool_error "retry" (#251, enumerated first) or "model" (#252). No tool fails on triage, so
 the two reach the same worlds: the same cost vector, a tie named after #251.
 
-**The frontier.** Computed independently below from the reported cost vectors (the run part
-of every design is checked against the hand formula above, and the extra part against a hand
-count for #251 and, for the built-in designs, against the replay oracle in
-tests/spec/test_cost.py), with these facts derived from the rules:
+**The frontier.** Computed apart below, twice: from the reported cost vectors (the run part of
+every design checked against the hand formula above), and from the replay oracle's own sweep
+of every scenario of every design (tests/replay_oracle.py, which counts saves and requests in
+its own loop); with these facts derived from the rules:
 - #251 and #252 are on it: nothing safe is cheaper in the first figure where they differ.
 - no design with a lock is on it: the lock adds one save at every start and changes no world
   the loop acts on, so the same design without a lock dominates it.
@@ -69,6 +69,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,8 @@ from crashsweep.cli import main
 from crashsweep.cmd_frontier import Task, explore_design
 from spec.cost import Cost
 from spec.job import TRIAGE
-from spec.policy import all_policies
+from spec.policy import Policy, all_policies
+from tests.replay_oracle import replay, sweep
 from variants.presets import BUILT_IN
 
 BUILT_IN_POLICIES = [preset.policy.as_mapping() for preset in BUILT_IN]
@@ -353,3 +355,45 @@ def test_same_files_whatever_the_hash_seed(tmp_path: Path, one_write: Path) -> N
         assert done.returncode == 0, done.stderr
         pages.append({name: (out / name).read_bytes() for name in ("index.html", "frontier.svg", "frontier.json")})
     assert pages[0] == pages[1]
+
+
+def _oracle_design(policy: Policy) -> tuple[bool, tuple[int, ...]]:
+    """Whether the replay oracle finds `policy` safe on triage at depth 2, and its ten cost figures."""
+    base = replay(policy, TRIAGE, "keyed", ())
+    assert base is not None
+    w = base.world
+    run = (w.saves, w.requests, w.model_calls, w.asks + w.approvals, w.lookups)
+    result = sweep(policy, TRIAGE, "keyed", 2)
+    scenarios = result.total("scenarios")
+    summed = (
+        result.total("saves"),
+        result.total("requests"),
+        result.total("model_calls"),
+        result.total("asks") + result.total("approvals"),
+        result.total("lookups"),
+    )
+    safe = result.total("dups") == 0 and result.total("missing") == 0
+    return safe, (*run, *(s - scenarios * r for s, r in zip(summed, run, strict=True)))
+
+
+@pytest.mark.slow
+def test_safe_set_and_frontier_from_the_replay_oracle(triage: dict[str, Any]) -> None:
+    """The replay oracle, sweeping every scenario itself, gives the same safe set and frontier.
+
+    One design of each on_tool_error pair is swept (the other is the same loop when no tool
+    fails, which the pair's policies show: they differ in that field alone).
+    """
+    policies = all_policies()
+    safe: set[int] = set()
+    vectors: dict[int, tuple[int, ...]] = {}
+    for number in range(1, len(policies) + 1, 2):
+        policy, twin = policies[number - 1], policies[number]
+        assert (policy.on_tool_error, twin) == ("retry", replace(policy, on_tool_error="model"))
+        holds, costs = _oracle_design(policy)
+        if holds:
+            safe |= {number, number + 1}
+            vectors[number] = vectors[number + 1] = costs
+    assert sorted(safe) == triage["safe"]
+    assert _pareto(vectors) == set(triage["frontier"])
+    for number in triage["frontier"]:
+        assert _costs(triage["entries"][number - 1]) == vectors[number]
