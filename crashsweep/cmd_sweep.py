@@ -17,13 +17,14 @@ from pathlib import Path
 import click
 
 from crashsweep import runs
-from crashsweep.options import depth_option, job_option, tracker_option
+from crashsweep.options import depth_option, design_option, job_option, tracker_option
 from realsweep import conformance, engine, reference, rows
 from realsweep.entry import load, parse_entry_point
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
 from reports import table
 from spec.tracker import TRACKERS
 from variants import SEED_DESIGNS, design
+from variants.design_file import load_design
 
 FORMATS = ("text", "json", "markdown")
 DEFAULT_MATRIX = (
@@ -74,6 +75,7 @@ def _fail(message: str, status: int) -> int:
 
 @click.command()
 @click.option("--variant", help="sweep the reference loop of this design (see `crashsweep variants`)")
+@design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
 @depth_option()
@@ -86,6 +88,7 @@ def _fail(message: str, status: int) -> int:
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 def sweep(
     variant: str | None,
+    design_path: Path | None,
     target_spec: str | None,
     check_spec: str | None,
     depth: int,
@@ -98,19 +101,22 @@ def sweep(
     spawn: str,
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
-    if (variant is None) == (target_spec is None):
-        raise click.UsageError("give either --variant (the reference loop) or --target (your own program)")
+    if [variant, design_path, target_spec].count(None) != 2:
+        raise click.UsageError("give either --variant or --design (the reference loop) or --target (your own program)")
     if target_spec is not None and (check_spec is None or job_path is not None):
         raise click.UsageError("--target needs --check module:function, and takes no --job")
-    if variant is not None and check_spec is not None:
+    if target_spec is None and check_spec is not None:
         raise click.UsageError("--check goes with --target")
+    if design_path is not None:
+        variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn)
     progress = _Progress("sweep")
     try:
         if variant is not None:
-            _reference_design(variant)
+            if design_path is None:
+                _reference_design(variant)
             job, _ = runs.read_job(job_path)
-            result = reference.run(variant, job, job_path, tracker, options, progress)
+            result = reference.run(variant, job, job_path, tracker, options, progress, design_path)
             label, job_name = variant, job.name
         else:
             assert target_spec is not None
@@ -155,6 +161,13 @@ def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engi
     "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
 )
 @click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
+@click.option(
+    "--design",
+    "design_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="a design file (TOML) to add, after --variants (repeatable)",
+)
 @depth_option(default=1)
 @job_option(help="job file (TOML)")
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
@@ -163,6 +176,7 @@ def _user_target(target_spec: str, check_spec: str) -> tuple[engine.Target, engi
 def conform(
     names: str | None,
     trackers: tuple[str, ...],
+    design_paths: tuple[Path, ...],
     depth: int,
     job_path: Path | None,
     workers: int | None,
@@ -170,21 +184,25 @@ def conform(
     spawn: str,
 ) -> int:
     """The real sweep and the model side by side: both rows of each design, and every difference."""
-    if names is None and not trackers:
-        matrix = list(DEFAULT_MATRIX)
+    files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
+    if names is None and not trackers and not files:
+        matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
     else:
-        chosen = [n.strip() for n in names.split(",")] if names else list(REFERENCE_DESIGNS)
-        matrix = [(name, kind) for name in chosen for kind in (trackers or ("keyed",))]
-    for name, _ in matrix:
-        _reference_design(name)
+        chosen = [n.strip() for n in names.split(",")] if names else [] if files else list(REFERENCE_DESIGNS)
+        kinds = trackers or ("keyed",)
+        matrix = [(name, kind, None) for name in chosen for kind in kinds]
+        matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
+    for name, _, path in matrix:
+        if path is None:
+            _reference_design(name)
     job, _ = runs.read_job(job_path)
     results = []
     try:
-        for name, kind in matrix:
+        for name, kind, path in matrix:
             progress = _Progress(f"{name}/{kind}")
             try:
                 options = _options(depth, workers, None, 120, kind, spawn)
-                results.append(conformance.conform(name, job, job_path, kind, options, progress))
+                results.append(conformance.conform(name, job, job_path, kind, options, progress, path))
             finally:
                 progress.done()
     except engine.TargetFailed as error:

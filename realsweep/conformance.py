@@ -21,6 +21,7 @@ from reports import table
 from reports.summary import Summary, summarize
 from spec.job import Job
 from spec.tracker import TRACKERS
+from variants.design_file import load_design
 
 FIELDS = (
     "crash_points",
@@ -75,11 +76,13 @@ def conform(
     tracker: str,
     options: SweepOptions,
     progress: Progress | None = None,
+    design_path: Path | None = None,
 ) -> Conformance:
-    """Run the model explorer and the real sweep of `variant`, side by side."""
-    exploration = explore(variants.model(variant, job, TRACKERS[tracker]), options.depth)
+    """Run the model explorer and the real sweep of `variant` (or of the design file), side by side."""
+    chosen = load_design(design_path).design if design_path is not None else variant
+    exploration = explore(variants.model(chosen, job, TRACKERS[tracker]), options.depth)
     model = summarize(exploration, variant=variant, job=job.name, tracker=tracker)
-    result = reference.run(variant, job, job_path, tracker, options, progress)
+    result = reference.run(variant, job, job_path, tracker, options, progress, design_path)
     real = rows.summary(result, variant=variant, job=job.name, tracker=tracker)
     return Conformance(model, real, result)
 

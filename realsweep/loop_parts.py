@@ -29,6 +29,7 @@ from realsweep.crashpoint import count, crashpoint
 from realsweep.tracker_client import TrackerClient
 from spec.job import Call, Job, JobError
 from spec.keys import key
+from spec.policy import RUNGS, Rung
 
 CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = "lock.json"
@@ -167,10 +168,11 @@ class Loop:
         """Put `answer` in memory as the result of `call`."""
         turn["results"][call.id] = answer
 
-    def end_turn(self, turn: Turn) -> None:
-        """Mark the turn complete and Save(turn k)."""
+    def end_turn(self, turn: Turn, *, save: bool = True) -> None:
+        """Mark the turn complete and Save(turn k) (unless `save` is false: result_saves = "none")."""
         turn["complete"] = True
-        self.save(f"turn {turn['index']}")
+        if save:
+            self.save(f"turn {turn['index']}")
 
     # -- sending and settling ------------------------------------------------------------------
 
@@ -192,19 +194,22 @@ class Loop:
         crashpoint(f"tool returned {call.id}")
         return f"#{number}"
 
-    def settle(self, call: Call, *, keyed: bool) -> str:
-        """Settle a call that has a marker and no result, on the lowest rung of the ladder open to it."""
-        if not call.writes or (keyed and self.offer.honours_keys):
-            count("reruns")  # rung 1: a repeat is harmless
-            return self.send(call, keyed=keyed)
-        if self.offer.lookup:
-            count("lookups")  # rung 2: ask the tracker
-            record = self.tracker.lookup(self.memory["run"], call.id)
-            crashpoint(f"lookup answered {call.id}")
-            return f"#{record['number']}" if record else self.send(call, keyed=keyed)
-        count("asks")  # rung 3: ask a person, who looks at the tracker and answers truthfully
-        record = self.tracker.lookup(self.memory["run"], call.id)
-        return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+    def settle(self, call: Call, *, keyed: bool, ladder: tuple[Rung, ...] = RUNGS) -> str:
+        """Settle a call that has a marker and no result, on the first rung of `ladder` open to it."""
+        for rung in ladder:
+            if rung == "rerun-when-harmless" and (not call.writes or (keyed and self.offer.honours_keys)):
+                count("reruns")  # rung 1: a repeat is harmless
+                return self.send(call, keyed=keyed)
+            if rung == "lookup" and self.offer.lookup:
+                count("lookups")  # rung 2: ask the tracker
+                record = self.tracker.lookup(self.memory["run"], call.id)
+                crashpoint(f"lookup answered {call.id}")
+                return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+            if rung == "person":
+                count("asks")  # rung 3: ask a person, who looks at the tracker and answers truthfully
+                record = self.tracker.lookup(self.memory["run"], call.id)
+                return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+        raise RuntimeError(f"no rung of {ladder} settles {call.id}")
 
     def _issue_of(self, target: Call) -> int:
         for turn in self.memory["turns"]:

@@ -1,6 +1,7 @@
 """Sweeping the reference loop: its target command, its check, and its row in the explorer's shape.
 
-The target is `python -S -m realsweep.reference_loop --variant V [--job FILE] --tracker T`:
+The target is `python -S -m realsweep.reference_loop --variant V [--job FILE] --tracker T`
+(or `--design FILE` instead of `--variant V`, the loop composed from a design file's policies):
 `-S` skips site-packages, which the loop does not need (it imports only the standard library,
 this package and spec/), and saves a sizeable part of each process's start; the package's
 own folder goes on PYTHONPATH instead. The modules the loop imports are byte-compiled once
@@ -27,11 +28,14 @@ UNSUPPORTED = ("approval", "fails_after_accept")
 SERVICE_MODES = {"keyed": "keyed", "keyless": "keyless", "keyless-lookup": "keyless"}
 
 
-def target(variant: str, job_path: Path | None, tracker: str) -> Target:
-    """The command that runs one process of the reference loop of design `variant`."""
-    if variant not in DESIGNS:
+def target(variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None) -> Target:
+    """The command that runs one process of the reference loop of design `variant` (or of the design file)."""
+    if design_path is not None:
+        args = ["--design", str(design_path.resolve()), "--tracker", tracker]
+    elif variant not in DESIGNS:
         raise ValueError(f"unknown variant {variant!r} (known: {', '.join(DESIGNS)})")
-    args = ["--variant", variant, "--tracker", tracker]
+    else:
+        args = ["--variant", variant, "--tracker", tracker]
     if job_path is not None:
         args += ["--job", str(job_path.resolve())]
     argv = (sys.executable, "-S", "-m", "realsweep.reference_loop", *args)
@@ -63,8 +67,9 @@ def run(
     tracker: str,
     options: SweepOptions,
     progress: SweepProgress | None = None,
+    design_path: Path | None = None,
 ) -> SweepResult:
-    """Sweep the reference loop of `variant` on `job` against a tracker of kind `tracker`."""
+    """Sweep the reference loop of `variant` (or of the design file) on `job` against a tracker of kind `tracker`."""
     if tracker not in SERVICE_MODES:
         raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
     for call in job.calls:
@@ -74,4 +79,4 @@ def run(
                 raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker])
-    return sweep(target(variant, job_path, tracker), check(job), options, progress)
+    return sweep(target(variant, job_path, tracker, design_path), check(job), options, progress)

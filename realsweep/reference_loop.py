@@ -7,6 +7,9 @@ checkpoint file and send real HTTP requests to the tracker service. A crash poin
 passes exactly the model's crash points, in the same order.
 
     python -m realsweep.reference_loop --variant keys-and-markers [--job FILE] [--tracker keyed]
+    python -m realsweep.reference_loop --design FILE [--job FILE] [--tracker keyed]
+
+`composed` runs any policy of spec/POLICIES.md (a design file) as one code path.
 
 The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
 $CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point.
@@ -23,6 +26,7 @@ from pathlib import Path
 from realsweep.loop_parts import OFFERS, Loop
 from realsweep.tracker_client import TrackerClient
 from spec.job import TRIAGE, load_job
+from spec.policy import Policy, PolicyError, read_design_file
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
@@ -99,6 +103,29 @@ def agent_loop(loop: Loop) -> None:
         loop.end_turn(turn)
 
 
+def composed(loop: Loop, policy: Policy) -> None:
+    """Any policy (spec/POLICIES.md) as one code path; `on_tool_error` needs a failing tool, which real jobs lack."""
+    if not loop.resume():
+        return
+    if policy.lock == "file":
+        loop.take_lock()
+    if policy.startup_save:
+        loop.save("start")
+    saves = policy.result_saves
+    for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
+        for call in loop.open_calls(turn):
+            if loop.has_marker(turn, call):
+                answer = loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
+            else:
+                if call.writes and policy.markers == "before-writes":
+                    loop.mark(turn, call)
+                answer = loop.send(call, keyed=policy.keyed)
+            loop.store(turn, call, answer)
+            if saves == "each-call" or (saves == "writes-only" and call.writes):
+                loop.save_result(call)
+        loop.end_turn(turn, save=saves != "none")
+
+
 DESIGNS: dict[str, Callable[[Loop], None]] = {
     "save-once-per-turn": save_once_per_turn,
     "save-after-reply": save_after_reply,
@@ -112,7 +139,9 @@ DESIGNS: dict[str, Callable[[Loop], None]] = {
 def main(argv: list[str] | None = None) -> int:
     """Run one process of the loop; exit 0 when the run is done."""
     parser = argparse.ArgumentParser(prog="python -m realsweep.reference_loop", description=__doc__.split("\n")[0])
-    parser.add_argument("--variant", choices=list(DESIGNS), required=True)
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--variant", choices=list(DESIGNS))
+    which.add_argument("--design", type=Path, help="design file (TOML) of policies")
     parser.add_argument("--job", type=Path, help="job file (TOML); default: the built-in triage job")
     parser.add_argument("--tracker", choices=list(OFFERS), default="keyed", help="what the tracker offers")
     parser.add_argument("--tracker-url", default=os.environ.get(TRACKER_URL), help=f"default: ${TRACKER_URL}")
@@ -122,7 +151,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
     job = load_job(args.job) if args.job is not None else TRIAGE
     loop = Loop(args.workdir, job, TrackerClient(args.tracker_url), OFFERS[args.tracker])
-    DESIGNS[args.variant](loop)
+    if args.design is None:
+        DESIGNS[args.variant](loop)
+        return 0
+    try:
+        _, _, policy = read_design_file(args.design)
+    except PolicyError as error:
+        parser.error(str(error))
+    composed(loop, policy)
     return 0
 
 

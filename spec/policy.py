@@ -10,9 +10,11 @@ every valid combination in a fixed order, so the whole design space can be explo
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from itertools import permutations, product
+from pathlib import Path
 from typing import Literal, TypeAlias, get_args
 
 ReplySave: TypeAlias = Literal["before-first-send", "never"]
@@ -203,10 +205,43 @@ def policy_from_mapping(data: Mapping[str, object]) -> Policy:
         raise PolicyError(f"unknown key {unknown[0]!r} (known: {', '.join(CHOICES)})")
     for name in REQUIRED:
         if name not in data:
-            raise PolicyError(f"{name}: missing (one of {_quoted(CHOICES[name])})")
+            allowed = "true or false" if name == "startup_save" else f"one of {_quoted(CHOICES[name])}"
+            raise PolicyError(f"{name}: missing ({allowed})")
     values = dict(data)
     ladder = values.get("ladder", [])
     if not isinstance(ladder, list):
         raise PolicyError(f"ladder: expected a list of rungs from {_quoted(RUNGS)}")
     values["ladder"] = tuple(ladder)
     return Policy(**values)  # type: ignore[arg-type]  # every value is checked in __post_init__
+
+
+NAMING_KEYS = ("name", "summary")
+"""The keys of a design file that name the design rather than set a policy field."""
+
+
+def named_policy(data: Mapping[str, object], source: str) -> tuple[str, str, Policy]:
+    """A design file's name, summary (default: "the design in SOURCE") and policy, from parsed TOML."""
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise PolicyError("name: expected a non-empty string")
+    summary = data.get("summary", f"the design in {source}")
+    if not isinstance(summary, str):
+        raise PolicyError("summary: expected a string")
+    policy = policy_from_mapping({key: value for key, value in data.items() if key not in NAMING_KEYS})
+    return name, summary, policy
+
+
+def read_design_file(path: Path) -> tuple[str, str, Policy]:
+    """Read a design file (TOML); any problem becomes a one-line `PolicyError` naming the file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise PolicyError(f"{path}: cannot read design file: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise PolicyError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as error:
+        raise PolicyError(f"{path}: not valid TOML: {error}") from None
+    try:
+        return named_policy(data, str(path))
+    except PolicyError as error:
+        raise PolicyError(f"{path}: {error}") from None

@@ -250,3 +250,22 @@ def test_bad_design_file_names_the_field(capsys: pytest.CaptureFixture[str], tmp
     assert err == f"crashsweep: error: {design}: result_saves: expected one of " + (
         '"each-call", "writes-only", "whole-turn", "none", not \'sometimes\'\n'
     )
+
+
+def test_the_example_design_file_has_its_hand_counted_points(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/my-design.toml on triage: 31 crash points, and with keys honoured it holds.
+
+    Start 2, reply 1 (1 + save 2), create_a and create_b (2 + result save 3 each), turn 1 (2),
+    reply 2 (1 + 2), search (1: no result save after a read), comment_a (2 + 3), turn 2 (2),
+    final reply (1), final (2) = 31.
+    """
+    example = Path(__file__).resolve().parents[1] / "docs" / "my-design.toml"
+    status, out, _ = _run(capsys, "explore", "--design", str(example), "--format", "json")
+    data = json.loads(out)
+    assert (status, data["variant"], data["crash_points"], data["with_dups"], data["missing"]) == (
+        0,
+        "my-design",
+        31,
+        0,
+        0,
+    )

@@ -278,3 +278,23 @@ def test_the_example_design_file_is_explored(capsys: pytest.CaptureFixture[str],
     status, _, _ = run(capsys, "view", "--design", str(EXAMPLE), "--out", str(tmp_path), "--no-open")
     assert status == 0
     assert "my-design" in (tmp_path / "index.html").read_text(encoding="utf-8")
+
+
+def test_replay_pytest_snippet_of_a_design_file_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The pytest snippet of a design file's counterexample loads the file and passes."""
+    status, snippet, _ = run(
+        capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1", "--pytest"
+    )
+    assert status == 1
+    assert f"load_design(Path({json.dumps(str(SAVE_AFTER_REPLY))})).design" in snippet
+    test_file = tmp_path / "test_replayed.py"
+    test_file.write_text(snippet, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -109,5 +109,50 @@ BUILT_IN: tuple[Preset, ...] = (
 )
 """The seven built-in designs, in the registry's order, under the same names."""
 
-FRAMEWORKS: tuple[Preset, ...] = ()
+# LangGraph's agent loop: a model node and a ToolNode, one superstep each, a checkpoint after
+# every superstep (the thread's input is checkpointed before the first one). The ToolNode runs
+# all the calls of one reply as one task, so their results are saved together once all ran.
+# Tools are called without idempotency keys or markers, nothing locks the thread, and the
+# ToolNode turns a tool's exception into a ToolMessage for the model, which retries with a new
+# tool-call ID. `durability` decides when a checkpoint is written (langgraph.types.Durability).
+_LANGGRAPH_SYNC = Policy(
+    startup_save=True,  # the input checkpoint of the thread (superstep -1)
+    reply_save="before-first-send",  # "sync": the model node's checkpoint is written before the tools run
+    result_saves="whole-turn",  # the ToolNode's checkpoint, after all the reply's tools returned
+    markers="none",  # no record that a tool call is about to go out
+    keys="none",  # tool calls carry no idempotency key
+    lock="none",  # nothing stops a second process driving the same thread
+    on_tool_error="model",  # handle_tool_errors: the error becomes a ToolMessage for the model
+)
+
+FRAMEWORKS: tuple[Preset, ...] = (
+    Preset("langgraph-sync", "LangGraph, durability='sync': a checkpoint before each next superstep", _LANGGRAPH_SYNC),
+    Preset(
+        "langgraph-async",
+        "LangGraph, durability='async': a checkpoint written while the next superstep runs",
+        # The model node's checkpoint may still be in flight when the tools send: crashsweep
+        # takes the worst case, in which the reply reaches disk with the ToolNode's checkpoint.
+        replace(_LANGGRAPH_SYNC, reply_save="never"),
+    ),
+    Preset(
+        "langgraph-exit",
+        "LangGraph, durability='exit': state persisted only when the graph exits",
+        # No checkpoint until the run ends: a crash restarts the thread from its input.
+        replace(_LANGGRAPH_SYNC, startup_save=False, reply_save="never", result_saves="none"),
+    ),
+    Preset(
+        "dbos",
+        "DBOS: the workflow's input recorded first, then each step's output after it returns",
+        Policy(
+            startup_save=True,  # DBOS records the workflow's input (and its ID) before it starts
+            reply_save="before-first-send",  # the model call is a step: its output is recorded
+            result_saves="each-call",  # each tool call is a step: its output is recorded after it returns
+            markers="none",  # recovery re-executes a step without a recorded output (at least once)
+            keys="none",  # the tool call carries no key unless the step derives one itself
+            lock="none",  # no lock file; one executor does not run a workflow twice at once
+            on_tool_error="model",  # the step's exception is recorded and raised in the workflow,
+            # where an agent loop hands it to the model as a tool error
+        ),
+    ),
+)
 """The loops of durable-execution frameworks, as their documentation and code describe them."""

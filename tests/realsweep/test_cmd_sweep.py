@@ -101,3 +101,42 @@ def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
         os.kill(server.pid, signal.SIGTERM)
         assert server.wait(timeout=10) == 0
     assert (tmp_path / "db" / "default.sqlite3").exists()
+
+
+MY_DESIGN = Path(__file__).resolve().parents[2] / "docs" / "my-design.toml"
+
+
+def test_the_example_design_file_is_swept_for_real(capsys: pytest.CaptureFixture[str]) -> None:
+    """sweep --design docs/my-design.toml: real processes, the explorer's crash points, nothing duplicated."""
+    assert main(["explore", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json"]) == 0
+    modelled = json.loads(capsys.readouterr().out)
+    status = main(["sweep", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json", "--workers", "2"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert data["variant"] == "my-design"
+    assert data["crash_points"] == modelled["crash_points"]
+    assert (data["with_dups"], data["missing"]) == (0, 0)
+
+
+def test_conform_takes_a_design_file(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["conform", "--design", str(MY_DESIGN), "--workers", "2"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "my-design: no difference" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sweep", "--variant", "agent-loop", "--design", str(MY_DESIGN)], "give either --variant or --design"),
+        (["sweep", "--design", "/nonexistent.toml"], "cannot read design file"),
+        (["conform", "--design", "/nonexistent.toml"], "cannot read design file"),
+    ],
+)
+def test_bad_design_input_is_one_line_and_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1

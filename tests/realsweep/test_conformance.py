@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+import variants
 from realsweep import conformance
 from realsweep.engine import SweepOptions
 from spec.job import TRIAGE
@@ -43,3 +46,37 @@ def test_started_processes_conform_like_forked_ones() -> None:
     """--spawn exec (a new interpreter per process, no zygote): the same row as the model's."""
     result = conformance.conform("save-after-reply", TRIAGE, None, "keyed", SweepOptions(depth=1, spawn="exec"))
     assert result.differences == []
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+NOT_SWEPT_FOR_REAL: dict[str, str] = {}
+"""Presets the reference loop cannot run, each with the reason (none: every preset runs for real)."""
+
+
+def test_every_preset_has_a_design_file_or_a_named_exclusion() -> None:
+    files = {path.stem for path in (DOCS / "designs").glob("*.toml")}
+    assert set(variants.PRESETS) == files | set(NOT_SWEPT_FOR_REAL)
+    assert not files & set(NOT_SWEPT_FOR_REAL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(variants.PRESETS) - set(NOT_SWEPT_FOR_REAL)))
+def test_every_preset_composed_for_real_conforms_at_depth_1(name: str) -> None:
+    """The reference loop composed from the preset's design file: the same row as the composed model's."""
+    result = conformance.conform(
+        name, TRIAGE, None, "keyed", SweepOptions(depth=1), None, DOCS / "designs" / f"{name}.toml"
+    )
+    assert result.differences == []
+    assert result.real.scenarios[1] == result.real.crash_points
+
+
+@pytest.mark.parametrize("tracker", ["keyed", "keyless", "keyless-lookup"])
+def test_the_example_design_file_is_swept_for_real(tracker: str) -> None:
+    """docs/my-design.toml, crashed for real at every point: the same row as its model's."""
+    result = conformance.conform(
+        "my-design", TRIAGE, None, tracker, SweepOptions(depth=1), None, DOCS / "my-design.toml"
+    )
+    assert result.differences == []
+    # Keys honoured: a resent write is harmless. Ignored, and no markers: a crash between the
+    # tracker's accept and the result save resends the write, a duplicate.
+    assert (result.real.with_dups == 0) == (tracker == "keyed")

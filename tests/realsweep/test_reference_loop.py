@@ -121,3 +121,56 @@ def test_agent_loop_refuses_a_run_another_live_process_drives(keyed_service: Ser
     assert points == []
     assert "another live process drives this run" in errors
     assert TrackerClient(keyed_service.space_url("lock")).records() == []
+
+
+DESIGN_FILES = Path(__file__).resolve().parents[2] / "docs" / "designs"
+
+
+def run_design(design: Path, workdir: Path, url: str, tracker: str = "keyed") -> tuple[int, list[str], str]:
+    """One real, uninterrupted process of the loop composed from a design file."""
+    log = workdir / "points.log"
+    env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="0")
+    command = [sys.executable, "-S", "-m", "realsweep.reference_loop", "--design", str(design), "--tracker", tracker]
+    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    points = log.read_text().splitlines() if log.exists() else []
+    return done.returncode, points, done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(path.stem for path in DESIGN_FILES.glob("*.toml")))
+def test_a_composed_design_passes_the_models_points_in_order(
+    name: str, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """The loop composed from docs/designs/NAME.toml passes the hand-written model's points, name for name."""
+    url = keyed_service.space_url(f"composed-{name}")
+    status, points, errors = run_design(DESIGN_FILES / f"{name}.toml", tmp_path, url)
+    assert status == 0, errors
+    assert points == model_points(name)
+    assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
+
+
+def test_a_design_with_no_saves_but_the_final_one(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """No startup, reply, result or turn save (POLICIES.md 1.1): replies, sends, then the final save only."""
+    design = tmp_path / "bare.toml"
+    design.write_text(
+        'name = "bare"\nstartup_save = false\nreply_save = "never"\nresult_saves = "none"\n'
+        'markers = "none"\nkeys = "none"\nlock = "none"\n'
+    )
+    status, points, errors = run_design(design, tmp_path, keyed_service.space_url("bare"))
+    assert status == 0, errors
+    assert points == [
+        "reply 1 arrived",
+        "tracker accepted create_a", "tool returned create_a",
+        "tracker accepted create_b", "tool returned create_b",
+        "reply 2 arrived",
+        "tool returned search",
+        "tracker accepted comment_a", "tool returned comment_a",
+        "final reply arrived", "final: tmp written", "final: renamed",
+    ]  # fmt: skip
+
+
+def test_a_bad_design_file_is_one_line_and_exit_2(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    design = tmp_path / "bad.toml"
+    design.write_text('name = "bad"\n')
+    status, points, errors = run_design(design, tmp_path, keyed_service.space_url("bad"))
+    assert (status, points) == (2, [])
+    assert errors.splitlines()[-1].endswith(f"{design}: startup_save: missing (true or false)")

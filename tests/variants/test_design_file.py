@@ -7,19 +7,20 @@ from pathlib import Path
 import pytest
 
 from spec.policy import PolicyError
+from variants import PRESETS
 from variants.design_file import load_design
-from variants.presets import BUILT_IN, Preset
+from variants.presets import Preset
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-@pytest.mark.parametrize("preset", BUILT_IN, ids=lambda preset: preset.name)
-def test_each_built_in_design_file_is_its_preset(preset: Preset) -> None:
+@pytest.mark.parametrize("preset", list(PRESETS.values()), ids=lambda preset: preset.name)
+def test_each_design_file_is_its_preset(preset: Preset) -> None:
     assert load_design(DOCS / "designs" / f"{preset.name}.toml") == preset
 
 
-def test_design_files_are_exactly_the_built_in_presets() -> None:
-    assert sorted(path.stem for path in (DOCS / "designs").glob("*.toml")) == sorted(p.name for p in BUILT_IN)
+def test_design_files_are_exactly_the_presets() -> None:
+    assert sorted(path.stem for path in (DOCS / "designs").glob("*.toml")) == sorted(PRESETS)
 
 
 def test_the_example_reads() -> None:
@@ -78,3 +79,13 @@ def test_defaults_and_summary(tmp_path: Path) -> None:
     assert preset.summary == f"the design in {path}"
     assert preset.policy.on_tool_error == "retry"
     assert preset.policy.ladder == ()
+
+
+def test_the_readme_shows_the_example_as_it_is() -> None:
+    """README's "Your own design" block is docs/my-design.toml from its `name` line on, line for line."""
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Your own design", 1)[1]
+    block = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    example = (DOCS / "my-design.toml").read_text(encoding="utf-8")
+    assert example.endswith(block)
+    assert block.startswith('name = "my-design"\n')

@@ -12,13 +12,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import invariant, run_state_machine_as_test
 
 import variants
 from explorer import explore
 from explorer.path import shortest_path
+from explorer.stateful import ModelMachine
+from reports.summary import summarize
 from spec.design import Design, Env
 from spec.job import TRIAGE, Call, Job, load_job
 from spec.tracker import TRACKERS
+from tests.published import SEED_TABLE
 from tests.strategies import jobs
 from variants.loop_model import LoopModel
 from variants.presets import BUILT_IN
@@ -83,3 +87,83 @@ def jobs_with_situations(draw: st.DrawFn) -> Job:
 @given(job=jobs_with_situations(), tracker=st.sampled_from(list(TRACKERS)), depth=st.integers(1, 2))
 def test_generated_jobs(name: str, job: Job, tracker: str, depth: int) -> None:
     assert_same_exploration(variants.DESIGNS[name], PRESETS[name].design, job, tracker, depth)
+
+
+def _seed_row(design: Design) -> tuple[int, ...]:
+    ex = explore(LoopModel(design, Env(TRIAGE, TRACKERS["keyed"])), 2)
+    row = summarize(ex, variant=design.name, job=TRIAGE.name, tracker="keyed")
+    return (row.scenarios[1], row.scenarios[2], row.with_dups, row.dups, row.missing, row.asks, row.calls_plus)
+
+
+@pytest.mark.parametrize(
+    ("framework", "seed"),
+    [("langgraph-async", "save-once-per-turn"), ("dbos", "save-after-reply")],
+)
+def test_framework_presets_without_tool_errors_are_seed_designs(framework: str, seed: str) -> None:
+    """On triage no tool fails, so on_tool_error never acts: the seed's rows.
+
+    langgraph-async saves as save-once-per-turn does (start, turns, final), dbos as
+    save-after-reply does (start, replies, each result, turns, final).
+    """
+    assert _seed_row(variants.PRESETS[framework].design) == SEED_TABLE[seed]
+
+
+@pytest.mark.parametrize(("framework", "points"), [("langgraph-sync", 22), ("langgraph-exit", 12)])
+def test_langgraph_crash_points(framework: str, points: int) -> None:
+    """LangGraph's crash points on triage, counted from save-once-per-turn's 18.
+
+    sync: plus the two reply saves (2 each) = 22; exit: less the startup save (2) and the two
+    turn saves (2 each) = 12.
+    """
+    ex = explore(LoopModel(variants.PRESETS[framework].design, Env(TRIAGE, TRACKERS["keyed"])), 1)
+    assert ex.counts.scenarios[1] == points
+
+
+def test_the_registry_holds_built_in_then_framework_presets() -> None:
+    assert list(variants.PRESETS) == [
+        *variants.DESIGNS,
+        "langgraph-sync",
+        "langgraph-async",
+        "langgraph-exit",
+        "dbos",
+    ]
+
+
+STATEFUL_EXCLUDED: dict[str, str] = {}
+"""Registry entries the stateful cross-check leaves out, each with the reason (none)."""
+STATEFUL = {
+    **{f"{name} (module)": design for name, design in variants.DESIGNS.items()},
+    **{f"{name} (preset)": preset.design for name, preset in variants.PRESETS.items()},
+}
+
+
+def test_the_stateful_cross_check_covers_the_registry() -> None:
+    assert len(STATEFUL) + len(STATEFUL_EXCLUDED) == len(variants.DESIGNS) + len(variants.PRESETS)
+
+
+@pytest.mark.parametrize("name", sorted(set(STATEFUL) - set(STATEFUL_EXCLUDED)))
+def test_random_runs_stay_in_the_bfs_graph(name: str) -> None:
+    """Random runs (hypothesis, up to 2 crashes) on the job with a failing write only reach BFS nodes."""
+    loop = LoopModel(STATEFUL[name], Env(SITUATIONS[0], TRACKERS["keyed"]))
+    nodes = {(data["state"], data["crashes"]) for _, data in explore(loop, 2).graph.nodes(data=True)}
+    visited: set[tuple[object, int]] = set()
+
+    class CrossChecked(ModelMachine[object]):
+        model = loop
+        crash_budget = 2
+        checked = 0
+
+        @invariant(check_during_init=True)
+        def in_the_bfs_graph(self) -> None:
+            for step in self.path.steps[self.checked :]:
+                visited.add((step.state, step.crashes))
+                assert (step.state, step.crashes) in nodes, self.path.code
+            self.checked = len(self.path.steps)
+
+        @invariant()
+        def properties_hold(self) -> None:
+            """Violations are welcome here: the BFS graph has them too."""
+
+    quick = settings(CrossChecked.TestCase.settings, max_examples=15, database=None, derandomize=True)
+    run_state_machine_as_test(CrossChecked, settings=quick)
+    assert max(crashes for _, crashes in visited) == 2
