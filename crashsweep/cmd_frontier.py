@@ -36,6 +36,7 @@ from spec.design import Env
 from spec.job import TRIAGE, Job
 from spec.policy import Policy, all_policies
 from spec.tracker import TRACKERS
+from variants import PRESETS
 from variants.composed import compose
 from variants.loop_model import LoopModel
 
@@ -139,8 +140,11 @@ def frontier_command(
         for number, policy in enumerate(policies, start=1)
     ]
     rows = explore_all(tasks, workers or os.cpu_count() or 1)
+    named: dict[Policy, list[str]] = {}
+    for name, preset in PRESETS.items():
+        named.setdefault(preset.policy, []).append(name)
     entries = [
-        Entry(task.number, task.policy.label, task.policy.as_mapping(), row)
+        Entry(task.number, task.policy.label, task.policy.as_mapping(), row, tuple(named.get(task.policy, ())))
         for task, row in zip(tasks, rows, strict=True)
     ]
     result = frontier(entries, job=choices.job.name, tracker=choices.tracker.name, depth=depth)

@@ -32,12 +32,16 @@ ORDER = (
 
 @dataclass(frozen=True)
 class Entry:
-    """One design of the space: its number (1-based, enumeration order), label, policy and row."""
+    """One design of the space: its number (1-based, enumeration order), label, policy and row.
+
+    `presets` names the built-in or framework presets that are this very policy.
+    """
 
     number: int
     label: str
     policy: Mapping[str, object]
     row: Summary
+    presets: tuple[str, ...] = ()
 
     @property
     def run(self) -> Cost:
@@ -123,12 +127,14 @@ def _mark(result: Frontier, number: int) -> str:
 
 
 def row_cells(result: Frontier, item: Entry) -> list[str]:
-    """A design's table cells: number, label, verdict, the ten cost figures, its frontier mark."""
+    """A design's table cells: number, label, verdict, the ten cost figures, its frontier mark, its presets."""
     verdict = "safe" if item.row.holds else verdict_words(item.row)
-    return [str(item.number), item.label, verdict, *(str(n) for n in item.costs), _mark(result, item.number)]
+    costs = [str(n) for n in item.costs]
+    return [str(item.number), item.label, verdict, *costs, _mark(result, item.number), ", ".join(item.presets)]
 
 
-HEADER = ("#", "design", "verdict", *COST_RUN, *COST_EXTRA, "frontier")
+HEADER = ("#", "design", "verdict", *COST_RUN, *COST_EXTRA, "frontier", "preset")
+_WORDS = ("design", "verdict", "frontier", "preset")
 
 
 def headline(result: Frontier) -> str:
@@ -157,7 +163,7 @@ def verdict_lines(result: Frontier) -> list[str]:
 def _text_table(result: Frontier, numbers: Sequence[int]) -> str:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for name in HEADER:
-        table.add_column(name, justify="left" if name in ("design", "verdict", "frontier") else "right")
+        table.add_column(name, justify="left" if name in _WORDS else "right")
     for number in numbers:
         table.add_row(*(Text(cell) for cell in row_cells(result, result.entry(number))))  # labels hold [ ]
     return render_table(table, width=400).rstrip("\n")
@@ -177,7 +183,8 @@ def frontier_text(result: Frontier) -> str:
 
 
 def _markdown_table(result: Frontier, numbers: Sequence[int]) -> list[str]:
-    lines = ["| " + " | ".join(HEADER) + " |", "|---:|---|---|" + "---:|" * (len(HEADER) - 4) + "---|"]
+    rule = "|" + "".join("---|" if name in _WORDS else "---:|" for name in HEADER)
+    lines = ["| " + " | ".join(HEADER) + " |", rule]
     for number in numbers:
         cells = row_cells(result, result.entry(number))
         cells[1] = f"`{cells[1]}`"
@@ -227,6 +234,7 @@ def frontier_json(result: Frontier) -> str:
                 "number": item.number,
                 "label": item.label,
                 "policy": dict(item.policy),
+                "presets": list(item.presets),
                 "safe": item.row.holds,
                 "on_frontier": item.number in result.pareto,
                 "row": item.row.to_json(),

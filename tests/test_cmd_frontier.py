@@ -208,6 +208,9 @@ def test_frontier_is_the_pareto_set_of_the_safe_designs(triage: dict[str, Any]) 
     # or marker save (save-after-reply and save-once-per-turn are not safe).
     built_in = [n for n, e in entries.items() if e["policy"] in BUILT_IN_POLICIES]
     assert len(built_in) == 7
+    for preset in BUILT_IN:  # and each is named in the listing
+        (number,) = [n for n in built_in if entries[n]["policy"] == preset.policy.as_mapping()]
+        assert preset.name in entries[number]["presets"]
     assert not frontier & set(built_in)
     order = triage["frontier"]
     assert order[0] == 251

@@ -153,3 +153,14 @@ def test_cheapest_design_file_is_toml_with_the_policy() -> None:
     }
     unsafe = _entry(1, safe=False, run=Cost(saves=1), extra=Cost())
     assert cheapest_design_file(frontier([unsafe], job="j", tracker="keyed", depth=1)) is None
+
+
+def test_presets_are_named_in_their_own_column() -> None:
+    """A design that is a preset shows the preset's name last, in text, Markdown and JSON."""
+    entries = list(ENTRIES)
+    entries[1] = Entry(2, entries[1].label, entries[1].policy, entries[1].row, ("idempotency-keys", "dbos"))
+    result = frontier(entries, job="j", tracker="keyed", depth=1)
+    line = next(line for line in frontier_text(result).splitlines() if re.match(r"\s*2\s+design 2", line))
+    assert line.endswith("frontier   idempotency-keys, dbos")
+    assert "| frontier | idempotency-keys, dbos |" in frontier_markdown(result)
+    assert json.loads(frontier_json(result))["entries"][1]["presets"] == ["idempotency-keys", "dbos"]
