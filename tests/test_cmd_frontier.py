@@ -400,3 +400,13 @@ def test_safe_set_and_frontier_from_the_replay_oracle(triage: dict[str, Any]) ->
     assert _pareto(vectors) == set(triage["frontier"])
     for number in triage["frontier"]:
         assert _costs(triage["entries"][number - 1]) == vectors[number]
+
+
+def test_a_design_beyond_the_state_limit_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """--max-states too small for the first design: the worker's limit comes back as one line, exit 2."""
+    assert main(["frontier", "--depth", "1", "--max-states", "10", "--workers", "2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("crashsweep: error: design #1 (start reply each-call markers keys lock [person] error-retry)")
+    assert "state limit reached" in err
+    assert err.count("\n") == 1
