@@ -114,7 +114,7 @@ def _check_out(out_dir: Path | None) -> None:
     "--out",
     "out_dir",
     type=click.Path(path_type=Path, file_okay=False),
-    help="write index.html (the chart of cost against safety), frontier.svg and frontier.json here",
+    help="write index.html (a chart of cost against safety), frontier.svg, frontier.json and cheapest.toml here",
 )
 @click.option(
     "--workers",
