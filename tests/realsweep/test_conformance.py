@@ -80,3 +80,14 @@ def test_the_example_design_file_is_swept_for_real(tracker: str) -> None:
     # Keys honoured: a resent write is harmless. Ignored, and no markers: a crash between the
     # tracker's accept and the result save resends the write, a duplicate.
     assert (result.real.with_dups == 0) == (tracker == "keyed")
+
+
+@pytest.mark.parametrize("tracker", ["keyless", "keyless-lookup"])
+def test_a_composed_ladder_conforms_for_real(tracker: str) -> None:
+    """attempt-markers' design file (ladder: lookup, then a person) crashed for real: the model's row."""
+    path = DOCS / "designs" / "attempt-markers.toml"
+    result = conformance.conform("attempt-markers", TRIAGE, None, tracker, SweepOptions(depth=1), None, path)
+    assert result.differences == []
+    # A crash between a marker save and the result save leaves a marked write to settle: the
+    # lookup rung does it where the tracker offers one, a person everywhere else.
+    assert (result.real.lookups > 0, result.real.asks > 0) == (tracker == "keyless-lookup", tracker == "keyless")

@@ -16,13 +16,15 @@ from realsweep.loop_parts import FLOCK_FILE
 from realsweep.reference_loop import DESIGNS
 from realsweep.tracker_client import TrackerClient
 from realsweep.tracker_service import ServiceProcess
+from spec.design import Design
 from spec.job import TRIAGE
 from spec.tracker import TRACKERS
 from tests.realsweep.helpers import child_env
-from variants import model
+from variants import DESIGNS as MODULES
+from variants import PRESETS, model
 
 
-def model_points(variant: str, tracker: str = "keyed") -> list[str]:
+def model_points(variant: str | Design, tracker: str = "keyed") -> list[str]:
     """The crash points of the model's uninterrupted run, in order."""
     loop = model(variant, TRIAGE, TRACKERS[tracker])
     state, points = loop.initial(), []
@@ -140,11 +142,11 @@ def run_design(design: Path, workdir: Path, url: str, tracker: str = "keyed") ->
 def test_a_composed_design_passes_the_models_points_in_order(
     name: str, keyed_service: ServiceProcess, tmp_path: Path
 ) -> None:
-    """The loop composed from docs/designs/NAME.toml passes the hand-written model's points, name for name."""
+    """The loop composed from docs/designs/NAME.toml passes the model's points (hand-written if any), name for name."""
     url = keyed_service.space_url(f"composed-{name}")
     status, points, errors = run_design(DESIGN_FILES / f"{name}.toml", tmp_path, url)
     assert status == 0, errors
-    assert points == model_points(name)
+    assert points == model_points(name if name in MODULES else PRESETS[name].design)
     assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
 
 
