@@ -24,8 +24,9 @@ has keys and a save before the first send (a startup save or a reply save):
   the restart begin run-2, whose key is new: a duplicate with one crash.
 - neither: save-after-reply's counterexample (a crash after `tracker accepted`, before the
   result save, repeats the write) applies whatever the saves: a duplicate.
-So 384 marker designs + 48 keyed ones (2 reply x startup combinations of 3 x 4 result saves x
-2 locks x 2 error policies = 3 x 16) = 432 safe; 80 unsafe.
+So the 384 marker designs (64 x 6 ladder choices) and 48 keyed ones without markers (3 of the 4
+startup/reply combinations save before the first send, x 4 result saves x 2 locks x 2 error
+policies) are safe: 432; the other 80 are not.
 
 **What the uninterrupted run costs.** From the crash points of SEMANTICS.md section 4 on the
 triage job (two turns: 3 writes, 1 read): every design calls the model 3 times and sends 4
