@@ -54,17 +54,26 @@ class Task:
     tracker: str
     depth: int
     max_states: int
+    faults: tuple[str, ...] = ()
+    fresh_ids: bool = False
 
 
 def explore_design(task: Task) -> Summary | str:
     """Explore one composed design with its costs; a one-line error instead when it is too large."""
     design = compose(task.policy.label, "composed from a policy", task.policy)
-    loop = runs.costed(LoopModel(design, Env(task.job, TRACKERS[task.tracker])), task.job)
+    loop = runs.costed(LoopModel(design, Env(task.job, TRACKERS[task.tracker], task.faults, task.fresh_ids)), task.job)
     try:
         exploration = explore(loop, task.depth, max_states=task.max_states)
     except StateLimitExceeded as error:  # its own arguments do not survive pickling: send the words
         return f"design #{task.number} ({task.policy.label}): {error}"
-    return summarize(exploration, variant=task.policy.label, job=task.job.name, tracker=task.tracker)
+    return summarize(
+        exploration,
+        variant=task.policy.label,
+        job=task.job.name,
+        tracker=task.tracker,
+        faults=task.faults,
+        fresh_ids=task.fresh_ids,
+    )
 
 
 def explore_all(tasks: Sequence[Task], workers: int) -> list[Summary]:
@@ -117,7 +126,7 @@ def frontier_command(
     choices = choices_of(depth, job_path, tracker, max_states)
     policies = all_policies()
     tasks = [
-        Task(number, policy, choices.job, choices.tracker.name, depth, max_states)
+        Task(number, policy, choices.job, choices.tracker.name, depth, max_states, choices.faults, choices.fresh_ids)
         for number, policy in enumerate(policies, start=1)
     ]
     rows = explore_all(tasks, workers or os.cpu_count() or 1)
@@ -128,7 +137,14 @@ def frontier_command(
         Entry(task.number, task.policy.label, task.policy.as_mapping(), row, tuple(named.get(task.policy, ())))
         for task, row in zip(tasks, rows, strict=True)
     ]
-    result = frontier(entries, job=choices.job.name, tracker=choices.tracker.name, depth=depth)
+    result = frontier(
+        entries,
+        job=choices.job.name,
+        tracker=choices.tracker.name,
+        depth=depth,
+        faults=choices.faults,
+        fresh_ids=choices.fresh_ids,
+    )
     render = {"text": frontier_text, "json": frontier_json, "markdown": frontier_markdown}[fmt]
     click.echo(render(result), nl=False)
     if out_dir is not None:

@@ -88,14 +88,34 @@ class Frontier:
     pareto: tuple[int, ...]  # design numbers on the frontier, cheapest first
     cheapest: int | None
     ties: tuple[int, ...]  # other safe designs with the cheapest's very cost vector
+    faults: tuple[str, ...] = ()  # the fault kinds every design was explored under (spec/FAULTS.md)
+    fresh_ids: bool = False  # whether the model handed out new call IDs when asked again
+
+    @property
+    def setting(self) -> str:
+        """Job, tracker, depth, and the faults and call IDs when they are not the seed's."""
+        words = [f"job {self.job}", f"tracker {self.tracker}", f"depth {self.depth}"]
+        if self.faults:
+            words.append(f"faults {', '.join(self.faults)}")
+        if self.fresh_ids:
+            words.append("fresh call IDs")
+        return ", ".join(words)
 
     def entry(self, number: int) -> Entry:
         """The design with this number."""
         return self.entries[number - 1]
 
 
-def frontier(entries: Sequence[Entry], *, job: str, tracker: str, depth: int) -> Frontier:
-    """The safe set, the Pareto frontier and the cheapest safe design of `entries`."""
+def frontier(
+    entries: Sequence[Entry],
+    *,
+    job: str,
+    tracker: str,
+    depth: int,
+    faults: tuple[str, ...] = (),
+    fresh_ids: bool = False,
+) -> Frontier:
+    """The safe set, the Pareto frontier and the cheapest safe design of `entries` (explored under `faults`)."""
     for position, item in enumerate(entries, start=1):
         if item.number != position:
             raise ValueError(f"design numbers must run 1..n in order: found {item.number} at {position}")
@@ -115,6 +135,8 @@ def frontier(entries: Sequence[Entry], *, job: str, tracker: str, depth: int) ->
         pareto=tuple(item.number for item in pareto),
         cheapest=cheapest.number if cheapest is not None else None,
         ties=ties,
+        faults=faults,
+        fresh_ids=fresh_ids,
     )
 
 
@@ -140,8 +162,8 @@ _WORDS = ("design", "verdict", "frontier", "preset")
 def headline(result: Frontier) -> str:
     """How many designs, how many safe, how many on the frontier."""
     return (
-        f"{len(result.entries)} designs (every valid policy combination), job {result.job}, "
-        f"tracker {result.tracker}, depth {result.depth}: {len(result.safe)} hold no-duplicate and no-loss, "
+        f"{len(result.entries)} designs (every valid policy combination), {result.setting}: "
+        f"{len(result.safe)} hold no-duplicate and no-loss, "
         f"{len(result.pareto)} of them on the frontier (no other safe design is cheaper on every cost)"
     )
 
@@ -207,7 +229,7 @@ def cheapest_design_file(result: Frontier) -> str | None:
     if result.cheapest is None:
         return None
     best = result.entry(result.cheapest)
-    summary = f"the cheapest safe design for job {result.job}, tracker {result.tracker}, depth {result.depth}"
+    summary = f"the cheapest safe design for {result.setting}"
     lines = [
         f"# Design #{best.number} of `crashsweep frontier`: {best.label}",
         f"name = {json.dumps(f'frontier-{best.number}')}",
@@ -223,6 +245,11 @@ def frontier_json(result: Frontier) -> str:
         "job": result.job,
         "tracker": result.tracker,
         "depth": result.depth,
+        **(
+            {"faults": list(result.faults), "call_ids": "fresh" if result.fresh_ids else "stable"}
+            if result.faults or result.fresh_ids
+            else {}
+        ),
         "designs": len(result.entries),
         "safe": list(result.safe),
         "frontier": list(result.pareto),

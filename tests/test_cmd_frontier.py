@@ -426,3 +426,32 @@ def test_out_is_replaced_whole_on_a_second_run_and_a_foreign_directory_is_refuse
     (foreign / "notes.txt").write_text("keep me")
     assert main(["frontier", "--depth", "1", "--job", str(one_write), "--out", str(foreign)]) == 2
     assert (foreign / "notes.txt").read_text() == "keep me"
+
+
+def test_faults_reach_every_design_of_the_frontier() -> None:
+    """--faults lost-reply: every design is explored under the fault, as `explore --faults` explores it.
+
+    spec/FAULTS.md: a lost reply at a write makes save-after-reply duplicate with no crash at
+    all, while a design that sends keys settles the re-send at the tracker; so the preset of
+    save-after-reply is unsafe and idempotency-keys' is safe, and each preset's row equals the
+    explorer's row of its design file under the same fault.
+    """
+    status, out = _main("--depth", "1", "--faults", "lost-reply", "--format", "json")
+    data: dict[str, Any] = json.loads(out)
+    assert status == 0
+    assert (data["faults"], data["call_ids"]) == (["lost-reply"], "stable")
+    by_preset = {name: entry for entry in data["entries"] for name in entry["presets"]}
+    assert by_preset["idempotency-keys"]["number"] in data["safe"]
+    assert by_preset["save-after-reply"]["number"] not in data["safe"]
+    for name in ("save-after-reply", "idempotency-keys", "keys-and-markers"):
+        design = Path(__file__).resolve().parents[1] / "docs" / "designs" / f"{name}.toml"
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            code = main(
+                ["explore", "--design", str(design), "--depth", "1", "--faults", "lost-reply", "--format", "json"]
+            )
+        row = json.loads(buffer.getvalue())
+        assert code == (0 if by_preset[name]["number"] in data["safe"] else 1)
+        assert row["faults"] == ["lost-reply"]
+    _, plain = _main("--depth", "1", "--format", "json")
+    assert "faults" not in json.loads(plain)
