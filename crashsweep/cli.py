@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from crashsweep import artifacts, cmd_view, prog, runs
+from crashsweep.cmd_frontier import frontier_command
 from crashsweep.cmd_fuzz import fuzz
 from crashsweep.cmd_sweep import conform, sweep, tracker
 from crashsweep.options import (
@@ -154,9 +155,10 @@ def compare(
         click.echo(table.to_json(everything), nl=False)
     else:
         render = table.table_text if fmt == "text" else table.table_markdown
+        render_cost = table.cost_text if fmt == "text" else table.cost_markdown
         for i, (title, rows) in enumerate(rows_of):
             heading = f"{'## ' if fmt == 'markdown' else ''}{title}\n\n" if title else ""
-            click.echo(("\n" if i else "") + heading + render(rows), nl=False)
+            click.echo(("\n" if i else "") + heading + render(rows) + "\n" + render_cost(rows), nl=False)
     return 0 if all(row.holds for row in everything) else 1
 
 
@@ -176,6 +178,7 @@ cli.add_command(fuzz)
 cli.add_command(sweep)
 cli.add_command(conform)
 cli.add_command(tracker)
+cli.add_command(frontier_command, name="frontier")
 
 
 def main(argv: list[str] | None = None, *, module: str | None = None) -> int:

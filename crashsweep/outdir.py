@@ -28,8 +28,11 @@ from crashsweep import runs
 
 MADE_BY = "<footer>Made by crashsweep."
 """Every index.html crashsweep writes has this footer (reports.html.page)."""
-OURS = re.compile(r"^(index\.html|test_\w+\.py|[\w.-]+\.(trace\.txt|trace\.json|(graph|sequence)\.(dot|svg)))$")
-"""The names of the files crashsweep writes into an output directory."""
+OURS = re.compile(
+    r"^(index\.html|test_\w+\.py|[\w.-]+\.(trace\.txt|trace\.json|(graph|sequence)\.(dot|svg))"
+    r"|frontier\.(json|svg)|cheapest\.toml)$"
+)
+"""The names of the files crashsweep writes into an output directory (a report, or the frontier's)."""
 
 
 class OutDirError(ValueError):

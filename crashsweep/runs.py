@@ -8,14 +8,19 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from explorer.model import Model
 from explorer.search import Exploration, ExplorationInterrupted, explore
+from explorer.tally import Tallied
 from reports.summary import Summary, summarize
+from spec.cost import point_counters
 from spec.design import Design
 from spec.job import TRIAGE, Job, load_job
 from spec.tracker import TRACKERS, TrackerKind
+from spec.world import World
 from variants import model
 from variants.loop_model import LoopModel
 
@@ -57,6 +62,11 @@ def tracker_kind(name: str) -> TrackerKind:
 
 PROGRESS_EVERY = 5.0
 """Seconds between progress lines where stderr is not a terminal (with --progress)."""
+
+
+def costed(loop: Model[World], job: Job) -> Tallied[World]:
+    """`loop` with its saves and tracker requests tallied, so that its row carries its cost."""
+    return Tallied(loop, partial(point_counters, job=job))
 
 
 class StatusLine:
@@ -111,7 +121,7 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
     progress = _Progress(variant, lines=choices.progress)
     try:
         exploration = explore(
-            choices.model(chosen),
+            costed(choices.model(chosen), choices.job),
             choices.depth,
             max_states=choices.max_states,
             progress=progress,

@@ -81,7 +81,12 @@ class Counterexample:
 
 
 def environment_of(model: Model[Any]) -> tuple[tuple[str, ...], bool]:
-    """The fault kinds and whether call IDs are fresh, of a loop model (none for any other model)."""
+    """The fault kinds and whether call IDs are fresh, of a loop model (none for any other model).
+
+    A wrapping model (explorer.tally.Tallied) is looked through to the model it wraps.
+    """
+    while hasattr(model, "inner"):
+        model = model.inner
     env = getattr(model, "env", None)
     return tuple(getattr(env, "faults", ())), bool(getattr(env, "fresh_ids", False))
 

@@ -5,7 +5,9 @@ scenarios per crash count (1..depth; the uninterrupted run is not a scenario), a
 those scenarios with_dups, dups, missing, asks and calls+ (model calls beyond those of the
 uninterrupted run), plus the graph's size and every property's verdict. With faults
 (spec/FAULTS.md) the scenarios are counted by number of moves (crashes and faults), and
-`moves` tallies, per number of moves, the moves of each kind over those scenarios.
+`moves` tallies, per number of moves, the moves of each kind over those scenarios. When the
+model was explored with its costs tallied (`explorer.tally.Tallied`), the row also carries the
+cost of the design (spec/cost.py): on the uninterrupted run, and summed over the scenarios.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Any
 
 from explorer.path import shortest_path
 from explorer.search import Exploration
+from explorer.tally import Tallied
 from spec import metrics
+from spec.cost import Cost, cost_of
 from spec.faults import fault_counter
 
 
@@ -68,6 +72,23 @@ class Summary:
             words.append("fresh call IDs")
         return "; ".join(words)
 
+    run_cost: Cost | None = None
+    scenario_cost: Cost | None = None
+
+    @property
+    def extra_cost(self) -> Cost | None:
+        """What crashes add: the scenarios' summed cost less the uninterrupted run's, once per scenario."""
+        if self.run_cost is None or self.scenario_cost is None:
+            return None
+        return self.scenario_cost.minus(self.run_cost, sum(self.scenarios.values()))
+
+    def cost_json(self) -> dict[str, dict[str, int]] | None:
+        """The cost as JSON: `run`, `scenarios` (summed) and `extra` (what crashes add)."""
+        extra = self.extra_cost
+        if self.run_cost is None or self.scenario_cost is None or extra is None:
+            return None
+        return {"run": self.run_cost.to_json(), "scenarios": self.scenario_cost.to_json(), "extra": extra.to_json()}
+
     @property
     def holds(self) -> bool:
         """Every invariant holds and every witness was seen."""
@@ -110,6 +131,7 @@ class Summary:
                 }
                 for v in self.invariants
             },
+            "cost": self.cost_json(),
         }
 
 
@@ -166,6 +188,7 @@ def summarize(
         verdicts.append(
             InvariantVerdict(prop.name, False, prop.witness, witnessed, path.code, path.crashes, len(path.steps) - 1)
         )
+    costed = isinstance(exploration.model, Tallied)
     return Summary(
         variant=variant,
         job=job,
@@ -187,4 +210,15 @@ def summarize(
         faults=faults,
         fresh_ids=fresh_ids,
         moves=_moves(exploration, faults),
+        run_cost=cost_of(counts.counters.get(0, {})) if costed else None,
+        scenario_cost=cost_of(_summed(counts.counters, crashes)) if costed else None,
     )
+
+
+def _summed(counters: dict[int, dict[str, int]], crashes: range) -> dict[str, int]:
+    """Every counter summed over the given crash counts."""
+    total: dict[str, int] = {}
+    for k in crashes:
+        for name, value in counters.get(k, {}).items():
+            total[name] = total.get(name, 0) + value
+    return total

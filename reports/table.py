@@ -1,7 +1,9 @@
 """A design's row, or the table of several, as text, Markdown or JSON.
 
 The table's columns are the seed's, in the seed's order: once, twice (scenarios with one and
-two crashes; further crash counts follow), with_dups, dups, missing, asks, calls+.
+two crashes; further crash counts follow), with_dups, dups, missing, asks, calls+. The cost
+of each design (spec/cost.py) is a table of its own beneath, so the seed's table stays as it
+is: five columns for the uninterrupted run, five for what crashes add over all scenarios.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ from rich.table import Table
 
 from reports.describe import plural
 from reports.summary import Summary
+from spec.cost import Cost
 
 FIGURES = ("with_dups", "dups", "missing", "asks", "calls+")
+COST_RUN = ("saves", "requests", "calls", "questions", "lookups")
+COST_EXTRA = ("saves+", "requests+", "calls+", "questions+", "lookups+")
+COST_TITLE = "cost: on the uninterrupted run, and what crashes add over all scenarios (+)"
 _NAMES = {1: "once", 2: "twice"}
 
 
@@ -39,7 +45,8 @@ def _figures(row: Summary) -> list[int]:
     return [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
 
 
-def _verdict(row: Summary) -> str:
+def verdict_words(row: Summary) -> str:
+    """The row's verdict in words: "holds", or what is violated or never exercised."""
     words = []
     for v in row.invariants:
         if not v.witnessed:
@@ -49,9 +56,10 @@ def _verdict(row: Summary) -> str:
     return ", ".join(words) or "holds"
 
 
-def _render(table: Table) -> str:
+def render_table(table: Table, width: int = 200) -> str:
+    """A rich table as plain text, at most `width` columns, trailing blanks and blank edge lines trimmed."""
     buffer = io.StringIO()
-    Console(file=buffer, width=200, color_system=None, force_terminal=False).print(table)
+    Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
     lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
     while lines and not lines[0]:
         lines.pop(0)
@@ -81,8 +89,8 @@ def table_text(rows: Sequence[Summary]) -> str:
     table.add_column("verdict")
     for label, row in zip(_labels(rows), rows, strict=True):
         scenarios = [str(row.scenarios.get(k, "")) for k in range(1, depth + 1)]
-        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), _verdict(row))
-    return _render(table)
+        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), verdict_words(row))
+    return render_table(table)
 
 
 def table_markdown(rows: Sequence[Summary]) -> str:
@@ -93,7 +101,7 @@ def table_markdown(rows: Sequence[Summary]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
     for label, row in zip(_labels(rows), rows, strict=True):
         cells = [label, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
-        cells += [str(n) for n in _figures(row)] + [_verdict(row)]
+        cells += [str(n) for n in _figures(row)] + [verdict_words(row)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -109,6 +117,43 @@ def _scenarios(row: Summary) -> str:
     return "   ".join(parts)
 
 
+def _costs(row: Summary) -> list[str] | None:
+    """The row's ten cost cells, or None when it was explored without its costs."""
+    extra = row.extra_cost
+    if row.run_cost is None or extra is None:
+        return None
+    return [str(n) for n in (*row.run_cost.as_tuple(), *extra.as_tuple())]
+
+
+def cost_text(rows: Sequence[Summary]) -> str:
+    """The cost table as aligned text, after a title line ("" when no row carries a cost)."""
+    costed = [(label, cells) for label, row in zip(_labels(rows), rows, strict=True) if (cells := _costs(row))]
+    if not costed:
+        return ""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("variant")
+    for name in (*COST_RUN, *COST_EXTRA):
+        table.add_column(name, justify="right")
+    for label, cells in costed:
+        table.add_row(label, *cells)
+    return f"{COST_TITLE}\n" + render_table(table)
+
+
+def cost_markdown(rows: Sequence[Summary]) -> str:
+    """The cost table as Markdown, after a title line ("" when no row carries a cost)."""
+    costed = [(label, cells) for label, row in zip(_labels(rows), rows, strict=True) if (cells := _costs(row))]
+    if not costed:
+        return ""
+    header = ["variant", *COST_RUN, *COST_EXTRA]
+    lines = [f"{COST_TITLE}\n", "| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    lines += ["| " + " | ".join([label, *cells]) + " |" for label, cells in costed]
+    return "\n".join(lines) + "\n"
+
+
+def _cost_line(title: str, names: Sequence[str], cost: Cost) -> str:
+    return f"  {title:<13} " + "   ".join(f"{name} {n}" for name, n in zip(names, cost.as_tuple(), strict=True))
+
+
 def row_text(row: Summary) -> str:
     """One design's figures and verdicts, for `explore`."""
     scenarios = _scenarios(row)
@@ -120,6 +165,10 @@ def row_text(row: Summary) -> str:
         "  " + "   ".join(f"{name} {value}" for name, value in zip(FIGURES, _figures(row), strict=True)),
         f"  graph         {row.states} states, {row.edges} edges",
     ]
+    extra = row.extra_cost
+    if row.run_cost is not None and extra is not None:
+        lines.append(_cost_line("cost (run)", COST_RUN, row.run_cost))
+        lines.append(_cost_line("crashes add", COST_EXTRA, extra))
     for v in row.invariants:
         if not v.witnessed:
             lines.append(
@@ -137,8 +186,9 @@ def row_text(row: Summary) -> str:
 
 
 def row_markdown(row: Summary) -> str:
-    """One design's row as a Markdown table."""
-    return table_markdown([row])
+    """One design's row as a Markdown table, and its cost table beneath when it carries one."""
+    cost = cost_markdown([row])
+    return table_markdown([row]) + (f"\n{cost}" if cost else "")
 
 
 def to_json(rows: Summary | Sequence[Summary]) -> str:

@@ -169,6 +169,8 @@ class World:
     lookups: int = 0
     reruns: int = 0
     approvals: int = 0
+    saves: int = 0  # saves that reached their rename (checkpoint and lock)
+    requests: int = 0  # calls sent to the tracker, reads included (lookups apart)
 
     def records_per_write(self, job: Job) -> list[int]:
         """How many records the tracker holds for each of the job's writes (any run)."""
@@ -226,6 +228,7 @@ class Process:
         self.world.temp = self.state.copy()
         self.point(f"{what}: tmp written")
         self.world.checkpoint, self.world.temp = self.world.temp, None
+        self.world.saves += 1
         self.point(f"{what}: renamed")
         if extra is not None:
             self.point(extra)
@@ -233,6 +236,7 @@ class Process:
     def send(self, call: Call, key_call: str | None = None) -> str:
         """Send a call (section 5); a first write request of a failing call raises ToolFailed."""
         world = self.world
+        world.requests += 1
         if not call.writes:
             self.point(f"tool returned {call.id}")
             return f"read {call.id}"
@@ -343,6 +347,7 @@ class Process:
             world.lock_temp = world.starts
             self.point("lock: tmp written")
             world.lock, world.lock_temp = world.lock_temp, None
+            world.saves += 1
             self.point("lock: renamed")
         if self.policy.startup_save:
             self.save("start")
@@ -429,6 +434,9 @@ class Tally:
     model_calls: int = 0
     calls_plus: int = 0
     moves: Counter[str] = field(default_factory=Counter)  # moves of each kind, over the scenarios
+    saves: int = 0
+    requests: int = 0
+    approvals: int = 0
 
 
 @dataclass
@@ -495,6 +503,9 @@ def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:
     tally.reruns += world.reruns
     tally.model_calls += world.model_calls
     tally.calls_plus += world.model_calls - baseline_calls
+    tally.saves += world.saves
+    tally.requests += world.requests
+    tally.approvals += world.approvals
 
 
 def single_crash_outcomes(design: str | Policy, job: Job, tracker: str) -> list[tuple[str, int]]:

@@ -364,7 +364,8 @@ def test_a_design_may_appear_once_per_tracker(capsys: pytest.CaptureFixture[str]
     """The same design under two trackers is two rows, not a duplicate."""
     status, out, _ = _run(capsys, "compare", "--variants", "agent-loop,agent-loop@keyless", "--depth", "1")
     assert status == 0
-    assert [line.split()[0] for line in out.splitlines()[2:]] == ["agent-loop", "agent-loop"]
+    table = out.split("\n\n")[0]  # the rows' table; the cost table follows after a blank line
+    assert [line.split()[0] for line in table.splitlines()[2:]] == ["agent-loop", "agent-loop"]
 
 
 def test_control_characters_in_messages_stay_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from crashsweep.runs import costed
 from explorer.model import Action
 from explorer.search import explore
 from reports.summary import summarize
@@ -50,3 +51,24 @@ def test_nondeterministic_models_are_refused() -> None:
     exploration = explore(Forking(2), 1)
     with pytest.raises(ValueError, match="one uninterrupted run"):
         summarize(exploration, variant="f", job="j", tracker="t")
+
+
+def test_cost_json_run_scenarios_and_extra() -> None:
+    """A costed row's JSON `cost` holds run, scenarios and extra; extra = scenarios - run x scenarios."""
+    loop = costed(model("save-after-reply", TRIAGE, KEYED), TRIAGE)
+    row = summarize(explore(loop, 1), variant="v", job="triage", tracker="keyed")
+    cost = row.to_json()["cost"]
+    assert set(cost) == {"run", "scenarios", "extra"}
+    assert list(cost["run"]) == ["saves", "requests", "model_calls", "questions", "lookups"]
+    assert cost["run"]["saves"] == 10  # SEMANTICS.md section 7: 34 points, 10 of them `renamed`
+    for part, summed in cost["scenarios"].items():
+        assert cost["extra"][part] == summed - 34 * cost["run"][part]
+    # calls+ is the extra model calls by its own definition.
+    assert cost["extra"]["model_calls"] == row.calls_plus
+
+
+def test_uncosted_rows_have_no_cost() -> None:
+    """A model explored without its costs tallied has cost null, not zeros."""
+    row = summarize(explore(model("save-after-reply", TRIAGE, KEYED), 1), variant="v", job="triage", tracker="keyed")
+    assert row.to_json()["cost"] is None
+    assert row.extra_cost is None

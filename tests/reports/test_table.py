@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import json
 
+from crashsweep.runs import costed
 from explorer.search import explore
 from reports.summary import Summary, summarize
-from reports.table import row_text, table_markdown, table_text, to_json
+from reports.table import (
+    COST_EXTRA,
+    COST_RUN,
+    cost_markdown,
+    cost_text,
+    row_markdown,
+    row_text,
+    table_markdown,
+    table_text,
+    to_json,
+)
 from spec.job import TRIAGE
 from spec.tracker import KEYED
 from variants import model
@@ -50,3 +61,32 @@ def test_json_one_object_or_a_list() -> None:
 def test_headers_beyond_two_crashes() -> None:
     """Depth 3 adds a "3 crashes" column."""
     assert "3 crashes" in table_text([_row("keys-and-markers", 3)])
+
+
+def _costed_row(variant: str, depth: int = 1) -> Summary:
+    loop = costed(model(variant, TRIAGE, KEYED), TRIAGE)
+    return summarize(explore(loop, depth), variant=variant, job="triage", tracker="keyed")
+
+
+def test_cost_table_under_the_seed_table() -> None:
+    """The cost table: a title, ten cost columns, one row per costed design (none: empty)."""
+    text = cost_text([_costed_row("save-once-per-turn"), _costed_row("keys-and-markers")])
+    lines = text.splitlines()
+    assert lines[0].startswith("cost: on the uninterrupted run")
+    assert lines[1].split() == ["variant", *COST_RUN, *COST_EXTRA]
+    # Uninterrupted: 4 and 13 saves (SEMANTICS.md section 7), 4 requests, 3 model calls.
+    assert lines[3].split()[:6] == ["save-once-per-turn", "4", "4", "3", "0", "0"]
+    assert lines[4].split()[:6] == ["keys-and-markers", "13", "4", "3", "0", "0"]
+    assert cost_text([_row("keys-and-markers", 1)]) == ""
+    assert cost_markdown([_row("keys-and-markers", 1)]) == ""
+
+
+def test_cost_in_markdown_and_in_the_row_text() -> None:
+    """Markdown gets a second table; explore's text gets two cost lines."""
+    row = _costed_row("save-once-per-turn")
+    markdown = row_markdown(row)
+    assert "| save-once-per-turn | 4 | 4 | 3 | 0 | 0 |" in markdown
+    assert sum(line.startswith("|---|") for line in markdown.splitlines()) == 2
+    text = row_text(row)
+    assert "  cost (run)    saves 4   requests 4   calls 3   questions 0   lookups 0" in text
+    assert "  crashes add   saves+ " in text
