@@ -32,11 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from realsweep import reference
-from realsweep.engine import SweepOptions
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
-from spec.job import TRIAGE
+from crashsweep.realsweep import reference
+from crashsweep.realsweep.engine import SweepOptions
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.spec.job import TRIAGE
 
 
 def forked(child: Callable[[], None]) -> None:

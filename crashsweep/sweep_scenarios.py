@@ -19,8 +19,8 @@ from pathlib import Path
 
 import click
 
-from realsweep.engine import Crash, ScenarioResult, SweepResult
-from spec import invariants
+from crashsweep.realsweep.engine import Crash, ScenarioResult, SweepResult
+from crashsweep.spec import invariants
 
 SHOWN_UNREACHED = 10
 

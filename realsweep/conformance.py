@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import variants
-from explorer.search import explore
-from realsweep import reference, rows
-from realsweep.engine import Progress, SweepOptions, SweepResult
-from reports import table
-from reports.summary import Summary, summarize
-from spec.job import Job
-from spec.tracker import TRACKERS
-from variants.design_file import load_design
+from crashsweep import variants
+from crashsweep.explorer.search import explore
+from crashsweep.realsweep import reference, rows
+from crashsweep.realsweep.engine import Progress, SweepOptions, SweepResult
+from crashsweep.reports import table
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.spec.job import Job
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.design_file import load_design
 
 FIELDS = (
     "crash_points",

@@ -7,7 +7,7 @@ the depth, one process killed for real at each of those points; the world a kill
 leaves is saved (digest.save) and named by its digest. A world already seen with the same
 number of crashes is a node already known: the edge joins it and nothing more is run, as the
 model's explorer merges histories that reach the same state. Every edge carries the counters
-of its process; `explorer.count_paths` then counts the scenarios (root-to-finished paths) per
+of its process; `crashsweep.explorer.count_paths` then counts the scenarios (root-to-finished paths) per
 crash count and sums their counters and outcomes, exactly as a sweep of every scenario would.
 
 The representative of a final world is its path with the smallest crash indices, so the
@@ -29,11 +29,11 @@ from typing import Any
 
 import networkx as nx
 
-from explorer.counting import count_paths
-from realsweep import digest
-from realsweep.runner import Live, Runner, Step
-from realsweep.scenarios import Crash, Outcome, Progress, Scenario, ScenarioResult, SweepError, SweepResult
-from realsweep.snapshot import read_counters
+from crashsweep.explorer.counting import count_paths
+from crashsweep.realsweep import digest
+from crashsweep.realsweep.runner import Live, Runner, Step
+from crashsweep.realsweep.scenarios import Crash, Outcome, Progress, Scenario, ScenarioResult, SweepError, SweepResult
+from crashsweep.realsweep.snapshot import read_counters
 
 MEASURES: Mapping[str, Callable[[Outcome], int]] = {
     "with_dups": lambda o: int(o.dups > 0),
@@ -172,7 +172,7 @@ class _Sweep:
             where = f"scenario {_code(node.path)}"
             raise SweepError(f"{where}: the check failed: {type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):
-            raise SweepError(f"the check returned {type(outcome).__name__}, not realsweep.engine.Outcome")
+            raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
         return outcome
 
     def _crash(self, node: _Node, crash: Crash) -> list[_Task]:

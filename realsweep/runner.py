@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from realsweep import crashpoint, digest
-from realsweep.scenarios import (
+from crashsweep.realsweep import crashpoint, digest
+from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
     Outcome,
@@ -29,10 +29,10 @@ from realsweep.scenarios import (
     Target,
     TargetFailed,
 )
-from realsweep.snapshot import Snapshots, read_counters
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
-from realsweep.zygote import Zygote, ZygoteError
+from crashsweep.realsweep.snapshot import Snapshots, read_counters
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.zygote import Zygote, ZygoteError
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
@@ -129,7 +129,7 @@ class Runner:
         except Exception as error:  # the user's check: report which scenario it failed on
             raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):
-            raise SweepError(f"the check returned {type(outcome).__name__}, not realsweep.engine.Outcome")
+            raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
         result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points))
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)

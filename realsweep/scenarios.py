@@ -3,7 +3,7 @@
 A `Target` says how to start one process of the program under test; a scenario is a tuple of
 `Crash`es (process 1 dies at its point i, the restart at its point j, ...) after which a last
 process runs to the end; the `Check` reads its final world into an `Outcome`. Users of the
-engine import these from realsweep.engine.
+engine import these from crashsweep.realsweep.engine.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_client import TrackerClient
 
 if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
-    from explorer.counting import Counts
-    from realsweep.digest import StateKey
+    from crashsweep.explorer.counting import Counts
+    from crashsweep.realsweep.digest import StateKey
 
 
 class SweepError(RuntimeError):
@@ -56,13 +56,15 @@ class Target:
 
     @classmethod
     def entry_point(cls, spec: str, *, path: Iterable[str] = ()) -> Target:
-        """A `module:function` entry point, run by `python -m realsweep.entry`; `path` joins PYTHONPATH."""
-        from realsweep.entry import parse_entry_point
-        from realsweep.tracker_service import package_pythonpath
+        """A `module:function` entry point, run by `python -m crashsweep.realsweep.entry`; `path` joins PYTHONPATH."""
+        from crashsweep.realsweep.entry import parse_entry_point
+        from crashsweep.realsweep.tracker_service import package_pythonpath
 
         parse_entry_point(spec)
         pythonpath = os.pathsep.join([*path, package_pythonpath()])
-        return cls((sys.executable, "-m", "realsweep.entry", spec), {"PYTHONPATH": pythonpath}, spec, fork=spec)
+        return cls(
+            (sys.executable, "-m", "crashsweep.realsweep.entry", spec), {"PYTHONPATH": pythonpath}, spec, fork=spec
+        )
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ class SweepResult:
     unreached: tuple[ScenarioResult, ...] = ()
     """The scenarios whose chosen point was not reached (ScenarioResult.unreached), apart."""
     counts: Counts | None = None
-    """A deduplicating sweep's scenarios and figures counted by paths (explorer.count_paths over
+    """A deduplicating sweep's scenarios and figures counted by paths (crashsweep.explorer.count_paths over
     the graph of real worlds); `scenarios` then holds one scenario per final world, the one with
     the smallest crash indices. None: `scenarios` is every scenario."""
     worlds: tuple[int, int] = (0, 0)

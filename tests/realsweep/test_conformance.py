@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-import variants
-from realsweep import conformance
-from realsweep.engine import SweepOptions
-from spec.job import TRIAGE
+from crashsweep import variants
+from crashsweep.realsweep import conformance
+from crashsweep.realsweep.engine import SweepOptions
+from crashsweep.spec.job import TRIAGE
 
 DEPTH_1 = [
     ("save-once-per-turn", "keyed"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from realsweep.digest import TRACKER_FILE, World, digest, read_world, restore, save
-from realsweep.tracker_store import Store
+from crashsweep.realsweep.digest import TRACKER_FILE, World, digest, read_world, restore, save
+from crashsweep.realsweep.tracker_store import Store
 
 
 def _world(tmp_path: Path, name: str, *, issue: str = "disk full", note: bytes = b"one") -> Path:

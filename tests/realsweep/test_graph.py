@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from crashsweep.cmd_sweep import DEFAULT_MATRIX
-from realsweep import conformance, reference, rows
-from realsweep.digest import World
-from realsweep.engine import Outcome, Scenario, SweepOptions, SweepResult, Target, sweep
-from spec.job import TRIAGE, load_job
+from crashsweep.realsweep import conformance, reference, rows
+from crashsweep.realsweep.digest import World
+from crashsweep.realsweep.engine import Outcome, Scenario, SweepOptions, SweepResult, Target, sweep
+from crashsweep.spec.job import TRIAGE, load_job
 
 PROGRAM = textwrap.dedent(
     """
     import json, os, time
     from pathlib import Path
-    from realsweep.crashpoint import count, crashpoint, fresh_id
+    from crashsweep.realsweep.crashpoint import count, crashpoint, fresh_id
 
     def main():
         state = Path(os.environ["CRASHSWEEP_WORKDIR"]) / "state.json"

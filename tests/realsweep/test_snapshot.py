@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from realsweep import crashpoint
-from realsweep.digest import capture
-from realsweep.snapshot import Snapshots, read_counters
+from crashsweep.realsweep import crashpoint
+from crashsweep.realsweep.digest import capture
+from crashsweep.realsweep.snapshot import Snapshots, read_counters
 from tests.realsweep.helpers import run_python
 
 CODE = textwrap.dedent(
     """
     from pathlib import Path
-    from realsweep.crashpoint import count, crashpoint
+    from crashsweep.realsweep.crashpoint import count, crashpoint
     for step in (1, 2, 3):
         Path("state.txt").write_text(str(step))
         count("steps")
