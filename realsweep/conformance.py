@@ -17,6 +17,7 @@ import variants
 from explorer.search import explore
 from realsweep import reference, rows
 from realsweep.engine import Progress, SweepOptions, SweepResult
+from realsweep.nemesis import Nemesis
 from reports import table
 from reports.summary import Summary, summarize
 from spec.job import Job
@@ -53,6 +54,8 @@ class Conformance:
             mine, theirs = getattr(self.model, name), getattr(self.real, name)
             if mine != theirs:
                 found.append(f"{name}: model {mine}, real {theirs}")
+        if self.model.faults and self.model.moves != self.real.moves:
+            found.append(f"moves: model {self.model.moves}, real {self.real.moves}")
         model_verdicts = {v.name: v.holds for v in self.model.invariants}
         for v in self.real.invariants:
             if model_verdicts.get(v.name) != v.holds:
@@ -77,13 +80,19 @@ def conform(
     options: SweepOptions,
     progress: Progress | None = None,
     design_path: Path | None = None,
+    nemesis: Nemesis | None = None,
 ) -> Conformance:
-    """Run the model explorer and the real sweep of `variant` (or of the design file), side by side."""
+    """Run the model explorer and the real sweep of `variant` (or of the design file), side by side.
+
+    `nemesis`: the faults and call IDs (spec/FAULTS.md) of both sides.
+    """
+    env = nemesis or Nemesis()
     chosen = load_design(design_path).design if design_path is not None else variant
-    exploration = explore(variants.model(chosen, job, TRACKERS[tracker]), options.depth)
-    model = summarize(exploration, variant=variant, job=job.name, tracker=tracker)
-    result = reference.run(variant, job, job_path, tracker, options, progress, design_path)
-    real = rows.summary(result, variant=variant, job=job.name, tracker=tracker)
+    faults, fresh = env.faults, env.fresh_ids
+    exploration = explore(variants.model(chosen, job, TRACKERS[tracker], faults=faults, fresh_ids=fresh), options.depth)
+    model = summarize(exploration, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
+    result = reference.run(variant, job, job_path, tracker, options, progress, design_path, env)
+    real = rows.summary(result, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
     return Conformance(model, real, result)
 
 

@@ -21,6 +21,10 @@ tracker service the engine starts), so scenarios never see each other's effects,
 run in parallel on a pool of `workers` threads, each driving its scenario's subprocesses.
 After the last process the `check` reads the outcome (an `Outcome`); the counters the
 program reported with `count(...)` over all its processes are summed per scenario.
+
+Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py): given one, the engine
+also runs, beside the one-crash scenarios, a scenario of one fault move at each chance the
+nemesis finds among the baseline's points.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from realsweep.nemesis import Nemesis, NemesisError
 from realsweep.runner import Runner
 from realsweep.scenarios import (
     Check,
@@ -66,10 +71,21 @@ __all__ = [
 ]
 
 
-def sweep(target: Target, check: Check, options: SweepOptions, progress: Progress | None = None) -> SweepResult:
-    """Run the baseline and every scenario up to `options.depth` crashes; see the module docstring."""
+def sweep(
+    target: Target,
+    check: Check,
+    options: SweepOptions,
+    progress: Progress | None = None,
+    nemesis: Nemesis | None = None,
+) -> SweepResult:
+    """Run the baseline and every scenario up to `options.depth` moves; see the module docstring."""
     started = time.monotonic()
-    with _runner(target, check, options) as runner:
+    if nemesis is not None:
+        try:
+            nemesis.check(options.depth)
+        except NemesisError as error:
+            raise SweepError(str(error)) from None
+    with _runner(target, check, options, nemesis) as runner:
         return _scenarios(runner, options, progress, started)
 
 
@@ -85,7 +101,7 @@ def replay(target: Target, check: Check, options: SweepOptions, crashes: Sequenc
 
 
 @contextmanager
-def _runner(target: Target, check: Check, options: SweepOptions) -> Iterator[Runner]:
+def _runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
     """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
     if options.depth < 1:
         raise SweepError(f"depth must be at least 1, got {options.depth}")
@@ -104,7 +120,7 @@ def _runner(target: Target, check: Check, options: SweepOptions) -> Iterator[Run
                 if options.tracker is None
                 else stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
             )
-            runner = Runner(target, check, options, root, service)
+            runner = Runner(target, check, options, root, service, nemesis)
             stack.callback(runner.close)
             yield runner
     finally:
@@ -120,13 +136,15 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
     known = len(baseline.points)
     with ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="scenario") as pool:
         pending: set[Future[ScenarioResult]] = {pool.submit(runner.run, c) for c in _children(baseline)}
+        pending |= {pool.submit(runner.run, (), f) for f in runner.nemesis.chances(baseline.points)}
+        known += len(pending) - len(baseline.points)
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     result = future.result()
                     results.append(result)
-                    if len(result.crashes) < options.depth:
+                    if result.moves < options.depth and not result.faults:
                         children = _children(result)
                         known += len(children)
                         pending |= {pool.submit(runner.run, c) for c in children}
@@ -137,7 +155,7 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
             for future in pending:
                 future.cancel()
             raise
-    results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
+    results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
     reached = tuple(r for r in results if not r.unreached)
     unreached = tuple(r for r in results if r.unreached)
     if not reached:

@@ -22,10 +22,18 @@ from reports.summary import InvariantVerdict, Summary
 from spec import invariants, metrics
 
 
-def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Summary:
-    """The sweep's row, in the explorer's shape."""
+def summary(
+    result: SweepResult,
+    *,
+    variant: str,
+    job: str,
+    tracker: str,
+    faults: tuple[str, ...] = (),
+    fresh_ids: bool = False,
+) -> Summary:
+    """The sweep's row, in the explorer's shape (with `faults`: scenarios by moves, and the moves' tally)."""
     scenarios = result.scenarios
-    per_k = {k: sum(1 for s in scenarios if len(s.crashes) == k) for k in range(1, result.depth + 1)}
+    per_k = {k: sum(1 for s in scenarios if s.moves == k) for k in range(1, result.depth + 1)}
 
     def total(name: str) -> int:
         return sum(s.counters.get(name, 0) for s in scenarios)
@@ -56,7 +64,24 @@ def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Sum
         states=0,
         edges=0,
         invariants=verdicts,
+        faults=faults,
+        fresh_ids=fresh_ids,
+        moves=_moves(scenarios, result.depth, faults) if faults else {},
     )
+
+
+def _moves(scenarios: Sequence[ScenarioResult], depth: int, faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
+    """Per number of moves k: the crashes and the faults of each kind the k-move scenarios hold."""
+    tally: dict[int, dict[str, int]] = {}
+    for k in range(1, depth + 1):
+        chosen = [s for s in scenarios if s.moves == k]
+        kinds = {"crash": sum(len(s.crashes) for s in chosen), **dict.fromkeys(faults, 0)}
+        for s in chosen:
+            for fault in s.faults:
+                kind = fault.split(" ", 1)[0]  # a label: "lost-reply at tracker accepted create_a"
+                kinds[kind] = kinds.get(kind, 0) + 1
+        tally[k] = kinds
+    return tally
 
 
 def _first(scenarios: Sequence[ScenarioResult], bad: Any) -> ScenarioResult | None:
