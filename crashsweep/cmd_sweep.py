@@ -20,11 +20,20 @@ from pathlib import Path
 import click
 
 from crashsweep import prog, runs, sweep_scenarios, sweep_sources
-from crashsweep.options import depth_option, design_option, job_option, split_names, tracker_option
+from crashsweep.options import (
+    depth_option,
+    design_option,
+    environment,
+    fault_options,
+    job_option,
+    split_names,
+    tracker_option,
+)
 from realsweep import conformance, engine, reference
 from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
 from realsweep.adapters.script import ARGS, CALL_IDS
 from realsweep.entry import load, parse_entry_point
+from realsweep.nemesis import Nemesis, NemesisError
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
 from spec.tracker import TRACKERS
 from variants import SEED_DESIGNS, design
@@ -233,7 +242,8 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
     type=click.Path(path_type=Path, dir_okay=False),
     help="a design file (TOML) to add, after --variants (repeatable)",
 )
-@depth_option(default=1)
+@depth_option(default=1, with_faults=True)
+@fault_options
 @job_option(help="job file (TOML)")
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
@@ -248,7 +258,16 @@ def conform(
     fmt: str,
     spawn: str,
 ) -> int:
-    """The real sweep and the model side by side: both rows of each design, and every difference."""
+    """The real sweep and the model side by side: both rows of each design, and every difference.
+
+    With --faults and --call-ids (spec/FAULTS.md) both sides suffer the same faults; the real
+    sweep injects them in scenarios of one move (--depth 1).
+    """
+    nemesis = Nemesis(*environment())
+    try:
+        nemesis.check(depth)
+    except NemesisError as error:
+        raise click.BadParameter(str(error), param_hint="'--faults'") from None
     files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
@@ -272,7 +291,7 @@ def conform(
             progress = _Progress(f"{name}/{kind}")
             try:
                 options = _options(depth, workers, None, 120, kind, spawn)
-                results.append(conformance.conform(name, job, job_path, kind, options, progress, path))
+                results.append(conformance.conform(name, job, job_path, kind, options, progress, path, nemesis))
             finally:
                 progress.done()
     except engine.TargetFailed as error:
