@@ -4,7 +4,8 @@ For one design, job, tracker and depth it runs both (the model explorer on the d
 model, the real sweep through `reference.run`) and compares every figure of the row:
 crash points, scenarios per crash count, with_dups, dups, missing, asks, calls+, lookups,
 reruns, and each invariant's verdict. `render` prints both rows as one table (the model's
-row, then the real one) followed by the differences, or "no difference".
+row, then the real one) followed by the differences, or "no difference"; under faults or
+fresh call IDs (spec/FAULTS.md, carried out for real by realsweep.nemesis) a title line names them.
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ def render(results: Sequence[Conformance], fmt: str = "text") -> str:
         shown.append(replace(c.model, variant=f"{c.model.variant} (model)"))
         shown.append(replace(c.real, variant=f"{c.real.variant} (real)"))
     text = table.table_markdown(shown) if fmt == "markdown" else table.table_text(shown)
+    if shown and shown[0].environment:  # under faults or fresh IDs, a title says which
+        text = table.titled("Conformance", shown) + "\n" + text
     lines = []
     for c in results:
         seconds = f"{c.sweep.processes} processes, {c.sweep.seconds:.1f} s"

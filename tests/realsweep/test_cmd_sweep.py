@@ -242,3 +242,35 @@ def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_
     lines = (keep / "scenarios.jsonl").read_text().splitlines()
     assert len(lines) == 6
     assert json.loads(lines[0])["crashes"] == []
+
+
+def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_title(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """save-after-reply loses each write's reply in turn: both rows count 34 crash points + 3 lost replies."""
+    args = ["conform", "--variants", "save-after-reply", "--faults", "lost-reply", "--call-ids", "fresh"]
+    assert main([*args, "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "faults lost-reply" in out
+    assert "fresh call IDs" in out
+    assert "save-after-reply: no difference" in out
+    for side in ("model", "real"):
+        row = next(line for line in out.splitlines() if f"save-after-reply ({side})" in line)
+        assert row.split()[2] == "37"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
+        (["--faults", "flood"], "unknown fault 'flood'"),
+    ],
+)
+def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["conform", "--variants", "agent-loop", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
