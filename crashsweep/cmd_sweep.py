@@ -35,6 +35,7 @@ from realsweep.adapters.script import ARGS, CALL_IDS
 from realsweep.entry import load, parse_entry_point
 from realsweep.nemesis import Nemesis, NemesisError
 from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
+from spec.faults import FaultError, parse_faults
 from spec.tracker import TRACKERS
 from variants import SEED_DESIGNS, design
 from variants.design_file import load_design
@@ -80,12 +81,30 @@ def _options(
 
 ARG_HELP = "with --target: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; repeatable"
 CALL_IDS_HELP = (
-    "with --framework: the model's call IDs, the job's (stable) or new on every ask (fresh)  [default: stable]"
+    "with --framework, --variant or --design: the model's call IDs, the job's (stable) or new on every ask"
+    " (fresh)  [default: stable]"
 )
+FAULTS_HELP = "with --variant or --design, at depth 1: faults beside crashes (spec/FAULTS.md), e.g. lost-reply"
 DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
 SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
+
+
+def _nemesis(text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool) -> Nemesis:
+    """The faults and call IDs of a sweep of the reference loop, checked before any process starts."""
+    if text is None:
+        return Nemesis((), reference_loop and call_ids == "fresh")
+    if not reference_loop:
+        raise click.UsageError("--faults goes with --variant or --design (the reference loop)")
+    if replaying:
+        raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
+    try:
+        nemesis = Nemesis(parse_faults(text), call_ids == "fresh")
+        nemesis.check(depth)
+    except (FaultError, NemesisError) as error:
+        raise click.BadParameter(str(error), param_hint="'--faults'") from None
+    return nemesis
 
 
 def _fail(message: str, status: int) -> int:
@@ -104,8 +123,9 @@ def _fail(message: str, status: int) -> int:
 )
 @click.option("--keys", type=click.Choice(("on", "off")), help="with --framework: send idempotency keys  [default: on]")
 @click.option("--call-ids", type=click.Choice(CALL_IDS), help=CALL_IDS_HELP)
+@click.option("--faults", "faults_text", metavar="K1,K2", help=FAULTS_HELP)
 @click.option("--durability", type=click.Choice(DURABILITY), help=DURABILITY_HELP)
-@depth_option()
+@depth_option(with_faults=True)
 @job_option(help="job file (with --variant or --framework)")
 @tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
@@ -124,6 +144,7 @@ def sweep(
     framework: str | None,
     keys: str | None,
     call_ids: str | None,
+    faults_text: str | None,
     durability: str | None,
     depth: int,
     job_path: Path | None,
@@ -144,6 +165,7 @@ def sweep(
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
+    nemesis = _nemesis(faults_text, call_ids, depth, variant is not None or design_path is not None, bool(crashes))
     _writable(scenarios_path)
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
@@ -153,7 +175,7 @@ def sweep(
         if variant is not None:
             if design_path is None:
                 _reference_design(variant)
-            source = sweep_sources.variant_source(variant, job_path, tracker, design_path)
+            source = sweep_sources.variant_source(variant, job_path, tracker, design_path, nemesis)
         elif framework is not None:
             source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
         else:
@@ -162,7 +184,8 @@ def sweep(
             source = _target_source(target_spec, check_spec, args, tracker)
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
         if crashes:
-            return _replayed(source.label, engine.replay(source.target, source.check, options, crashes))
+            scenario = engine.replay(source.target, source.check, options, crashes, source.nemesis)
+            return _replayed(source.label, scenario)
         result = source.run(options, progress)
     except engine.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)

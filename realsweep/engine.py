@@ -89,14 +89,21 @@ def sweep(
         return _scenarios(runner, options, progress, started)
 
 
-def replay(target: Target, check: Check, options: SweepOptions, crashes: Sequence[tuple[str, int]]) -> ScenarioResult:
+def replay(
+    target: Target,
+    check: Check,
+    options: SweepOptions,
+    crashes: Sequence[tuple[str, int]],
+    nemesis: Nemesis | None = None,
+) -> ScenarioResult:
     """Run exactly one scenario: process 1 dies at the first (point, occurrence), its restart at the next, ...
 
     Its crashes' indices are 0: the scenario is named by its points, not by a listing.
+    `nemesis` gives the processes their call IDs (a fault move is not re-run here).
     """
     if not crashes:
         raise SweepError("a scenario to re-run needs at least one crash point")
-    with _runner(target, check, options) as runner:
+    with _runner(target, check, options, nemesis) as runner:
         return runner.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
 
 

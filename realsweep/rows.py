@@ -97,10 +97,16 @@ def _verdict(name: str, witness: str, witnessed: bool, bad: ScenarioResult | Non
 def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str]) -> str:
     """One design's real sweep in words, like `explore`'s report."""
     scenarios = "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
+    if row.faults:  # scenarios by moves, with the moves of each kind
+        scenarios = "   ".join(
+            f"{k} move{'s' if k > 1 else ''}: {n} ({', '.join(f'{kind} {c}' for kind, c in row.moves[k].items())})"
+            for k, n in row.scenarios.items()
+        )
     figures = [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
+    environment = f", {row.environment}" if row.environment else ""
     lines = [
         f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
-        f"depth {row.depth})",
+        f"depth {row.depth}{environment})",
         f"  crash points  {row.crash_points}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),

@@ -274,3 +274,32 @@ def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
     assert out == ""
     assert err.count("\n") == 1
     assert message in err
+
+
+def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    """idempotency-keys: 34 crash points and 3 writes whose reply may be lost; the key keeps it clean."""
+    args = ["sweep", "--variant", "idempotency-keys", "--faults", "lost-reply", "--depth", "1", "--workers", "2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "depth 1, faults lost-reply)" in out
+    assert "1 move: 37 (crash 34, lost-reply 3)" in out
+    assert "with_dups 0" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--crash", "x"], "takes no --faults"),
+        (["--framework", "dbos", "--faults", "lost-reply", "--depth", "1"], "--faults goes with --variant"),
+        (["--target", "m:f", "--check", "m:g", "--call-ids", "fresh"], "--call-ids goes with"),
+    ],
+)
+def test_sweep_refuses_faults_it_cannot_inject_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["sweep", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
