@@ -23,11 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import explore
-from spec.job import TRIAGE, Call, Job
-from spec.tracker import KEYED
+from crashsweep.explorer import explore
+from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import SEED_DESIGNS, model
 from tests.replay_oracle import sweep
-from variants import SEED_DESIGNS, model
 
 
 def forty_calls() -> Job:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from realsweep.adapters import builtin
-from realsweep.engine import ScenarioResult, SweepOptions, SweepResult, sweep
-from spec.job import TRIAGE
+from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.engine import ScenarioResult, SweepOptions, SweepResult, sweep
+from crashsweep.spec.job import TRIAGE
 
 SETUPS = (
     ("LangGraph sync, no keys", "langgraph", False, "stable", "sync"),

@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crashsweep.cmd_sweep import DEFAULT_MATRIX
-from realsweep import conformance
-from realsweep.engine import SweepOptions
-from spec.job import TRIAGE
+from crashsweep.realsweep import conformance
+from crashsweep.realsweep.engine import SweepOptions
+from crashsweep.spec.job import TRIAGE
 
 
 def main() -> int:

@@ -30,10 +30,10 @@ from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import explore
-from spec.job import Call, Job
-from spec.tracker import KEYED
-from variants import DESIGNS, model
+from crashsweep.explorer import explore
+from crashsweep.spec.job import Call, Job
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import DESIGNS, model
 
 MAX_STATES = 20_000_000
 

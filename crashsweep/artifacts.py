@@ -21,11 +21,11 @@ from typing import Any
 import click
 
 from crashsweep import outdir, prog
-from explorer.search import Exploration
-from reports import dot, html, replay, sequence, trace
-from reports.counterexample import Counterexample, shortest
-from reports.replay import PROGRAM
-from reports.summary import Summary
+from crashsweep.explorer.search import Exploration
+from crashsweep.reports import dot, html, replay, sequence, trace
+from crashsweep.reports.counterexample import Counterexample, shortest
+from crashsweep.reports.replay import PROGRAM
+from crashsweep.reports.summary import Summary
 
 INSTALL_GRAPHVIZ = (
     "graphviz's `dot` was not found, so no SVGs were made (DOT sources written instead): install graphviz "

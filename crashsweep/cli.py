@@ -17,6 +17,8 @@ from crashsweep import artifacts, cmd_view, prog, runs
 from crashsweep.cmd_frontier import frontier_command
 from crashsweep.cmd_fuzz import fuzz
 from crashsweep.cmd_sweep import conform, sweep, tracker
+from crashsweep.explorer.model import ModelDefinitionError
+from crashsweep.explorer.search import StateLimitExceeded
 from crashsweep.options import (
     FORMATS,
     check_variant,
@@ -29,15 +31,13 @@ from crashsweep.options import (
     split_names,
 )
 from crashsweep.outdir import OutDirError
-from explorer.model import ModelDefinitionError
-from explorer.search import StateLimitExceeded
-from reports import table
-from spec.design import Design
-from spec.job import JobError
-from spec.policy import PolicyError
-from spec.tracker import TRACKERS
-from variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
-from variants.design_file import load_design
+from crashsweep.reports import table
+from crashsweep.spec.design import Design
+from crashsweep.spec.job import JobError
+from crashsweep.spec.policy import PolicyError
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
+from crashsweep.variants.design_file import load_design
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -19,10 +19,10 @@ from pathlib import Path
 import click
 
 from crashsweep import outdir, prog, runs
+from crashsweep.explorer.search import StateLimitExceeded, explore
 from crashsweep.options import FORMATS, choices_of, job_options, out_option
-from explorer.search import StateLimitExceeded, explore
-from reports import frontier_page
-from reports.frontier import (
+from crashsweep.reports import frontier_page
+from crashsweep.reports.frontier import (
     Entry,
     Frontier,
     cheapest_design_file,
@@ -31,14 +31,14 @@ from reports.frontier import (
     frontier_markdown,
     frontier_text,
 )
-from reports.summary import Summary, summarize
-from spec.design import Env
-from spec.job import TRIAGE, Job
-from spec.policy import Policy, all_policies
-from spec.tracker import TRACKERS
-from variants import PRESETS
-from variants.composed import compose
-from variants.loop_model import LoopModel
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.spec.design import Env
+from crashsweep.spec.job import TRIAGE, Job
+from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import PRESETS
+from crashsweep.variants.composed import compose
+from crashsweep.variants.loop_model import LoopModel
 
 CHUNK = 4
 """Designs a worker takes at a time."""

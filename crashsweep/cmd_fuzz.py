@@ -1,8 +1,8 @@
 """`crashsweep fuzz`: random deep crash sequences against one design, shrunk when they break it.
 
-Runs the design's hypothesis state machine (explorer.stateful) outside pytest: random runs
+Runs the design's hypothesis state machine (crashsweep.explorer.stateful) outside pytest: random runs
 with up to --crashes crashes each, far beyond the depth exhaustive exploration can afford.
-A violation is shrunk and printed as a text trace (reports.trace) that ends with its
+A violation is shrunk and printed as a text trace (crashsweep.reports.trace) that ends with its
 `crashsweep replay` command (the crash budget is the replay depth); otherwise the figures of
 what was exercised. The same --seed gives the same output. Exit status: 0 no violation,
 1 a violation (or a witness no run reached, so its invariant went unchecked), 2 bad input.
@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from crashsweep import prog, runs
+from crashsweep.explorer.model import Model
 from crashsweep.options import chosen_design, design_option, environment, fault_options, job_option, tracker_option
-from explorer.model import Model
-from reports import trace
-from reports.counterexample import from_path
-from reports.describe import plural
-from spec.job import Job
-from variants import design, model
+from crashsweep.reports import trace
+from crashsweep.reports.counterexample import from_path
+from crashsweep.reports.describe import plural
+from crashsweep.spec.job import Job
+from crashsweep.variants import design, model
 
 MIN_STEPS = 2
-"""The first rule of every run picks its pace (explorer.stateful), so one rule would take no action."""
+"""The first rule of every run picks its pace (crashsweep.explorer.stateful), so one rule would take no action."""
 
 if TYPE_CHECKING:
-    from explorer.stateful import FuzzOutcome, PropertyViolation
+    from crashsweep.explorer.stateful import FuzzOutcome, PropertyViolation
 
 
 @click.command()
@@ -72,7 +72,7 @@ def fuzz(
 ) -> int:
     """Random crash sequences (hypothesis), shrunk to a replayable counterexample."""
     # Imported here: hypothesis takes a quarter of a second to import, and only fuzz needs it.
-    from explorer.stateful import fuzz as run_fuzz
+    from crashsweep.explorer.stateful import fuzz as run_fuzz
 
     picked = chosen_design(variant, design_path)  # checked before the job file is read
     if isinstance(picked, str):

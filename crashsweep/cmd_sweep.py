@@ -1,6 +1,6 @@
 """`crashsweep sweep`, `crashsweep conform` and `crashsweep tracker serve`: real code, real crashes.
 
-`sweep` runs the real sweep (realsweep.engine) of the reference loop of a design, or of the
+`sweep` runs the real sweep (crashsweep.realsweep.engine) of the reference loop of a design, or of the
 user's own program (`--target module:function` or a command, with `--check module:function`),
 and prints the explorer's columns. `conform` runs the real sweep and the model side by side
 and prints both rows and every difference. `tracker serve` runs the tracker service.
@@ -29,16 +29,16 @@ from crashsweep.options import (
     split_names,
     tracker_option,
 )
-from realsweep import conformance, engine, reference
-from realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
-from realsweep.adapters.script import ARGS, CALL_IDS
-from realsweep.entry import load, parse_entry_point
-from realsweep.nemesis import Nemesis, NemesisError
-from realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
-from spec.faults import FaultError, parse_faults
-from spec.tracker import TRACKERS
-from variants import SEED_DESIGNS, design
-from variants.design_file import load_design
+from crashsweep.realsweep import conformance, engine, reference
+from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
+from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
+from crashsweep.realsweep.entry import load, parse_entry_point
+from crashsweep.realsweep.nemesis import Nemesis, NemesisError
+from crashsweep.realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
+from crashsweep.spec.faults import FaultError, parse_faults
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import SEED_DESIGNS, design
+from crashsweep.variants.design_file import load_design
 
 FORMATS = ("text", "json", "markdown")
 DEFAULT_MATRIX = (
@@ -116,7 +116,9 @@ def _fail(message: str, status: int) -> int:
 @click.option("--variant", help="sweep the reference loop of this design (see the variants command)")
 @design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
-@click.option("--check", "check_spec", help="with --target: module:function(scenario) -> realsweep.engine.Outcome")
+@click.option(
+    "--check", "check_spec", help="with --target: module:function(scenario) -> crashsweep.realsweep.engine.Outcome"
+)
 @click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP)
 @click.option(
     "--framework", type=click.Choice(list(FRAMEWORKS)), help="sweep the built-in example agent on a framework"
@@ -345,7 +347,7 @@ def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> 
     import shutil
     import tempfile
 
-    from realsweep import tracker_service
+    from crashsweep.realsweep import tracker_service
 
     temporary = root is None
     if root is None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import click
 
 from crashsweep import artifacts, outdir, prog, runs
+from crashsweep.explorer.path import replay as replay_path
 from crashsweep.options import (
     check_variant,
     choices_of,
@@ -32,10 +33,9 @@ from crashsweep.options import (
     out_option,
     progress_option,
 )
-from explorer.path import replay as replay_path
-from reports import trace
-from reports.counterexample import from_path
-from reports.replay import pytest_snippet
+from crashsweep.reports import trace
+from crashsweep.reports.counterexample import from_path
+from crashsweep.reports.replay import pytest_snippet
 
 
 @click.command(name="replay")

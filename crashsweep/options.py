@@ -12,11 +12,11 @@ import click
 from click.decorators import FC
 
 from crashsweep import outdir, runs
-from spec.design import Design
-from spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
-from spec.tracker import TRACKERS
-from variants import UnknownVariantError, design
-from variants.design_file import load_design
+from crashsweep.spec.design import Design
+from crashsweep.spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import UnknownVariantError, design
+from crashsweep.variants.design_file import load_design
 
 FORMATS = ("text", "json", "markdown")
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from crashsweep import runs
 
 MADE_BY = "<footer>Made by crashsweep."
-"""Every index.html crashsweep writes has this footer (reports.html.page)."""
+"""Every index.html crashsweep writes has this footer (crashsweep.reports.html.page)."""
 OURS = re.compile(
     r"^(index\.html|test_\w+\.py|[\w.-]+\.(trace\.txt|trace\.json|(graph|sequence)\.(dot|svg))"
     r"|frontier\.(json|svg)|cheapest\.toml)$"

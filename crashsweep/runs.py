@@ -12,17 +12,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from explorer.model import Model
-from explorer.search import Exploration, ExplorationInterrupted, explore
-from explorer.tally import Tallied
-from reports.summary import Summary, summarize
-from spec.cost import point_counters
-from spec.design import Design
-from spec.job import TRIAGE, Job, load_job
-from spec.tracker import TRACKERS, TrackerKind
-from spec.world import World
-from variants import model
-from variants.loop_model import LoopModel
+from crashsweep.explorer.model import Model
+from crashsweep.explorer.search import Exploration, ExplorationInterrupted, explore
+from crashsweep.explorer.tally import Tallied
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.spec.cost import point_counters
+from crashsweep.spec.design import Design
+from crashsweep.spec.job import TRIAGE, Job, load_job
+from crashsweep.spec.tracker import TRACKERS, TrackerKind
+from crashsweep.spec.world import World
+from crashsweep.variants import model
+from crashsweep.variants.loop_model import LoopModel
 
 DEFAULT_MAX_STATES = 2_000_000
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import click
 
-from realsweep.engine import Crash, ScenarioResult, SweepResult
-from spec import invariants
+from crashsweep.realsweep.engine import Crash, ScenarioResult, SweepResult
+from crashsweep.spec import invariants
 
 SHOWN_UNREACHED = 10
 
@@ -60,7 +60,7 @@ def crash_arguments(crashes: Sequence[Crash]) -> list[str]:
 def rerun_lines(result: SweepResult, command: Sequence[str]) -> list[str]:
     """For the first scenario of crashes with a duplicate and the first with a loss: the command that re-runs it.
 
-    `--crash` names crashes only: a scenario with a fault move (realsweep.nemesis) is not offered.
+    `--crash` names crashes only: a scenario with a fault move (crashsweep.realsweep.nemesis) is not offered.
     """
     lines = []
     for name in (invariants.NO_DUPLICATE, invariants.NO_LOSS):

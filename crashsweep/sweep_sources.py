@@ -14,10 +14,10 @@ from pathlib import Path
 import click
 
 from crashsweep import prog, runs, sweep_scenarios
-from realsweep import engine, reference, rows
-from realsweep.adapters import builtin
-from realsweep.nemesis import Nemesis
-from reports import table
+from crashsweep.realsweep import engine, reference, rows
+from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.nemesis import Nemesis
+from crashsweep.reports import table
 
 
 def combination(

@@ -6,10 +6,10 @@ states; the explorer builds the deduplicated state graph, checks the properties,
 scenarios by crash count with summed metrics, and gives shortest counterexamples as values.
 """
 
-from explorer.counting import Counts, count_paths
-from explorer.model import Action, Model, ModelDefinitionError, Property, validate_model
-from explorer.path import Path, PathStep, decode_path, encode_path, replay, shortest_path
-from explorer.search import Exploration, ExplorationInterrupted, StateLimitExceeded, Verdict, explore
+from crashsweep.explorer.counting import Counts, count_paths
+from crashsweep.explorer.model import Action, Model, ModelDefinitionError, Property, validate_model
+from crashsweep.explorer.path import Path, PathStep, decode_path, encode_path, replay, shortest_path
+from crashsweep.explorer.search import Exploration, ExplorationInterrupted, StateLimitExceeded, Verdict, explore
 
 __all__ = [
     "Action",

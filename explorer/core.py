@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 
 import networkx as nx
 
-from explorer.model import Action
+from crashsweep.explorer.model import Action
 
 S = TypeVar("S")
 NO_DELTAS: Mapping[str, int] = {}

@@ -6,7 +6,7 @@ and the sum over those paths of each counter (a counter's delta on an edge is ad
 path through the edge). At a finished node the paths end: they add to the scenarios of its
 crash count, and the node's measures count once per path. Integers are exact at any size.
 
-The pass runs over flat arrays of node numbers (`explorer.core`), with the topological order
+The pass runs over flat arrays of node numbers (`crashsweep.explorer.core`), with the topological order
 found by Kahn's algorithm on the same arrays; `count_paths` does the same for any networkx
 graph by numbering its nodes first.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 import networkx as nx
 
-from explorer.model import ModelDefinitionError
+from crashsweep.explorer.model import ModelDefinitionError
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from explorer.model import MOVES, Action, Model
+from crashsweep.explorer.model import MOVES, Action, Model
 
 if TYPE_CHECKING:
-    from explorer.search import Exploration
+    from crashsweep.explorer.search import Exploration
 
 S = TypeVar("S", bound=Hashable)
 _CODE = re.compile(r"^(\d+):((?:\d+=\d+)(?:,\d+=\d+)*)?$")
@@ -78,7 +78,7 @@ def decode_path(code: str) -> tuple[int, dict[int, int]]:
 
 def replay(model: Model[S], depth: int, code: str) -> Path[S]:
     """Re-run the model along a coded path; ValueError if the code does not fit the model."""
-    from explorer.search import enabled
+    from crashsweep.explorer.search import enabled
 
     length, choices = decode_path(code)
     state = model.initial()

@@ -21,9 +21,9 @@ from typing import Generic, TypeVar
 
 import networkx as nx
 
-from explorer.core import NO_DELTAS, Core, Parents
-from explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
-from explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
+from crashsweep.explorer.core import NO_DELTAS, Core, Parents
+from crashsweep.explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
+from crashsweep.explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
 
 S = TypeVar("S", bound=Hashable)
 ROOT = 0

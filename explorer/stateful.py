@@ -4,11 +4,11 @@
 (a subclass of `ModelMachine`; subclass that directly to add invariants of your own):
 
 - one hypothesis example is one run of the model from its initial state. Its one rule, `act`,
-  takes one of the actions `explorer.search.enabled` allows there, with the crash budget as
+  takes one of the actions `crashsweep.explorer.search.enabled` allows there, with the crash budget as
   the depth: a step, a restart, or a crash at the current crash point while the run has
   crashed fewer than `crashes` times. Every action is recorded with its index among the
   enabled ones, so a run *is* an explorer `Path`: a failure's `.path.code` replays with
-  `explorer.replay(model, crashes, code)` or `crashsweep replay --depth <crashes>`.
+  `crashsweep.explorer.replay(model, crashes, code)` or `crashsweep replay --depth <crashes>`.
 - one invariant, `properties_hold`, checks the model's "always" properties in every state
   and its "at_end" properties in every finished state; a violation raises `PropertyViolation`
   with the path from the initial state to the violating state. "sometimes" properties
@@ -44,9 +44,9 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
-from explorer.path import Path, PathStep
-from explorer.search import enabled
+from crashsweep.explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
+from crashsweep.explorer.path import Path, PathStep
+from crashsweep.explorer.search import enabled
 
 S = TypeVar("S")
 

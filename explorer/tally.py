@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from explorer.model import Action, Model, Property
+from crashsweep.explorer.model import Action, Model, Property
 
 S = TypeVar("S")
 

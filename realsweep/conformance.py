@@ -5,7 +5,7 @@ model, the real sweep through `reference.run`) and compares every figure of the 
 crash points, scenarios per crash count, with_dups, dups, missing, asks, calls+, lookups,
 reruns, and each invariant's verdict. `render` prints both rows as one table (the model's
 row, then the real one) followed by the differences, or "no difference"; under faults or
-fresh call IDs (spec/FAULTS.md, carried out for real by realsweep.nemesis) a title line names them.
+fresh call IDs (spec/FAULTS.md, carried out for real by crashsweep.realsweep.nemesis) a title line names them.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import variants
-from explorer.search import explore
-from realsweep import reference, rows
-from realsweep.engine import Progress, SweepOptions, SweepResult
-from realsweep.nemesis import Nemesis
-from reports import table
-from reports.summary import Summary, summarize
-from spec.job import Job
-from spec.tracker import TRACKERS
-from variants.design_file import load_design
+from crashsweep import variants
+from crashsweep.explorer.search import explore
+from crashsweep.realsweep import reference, rows
+from crashsweep.realsweep.engine import Progress, SweepOptions, SweepResult
+from crashsweep.realsweep.nemesis import Nemesis
+from crashsweep.reports import table
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.spec.job import Job
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.design_file import load_design
 
 FIELDS = (
     "crash_points",

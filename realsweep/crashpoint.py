@@ -1,6 +1,6 @@
 """Crash points for real code: one call that does nothing in normal runs and, under a sweep, kills.
 
-    from realsweep.crashpoint import crashpoint, count
+    from crashsweep.realsweep.crashpoint import crashpoint, count
     crashpoint("tracker accepted create_a")   # a place where a crash may strike
     count("model_calls")                      # a counter the sweep sums over a scenario
 

@@ -1,8 +1,8 @@
 """The sweep engine for real code: crash a real program at every crash point, up to N crashes deep.
 
 It knows nothing about agent loops. A `Target` is a command that runs one process of the
-program (for a `module:function` entry point, `python -m realsweep.entry module:function`);
-the program marks its crash points with realsweep.crashpoint. The engine:
+program (for a `module:function` entry point, `python -m crashsweep.realsweep.entry module:function`);
+the program marks its crash points with crashsweep.realsweep.crashpoint. The engine:
 
 1. runs the program once, uninterrupted, in a fresh work directory, and lists the points it
    passes (the baseline);
@@ -37,9 +37,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from realsweep.nemesis import Nemesis, NemesisError
-from realsweep.runner import Runner
-from realsweep.scenarios import (
+from crashsweep.realsweep.nemesis import Nemesis, NemesisError
+from crashsweep.realsweep.runner import Runner
+from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
     Outcome,
@@ -52,7 +52,7 @@ from realsweep.scenarios import (
     Target,
     TargetFailed,
 )
-from realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.tracker_service import ServiceProcess
 
 __all__ = [
     "Check",

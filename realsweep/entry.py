@@ -1,8 +1,8 @@
-"""Run a `module:function` entry point as one process of a sweep: `python -m realsweep.entry mod:func`.
+"""Run a `module:function` entry point as one process of a sweep: `python -m crashsweep.realsweep.entry mod:func`.
 
 The function is called with no arguments; the process exits 0 when it returns, and 1 with
 the traceback on stderr when it raises. Under a sweep the function's crash points kill the
-process (realsweep.crashpoint); it finds its work directory as the current directory (and in
+process (crashsweep.realsweep.crashpoint); it finds its work directory as the current directory (and in
 $CRASHSWEEP_WORKDIR) and the tracker at $CRASHSWEEP_TRACKER_URL.
 """
 
@@ -45,12 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     """Call the entry point named by the one argument."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m realsweep.entry module:function", file=sys.stderr)
+        print("usage: python -m crashsweep.realsweep.entry module:function", file=sys.stderr)
         return 2
     try:
         function = load(args[0])
     except ValueError as error:
-        print(f"realsweep.entry: {error}", file=sys.stderr)
+        print(f"crashsweep.realsweep.entry: {error}", file=sys.stderr)
         return 2
     function()
     return 0

@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from realsweep import checkpoint, nemesis
-from realsweep.crashpoint import count, crashpoint
-from realsweep.tracker_client import TrackerClient
-from spec.job import Call, Job, JobError
-from spec.keys import key
-from spec.policy import RUNGS, Rung
+from crashsweep.realsweep import checkpoint, nemesis
+from crashsweep.realsweep.crashpoint import count, crashpoint
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.spec.job import Call, Job, JobError
+from crashsweep.spec.keys import key
+from crashsweep.spec.policy import RUNGS, Rung
 
 CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = "lock.json"

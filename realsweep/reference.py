@@ -1,6 +1,6 @@
 """Sweeping the reference loop: its target command, its check, and its row in the explorer's shape.
 
-The target is `python -S -m realsweep.reference_loop --variant V [--job FILE] --tracker T`
+The target is `python -S -m crashsweep.realsweep.reference_loop --variant V [--job FILE] --tracker T`
 (or `--design FILE` instead of `--variant V`, the loop composed from a design file's policies):
 `-S` skips site-packages, which the loop does not need (it imports only the standard library,
 this package and spec/), and saves a sizeable part of each process's start; the package's
@@ -16,14 +16,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from realsweep import loop_parts
-from realsweep.engine import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
-from realsweep.engine import Progress as SweepProgress
-from realsweep.nemesis import Nemesis
-from realsweep.reference_loop import DESIGNS
-from realsweep.tracker_service import package_pythonpath
-from spec.job import Job
-from spec.policy import PolicyError, read_design_file
+from crashsweep.realsweep import loop_parts
+from crashsweep.realsweep.engine import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
+from crashsweep.realsweep.engine import Progress as SweepProgress
+from crashsweep.realsweep.nemesis import Nemesis
+from crashsweep.realsweep.reference_loop import DESIGNS
+from crashsweep.realsweep.tracker_service import package_pythonpath
+from crashsweep.spec.job import Job
+from crashsweep.spec.policy import PolicyError, read_design_file
 
 UNSUPPORTED = ("approval", "fails_after_accept")
 """Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
@@ -40,9 +40,11 @@ def target(variant: str, job_path: Path | None, tracker: str, design_path: Path 
         args = ["--variant", variant, "--tracker", tracker]
     if job_path is not None:
         args += ["--job", str(job_path.resolve())]
-    argv = (sys.executable, "-S", "-m", "realsweep.reference_loop", *args)
+    argv = (sys.executable, "-S", "-m", "crashsweep.realsweep.reference_loop", *args)
     env = {"PYTHONPATH": package_pythonpath()}
-    return Target(argv, env, f"reference loop {variant}", fork="realsweep.reference_loop:main", fork_argv=tuple(args))
+    return Target(
+        argv, env, f"reference loop {variant}", fork="crashsweep.realsweep.reference_loop:main", fork_argv=tuple(args)
+    )
 
 
 def check(job: Job) -> Check:

@@ -6,8 +6,8 @@ checkpoint file and send real HTTP requests to the tracker service. A crash poin
 `crashpoint(...)` call at the place SEMANTICS.md puts it, so that under a sweep this program
 passes exactly the model's crash points, in the same order.
 
-    python -m realsweep.reference_loop --variant keys-and-markers [--job FILE] [--tracker keyed]
-    python -m realsweep.reference_loop --design FILE [--job FILE] [--tracker keyed]
+    python -m crashsweep.realsweep.reference_loop --variant keys-and-markers [--job FILE] [--tracker keyed]
+    python -m crashsweep.realsweep.reference_loop --design FILE [--job FILE] [--tracker keyed]
 
 `composed` runs any policy of spec/POLICIES.md (a design file) as one code path.
 
@@ -27,10 +27,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from realsweep.loop_parts import OFFERS, Loop, ToolFailed
-from realsweep.tracker_client import TrackerClient
-from spec.job import TRIAGE, load_job
-from spec.policy import Policy, PolicyError, read_design_file
+from crashsweep.realsweep.loop_parts import OFFERS, Loop, ToolFailed
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.policy import Policy, PolicyError, read_design_file
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
@@ -157,7 +157,9 @@ DESIGNS: dict[str, Callable[[Loop], None]] = {
 
 def main(argv: list[str] | None = None) -> int:
     """Run one process of the loop; exit 0 when the run is done."""
-    parser = argparse.ArgumentParser(prog="python -m realsweep.reference_loop", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m crashsweep.realsweep.reference_loop", description=__doc__.split("\n")[0]
+    )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--variant", choices=list(DESIGNS))
     which.add_argument("--design", type=Path, help="design file (TOML) of policies")

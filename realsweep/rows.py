@@ -1,4 +1,4 @@
-"""A real sweep's figures as the explorer's row (reports.summary.Summary), and its text report.
+"""A real sweep's figures as the explorer's row (crashsweep.reports.summary.Summary), and its text report.
 
 The columns are the explorer's (SEMANTICS.md section 8), computed from the scenarios the
 sweep ran: crash points of the uninterrupted run; scenarios per crash count; over them
@@ -16,10 +16,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from realsweep.engine import ScenarioResult, SweepResult
-from reports import table
-from reports.summary import InvariantVerdict, Summary
-from spec import invariants, metrics
+from crashsweep.realsweep.engine import ScenarioResult, SweepResult
+from crashsweep.reports import table
+from crashsweep.reports.summary import InvariantVerdict, Summary
+from crashsweep.spec import invariants, metrics
 
 
 def summary(

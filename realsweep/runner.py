@@ -14,9 +14,9 @@ import subprocess
 import threading
 from pathlib import Path
 
-from realsweep import crashpoint
-from realsweep.nemesis import Fault, Nemesis
-from realsweep.scenarios import (
+from crashsweep.realsweep import crashpoint
+from crashsweep.realsweep.nemesis import Fault, Nemesis
+from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
     Outcome,
@@ -27,9 +27,9 @@ from realsweep.scenarios import (
     Target,
     TargetFailed,
 )
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
-from realsweep.zygote import Zygote, ZygoteError
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.zygote import Zygote, ZygoteError
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
@@ -108,7 +108,7 @@ class Runner:
         except Exception as error:  # the user's check: report which scenario it failed on
             raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):
-            raise SweepError(f"the check returned {type(outcome).__name__}, not realsweep.engine.Outcome")
+            raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
         faults = () if fault is None else (fault.label,)
         result = ScenarioResult(crashes, outcome, _counters(folder / "counters.log"), tuple(points), faults=faults)
         if not self.options.keep:

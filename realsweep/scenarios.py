@@ -3,7 +3,7 @@
 A `Target` says how to start one process of the program under test; a scenario is a tuple of
 `Crash`es (process 1 dies at its point i, the restart at its point j, ...) after which a last
 process runs to the end; the `Check` reads its final world into an `Outcome`. Users of the
-engine import these from realsweep.engine.
+engine import these from crashsweep.realsweep.engine.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_client import TrackerClient
 
 
 class SweepError(RuntimeError):
@@ -51,13 +51,15 @@ class Target:
 
     @classmethod
     def entry_point(cls, spec: str, *, path: Iterable[str] = ()) -> Target:
-        """A `module:function` entry point, run by `python -m realsweep.entry`; `path` joins PYTHONPATH."""
-        from realsweep.entry import parse_entry_point
-        from realsweep.tracker_service import package_pythonpath
+        """A `module:function` entry point, run by `python -m crashsweep.realsweep.entry`; `path` joins PYTHONPATH."""
+        from crashsweep.realsweep.entry import parse_entry_point
+        from crashsweep.realsweep.tracker_service import package_pythonpath
 
         parse_entry_point(spec)
         pythonpath = os.pathsep.join([*path, package_pythonpath()])
-        return cls((sys.executable, "-m", "realsweep.entry", spec), {"PYTHONPATH": pythonpath}, spec, fork=spec)
+        return cls(
+            (sys.executable, "-m", "crashsweep.realsweep.entry", spec), {"PYTHONPATH": pythonpath}, spec, fork=spec
+        )
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,7 @@ class ScenarioResult:
     threads took another course than the listing process's. Such a scenario did not happen as
     chosen: it has no outcome and is counted and listed apart."""
     faults: tuple[str, ...] = ()
-    """The fault moves of the scenario (realsweep.nemesis.Fault labels), each one move beside the crashes."""
+    """The fault moves of the scenario (crashsweep.realsweep.nemesis.Fault labels), each one move beside the crashes."""
 
     @property
     def moves(self) -> int:

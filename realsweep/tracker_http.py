@@ -25,11 +25,11 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from realsweep import tracker_request
-from realsweep.tracker_client import LOSE_REPLY_HEADER
-from realsweep.tracker_request import MAX_BODY, HttpError, Route
-from realsweep.tracker_spaces import Spaces, SpacesClosed
-from realsweep.tracker_store import Answer, Store
+from crashsweep.realsweep import tracker_request
+from crashsweep.realsweep.tracker_client import LOSE_REPLY_HEADER
+from crashsweep.realsweep.tracker_request import MAX_BODY, HttpError, Route
+from crashsweep.realsweep.tracker_spaces import Spaces, SpacesClosed
+from crashsweep.realsweep.tracker_store import Answer, Store
 
 REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send its request (headers: per read; body: in all) before it gets 408."""

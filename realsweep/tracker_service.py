@@ -1,7 +1,7 @@
 """The tracker service: a small HTTP/JSON issue tracker on SQLite, in a process of its own.
 
 It is the outside world a swept loop writes to, so it must outlive every crash of the loop:
-it runs as its own process (`python -m realsweep.tracker_service`, or `crashsweep tracker
+it runs as its own process (`python -m crashsweep.realsweep.tracker_service`, or `crashsweep tracker
 serve`), and its databases are SQLite files in WAL mode whose writes are committed before the
 reply is sent (tracker_store.py). Its HTTP side (tracker_http.py) reads each request whole,
 within a timeout, before it locks a space (tracker_spaces.py), and answers every request in
@@ -31,9 +31,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from realsweep.tracker_http import REQUEST_TIMEOUT, TrackerServer
-from realsweep.tracker_request import MAX_BODY
-from realsweep.tracker_spaces import Spaces
+from crashsweep.realsweep.tracker_http import REQUEST_TIMEOUT, TrackerServer
+from crashsweep.realsweep.tracker_request import MAX_BODY
+from crashsweep.realsweep.tracker_spaces import Spaces
 
 MODES = ("keyed", "keyless")
 READY = "tracker ready at "
@@ -97,7 +97,15 @@ class ServiceProcess:
 
     def __enter__(self) -> ServiceProcess:
         env = {**os.environ, "PYTHONPATH": package_pythonpath()}
-        command = [self.python, "-m", "realsweep.tracker_service", "--root", str(self.root), "--mode", self.mode]
+        command = [
+            self.python,
+            "-m",
+            "crashsweep.realsweep.tracker_service",
+            "--root",
+            str(self.root),
+            "--mode",
+            self.mode,
+        ]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
         assert self._process.stdout is not None
         line = self._process.stdout.readline()
@@ -132,8 +140,8 @@ class ServiceProcess:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m realsweep.tracker_service --root DIR [--mode keyed] [--port 0]`; prints its URL when ready."""
-    parser = argparse.ArgumentParser(prog="python -m realsweep.tracker_service", description=main.__doc__)
+    """`python -m crashsweep.realsweep.tracker_service --root DIR [--mode keyed] [--port 0]`; prints its URL when ready."""  # noqa: E501
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.tracker_service", description=main.__doc__)
     parser.add_argument("--root", type=Path, required=True, help="folder of the databases, one per space")
     parser.add_argument("--mode", choices=MODES, default="keyed")
     parser.add_argument("--host", default="127.0.0.1")

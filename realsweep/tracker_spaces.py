@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from realsweep.tracker_store import Store
+from crashsweep.realsweep.tracker_store import Store
 
 
 class SpacesClosed(RuntimeError):

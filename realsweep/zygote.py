@@ -41,7 +41,7 @@ class Zygote:
         self.entry, self.log = entry, log
         with open(log, "wb") as errors:
             self._process = subprocess.Popen(
-                [python, "-m", "realsweep.zygote", entry],
+                [python, "-m", "crashsweep.realsweep.zygote", entry],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=errors,
@@ -121,7 +121,7 @@ def _child(function: Any, request: dict[str, Any], replies: int) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = [function.__module__, *request["argv"]]
-        from realsweep import crashpoint
+        from crashsweep.realsweep import crashpoint
 
         crashpoint.reset()
         result = function()
@@ -140,7 +140,7 @@ def _child(function: Any, request: dict[str, Any], replies: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve fork requests for the entry point named by the one argument, until stdin closes."""
-    from realsweep.entry import load
+    from crashsweep.realsweep.entry import load
 
     args = sys.argv[1:] if argv is None else argv
     function = load(args[0])

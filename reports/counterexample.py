@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.model import Kind, Model, Property, PropertyKind
-from explorer.path import Path, shortest_path
-from explorer.search import Exploration
-from spec.world import World
+from crashsweep.explorer.model import Kind, Model, Property, PropertyKind
+from crashsweep.explorer.path import Path, shortest_path
+from crashsweep.explorer.search import Exploration
+from crashsweep.spec.world import World
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Counterexample:
 def environment_of(model: Model[Any]) -> tuple[tuple[str, ...], bool]:
     """The fault kinds and whether call IDs are fresh, of a loop model (none for any other model).
 
-    A wrapping model (explorer.tally.Tallied) is looked through to the model it wraps.
+    A wrapping model (crashsweep.explorer.tally.Tallied) is looked through to the model it wraps.
     """
     while hasattr(model, "inner"):
         model = model.inner

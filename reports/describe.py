@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spec.world import Snapshot, Tracker, Turn, World
+from crashsweep.spec.world import Snapshot, Tracker, Turn, World
 
 MODEL_CALLS = "model_calls"
 ASKS = "asks"

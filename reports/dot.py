@@ -20,9 +20,9 @@ from typing import Any
 import graphviz
 import networkx as nx
 
-from explorer.search import Exploration
-from reports.counterexample import Counterexample, explain, path_nodes, violated
-from reports.describe import plural
+from crashsweep.explorer.search import Exploration
+from crashsweep.reports.counterexample import Counterexample, explain, path_nodes, violated
+from crashsweep.reports.describe import plural
 
 FULL_LIMIT = 60
 """Graphs with at most this many states are drawn whole."""

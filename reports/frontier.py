@@ -19,9 +19,9 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from reports.summary import Summary
-from reports.table import COST_EXTRA, COST_RUN, render_table, verdict_words
-from spec.cost import Cost
+from crashsweep.reports.summary import Summary
+from crashsweep.reports.table import COST_EXTRA, COST_RUN, render_table, verdict_words
+from crashsweep.spec.cost import Cost
 
 COST_MEANING = "on the uninterrupted run, and what crashes add over all scenarios (+)"
 ORDER = (

@@ -16,8 +16,8 @@ from html import escape
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from reports.frontier import HEADER, Frontier, headline, row_cells, verdict_lines
-from reports.table import COST_EXTRA, COST_RUN
+from crashsweep.reports.frontier import HEADER, Frontier, headline, row_cells, verdict_lines
+from crashsweep.reports.table import COST_EXTRA, COST_RUN
 
 NAMES = (
     *(f"{name} (uninterrupted run)" for name in COST_RUN),

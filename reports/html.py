@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from reports.describe import plural
-from reports.summary import Summary
-from reports.table import FIGURES
+from crashsweep.reports.describe import plural
+from crashsweep.reports.summary import Summary
+from crashsweep.reports.table import FIGURES
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;

@@ -13,7 +13,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from reports.counterexample import Counterexample
+from crashsweep.reports.counterexample import Counterexample
 
 
 def _lit(text: str) -> str:
@@ -55,10 +55,10 @@ def function_name(cx: Counterexample) -> str:
 def pytest_snippet(cx: Counterexample) -> str:
     """A runnable pytest module that replays `cx` and asserts what its end shows."""
     if cx.job_file is None:
-        stdlib, job_import, job = [], ["from spec.job import TRIAGE"], "TRIAGE"
+        stdlib, job_import, job = [], ["from crashsweep.spec.job import TRIAGE"], "TRIAGE"
     else:
         stdlib = ["from pathlib import Path", ""]
-        job_import, job = ["from spec.job import load_job"], f"load_job(Path({_lit(cx.job_file)}))"
+        job_import, job = ["from crashsweep.spec.job import load_job"], f"load_job(Path({_lit(cx.job_file)}))"
     design = _lit(cx.variant)
     if cx.design_file is not None:
         stdlib = ["from pathlib import Path", ""]
@@ -67,11 +67,11 @@ def pytest_snippet(cx: Counterexample) -> str:
         f'"""Replays crashsweep\'s path {cx.code} of {cx.variant} (depth {cx.depth}, tracker {cx.tracker})."""',
         "",
         *stdlib,
-        "from explorer import replay",
+        "from crashsweep.explorer import replay",
         *job_import,
-        "from spec.tracker import TRACKERS",
-        "from variants import model",
-        *(["from variants.design_file import load_design"] if cx.design_file is not None else []),
+        "from crashsweep.spec.tracker import TRACKERS",
+        "from crashsweep.variants import model",
+        *(["from crashsweep.variants.design_file import load_design"] if cx.design_file is not None else []),
         "",
         "",
         f"def {function_name(cx)}() -> None:",

@@ -5,7 +5,7 @@ design takes one), the tracker, and the person. Each row is one message between 
 or a note on one lane; every message is numbered by the step it belongs to and labelled
 with the crash point it reaches or the request it makes. A crash is a red note across the
 process lane, a restart a blue one; the violation is stated in a red note at the bottom.
-Labels that come from job files are escaped (see reports.dot.label).
+Labels that come from job files are escaped (see crashsweep.reports.dot.label).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import graphviz
 
-from reports.counterexample import Counterexample, Step
-from reports.describe import ASKS, MODEL_CALLS, plural, snapshot_text
-from reports.dot import FONT, label
-from spec.faults import FAULTS
+from crashsweep.reports.counterexample import Counterexample, Step
+from crashsweep.reports.describe import ASKS, MODEL_CALLS, plural, snapshot_text
+from crashsweep.reports.dot import FONT, label
+from crashsweep.spec.faults import FAULTS
 
 PROCESS, MODEL, CHECKPOINT, LOCK, TRACKER, PERSON = "process", "model", "checkpoint", "lock", "tracker", "person"
 TITLES = {

@@ -6,7 +6,7 @@ those scenarios with_dups, dups, missing, asks and calls+ (model calls beyond th
 uninterrupted run), plus the graph's size and every property's verdict. With faults
 (spec/FAULTS.md) the scenarios are counted by number of moves (crashes and faults), and
 `moves` tallies, per number of moves, the moves of each kind over those scenarios. When the
-model was explored with its costs tallied (`explorer.tally.Tallied`), the row also carries the
+model was explored with its costs tallied (`crashsweep.explorer.tally.Tallied`), the row also carries the
 cost of the design (spec/cost.py): on the uninterrupted run, and summed over the scenarios.
 """
 
@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.path import shortest_path
-from explorer.search import Exploration
-from explorer.tally import Tallied
-from spec import metrics
-from spec.cost import Cost, cost_of
-from spec.faults import fault_counter
+from crashsweep.explorer.path import shortest_path
+from crashsweep.explorer.search import Exploration
+from crashsweep.explorer.tally import Tallied
+from crashsweep.spec import metrics
+from crashsweep.spec.cost import Cost, cost_of
+from crashsweep.spec.faults import fault_counter
 
 
 @dataclass(frozen=True)

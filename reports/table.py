@@ -16,9 +16,9 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from reports.describe import plural
-from reports.summary import Summary
-from spec.cost import Cost
+from crashsweep.reports.describe import plural
+from crashsweep.reports.summary import Summary
+from crashsweep.spec.cost import Cost
 
 FIGURES = ("with_dups", "dups", "missing", "asks", "calls+")
 COST_RUN = ("saves", "requests", "calls", "questions", "lookups")

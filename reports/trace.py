@@ -29,9 +29,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from reports.counterexample import Counterexample, Step
-from reports.describe import changes, plural, world_json, world_text
-from reports.replay import PROGRAM, replay_command
+from crashsweep.reports.counterexample import Counterexample, Step
+from crashsweep.reports.describe import changes, plural, world_json, world_text
+from crashsweep.reports.replay import PROGRAM, replay_command
 
 FORMAT = "crashsweep-trace/1"
 _RULE = "-" * 100
@@ -83,7 +83,7 @@ def conclusion(cx: Counterexample) -> str:
 def text(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
     """The text trace: header, initial world, one line per step, the violation in words.
 
-    It ends with the replay commands, run by `program` (see reports.replay.replay_command).
+    It ends with the replay commands, run by `program` (see crashsweep.reports.replay.replay_command).
     """
     width = max([len(_point(step)) for step in cx.steps] + [20])
     lines = [title(cx), f"initial: {world_text(cx.initial)}", ""]

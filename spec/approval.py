@@ -8,10 +8,10 @@ apart from the resolution ladder's questions. See SITUATIONS.md.
 
 from __future__ import annotations
 
-from spec.job import Call
-from spec.ops import Ops, RequestApproval
-from spec.save import save
-from spec.world import Snapshot
+from crashsweep.spec.job import Call
+from crashsweep.spec.ops import Ops, RequestApproval
+from crashsweep.spec.save import save
+from crashsweep.spec.world import Snapshot
 
 
 def gate(call: Call, memory: Snapshot) -> Ops:

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from spec import metrics
-from spec.job import Job
-from spec.world import World
+from crashsweep.spec import metrics
+from crashsweep.spec.job import Job
+from crashsweep.spec.world import World
 
 SAVES = "saves"
 REQUESTS = "requests"

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from spec.job import Call, Job
-from spec.ops import CallModel, CompleteTurn, Exit, Ops
-from spec.save import save
-from spec.tracker import TrackerKind
-from spec.world import Snapshot
+from crashsweep.spec.job import Call, Job
+from crashsweep.spec.ops import CallModel, CompleteTurn, Exit, Ops
+from crashsweep.spec.save import save
+from crashsweep.spec.tracker import TrackerKind
+from crashsweep.spec.world import Snapshot
 
 
 @dataclass(frozen=True, slots=True)

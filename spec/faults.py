@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from spec.ops import AskPerson, Failed, Point
-from spec.records import Tracker
-from spec.world import World, make_process, make_world
+from crashsweep.spec.ops import AskPerson, Failed, Point
+from crashsweep.spec.records import Tracker
+from crashsweep.spec.world import World, make_process, make_world
 
 ACCEPTED = "tracker accepted "
 

@@ -12,8 +12,8 @@ that count is zero no write can be duplicated. Only a world with a duplicate loo
 
 from __future__ import annotations
 
-from spec.job import Job
-from spec.world import World
+from crashsweep.spec.job import Job
+from crashsweep.spec.world import World
 
 NO_DUPLICATE = "no-duplicate"
 NO_LOSS = "no-loss"

@@ -11,9 +11,9 @@ loop cannot tell whether the call took effect, so it climbs (section 6 of SEMANT
 
 from __future__ import annotations
 
-from spec.job import Call
-from spec.ops import AskPerson, Lookup, Ops, Send
-from spec.tracker import TrackerKind
+from crashsweep.spec.job import Call
+from crashsweep.spec.ops import AskPerson, Lookup, Ops, Send
+from crashsweep.spec.tracker import TrackerKind
 
 
 def harmless_to_repeat(call: Call, keyed: bool, tracker: TrackerKind) -> bool:

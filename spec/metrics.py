@@ -7,9 +7,9 @@ missing writes), taken at its finished state. Both are summed over scenarios by 
 
 from __future__ import annotations
 
-from spec.invariants import job_writes
-from spec.job import Job
-from spec.world import World
+from crashsweep.spec.invariants import job_writes
+from crashsweep.spec.job import Job
+from crashsweep.spec.world import World
 
 MODEL_CALLS = "model_calls"
 ASKS = "asks"

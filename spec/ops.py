@@ -3,7 +3,7 @@
 A process's program counter is the tuple of instructions it has still to run (its
 continuation). Because instructions are plain frozen values, a process in the middle of a
 save or a send is as hashable and comparable as any other state, and the explorer can merge
-two histories that reach the same place. `spec.process` runs them; designs only arrange them.
+two histories that reach the same place. `crashsweep.spec.process` runs them; designs only arrange them.
 """
 
 from __future__ import annotations

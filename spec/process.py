@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from spec import metrics
-from spec.design import Design, Env
-from spec.ops import (
+from crashsweep.spec import metrics
+from crashsweep.spec.design import Design, Env
+from crashsweep.spec.ops import (
     CHECKPOINT,
     AppendTurn,
     Approve,
@@ -37,8 +37,8 @@ from spec.ops import (
     Store,
     WriteTmp,
 )
-from spec.tracker import READ_ANSWER, apply_write
-from spec.world import (
+from crashsweep.spec.tracker import READ_ANSWER, apply_write
+from crashsweep.spec.world import (
     Checkpoint,
     LockFile,
     Process,

@@ -1,6 +1,6 @@
 """The tracker's state: its records and remembered keys, as persistent logs with indexes.
 
-`spec.world` re-exports `Record` and `Tracker`: the world holds a tracker, and the tracker is
+`crashsweep.spec.world` re-exports `Record` and `Tracker`: the world holds a tracker, and the tracker is
 part of every state the explorer stores. A tracker is equal to another when its `records` and
 `keys` tuples are, as for any frozen dataclass; underneath, a tracker made by `appended`
 shares everything with the tracker it was made from:

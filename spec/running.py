@@ -1,6 +1,6 @@
 """A running process as a value: its memory, the instructions it has left, the point it is at.
 
-`spec.world` re-exports `Process` and `make_process`. Many states hold a process at the same
+`crashsweep.spec.world` re-exports `Process` and `make_process`. Many states hold a process at the same
 place of the same program with different memories, so processes share their instruction
 tuple (and point name) through tables of the values seen so far, and keep the tuple's hash:
 the world folds it into its own hash without hashing every instruction again. Sharing never
@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from spec.ops import Ops
+from crashsweep.spec.ops import Ops
 
 if TYPE_CHECKING:
-    from spec.world import Snapshot
+    from crashsweep.spec.world import Snapshot
 
 
 @dataclass(frozen=True, slots=True, eq=False)

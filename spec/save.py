@@ -7,7 +7,7 @@ saves pass one more crash point of their own on the same disk state.
 
 from __future__ import annotations
 
-from spec.ops import CHECKPOINT, LOCK, Ops, Point, Rename, WriteTmp
+from crashsweep.spec.ops import CHECKPOINT, LOCK, Ops, Point, Rename, WriteTmp
 
 
 def save(what: str, file: str = CHECKPOINT) -> Ops:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spec.keys import key
-from spec.records import Record, Tracker
+from crashsweep.spec.keys import key
+from crashsweep.spec.records import Record, Tracker
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from spec.records import Record, Tracker
-from spec.running import Process, make_process
+from crashsweep.spec.records import Record, Tracker
+from crashsweep.spec.running import Process, make_process
 
 __all__ = [
     "Checkpoint",

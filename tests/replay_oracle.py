@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from spec.job import Call, Job
-from spec.keys import key
-from spec.policy import Policy, Rung
+from crashsweep.spec.job import Call, Job
+from crashsweep.spec.keys import key
+from crashsweep.spec.policy import Policy, Rung
 
 _LADDER: tuple[Rung, ...] = ("rerun-when-harmless", "lookup", "person")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from spec.job import Call, Job
+from crashsweep.spec.job import Call, Job
 
 
 @st.composite

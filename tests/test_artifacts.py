@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from crashsweep import artifacts, runs
-from spec.job import TRIAGE
-from spec.tracker import KEYED
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
 
 
 def test_write_atomic_replaces_whole_files_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

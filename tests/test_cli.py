@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 
 from crashsweep import runs
 from crashsweep.cli import main
-from explorer import search
-from spec.tracker import TRACKERS
-from variants import DESIGNS
+from crashsweep.explorer import search
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import DESIGNS
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

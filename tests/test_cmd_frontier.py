@@ -78,11 +78,11 @@ import pytest
 
 from crashsweep.cli import main
 from crashsweep.cmd_frontier import Task, explore_design
-from spec.cost import Cost
-from spec.job import TRIAGE
-from spec.policy import Policy, all_policies
+from crashsweep.spec.cost import Cost
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.variants.presets import BUILT_IN
 from tests.replay_oracle import replay, sweep
-from variants.presets import BUILT_IN
 
 BUILT_IN_POLICIES = [preset.policy.as_mapping() for preset in BUILT_IN]
 

@@ -12,12 +12,12 @@ import pytest
 
 from crashsweep.cli import main
 from crashsweep.cmd_fuzz import fuzz as fuzz_command
-from explorer import replay, stateful
-from explorer.stateful import DEFAULT_CRASHES, DEFAULT_STEPS
-from spec.invariants import NO_DUPLICATE, no_duplicate
-from spec.job import TRIAGE, load_job
-from spec.tracker import KEYED, KEYLESS
-from variants import model
+from crashsweep.explorer import replay, stateful
+from crashsweep.explorer.stateful import DEFAULT_CRASHES, DEFAULT_STEPS
+from crashsweep.spec.invariants import NO_DUPLICATE, no_duplicate
+from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.tracker import KEYED, KEYLESS
+from crashsweep.variants import model
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.cli import main
-from variants import SEED_DESIGNS
+from crashsweep.variants import SEED_DESIGNS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_dot = pytest.mark.requires_tool("dot")

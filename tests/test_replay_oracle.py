@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spec.job import TRIAGE, load_job
+from crashsweep.spec.job import TRIAGE, load_job
 from tests.published import SEED_TABLE
 from tests.replay_oracle import DESIGNS, dups, replay, single_crash_outcomes, sweep
 

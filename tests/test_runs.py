@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep import runs
-from explorer.search import ExplorationInterrupted
-from spec.job import TRIAGE, JobError
-from spec.tracker import KEYED
+from crashsweep.explorer.search import ExplorationInterrupted
+from crashsweep.spec.job import TRIAGE, JobError
+from crashsweep.spec.tracker import KEYED
 
 
 def test_default_job_is_triage() -> None:

@@ -10,7 +10,7 @@ import click
 import pytest
 
 from crashsweep import sweep_scenarios
-from realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
 
 
 def scenario(*crashes: Crash, dups: int = 0, missing: int = 0, unreached: int = 0) -> ScenarioResult:

@@ -9,8 +9,8 @@ import click
 import pytest
 
 from crashsweep import sweep_sources
-from realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
-from spec.job import TRIAGE_TOML
+from crashsweep.realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.spec.job import TRIAGE_TOML
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ then the loops of LangGraph and DBOS.
 
 from __future__ import annotations
 
-from spec.design import Design, Env
-from spec.job import Job
-from spec.tracker import TrackerKind
-from variants import (
+from crashsweep.spec.design import Design, Env
+from crashsweep.spec.job import Job
+from crashsweep.spec.tracker import TrackerKind
+from crashsweep.variants import (
     agent_loop,
     attempt_markers,
     error_to_model,
@@ -19,8 +19,8 @@ from variants import (
     save_after_reply,
     save_once_per_turn,
 )
-from variants.loop_model import LoopModel
-from variants.presets import BUILT_IN, FRAMEWORKS, Preset
+from crashsweep.variants.loop_model import LoopModel
+from crashsweep.variants.presets import BUILT_IN, FRAMEWORKS, Preset
 
 SEED_DESIGNS: tuple[Design, ...] = (
     save_once_per_turn.DESIGN,

@@ -16,12 +16,12 @@ rung 1, and a marked write goes to the tracker's lookup if it has one, else to a
 
 from __future__ import annotations
 
-from spec.approval import gate
-from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, startup_save
-from spec.ladder import settle
-from spec.ops import Mark, Ops, Send
-from spec.save import save_marker, save_result, take_lock
-from spec.world import Snapshot
+from crashsweep.spec.approval import gate
+from crashsweep.spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, startup_save
+from crashsweep.spec.ladder import settle
+from crashsweep.spec.ops import Mark, Ops, Send
+from crashsweep.spec.save import save_marker, save_result, take_lock
+from crashsweep.spec.world import Snapshot
 
 
 def start(env: Env) -> Ops:

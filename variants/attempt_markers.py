@@ -15,12 +15,12 @@ Without keys a marked write is not harmless to repeat, so the ladder asks a pers
 
 from __future__ import annotations
 
-from spec.approval import gate
-from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
-from spec.ladder import settle
-from spec.ops import Mark, Ops, Send
-from spec.save import save_marker, save_result
-from spec.world import Snapshot
+from crashsweep.spec.approval import gate
+from crashsweep.spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
+from crashsweep.spec.ladder import settle
+from crashsweep.spec.ops import Mark, Ops, Send
+from crashsweep.spec.save import save_marker, save_result
+from crashsweep.spec.world import Snapshot
 
 
 def loop(memory: Snapshot, env: Env, *, keyed: bool) -> Ops:

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from functools import partial
 
-from spec.approval import gate
-from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
-from spec.job import Call
-from spec.ladder import harmless_to_repeat
-from spec.ops import AskPerson, CompleteTurn, Lookup, Mark, Ops, RetryViaModel, Send
-from spec.policy import Policy
-from spec.save import save_marker, save_result, take_lock
-from spec.tracker import TrackerKind
-from spec.world import Snapshot
+from crashsweep.spec.approval import gate
+from crashsweep.spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
+from crashsweep.spec.job import Call
+from crashsweep.spec.ladder import harmless_to_repeat
+from crashsweep.spec.ops import AskPerson, CompleteTurn, Lookup, Mark, Ops, RetryViaModel, Send
+from crashsweep.spec.policy import Policy
+from crashsweep.spec.save import save_marker, save_result, take_lock
+from crashsweep.spec.tracker import TrackerKind
+from crashsweep.spec.world import Snapshot
 
 
 def start(env: Env, policy: Policy) -> Ops:

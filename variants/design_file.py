@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spec.policy import read_design_file
-from variants.presets import Preset
+from crashsweep.spec.policy import read_design_file
+from crashsweep.variants.presets import Preset
 
 
 def load_design(path: Path) -> Preset:

@@ -17,11 +17,11 @@ again, keys or no keys. Compare agent-loop, which settles the same failure on th
 
 from __future__ import annotations
 
-from spec.approval import gate
-from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
-from spec.ops import Ops, RetryViaModel, Send
-from spec.save import save_result
-from spec.world import Snapshot
+from crashsweep.spec.approval import gate
+from crashsweep.spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
+from crashsweep.spec.ops import Ops, RetryViaModel, Send
+from crashsweep.spec.save import save_result
+from crashsweep.spec.world import Snapshot
 
 
 def plan(memory: Snapshot, env: Env) -> Ops:

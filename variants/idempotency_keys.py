@@ -12,10 +12,10 @@ hands back its first answer and changes nothing: no duplicate at any crash point
 
 from __future__ import annotations
 
-from spec.design import Design, Env, startup_save
-from spec.ops import Ops
-from spec.world import Snapshot
-from variants.save_after_reply import loop
+from crashsweep.spec.design import Design, Env, startup_save
+from crashsweep.spec.ops import Ops
+from crashsweep.spec.world import Snapshot
+from crashsweep.variants.save_after_reply import loop
 
 
 def plan(memory: Snapshot, env: Env) -> Ops:

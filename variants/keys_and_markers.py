@@ -15,10 +15,10 @@ The key makes every marked write harmless to repeat, so the ladder never reaches
 
 from __future__ import annotations
 
-from spec.design import Design, Env, startup_save
-from spec.ops import Ops
-from spec.world import Snapshot
-from variants.attempt_markers import loop
+from crashsweep.spec.design import Design, Env, startup_save
+from crashsweep.spec.ops import Ops
+from crashsweep.spec.world import Snapshot
+from crashsweep.variants.attempt_markers import loop
 
 
 def plan(memory: Snapshot, env: Env) -> Ops:

@@ -14,12 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from explorer.model import Action, Property
-from spec import invariants, metrics
-from spec.design import Design, Env
-from spec.faults import FAULTS, FaultKind, fault_counter
-from spec.process import advance, boot, paused, resume
-from spec.world import World
+from crashsweep.explorer.model import Action, Property
+from crashsweep.spec import invariants, metrics
+from crashsweep.spec.design import Design, Env
+from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
+from crashsweep.spec.process import advance, boot, paused, resume
+from crashsweep.spec.world import World
 
 START = Action("step", "start")
 RESTART = Action("restart", "restart")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from spec.design import Design
-from spec.policy import Policy, Rung
-from variants.composed import compose
+from crashsweep.spec.design import Design
+from crashsweep.spec.policy import Policy, Rung
+from crashsweep.variants.composed import compose
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,10 @@ results: the restart asks the model again and sends every call of the turn again
 
 from __future__ import annotations
 
-from spec.approval import gate
-from spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, startup_save
-from spec.ops import Ops, Send
-from spec.world import Snapshot
+from crashsweep.spec.approval import gate
+from crashsweep.spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, startup_save
+from crashsweep.spec.ops import Ops, Send
+from crashsweep.spec.world import Snapshot
 
 
 def plan(memory: Snapshot, env: Env) -> Ops:

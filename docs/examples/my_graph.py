@@ -22,10 +22,15 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume, tracker_tools  # crashsweep
-from realsweep.adapters.script import check as job_check  # crashsweep
-from realsweep.adapters.script import target_args  # crashsweep: --arg key=value
-from spec.job import TRIAGE  # crashsweep: the job the scripted model plays
+from crashsweep.realsweep.adapters.langgraph import (  # crashsweep
+    CrashPointSaver,
+    ScriptedChatModel,
+    resume,
+    tracker_tools,
+)
+from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
+from crashsweep.realsweep.adapters.script import target_args  # crashsweep: --arg key=value
+from crashsweep.spec.job import TRIAGE  # crashsweep: the job the scripted model plays
 
 tools = tracker_tools(keys=True)  # crashsweep: create_issue, comment, search_issues
 llm = ScriptedChatModel(TRIAGE)  # crashsweep: in production, init_chat_model("...")

@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from realsweep import checkpoint
-from realsweep.crashpoint import crashpoint
-from realsweep.tracker_client import TrackerClient
-from spec.keys import key as idempotency_key
+from crashsweep.realsweep import checkpoint
+from crashsweep.realsweep.crashpoint import crashpoint
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.spec.keys import key as idempotency_key
 
 TITLES = ("disk full on db-1", "fan noise on db-2")
 STATE = Path("state.json")  # in the current directory: the sweep gives each scenario a fresh one

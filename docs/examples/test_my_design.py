@@ -1,4 +1,4 @@
-"""Random deep crash sequences in your own pytest suite, with crashsweep's explorer.stateful.
+"""Random deep crash sequences in your own pytest suite, with crashsweep.explorer.stateful.
 
 `state_machine(model, crashes=8)` turns any model (a built-in design, or your own) into a
 hypothesis state machine: each example is one run from the initial state in which any step
@@ -15,12 +15,12 @@ from dataclasses import dataclass, replace
 
 from hypothesis.stateful import invariant
 
-import variants
-from explorer.model import Action, Property
-from explorer.stateful import ModelMachine, fuzz, state_machine
-from spec.job import TRIAGE
-from spec.tracker import KEYED
-from spec.world import World
+from crashsweep import variants
+from crashsweep.explorer.model import Action, Property
+from crashsweep.explorer.stateful import ModelMachine, fuzz, state_machine
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
+from crashsweep.spec.world import World
 
 # 1. A built-in design against the built-in triage job: pytest runs the machine's TestCase.
 #    (The number of examples comes from your hypothesis profile.)
@@ -48,7 +48,7 @@ TestOneRunId = OneRunId.TestCase
 
 
 # 3. A design of your own: a mailer that must send one welcome email. It is any object with
-#    initial/actions/step/is_finished/crash_point/properties/measures (explorer.model.Model).
+#    initial/actions/step/is_finished/crash_point/properties/measures (crashsweep.explorer.model.Model).
 
 
 @dataclass(frozen=True)
@@ -126,4 +126,4 @@ def test_the_mailer_without_a_key_can_send_twice() -> None:
     assert outcome.violation is not None
     assert outcome.violation.property == "one email"
     assert outcome.violation.path.crashes == 1  # a crash after "sent", before "saved"
-    assert outcome.violation.path.code == "5:3=1"  # replays with explorer.replay(model, 8, code)
+    assert outcome.violation.path.code == "5:3=1"  # replays with crashsweep.explorer.replay(model, 8, code)

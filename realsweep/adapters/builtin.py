@@ -11,12 +11,15 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from realsweep.adapters import script
-from realsweep.engine import Check, SweepError, Target
-from realsweep.tracker_service import package_pythonpath
-from spec.job import Job
+from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.engine import Check, SweepError, Target
+from crashsweep.realsweep.tracker_service import package_pythonpath
+from crashsweep.spec.job import Job
 
-FRAMEWORKS = {"langgraph": "realsweep.adapters.langgraph_agent", "dbos": "realsweep.adapters.dbos_agent"}
+FRAMEWORKS = {
+    "langgraph": "crashsweep.realsweep.adapters.langgraph_agent",
+    "dbos": "crashsweep.realsweep.adapters.dbos_agent",
+}
 PACKAGES = {"langgraph": "langgraph", "dbos": "dbos"}
 DURABILITY = ("sync", "async", "exit")
 

@@ -31,9 +31,9 @@ from dbos import DBOS, SetWorkflowID
 from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks (see the docstring)
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
 
-from realsweep.adapters.script import TrackerTools
-from realsweep.crashpoint import crashpoint
-from realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.adapters.script import TrackerTools
+from crashsweep.realsweep.crashpoint import crashpoint
+from crashsweep.realsweep.tracker_client import TrackerClient
 
 F = TypeVar("F", bound=Callable[..., Any])
 _ORIGINAL_OUTCOME = SystemDatabase.update_workflow_outcome

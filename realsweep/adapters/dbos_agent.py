@@ -5,7 +5,7 @@ IDs, is recorded before any call goes out) and runs each call in a step of its o
 system database is SQLite in the work directory. One process launches DBOS and runs workflow
 "triage" to its end (starting it, or waiting for its recovery).
 
-    python -m realsweep.adapters.dbos_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
+    python -m crashsweep.realsweep.adapters.dbos_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 from dbos import DBOS, DBOSConfig
 
-from realsweep.adapters.dbos import StepTools, crash_points, install_crash_points, launch_or_recover
-from realsweep.adapters.script import CALL_IDS, ScriptedModel, workdir
-from spec.job import TRIAGE, load_job
+from crashsweep.realsweep.adapters.dbos import StepTools, crash_points, install_crash_points, launch_or_recover
+from crashsweep.realsweep.adapters.script import CALL_IDS, ScriptedModel, workdir
+from crashsweep.spec.job import TRIAGE, load_job
 
 WORKFLOW = "triage"
 SYSTEM_DATABASE = "dbos.sqlite"
@@ -61,7 +61,7 @@ def triage() -> int:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m realsweep.adapters.dbos_agent")
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.dbos_agent")
     parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
     parser.add_argument("--keys", choices=("on", "off"), default="on")
     parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")

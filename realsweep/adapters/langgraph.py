@@ -32,10 +32,10 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from realsweep.adapters.script import ScriptedModel, TrackerTools
-from realsweep.crashpoint import crashpoint
-from realsweep.tracker_client import TrackerClient
-from spec.job import Job
+from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
+from crashsweep.realsweep.crashpoint import crashpoint
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.spec.job import Job
 
 WAIT_FOR_PUT = 60.0
 """Seconds a put_writes waits for the put of its checkpoint to begin (it names the step)."""

@@ -5,7 +5,7 @@ bound) and LangGraph's prebuilt ToolNode, which runs the calls of one turn in pa
 by `tools_condition`; checkpoints go to LangGraph's SqliteSaver in the work directory, wrapped
 in CrashPointSaver. One process runs the thread "triage" to its end (starting or resuming).
 
-    python -m realsweep.adapters.langgraph_agent [--job FILE] [--keys on|off]
+    python -m crashsweep.realsweep.adapters.langgraph_agent [--job FILE] [--keys on|off]
         [--call-ids stable|fresh] [--durability sync|async|exit]
 """
 
@@ -22,9 +22,9 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume, tracker_tools
-from realsweep.adapters.script import CALL_IDS, workdir
-from spec.job import TRIAGE, Job, load_job
+from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume, tracker_tools
+from crashsweep.realsweep.adapters.script import CALL_IDS, workdir
+from crashsweep.spec.job import TRIAGE, Job, load_job
 
 DURABILITY = ("sync", "async", "exit")
 THREAD = "triage"
@@ -50,7 +50,7 @@ def build(job: Job, *, keys: bool, call_ids: str, saver: Any) -> Any:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m realsweep.adapters.langgraph_agent")
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.langgraph_agent")
     parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
     parser.add_argument("--keys", choices=("on", "off"), default="on")
     parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")

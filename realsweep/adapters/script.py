@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from realsweep.crashpoint import count, crashpoint
-from realsweep.engine import Check, Outcome, Scenario
-from realsweep.tracker_client import TrackerClient
-from spec import metrics
-from spec.job import Call, Job, JobError
-from spec.keys import key
+from crashsweep.realsweep.crashpoint import count, crashpoint
+from crashsweep.realsweep.engine import Check, Outcome, Scenario
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.spec import metrics
+from crashsweep.spec.job import Call, Job, JobError
+from crashsweep.spec.keys import key
 
 LEDGER = "model-ledger.jsonl"
 CALL_IDS = ("stable", "fresh")

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer import explore
-from spec.tracker import KEYED
-from variants import model
+from crashsweep.explorer import explore
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # the scripts are run by path, not installed: import them the same way

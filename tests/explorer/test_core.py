@@ -1,19 +1,19 @@
-"""Tests of explorer.core: the arrays the search fills, and the networkx graph built from them."""
+"""Tests of crashsweep.explorer.core: the arrays the search fills, and the networkx graph built from them."""
 
 from __future__ import annotations
 
 import networkx as nx
 from hypothesis import given, settings
 
-from explorer.core import Core, Parents
-from explorer.counting import count_paths
-from explorer.model import Action
-from explorer.search import explore
-from spec.job import Job
-from spec.tracker import KEYLESS
+from crashsweep.explorer.core import Core, Parents
+from crashsweep.explorer.counting import count_paths
+from crashsweep.explorer.model import Action
+from crashsweep.explorer.search import explore
+from crashsweep.spec.job import Job
+from crashsweep.spec.tracker import KEYLESS
+from crashsweep.variants import model
 from tests.explorer.toys import CRASH, NEXT, START, Points
 from tests.strategies import jobs
-from variants import model
 
 
 def test_edges_are_numbered_in_runs_per_node() -> None:

@@ -1,11 +1,11 @@
-"""Tests of explorer.counting: path counts and summed metrics on hand-built graphs."""
+"""Tests of crashsweep.explorer.counting: path counts and summed metrics on hand-built graphs."""
 
 from __future__ import annotations
 
 import networkx as nx
 import pytest
 
-from explorer.counting import Counts, count_paths
+from crashsweep.explorer.counting import Counts, count_paths
 
 
 def _diamond() -> nx.MultiDiGraph:

@@ -1,4 +1,4 @@
-"""Tests of explorer.model: property definitions fail early with a message naming the fix."""
+"""Tests of crashsweep.explorer.model: property definitions fail early with a message naming the fix."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from explorer.model import ModelDefinitionError, Property, validate_model
+from crashsweep.explorer.model import ModelDefinitionError, Property, validate_model
 from tests.explorer.toys import Points, Toy
 
 

@@ -1,11 +1,11 @@
-"""Tests of explorer.path: shortest paths as values, their codes, and replay."""
+"""Tests of crashsweep.explorer.path: shortest paths as values, their codes, and replay."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer.path import decode_path, encode_path, replay, shortest_path
-from explorer.search import explore
+from crashsweep.explorer.path import decode_path, encode_path, replay, shortest_path
+from crashsweep.explorer.search import explore
 from tests.explorer.toys import Points
 
 

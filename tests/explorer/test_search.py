@@ -1,4 +1,4 @@
-"""Tests of explorer.search: BFS, deduplication, verdicts, limits, on hand-counted toy models."""
+"""Tests of crashsweep.explorer.search: BFS, deduplication, verdicts, limits, on hand-counted toy models."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from explorer.model import Action, ModelDefinitionError
-from explorer.search import ExplorationInterrupted, StateLimitExceeded, enabled, explore
+from crashsweep.explorer.model import Action, ModelDefinitionError
+from crashsweep.explorer.search import ExplorationInterrupted, StateLimitExceeded, enabled, explore
 from tests.explorer.toys import NEXT, Points, Toy
 
 

@@ -1,4 +1,4 @@
-"""Hypothesis stateful testing over the models' own step functions (explorer.stateful).
+"""Hypothesis stateful testing over the models' own step functions (crashsweep.explorer.stateful).
 
 A toy sender (defined here) exercises the machine itself; the seed designs show it on the
 real loop: the keyed designs hold under long random crash sequences, the two unkeyed ones
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import Phase, seed, settings
 from hypothesis.stateful import invariant, run_state_machine_as_test
 
-from explorer import explore, replay
-from explorer.model import Action, ModelDefinitionError, Property
-from explorer.stateful import (
+from crashsweep.explorer import explore, replay
+from crashsweep.explorer.model import Action, ModelDefinitionError, Property
+from crashsweep.explorer.stateful import (
     DEFAULT_CRASHES,
     DEFAULT_STEPS,
     ModelMachine,
@@ -26,9 +26,9 @@ from explorer.stateful import (
     fuzz,
     state_machine,
 )
-from spec.job import TRIAGE, Call, Job
-from spec.tracker import KEYED, KEYLESS
-from variants import SEED_DESIGNS, model
+from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.tracker import KEYED, KEYLESS
+from crashsweep.variants import SEED_DESIGNS, model
 
 # Each stateful example runs hundreds of model steps: a quarter of the profile's examples
 # (25 under "ci", 250 under "thorough").

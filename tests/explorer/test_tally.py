@@ -1,9 +1,9 @@
-"""Tests of explorer.tally: figures of the state a step reaches, summed like any counter."""
+"""Tests of crashsweep.explorer.tally: figures of the state a step reaches, summed like any counter."""
 
 from __future__ import annotations
 
-from explorer.search import explore
-from explorer.tally import Tallied
+from crashsweep.explorer.search import explore
+from crashsweep.explorer.tally import Tallied
 from tests.explorer.toys import Points, Toy
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from explorer.model import Action, Property
+from crashsweep.explorer.model import Action, Property
 
 START = Action("step", "start")
 NEXT = Action("step", "next")

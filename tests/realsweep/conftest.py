@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.tracker_service import ServiceProcess
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep import checkpoint
+from crashsweep.realsweep import checkpoint
 from tests.realsweep.helpers import run_python
 
 
@@ -25,8 +25,8 @@ def test_a_temp_file_left_by_a_crash_is_ignored_on_restart(tmp_path: Path) -> No
     code = textwrap.dedent(
         """
         from pathlib import Path
-        from realsweep import checkpoint
-        from realsweep.crashpoint import crashpoint
+        from crashsweep.realsweep import checkpoint
+        from crashsweep.realsweep.crashpoint import crashpoint
         path = Path("state.json")
         checkpoint.save(path, {"version": 1})
         checkpoint.write_tmp(path, {"version": 2})

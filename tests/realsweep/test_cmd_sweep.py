@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.cli import main
-from realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_client import TrackerClient
 from tests.realsweep.helpers import child_env
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"

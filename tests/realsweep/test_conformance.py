@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-import variants
-from explorer.search import explore
-from realsweep import conformance
-from realsweep.engine import SweepOptions
-from realsweep.nemesis import Nemesis
-from realsweep.reference_loop import DESIGNS
-from reports.summary import summarize
-from spec.job import TRIAGE
-from spec.tracker import TRACKERS
+from crashsweep import variants
+from crashsweep.explorer.search import explore
+from crashsweep.realsweep import conformance
+from crashsweep.realsweep.engine import SweepOptions
+from crashsweep.realsweep.nemesis import Nemesis
+from crashsweep.realsweep.reference_loop import DESIGNS
+from crashsweep.reports.summary import summarize
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import TRACKERS
 
 DEPTH_1 = [
     ("save-once-per-turn", "keyed"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep import crashpoint
+from crashsweep.realsweep import crashpoint
 from tests.realsweep.helpers import run_python
 
 KILLED = (-9, crashpoint.KILLED_STATUS)
@@ -27,7 +27,7 @@ def test_each_point_is_logged_and_the_process_dies_at_the_chosen_one(tmp_path: P
     """With CRASH_AT=2 the second point is logged, then the process is killed by SIGKILL."""
     code = textwrap.dedent(
         """
-        from realsweep.crashpoint import crashpoint, count
+        from crashsweep.realsweep.crashpoint import crashpoint, count
         count("model_calls")
         crashpoint("one")
         count("asks", 2)
@@ -57,7 +57,7 @@ def test_a_crash_inside_try_finally_runs_no_finally_no_atexit_and_flushes_nothin
         """
         import atexit, sys
         from pathlib import Path
-        from realsweep.crashpoint import crashpoint
+        from crashsweep.realsweep.crashpoint import crashpoint
         atexit.register(lambda: Path("atexit-ran").write_text("yes"))
         sys.stdout.write("buffered, never flushed")
         handle = open("buffered.txt", "w")
@@ -79,7 +79,7 @@ def test_a_crash_inside_try_finally_runs_no_finally_no_atexit_and_flushes_nothin
 def test_the_listing_run_passes_every_point(tmp_path: Path) -> None:
     """CRASH_AT unset: every point is logged and the process ends normally."""
     log = tmp_path / "points.log"
-    code = "from realsweep.crashpoint import crashpoint\nfor n in range(3): crashpoint(f'p{n}')"
+    code = "from crashsweep.realsweep.crashpoint import crashpoint\nfor n in range(3): crashpoint(f'p{n}')"
     done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log))
     assert done.returncode == 0
     assert log.read_text().splitlines() == ["p0", "p1", "p2"]
@@ -105,7 +105,7 @@ def test_a_bad_crash_index_is_refused(monkeypatch: pytest.MonkeyPatch, raw: str)
 
 def test_a_point_named_with_its_occurrence_is_the_one_to_die_at(tmp_path: Path) -> None:
     """CRASH_AT=2:b: the process passes a, b, a and dies at the second b, the fifth point in all."""
-    code = "from realsweep.crashpoint import crashpoint\nfor name in 'abab': crashpoint(name)\ncrashpoint('b')\n"
+    code = "from crashsweep.realsweep.crashpoint import crashpoint\nfor name in 'abab': crashpoint(name)\ncrashpoint('b')\n"  # noqa: E501
     log = tmp_path / "p.log"
     done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="2:b")
     assert done.returncode in (-9, 137)
@@ -118,7 +118,7 @@ def test_a_kill_from_another_thread_ends_the_process_and_nothing_is_logged_after
     The chosen point is the log's last line: no other thread logs a point between it and the kill.
     """
     code = (
-        "import threading, time\nfrom realsweep.crashpoint import crashpoint\n"
+        "import threading, time\nfrom crashsweep.realsweep.crashpoint import crashpoint\n"
         "def work(i):\n    for _ in range(20):\n        crashpoint(f't{i}')\n"
         "threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]\n"
         "[t.start() for t in threads]\n[t.join() for t in threads]\nprint('survived')\n"

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.engine import Outcome, Scenario, SweepError, SweepOptions, Target, TargetFailed, replay, sweep
+from crashsweep.realsweep.engine import Outcome, Scenario, SweepError, SweepOptions, Target, TargetFailed, replay, sweep
 
 PROGRAM = textwrap.dedent(
     """
     import os
     from pathlib import Path
-    from realsweep.crashpoint import count, crashpoint
+    from crashsweep.realsweep.crashpoint import count, crashpoint
 
     def main():
         state = Path("steps.txt")
@@ -70,7 +70,7 @@ def test_every_scenario_up_to_the_depth_is_run(program: Path, tmp_path: Path) ->
 
 
 def test_an_entry_point_is_forked_or_started_with_the_same_results(tmp_path: Path, program: Path) -> None:
-    """module:function through the zygote and through `python -m realsweep.entry`: the same scenarios."""
+    """module:function through the zygote and through `python -m crashsweep.realsweep.entry`: the same scenarios."""
     codes = []
     for spawn in ("fork", "exec"):
         target = Target.entry_point("prog:main", path=[str(program.parent)])
@@ -83,7 +83,9 @@ def test_an_entry_point_is_forked_or_started_with_the_same_results(tmp_path: Pat
 def test_a_program_whose_points_change_is_refused(tmp_path: Path) -> None:
     """Points named from randomness differ between runs from the same disk: not deterministic."""
     path = tmp_path / "random_points.py"
-    path.write_text("import os\nfrom realsweep.crashpoint import crashpoint\ncrashpoint(os.urandom(4).hex())\n")
+    path.write_text(
+        "import os\nfrom crashsweep.realsweep.crashpoint import crashpoint\ncrashpoint(os.urandom(4).hex())\n"
+    )
     with pytest.raises(SweepError, match="no clock, no randomness"):
         sweep(Target.command([sys.executable, str(path)]), outcome, options(tmp_path, 1))
 
@@ -104,7 +106,9 @@ def test_a_program_without_crash_points_is_refused(tmp_path: Path) -> None:
 def test_a_hanging_process_is_stopped(tmp_path: Path) -> None:
     """A process that outlives the timeout fails the sweep instead of hanging it."""
     path = tmp_path / "hang.py"
-    path.write_text("import time\nfrom realsweep.crashpoint import crashpoint\ncrashpoint('p')\ntime.sleep(60)\n")
+    path.write_text(
+        "import time\nfrom crashsweep.realsweep.crashpoint import crashpoint\ncrashpoint('p')\ntime.sleep(60)\n"
+    )
     with pytest.raises(TargetFailed, match="still running after 1 s"):
         sweep(Target.command([sys.executable, str(path)]), outcome, options(tmp_path, 1, timeout=1.0))
 
@@ -148,7 +152,7 @@ def test_a_point_some_runs_skip_is_counted_unreached_not_refused(tmp_path: Path)
     """
     path = tmp_path / "skips.py"
     path.write_text(
-        "import os\nfrom pathlib import Path\nfrom realsweep.crashpoint import crashpoint\n"
+        "import os\nfrom pathlib import Path\nfrom crashsweep.realsweep.crashpoint import crashpoint\n"
         "marker = Path(os.environ['MARKER'])\ncrashpoint('a')\n"
         "if not marker.exists():\n    marker.touch()\n    crashpoint('b')\ncrashpoint('c')\n"
     )

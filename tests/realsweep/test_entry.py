@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.entry import load, parse_entry_point
+from crashsweep.realsweep.entry import load, parse_entry_point
 from tests.realsweep.helpers import child_env
 
 
@@ -24,16 +24,20 @@ def test_load_names_what_is_missing() -> None:
     with pytest.raises(ValueError, match="cannot import"):
         load("no_such_module_here:run")
     with pytest.raises(ValueError, match="has no 'nothing'"):
-        load("realsweep.entry:nothing")
-    assert load("realsweep.entry:parse_entry_point") is parse_entry_point
+        load("crashsweep.realsweep.entry:nothing")
+    assert load("crashsweep.realsweep.entry:parse_entry_point") is parse_entry_point
 
 
 def test_the_runner_exits_0_after_the_function_returns(tmp_path: Path) -> None:
-    """`python -m realsweep.entry mod:func` calls the function; a raise exits 1 with the traceback."""
+    """`python -m crashsweep.realsweep.entry mod:func` calls the function; a raise exits 1 with the traceback."""
     (tmp_path / "mod.py").write_text("def ok():\n    print('ran')\n\ndef bad():\n    raise KeyError('x')\n")
     env = child_env(PYTHONPATH=f"{tmp_path}:{child_env()['PYTHONPATH']}")
-    ok = subprocess.run([sys.executable, "-m", "realsweep.entry", "mod:ok"], env=env, capture_output=True, text=True)
+    ok = subprocess.run(
+        [sys.executable, "-m", "crashsweep.realsweep.entry", "mod:ok"], env=env, capture_output=True, text=True
+    )
     assert (ok.returncode, ok.stdout) == (0, "ran\n")
-    bad = subprocess.run([sys.executable, "-m", "realsweep.entry", "mod:bad"], env=env, capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "crashsweep.realsweep.entry", "mod:bad"], env=env, capture_output=True, text=True
+    )
     assert bad.returncode == 1
     assert "KeyError" in bad.stderr

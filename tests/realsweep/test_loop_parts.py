@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from realsweep.loop_parts import OFFERS, issue_target
-from spec.job import TRIAGE, Call, Job, JobError
-from spec.tracker import TRACKERS
+from crashsweep.realsweep.loop_parts import OFFERS, issue_target
+from crashsweep.spec.job import TRIAGE, Call, Job, JobError
+from crashsweep.spec.tracker import TRACKERS
 
 
 def test_a_comment_goes_to_the_first_issue_the_job_files() -> None:

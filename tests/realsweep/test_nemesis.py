@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from realsweep.nemesis import CALL_IDS, LOSE_REPLY, Fault, Nemesis, NemesisError, fresh_ids, lost_reply
+from crashsweep.realsweep.nemesis import CALL_IDS, LOSE_REPLY, Fault, Nemesis, NemesisError, fresh_ids, lost_reply
 
 POINTS = (
     "start: tmp written",

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from realsweep import reference
-from realsweep.engine import SweepError, SweepOptions
-from spec.job import Call, Job
+from crashsweep.realsweep import reference
+from crashsweep.realsweep.engine import SweepError, SweepOptions
+from crashsweep.spec.job import Call, Job
 
 
 def test_the_target_runs_the_loop_without_site_and_can_be_forked() -> None:
-    """Exec: python -S -m realsweep.reference_loop; fork: reference_loop:main with the same arguments."""
+    """Exec: python -S -m crashsweep.realsweep.reference_loop; fork: reference_loop:main with the same arguments."""
     target = reference.target("agent-loop", Path("job.toml"), "keyless")
-    assert target.argv[1:4] == ("-S", "-m", "realsweep.reference_loop")
-    assert target.fork == "realsweep.reference_loop:main"
+    assert target.argv[1:4] == ("-S", "-m", "crashsweep.realsweep.reference_loop")
+    assert target.fork == "crashsweep.realsweep.reference_loop:main"
     assert target.argv[4:] == target.fork_argv
     assert target.fork_argv[:4] == ("--variant", "agent-loop", "--tracker", "keyless")
     assert target.fork_argv[5] == str(Path("job.toml").resolve())

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from explorer.model import Action
-from realsweep.loop_parts import FLOCK_FILE
-from realsweep.reference_loop import DESIGNS
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
-from spec.design import Design
-from spec.job import TRIAGE
-from spec.tracker import TRACKERS
+from crashsweep.explorer.model import Action
+from crashsweep.realsweep.loop_parts import FLOCK_FILE
+from crashsweep.realsweep.reference_loop import DESIGNS
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.spec.design import Design
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import DESIGNS as MODULES
+from crashsweep.variants import PRESETS, model
 from tests.realsweep.helpers import child_env
-from variants import DESIGNS as MODULES
-from variants import PRESETS, model
 
 
 def model_points(variant: str | Design, tracker: str = "keyed") -> list[str]:
@@ -44,7 +44,16 @@ def run_loop(
     log = workdir / "points.log"
     log.unlink(missing_ok=True)
     env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT=str(crash_at))
-    command = [sys.executable, "-S", "-m", "realsweep.reference_loop", "--variant", variant, "--tracker", tracker]
+    command = [
+        sys.executable,
+        "-S",
+        "-m",
+        "crashsweep.realsweep.reference_loop",
+        "--variant",
+        variant,
+        "--tracker",
+        tracker,
+    ]
     done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
     points = log.read_text().splitlines() if log.exists() else []
     return done.returncode, points, done.stderr
@@ -132,7 +141,16 @@ def run_design(design: Path, workdir: Path, url: str, tracker: str = "keyed") ->
     """One real, uninterrupted process of the loop composed from a design file."""
     log = workdir / "points.log"
     env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="0")
-    command = [sys.executable, "-S", "-m", "realsweep.reference_loop", "--design", str(design), "--tracker", tracker]
+    command = [
+        sys.executable,
+        "-S",
+        "-m",
+        "crashsweep.realsweep.reference_loop",
+        "--design",
+        str(design),
+        "--tracker",
+        tracker,
+    ]
     done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
     points = log.read_text().splitlines() if log.exists() else []
     return done.returncode, points, done.stderr

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from realsweep import rows
-from realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep import rows
+from crashsweep.realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
 
 
 def scenario(crashes: tuple[int, ...], dups: int = 0, calls: int = 3, asks: int = 0) -> ScenarioResult:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from realsweep.tracker_client import TrackerClient, TrackerError
-from realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.tracker_client import TrackerClient, TrackerError
+from crashsweep.realsweep.tracker_service import ServiceProcess
 
 
 def test_an_error_status_raises_tracker_error(keyed_service: ServiceProcess) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_client import TrackerClient
 from tests.realsweep.helpers import child_env
 from tests.realsweep.tracker_process import Service, connect, idle, read_reply, request_head, service, stall
 

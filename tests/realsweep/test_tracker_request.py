@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from realsweep.tracker_request import (
+from crashsweep.realsweep.tracker_request import (
     MAX_BODY,
     HttpError,
     Route,

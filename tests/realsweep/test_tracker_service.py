@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
 from tests.realsweep.helpers import child_env
 from tests.realsweep.tracker_process import service, stall
 
@@ -93,7 +93,7 @@ def test_the_service_survives_a_killed_loop_and_keeps_its_writes(keyed_service: 
         CRASHSWEEP_POINTS_LOG=str(tmp_path / "points.log"),
         CRASHSWEEP_CRASH_AT="9",  # start (2), reply 1 arrived, reply 1 (2), marker create_a (3), accepted
     )
-    command = [sys.executable, "-m", "realsweep.reference_loop", "--variant", "keys-and-markers"]
+    command = [sys.executable, "-m", "crashsweep.realsweep.reference_loop", "--variant", "keys-and-markers"]
     crashed = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, check=False)
     assert crashed.returncode in (-9, 137)
     assert (tmp_path / "points.log").read_text().splitlines()[-1] == "tracker accepted create_a"
@@ -135,9 +135,17 @@ def test_sigterm_stops_the_service_at_once_even_with_a_stalled_client_connected(
 
 
 def test_a_port_in_use_is_one_line_and_exit_2(keyed_service: ServiceProcess, tmp_path: Path) -> None:
-    """`python -m realsweep.tracker_service` on a busy port: one line on stderr, status 2, no traceback."""
+    """`python -m crashsweep.realsweep.tracker_service` on a busy port: one line on stderr, status 2, no traceback."""
     port = keyed_service.url.rsplit(":", 1)[1]
-    command = [sys.executable, "-m", "realsweep.tracker_service", "--root", str(tmp_path / "x"), "--port", port]
+    command = [
+        sys.executable,
+        "-m",
+        "crashsweep.realsweep.tracker_service",
+        "--root",
+        str(tmp_path / "x"),
+        "--port",
+        port,
+    ]
     done = subprocess.run(command, env=child_env(), capture_output=True, text=True, check=False, timeout=30)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.tracker_spaces import Spaces, SpacesClosed
+from crashsweep.realsweep.tracker_spaces import Spaces, SpacesClosed
 
 
 def test_a_read_of_a_space_without_a_database_creates_nothing(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.tracker_store import Store
+from crashsweep.realsweep.tracker_store import Store
 
 
 @pytest.fixture

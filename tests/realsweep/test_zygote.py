@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.zygote import Zygote, ZygoteError
+from crashsweep.realsweep.zygote import Zygote, ZygoteError
 from tests.realsweep.helpers import child_env
 
 MODULE = textwrap.dedent(
     """
     import os, sys
-    from realsweep.crashpoint import crashpoint
+    from crashsweep.realsweep.crashpoint import crashpoint
     CALLS = []
 
     def main():

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from explorer.search import Exploration, explore
-from reports.counterexample import Counterexample, shortest
-from spec.job import TRIAGE, Call, Job
-from spec.tracker import KEYED
-from variants import model
+from crashsweep.explorer.search import Exploration, explore
+from crashsweep.reports.counterexample import Counterexample, shortest
+from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 
 ONE_WRITE = Job("one", ((Call("w", "create_issue", True),),))
 """A job with a single write: its graphs are small enough to draw whole."""

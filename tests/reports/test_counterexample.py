@@ -1,4 +1,4 @@
-"""Tests of reports.counterexample: shortest counterexamples as values, and replayed paths."""
+"""Tests of crashsweep.reports.counterexample: shortest counterexamples as values, and replayed paths."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from typing import Any
 import networkx as nx
 import pytest
 
-from explorer.model import Property
-from explorer.path import replay
-from explorer.search import Exploration
-from reports.counterexample import Counterexample, from_path, path_nodes, violated, violates
-from spec.job import TRIAGE
-from spec.tracker import KEYED
-from spec.world import World
-from variants import model
+from crashsweep.explorer.model import Property
+from crashsweep.explorer.path import replay
+from crashsweep.explorer.search import Exploration
+from crashsweep.reports.counterexample import Counterexample, from_path, path_nodes, violated, violates
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
+from crashsweep.spec.world import World
+from crashsweep.variants import model
 
 
 def test_save_after_reply_counterexample_has_one_crash_and_ten_steps(sar_cx: Counterexample) -> None:

@@ -1,13 +1,21 @@
-"""Tests of reports.describe: worlds in words, step diffs, and worlds as JSON."""
+"""Tests of crashsweep.reports.describe: worlds in words, step diffs, and worlds as JSON."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 
-from reports.counterexample import Counterexample
-from reports.describe import changes, plural, snapshot_changes, snapshot_text, tracker_changes, world_json, world_text
-from spec.world import Checkpoint, LockFile, Record, Snapshot, Tracker, Turn, World
+from crashsweep.reports.counterexample import Counterexample
+from crashsweep.reports.describe import (
+    changes,
+    plural,
+    snapshot_changes,
+    snapshot_text,
+    tracker_changes,
+    world_json,
+    world_text,
+)
+from crashsweep.spec.world import Checkpoint, LockFile, Record, Snapshot, Tracker, Turn, World
 
 TURN = Turn(1, results=(("create_a", "#1"),), marked=("create_a", "create_b"))
 

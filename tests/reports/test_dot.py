@@ -1,4 +1,4 @@
-"""Tests of reports.dot: the state graph's DOT source, checked without needing `dot`."""
+"""Tests of crashsweep.reports.dot: the state graph's DOT source, checked without needing `dot`."""
 
 from __future__ import annotations
 
@@ -12,24 +12,24 @@ from typing import Any
 import graphviz
 import pytest
 
-from explorer.search import Exploration, explore
-from reports import dot
-from reports.counterexample import Counterexample, shortest
-from spec.job import job_from_mapping
-from spec.tracker import KEYED
-from variants import model
+from crashsweep.explorer.search import Exploration, explore
+from crashsweep.reports import dot
+from crashsweep.reports.counterexample import Counterexample, shortest
+from crashsweep.spec.job import job_from_mapping
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 
 NODE = re.compile(r"^\s*s(\d+) \[(.*)\]$", re.MULTILINE)
 EDGE = re.compile(r"^\s*s(\d+) -> s(\d+) \[(.*)\]$", re.MULTILINE)
 ODD_ID = 'a"b\\N<i>x</i>'
 
 SCRIPT = """
-from explorer.search import explore
-from reports import dot, sequence
-from reports.counterexample import shortest
-from spec.job import TRIAGE
-from spec.tracker import KEYED
-from variants import model
+from crashsweep.explorer.search import explore
+from crashsweep.reports import dot, sequence
+from crashsweep.reports.counterexample import shortest
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 import hashlib
 e = explore(model("save-after-reply", TRIAGE, KEYED), 2)
 cx = shortest(e, variant="save-after-reply", job="triage", job_file=None, tracker="keyed")[0]

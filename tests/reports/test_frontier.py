@@ -1,4 +1,4 @@
-"""Tests of reports.frontier: the safe set, dominance, the frontier and the cheapest, on hand-made rows."""
+"""Tests of crashsweep.reports.frontier: the safe set, dominance, the frontier and the cheapest, on hand-made rows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from reports.frontier import (
+from crashsweep.reports.frontier import (
     Entry,
     cheapest_design_file,
     dominates,
@@ -18,8 +18,8 @@ from reports.frontier import (
     frontier_text,
     rank,
 )
-from reports.summary import InvariantVerdict, Summary
-from spec.cost import Cost
+from crashsweep.reports.summary import InvariantVerdict, Summary
+from crashsweep.spec.cost import Cost
 
 
 def _entry(number: int, *, safe: bool, run: Cost, extra: Cost) -> Entry:

@@ -1,11 +1,11 @@
-"""Tests of reports.frontier_page: the chart is SVG, the same bytes every time, and the page is self-contained."""
+"""Tests of crashsweep.reports.frontier_page: the chart is SVG, the same bytes every time, and the page is self-contained."""  # noqa: E501
 
 from __future__ import annotations
 
 import re
 
-from reports.frontier import frontier
-from reports.frontier_page import chart_svg, page, varying
+from crashsweep.reports.frontier import frontier
+from crashsweep.reports.frontier_page import chart_svg, page, varying
 from tests.reports.test_frontier import ENTRIES
 
 

@@ -1,4 +1,4 @@
-"""Tests of reports.html: one self-contained, escaped page with inline SVG."""
+"""Tests of crashsweep.reports.html: one self-contained, escaped page with inline SVG."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from explorer.search import Exploration
-from reports import html, trace
-from reports.counterexample import Counterexample
-from reports.summary import Summary, summarize
+from crashsweep.explorer.search import Exploration
+from crashsweep.reports import html, trace
+from crashsweep.reports.counterexample import Counterexample
+from crashsweep.reports.summary import Summary, summarize
 
 SVG = (
     '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'

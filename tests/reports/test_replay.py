@@ -1,4 +1,4 @@
-"""Tests of reports.replay: the replay command line and the pytest snippet, run for real."""
+"""Tests of crashsweep.reports.replay: the replay command line and the pytest snippet, run for real."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from explorer.path import replay
-from reports.counterexample import Counterexample, from_path
-from reports.replay import function_name, pytest_snippet, replay_command
-from spec.job import load_job
-from spec.tracker import KEYED
-from variants import model
+from crashsweep.explorer.path import replay
+from crashsweep.reports.counterexample import Counterexample, from_path
+from crashsweep.reports.replay import function_name, pytest_snippet, replay_command
+from crashsweep.spec.job import load_job
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 
 JOB = """\
 name = "quoted"

@@ -1,17 +1,17 @@
-"""Tests of reports.sequence: swim lanes, labelled messages, crash notes, escaping."""
+"""Tests of crashsweep.reports.sequence: swim lanes, labelled messages, crash notes, escaping."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from explorer.path import replay, shortest_path
-from explorer.search import explore
-from reports import sequence
-from reports.counterexample import Counterexample, from_path
-from spec.job import TRIAGE, job_from_mapping
-from spec.tracker import KEYED, KEYLESS
-from variants import model
+from crashsweep.explorer.path import replay, shortest_path
+from crashsweep.explorer.search import explore
+from crashsweep.reports import sequence
+from crashsweep.reports.counterexample import Counterexample, from_path
+from crashsweep.spec.job import TRIAGE, job_from_mapping
+from crashsweep.spec.tracker import KEYED, KEYLESS
+from crashsweep.variants import model
 
 HEAD = re.compile(r'^\s*(\w+)_0 \[label=(?:"([^"]*)"|(\w+))', re.MULTILINE)
 

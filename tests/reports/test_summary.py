@@ -1,17 +1,17 @@
-"""Tests of reports.summary: a design's row computed from an exploration."""
+"""Tests of crashsweep.reports.summary: a design's row computed from an exploration."""
 
 from __future__ import annotations
 
 import pytest
 
+from crashsweep.explorer.model import Action
+from crashsweep.explorer.search import explore
+from crashsweep.reports.summary import summarize
 from crashsweep.runs import costed
-from explorer.model import Action
-from explorer.search import explore
-from reports.summary import summarize
-from spec.job import TRIAGE
-from spec.tracker import KEYED
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 from tests.explorer.toys import Points
-from variants import model
 
 
 def test_row_of_a_violating_design_carries_its_shortest_counterexample() -> None:

@@ -1,13 +1,12 @@
-"""Tests of reports.table: rows and tables as text, Markdown and JSON."""
+"""Tests of crashsweep.reports.table: rows and tables as text, Markdown and JSON."""
 
 from __future__ import annotations
 
 import json
 
-from crashsweep.runs import costed
-from explorer.search import explore
-from reports.summary import Summary, summarize
-from reports.table import (
+from crashsweep.explorer.search import explore
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.reports.table import (
     COST_EXTRA,
     COST_RUN,
     cost_markdown,
@@ -18,9 +17,10 @@ from reports.table import (
     table_text,
     to_json,
 )
-from spec.job import TRIAGE
-from spec.tracker import KEYED
-from variants import model
+from crashsweep.runs import costed
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
+from crashsweep.variants import model
 
 
 def _row(variant: str, depth: int = 2) -> Summary:

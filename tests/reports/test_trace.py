@@ -1,12 +1,12 @@
-"""Tests of reports.trace: the text trace and the JSON trace of a counterexample."""
+"""Tests of crashsweep.reports.trace: the text trace and the JSON trace of a counterexample."""
 
 from __future__ import annotations
 
 import json
 import re
 
-from reports import trace
-from reports.counterexample import Counterexample
+from crashsweep.reports import trace
+from crashsweep.reports.counterexample import Counterexample
 
 STEP_LINE = re.compile(r"^\s{0,3}(\d+)  ")
 

@@ -1,11 +1,11 @@
-"""Tests of spec.approval: when a call must pass the approval gate."""
+"""Tests of crashsweep.spec.approval: when a call must pass the approval gate."""
 
 from __future__ import annotations
 
-from spec.approval import gate
-from spec.job import Call
-from spec.ops import RequestApproval
-from spec.world import Snapshot, Turn
+from crashsweep.spec.approval import gate
+from crashsweep.spec.job import Call
+from crashsweep.spec.ops import RequestApproval
+from crashsweep.spec.world import Snapshot, Turn
 
 GATED = Call("w", "comment", True, approval=True)
 

@@ -1,4 +1,4 @@
-"""Tests of spec.cost: a design's saves, requests, model calls, questions and lookups.
+"""Tests of crashsweep.spec.cost: a design's saves, requests, model calls, questions and lookups.
 
 Three independent sources: the uninterrupted triage run's crash points as SEMANTICS.md
 sections 7 and 9 list them (counted by hand below), a hand count of every one-crash scenario
@@ -13,18 +13,18 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
+from crashsweep.explorer import explore
+from crashsweep.reports.summary import Summary, summarize
 from crashsweep.runs import costed
-from explorer import explore
-from reports.summary import Summary, summarize
-from spec.cost import REQUESTS, SAVES, Cost, cost_of, point_counters
-from spec.job import TRIAGE, Call, Job
-from spec.policy import Policy, all_policies
-from spec.tracker import TRACKERS
-from spec.world import Process, Snapshot, World
+from crashsweep.spec.cost import REQUESTS, SAVES, Cost, cost_of, point_counters
+from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.spec.world import Process, Snapshot, World
+from crashsweep.variants import model
+from crashsweep.variants.composed import compose
 from tests.replay_oracle import DESIGNS, replay, sweep
 from tests.strategies import jobs
-from variants import model
-from variants.composed import compose
 
 # Section 7: save-once-per-turn saves start, turn 1, turn 2, final (4 `renamed` points of its 18);
 # save-after-reply and idempotency-keys add reply 1, reply 2 and a result save after each of the

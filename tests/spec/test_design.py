@@ -1,11 +1,11 @@
-"""Tests of spec.design: the shared pieces of every loop body."""
+"""Tests of crashsweep.spec.design: the shared pieces of every loop body."""
 
 from __future__ import annotations
 
-from spec.design import end_turn, needs_model, next_call, reply_save
-from spec.job import TRIAGE
-from spec.ops import CompleteTurn, Point
-from spec.world import Snapshot, Turn
+from crashsweep.spec.design import end_turn, needs_model, next_call, reply_save
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.ops import CompleteTurn, Point
+from crashsweep.spec.world import Snapshot, Turn
 
 
 def test_needs_model_before_first_turn_and_after_a_complete_one() -> None:

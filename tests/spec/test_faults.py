@@ -1,4 +1,4 @@
-"""Tests of spec.faults: where each fault kind is enabled, what it does, and the option parsers."""
+"""Tests of crashsweep.spec.faults: where each fault kind is enabled, what it does, and the option parsers."""
 
 from __future__ import annotations
 
@@ -6,15 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from spec.design import Design, Env
-from spec.faults import FAULTS, KEY_EXPIRY, LOST_REPLY, WRONG_ANSWER, FaultError, parse_call_ids, parse_faults
-from spec.job import TRIAGE, load_job
-from spec.ops import AskPerson, Failed, Pause, Point
-from spec.process import WRONG_ANSWER as SAID_YES
-from spec.process import advance, boot, paused, resume
-from spec.tracker import KEYED
-from spec.world import World
-from variants import attempt_markers, idempotency_keys, save_after_reply
+from crashsweep.spec.design import Design, Env
+from crashsweep.spec.faults import (
+    FAULTS,
+    KEY_EXPIRY,
+    LOST_REPLY,
+    WRONG_ANSWER,
+    FaultError,
+    parse_call_ids,
+    parse_faults,
+)
+from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.ops import AskPerson, Failed, Pause, Point
+from crashsweep.spec.process import WRONG_ANSWER as SAID_YES
+from crashsweep.spec.process import advance, boot, paused, resume
+from crashsweep.spec.tracker import KEYED
+from crashsweep.spec.world import World
+from crashsweep.variants import attempt_markers, idempotency_keys, save_after_reply
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ALL = Env(TRIAGE, KEYED, tuple(FAULTS))

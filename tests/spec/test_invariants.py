@@ -1,13 +1,13 @@
-"""Tests of spec.invariants: duplicates and losses as predicates and in words."""
+"""Tests of crashsweep.spec.invariants: duplicates and losses as predicates and in words."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import invariants
-from spec.job import TRIAGE
-from spec.world import Record, Tracker, World
+from crashsweep.spec import invariants
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.world import Record, Tracker, World
 
 TWICE = World(tracker=Tracker((Record("create_a", "run-1"), Record("search", "run-1"), Record("create_a", "run-1"))))
 

@@ -1,4 +1,4 @@
-"""Tests of spec.job: the built-in triage job and job files, good and bad."""
+"""Tests of crashsweep.spec.job: the built-in triage job and job files, good and bad."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from spec.job import MAX_JOB_BYTES, TRIAGE, Call, Job, JobError, load_job
+from crashsweep.spec.job import MAX_JOB_BYTES, TRIAGE, Call, Job, JobError, load_job
 
 
 def test_triage_is_the_seed_job() -> None:

@@ -12,7 +12,7 @@ import sys
 import pytest
 from hypothesis import assume, example, given
 
-from spec.keys import KEY_HEX_CHARS, key
+from crashsweep.spec.keys import KEY_HEX_CHARS, key
 from tests.strategies import ids, same_concatenation
 
 HEX = frozenset("0123456789abcdef")
@@ -91,9 +91,7 @@ def test_every_pair_of_short_tricky_ids_gets_its_own_key() -> None:
 @pytest.mark.parametrize("hash_seed", ["0", "1", "4242"])
 def test_the_same_pair_gives_the_same_key_in_a_new_process(hash_seed: str) -> None:
     pairs = [("run-1", "create_a"), ("a:b", "c"), ("a", "b:c"), ("", ""), ("ünïcødé 🔑", "调用")]
-    program = (
-        "import json, sys\nfrom spec.keys import key\nprint(json.dumps([key(r, c) for r, c in json.load(sys.stdin)]))"
-    )
+    program = "import json, sys\nfrom crashsweep.spec.keys import key\nprint(json.dumps([key(r, c) for r, c in json.load(sys.stdin)]))"  # noqa: E501
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONIOENCODING": "utf-8"}
     done = subprocess.run(
         [sys.executable, "-c", program],

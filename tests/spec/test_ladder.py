@@ -1,11 +1,11 @@
-"""Tests of spec.ladder: which rung settles a call with a marker and no result."""
+"""Tests of crashsweep.spec.ladder: which rung settles a call with a marker and no result."""
 
 from __future__ import annotations
 
-from spec.job import Call
-from spec.ladder import settle
-from spec.ops import AskPerson, Lookup, Send
-from spec.tracker import KEYED, KEYLESS, KEYLESS_LOOKUP
+from crashsweep.spec.job import Call
+from crashsweep.spec.ladder import settle
+from crashsweep.spec.ops import AskPerson, Lookup, Send
+from crashsweep.spec.tracker import KEYED, KEYLESS, KEYLESS_LOOKUP
 
 WRITE = Call("a", "create_issue", True)
 READ = Call("s", "search_issues", False)

@@ -1,13 +1,13 @@
-"""Tests of spec.metrics: a final world's duplicates and missing writes, in numbers."""
+"""Tests of crashsweep.spec.metrics: a final world's duplicates and missing writes, in numbers."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec import metrics
-from spec.job import TRIAGE
-from spec.world import Record, Tracker, World
+from crashsweep.spec import metrics
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.world import Record, Tracker, World
 
 TWICE = World(tracker=Tracker((Record("create_a", "run-1"), Record("search", "run-1"), Record("create_a", "run-1"))))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spec.policy import CHOICES, RUNGS, PolicyError, all_policies, policy_from_mapping
+from crashsweep.spec.policy import CHOICES, RUNGS, PolicyError, all_policies, policy_from_mapping
 
 BASE: dict[str, object] = {
     "startup_save": True,

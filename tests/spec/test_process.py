@@ -1,15 +1,15 @@
-"""Tests of spec.process: loading, starting, and running from crash point to crash point."""
+"""Tests of crashsweep.spec.process: loading, starting, and running from crash point to crash point."""
 
 from __future__ import annotations
 
-from spec import metrics
-from spec.design import Design, Env, startup_save
-from spec.job import TRIAGE
-from spec.ops import AskPerson, Ops, Point, Send
-from spec.process import advance, boot
-from spec.tracker import KEYED
-from spec.world import Checkpoint, Record, Snapshot, Tracker, Turn, World
-from variants import attempt_markers
+from crashsweep.spec import metrics
+from crashsweep.spec.design import Design, Env, startup_save
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.ops import AskPerson, Ops, Point, Send
+from crashsweep.spec.process import advance, boot
+from crashsweep.spec.tracker import KEYED
+from crashsweep.spec.world import Checkpoint, Record, Snapshot, Tracker, Turn, World
+from crashsweep.variants import attempt_markers
 
 ENV = Env(TRIAGE, KEYED)
 DESIGN = attempt_markers.DESIGN

@@ -1,4 +1,4 @@
-"""Tests of spec.records: the tracker's logs and indexes against the tuples they stand for."""
+"""Tests of crashsweep.spec.records: the tracker's logs and indexes against the tuples they stand for."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spec.records import Record, Tracker
+from crashsweep.spec.records import Record, Tracker
 
 
 def test_appended_tracker_equals_the_tracker_built_at_once() -> None:

@@ -1,11 +1,11 @@
-"""Tests of spec.running: processes as values, sharing their programs without changing them."""
+"""Tests of crashsweep.spec.running: processes as values, sharing their programs without changing them."""
 
 from __future__ import annotations
 
-from spec import running
-from spec.ops import Point, Rename, WriteTmp
-from spec.running import Process, make_process
-from spec.world import Snapshot
+from crashsweep.spec import running
+from crashsweep.spec.ops import Point, Rename, WriteTmp
+from crashsweep.spec.running import Process, make_process
+from crashsweep.spec.world import Snapshot
 
 
 def test_equal_programs_are_one_shared_tuple() -> None:

@@ -1,9 +1,9 @@
-"""Tests of spec.save: the two-step save's instructions and crash point names."""
+"""Tests of crashsweep.spec.save: the two-step save's instructions and crash point names."""
 
 from __future__ import annotations
 
-from spec.ops import LOCK, Point, Rename, WriteTmp
-from spec.save import save, save_marker, save_result, take_lock
+from crashsweep.spec.ops import LOCK, Point, Rename, WriteTmp
+from crashsweep.spec.save import save, save_marker, save_result, take_lock
 
 
 def test_save_writes_tmp_then_renames() -> None:

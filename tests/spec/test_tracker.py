@@ -1,10 +1,10 @@
-"""Tests of spec.tracker: applying writes with and without honoured keys."""
+"""Tests of crashsweep.spec.tracker: applying writes with and without honoured keys."""
 
 from __future__ import annotations
 
-from spec.keys import key
-from spec.tracker import KEYED, KEYLESS, apply_write
-from spec.world import Record, Tracker
+from crashsweep.spec.keys import key
+from crashsweep.spec.tracker import KEYED, KEYLESS, apply_write
+from crashsweep.spec.world import Record, Tracker
 
 
 def test_keyed_repeat_returns_first_answer_and_changes_nothing() -> None:

@@ -1,4 +1,4 @@
-"""Tests of spec.world: durable and volatile state, hashable and frozen."""
+"""Tests of crashsweep.spec.world: durable and volatile state, hashable and frozen."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from spec.ops import Point, WriteTmp
-from spec.world import (
+from crashsweep.spec.ops import Point, WriteTmp
+from crashsweep.spec.world import (
     Checkpoint,
     LockFile,
     Process,

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 
-import variants
-from explorer import explore
-from reports.summary import summarize
-from spec import metrics
-from spec.job import TRIAGE, Job
-from spec.tracker import TRACKERS
+from crashsweep import variants
+from crashsweep.explorer import explore
+from crashsweep.reports.summary import summarize
+from crashsweep.spec import metrics
+from crashsweep.spec.job import TRIAGE, Job
+from crashsweep.spec.tracker import TRACKERS
 from tests.replay_oracle import sweep
 from tests.strategies import jobs
 

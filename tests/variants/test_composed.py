@@ -13,18 +13,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import variants
-from explorer import explore
-from reports.summary import summarize
-from spec import metrics
-from spec.job import TRIAGE, Call, Job, load_job
-from spec.policy import Policy, all_policies
-from spec.tracker import TRACKERS
+from crashsweep import variants
+from crashsweep.explorer import explore
+from crashsweep.reports.summary import summarize
+from crashsweep.spec import metrics
+from crashsweep.spec.job import TRIAGE, Call, Job, load_job
+from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.composed import compose
+from crashsweep.variants.design_file import load_design
 from tests import replay_oracle as oracle
 from tests.replay_oracle import sweep
 from tests.variants.test_presets import jobs_with_situations
-from variants.composed import compose
-from variants.design_file import load_design
 
 ROOT = Path(__file__).resolve().parents[2]
 SITUATIONS = (load_job(ROOT / "examples" / "triage-fails.toml"), load_job(ROOT / "examples" / "triage-approval.toml"))

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from spec.policy import PolicyError
-from variants import PRESETS
-from variants.design_file import load_design
-from variants.presets import Preset
+from crashsweep.spec.policy import PolicyError
+from crashsweep.variants import PRESETS
+from crashsweep.variants.design_file import load_design
+from crashsweep.variants.presets import Preset
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from spec import metrics
-from spec.job import TRIAGE
-from spec.tracker import KEYED
-from spec.world import World
-from variants import model
-from variants.loop_model import CRASH, LoopModel
+from crashsweep.spec import metrics
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import KEYED
+from crashsweep.spec.world import World
+from crashsweep.variants import model
+from crashsweep.variants.loop_model import CRASH, LoopModel
 
 
 def _save(what: str) -> list[str]:

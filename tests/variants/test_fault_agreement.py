@@ -15,19 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import variants
-from explorer import explore
-from spec import metrics
-from spec.design import Design, Env
-from spec.faults import FAULTS, fault_counter
-from spec.job import TRIAGE, Job, load_job
-from spec.policy import Policy, all_policies
-from spec.process import paused
-from spec.tracker import TRACKERS
+from crashsweep import variants
+from crashsweep.explorer import explore
+from crashsweep.spec import metrics
+from crashsweep.spec.design import Design, Env
+from crashsweep.spec.faults import FAULTS, fault_counter
+from crashsweep.spec.job import TRIAGE, Job, load_job
+from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.process import paused
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.composed import compose
+from crashsweep.variants.loop_model import LoopModel
 from tests.replay_oracle import Environment, sweep
 from tests.variants.test_presets import jobs_with_situations
-from variants.composed import compose
-from variants.loop_model import LoopModel
 
 ROOT = Path(__file__).resolve().parents[2]
 SITUATIONS = (load_job(ROOT / "examples" / "triage-fails.toml"), load_job(ROOT / "examples" / "triage-approval.toml"))

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-import variants
-from explorer import Exploration, explore, shortest_path
-from spec import invariants
-from spec.design import Env
-from spec.faults import fault_counter
-from spec.job import TRIAGE
-from spec.policy import Policy
-from spec.tracker import TRACKERS
-from spec.world import World
-from variants.composed import compose
-from variants.loop_model import LoopModel
+from crashsweep import variants
+from crashsweep.explorer import Exploration, explore, shortest_path
+from crashsweep.spec import invariants
+from crashsweep.spec.design import Env
+from crashsweep.spec.faults import fault_counter
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.policy import Policy
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.spec.world import World
+from crashsweep.variants.composed import compose
+from crashsweep.variants.loop_model import LoopModel
 
 SEVEN = tuple(variants.DESIGNS)
 

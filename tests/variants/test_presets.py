@@ -14,18 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import invariant, run_state_machine_as_test
 
-import variants
-from explorer import explore
-from explorer.path import shortest_path
-from explorer.stateful import ModelMachine
-from reports.summary import summarize
-from spec.design import Design, Env
-from spec.job import TRIAGE, Call, Job, load_job
-from spec.tracker import TRACKERS
+from crashsweep import variants
+from crashsweep.explorer import explore
+from crashsweep.explorer.path import shortest_path
+from crashsweep.explorer.stateful import ModelMachine
+from crashsweep.reports.summary import summarize
+from crashsweep.spec.design import Design, Env
+from crashsweep.spec.job import TRIAGE, Call, Job, load_job
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.loop_model import LoopModel
+from crashsweep.variants.presets import BUILT_IN
 from tests.published import SEED_TABLE
 from tests.strategies import jobs
-from variants.loop_model import LoopModel
-from variants.presets import BUILT_IN
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SITUATIONS = (load_job(EXAMPLES / "triage-fails.toml"), load_job(EXAMPLES / "triage-approval.toml"))

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.search import explore
-from reports.summary import Summary, summarize
-from spec.job import TRIAGE
-from spec.tracker import TRACKERS
+from crashsweep.explorer.search import explore
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import SEED_DESIGNS, model
 from tests.published import SEED_TABLE
-from variants import SEED_DESIGNS, model
 
 
 def _row(variant: str, tracker: str = "keyed") -> Summary:

@@ -6,12 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from explorer.path import replay, shortest_path
-from explorer.search import explore
-from reports.summary import Summary, summarize
-from spec.job import TRIAGE, Call, Job
-from spec.tracker import TRACKERS
-from variants import model
+from crashsweep.explorer.path import replay, shortest_path
+from crashsweep.explorer.search import explore
+from crashsweep.reports.summary import Summary, summarize
+from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import model
 
 
 def _with(call_id: str, *, fails_after_accept: bool = False, approval: bool = False) -> Job:

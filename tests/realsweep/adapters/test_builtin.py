@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from crashsweep.cli import main
-from realsweep.adapters import builtin
-from realsweep.engine import SweepError
-from realsweep.tracker_service import package_pythonpath
+from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.engine import SweepError
+from crashsweep.realsweep.tracker_service import package_pythonpath
 
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 
@@ -137,7 +137,7 @@ def test_a_framework_not_installed_is_named_with_its_extra(monkeypatch: pytest.M
 def test_the_target_is_the_example_agent_with_its_options() -> None:
     """Forked from a zygote of the agent's module, its options as sys.argv; the row names the setup."""
     target = builtin.target("langgraph", Path("job.toml"), keys=False, call_ids="fresh", durability="exit")
-    assert target.fork == "realsweep.adapters.langgraph_agent:main"
+    assert target.fork == "crashsweep.realsweep.adapters.langgraph_agent:main"
     assert target.fork_argv == (
         "--keys",
         "off",

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from realsweep import crashpoint
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep import crashpoint
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
 from tests.realsweep.helpers import child_env
 
-AGENT = [sys.executable, "-m", "realsweep.adapters.dbos_agent"]
+AGENT = [sys.executable, "-m", "crashsweep.realsweep.adapters.dbos_agent"]
 
 
 def expected_points() -> list[str]:

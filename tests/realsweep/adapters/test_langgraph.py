@@ -13,12 +13,12 @@ import pytest
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
-from realsweep import crashpoint
-from realsweep.adapters import script
-from realsweep.adapters.langgraph import CrashPointSaver, resume, task_name
-from realsweep.adapters.langgraph_agent import build
-from realsweep.tracker_service import ServiceProcess
-from spec.job import TRIAGE
+from crashsweep.realsweep import crashpoint
+from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, resume, task_name
+from crashsweep.realsweep.adapters.langgraph_agent import build
+from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.spec.job import TRIAGE
 
 CONFIG: RunnableConfig = {"configurable": {"thread_id": "t-1"}}
 INPUT = {"messages": [("user", "triage")]}

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from realsweep import crashpoint
-from realsweep.adapters.langgraph_agent import parse
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep import crashpoint
+from crashsweep.realsweep.adapters.langgraph_agent import parse
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
 from tests.realsweep.helpers import child_env
 
-AGENT = [sys.executable, "-m", "realsweep.adapters.langgraph_agent"]
+AGENT = [sys.executable, "-m", "crashsweep.realsweep.adapters.langgraph_agent"]
 KILLED = (-9, crashpoint.KILLED_STATUS)
 
 

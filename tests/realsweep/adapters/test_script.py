@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from realsweep.adapters import script
-from realsweep.engine import Scenario
-from realsweep.tracker_client import TrackerClient
-from realsweep.tracker_service import ServiceProcess
-from spec.job import TRIAGE, Call, Job, JobError
-from spec.keys import key
+from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.engine import Scenario
+from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.spec.job import TRIAGE, Call, Job, JobError
+from crashsweep.spec.keys import key
 
 
 def test_stable_ids_are_the_jobs_and_the_same_on_every_ask(tmp_path: Path) -> None:
