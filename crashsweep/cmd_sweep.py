@@ -20,13 +20,23 @@ from pathlib import Path
 import click
 
 from crashsweep import prog, runs, sweep_scenarios, sweep_sources
-from crashsweep.options import depth_option, design_option, job_option, split_names, tracker_option
+from crashsweep.options import (
+    depth_option,
+    design_option,
+    environment,
+    fault_options,
+    job_option,
+    split_names,
+    tracker_option,
+)
 from crashsweep.realsweep import conformance, engine, reference
 from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.digest import StateKey
 from crashsweep.realsweep.entry import load, parse_entry_point
+from crashsweep.realsweep.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.reference_loop import DESIGNS as REFERENCE_DESIGNS
+from crashsweep.spec.faults import FaultError, parse_faults
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import SEED_DESIGNS, design
 from crashsweep.variants.design_file import load_design
@@ -87,13 +97,18 @@ def _options(
 
 ARG_HELP = "with --target: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; repeatable"
 CALL_IDS_HELP = (
-    "with --framework: the model's call IDs, the job's (stable) or new on every ask (fresh)  [default: stable]"
+    "with --framework, --variant or --design: the model's call IDs, the job's (stable) or new on every ask"
+    " (fresh)  [default: stable]"
 )
+FAULTS_HELP = "with --variant or --design, at depth 1: faults beside crashes (spec/FAULTS.md), e.g. lost-reply"
 DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
 SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
-DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
+DEDUP_HELP = (
+    "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
+    " (a sweep with --faults or fresh --call-ids always runs every one)"
+)
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
 STATE_KEY_HELP = (
     "module:function(World) -> World that blanks timestamps or random IDs before a world's digest (with dedup)"
@@ -114,6 +129,27 @@ def _state_key(spec: str | None) -> StateKey | None:
         raise click.BadParameter(str(error), param_hint="--state-key") from None
 
 
+def _nemesis(text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool) -> Nemesis:
+    """The faults and call IDs of a sweep of the reference loop, checked before any process starts."""
+    if text is None:
+        return Nemesis((), reference_loop and call_ids == "fresh")
+    if not reference_loop:
+        raise click.UsageError("--faults goes with --variant or --design (the reference loop)")
+    if replaying:
+        raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
+    try:
+        nemesis = Nemesis(parse_faults(text), call_ids == "fresh")
+        nemesis.check(depth)
+    except (FaultError, NemesisError) as error:
+        raise click.BadParameter(str(error), param_hint="'--faults'") from None
+    return nemesis
+
+
+def _faulty(nemesis: Nemesis) -> bool:
+    """Faults or fresh call IDs: the sweep runs every scenario, as with --no-dedup."""
+    return bool(nemesis.faults) or nemesis.fresh_ids
+
+
 def _fail(message: str, status: int) -> int:
     click.echo(f"crashsweep: {message}", err=True)
     return status
@@ -132,8 +168,9 @@ def _fail(message: str, status: int) -> int:
 )
 @click.option("--keys", type=click.Choice(("on", "off")), help="with --framework: send idempotency keys  [default: on]")
 @click.option("--call-ids", type=click.Choice(CALL_IDS), help=CALL_IDS_HELP)
+@click.option("--faults", "faults_text", metavar="K1,K2", help=FAULTS_HELP)
 @click.option("--durability", type=click.Choice(DURABILITY), help=DURABILITY_HELP)
-@depth_option()
+@depth_option(with_faults=True)
 @job_option(help="job file (with --variant or --framework)")
 @tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
@@ -155,6 +192,7 @@ def sweep(
     framework: str | None,
     keys: str | None,
     call_ids: str | None,
+    faults_text: str | None,
     durability: str | None,
     depth: int,
     job_path: Path | None,
@@ -178,9 +216,11 @@ def sweep(
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
+    nemesis = _nemesis(faults_text, call_ids, depth, variant is not None or design_path is not None, bool(crashes))
     _writable(scenarios_path)
     if (state_key_spec is not None or kill) and not dedup:
         raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
+    dedup = dedup and not _faulty(nemesis)
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
@@ -190,7 +230,7 @@ def sweep(
         if variant is not None:
             if design_path is None:
                 _reference_design(variant)
-            source = sweep_sources.variant_source(variant, job_path, tracker, design_path)
+            source = sweep_sources.variant_source(variant, job_path, tracker, design_path, nemesis)
         elif framework is not None:
             source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
         else:
@@ -199,7 +239,8 @@ def sweep(
             source = _target_source(target_spec, check_spec, args, tracker)
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
         if crashes:
-            return _replayed(source.label, engine.replay(source.target, source.check, options, crashes))
+            scenario = engine.replay(source.target, source.check, options, crashes, source.nemesis)
+            return _replayed(source.label, scenario)
         result = source.run(options, progress)
     except engine.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)
@@ -279,7 +320,8 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
     type=click.Path(path_type=Path, dir_okay=False),
     help="a design file (TOML) to add, after --variants (repeatable)",
 )
-@depth_option(default=1)
+@depth_option(default=1, with_faults=True)
+@fault_options
 @job_option(help="job file (TOML)")
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
@@ -298,9 +340,19 @@ def conform(
     dedup: bool,
     kill: bool,
 ) -> int:
-    """The real sweep and the model side by side: both rows of each design, and every difference."""
+    """The real sweep and the model side by side: both rows of each design, and every difference.
+
+    With --faults and --call-ids (spec/FAULTS.md) both sides suffer the same faults; the real
+    sweep injects them in scenarios of one move (--depth 1), and runs every scenario (no dedup).
+    """
     if kill and not dedup:
         raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
+    nemesis = Nemesis(*environment())
+    try:
+        nemesis.check(depth)
+    except NemesisError as error:
+        raise click.BadParameter(str(error), param_hint="'--faults'") from None
+    dedup = dedup and not _faulty(nemesis)
     files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
@@ -324,7 +376,7 @@ def conform(
             progress = _Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
             try:
                 options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
-                results.append(conformance.conform(name, job, job_path, kind, options, progress, path))
+                results.append(conformance.conform(name, job, job_path, kind, options, progress, path, nemesis))
             finally:
                 progress.done()
     except engine.TargetFailed as error:

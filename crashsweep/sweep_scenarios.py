@@ -58,10 +58,13 @@ def crash_arguments(crashes: Sequence[Crash]) -> list[str]:
 
 
 def rerun_lines(result: SweepResult, command: Sequence[str]) -> list[str]:
-    """For the first scenario with a duplicate and the first with a loss: the command that re-runs it."""
+    """For the first scenario of crashes with a duplicate and the first with a loss: the command that re-runs it.
+
+    `--crash` names crashes only: a scenario with a fault move (crashsweep.realsweep.nemesis) is not offered.
+    """
     lines = []
     for name in (invariants.NO_DUPLICATE, invariants.NO_LOSS):
-        first = next((s for s in result.scenarios if _violates(s, name)), None)
+        first = next((s for s in result.scenarios if _violates(s, name) and not s.faults), None)
         if first is not None:
             lines.append(
                 f"  re-run ({name}, scenario {first.code}):  {shlex.join([*command, *crash_arguments(first.crashes)])}"

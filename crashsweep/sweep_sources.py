@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -16,6 +16,7 @@ import click
 from crashsweep import prog, runs, sweep_scenarios
 from crashsweep.realsweep import engine, reference, rows
 from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.nemesis import Nemesis
 from crashsweep.reports import table
 
 
@@ -39,8 +40,11 @@ def combination(
         raise click.UsageError("--target needs --check module:function, and takes no --job")
     if target_spec is None and (check_spec is not None or target_args):
         raise click.UsageError("--check and --arg go with --target")
-    if framework is None and any(framework_options):
-        raise click.UsageError("--keys, --call-ids and --durability go with --framework")
+    keys, call_ids, durability = framework_options
+    if framework is None and (keys is not None or durability is not None):
+        raise click.UsageError("--keys and --durability go with --framework")
+    if call_ids is not None and target_spec is not None:
+        raise click.UsageError("--call-ids goes with --framework, --variant or --design")
     if framework_options[2] is not None and framework != "langgraph":
         raise click.UsageError("--durability goes with --framework langgraph")
 
@@ -55,6 +59,8 @@ class Source:
     job: str
     command: list[str]
     sweep: Callable[[engine.SweepOptions, engine.Progress], engine.SweepResult] | None = None
+    nemesis: Nemesis = field(default_factory=Nemesis)
+    """The faults and call IDs of the reference loop's sweep (spec/FAULTS.md); none for the others."""
 
     def run(self, options: engine.SweepOptions, progress: engine.Progress) -> engine.SweepResult:
         """Sweep it."""
@@ -63,18 +69,27 @@ class Source:
         return engine.sweep(self.target, self.check, options, progress)
 
 
-def variant_source(variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None) -> Source:
-    """The reference loop of design `variant` or of the design file (already checked)."""
+def variant_source(
+    variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None, nemesis: Nemesis | None = None
+) -> Source:
+    """The reference loop of design `variant` or of the design file (already checked), under `nemesis`'s faults.
+
+    The command that names it again keeps fresh call IDs (they hold in every process) and not
+    the faults: it re-runs scenarios of crashes only.
+    """
     job, _ = runs.read_job(job_path)
+    env = nemesis or Nemesis()
     named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
-    command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker]
+    fresh = ["--call-ids", "fresh"] if env.fresh_ids else []
+    command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker, *fresh]
     return Source(
         reference.target(variant, job_path, tracker, design_path),
         reference.check(job),
         variant,
         job.name,
         command,
-        lambda options, progress: reference.run(variant, job, job_path, tracker, options, progress, design_path),
+        lambda options, progress: reference.run(variant, job, job_path, tracker, options, progress, design_path, env),
+        env,
     )
 
 
@@ -93,7 +108,8 @@ def framework_source(
 
 def report(result: engine.SweepResult, source: Source, tracker: str, fmt: str) -> int:
     """Print the row; 0 when both invariants hold."""
-    row = rows.summary(result, variant=source.label, job=source.job, tracker=tracker)
+    faults, fresh = source.nemesis.faults, source.nemesis.fresh_ids
+    row = rows.summary(result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh)
     if fmt == "json":
         data = json.loads(rows.to_json(row, result))
         data["unreached"] = [s.code for s in result.unreached]

@@ -4,7 +4,8 @@ For one design, job, tracker and depth it runs both (the model explorer on the d
 model, the real sweep through `reference.run`) and compares every figure of the row:
 crash points, scenarios per crash count, with_dups, dups, missing, asks, calls+, lookups,
 reruns, and each invariant's verdict. `render` prints both rows as one table (the model's
-row, then the real one) followed by the differences, or "no difference".
+row, then the real one) followed by the differences, or "no difference"; under faults or
+fresh call IDs (spec/FAULTS.md, carried out for real by crashsweep.realsweep.nemesis) a title line names them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from crashsweep import variants
 from crashsweep.explorer.search import explore
 from crashsweep.realsweep import reference, rows
 from crashsweep.realsweep.engine import Progress, SweepOptions, SweepResult
+from crashsweep.realsweep.nemesis import Nemesis
 from crashsweep.reports import table
 from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.job import Job
@@ -53,6 +55,8 @@ class Conformance:
             mine, theirs = getattr(self.model, name), getattr(self.real, name)
             if mine != theirs:
                 found.append(f"{name}: model {mine}, real {theirs}")
+        if self.model.faults and self.model.moves != self.real.moves:
+            found.append(f"moves: model {self.model.moves}, real {self.real.moves}")
         model_verdicts = {v.name: v.holds for v in self.model.invariants}
         for v in self.real.invariants:
             if model_verdicts.get(v.name) != v.holds:
@@ -77,13 +81,19 @@ def conform(
     options: SweepOptions,
     progress: Progress | None = None,
     design_path: Path | None = None,
+    nemesis: Nemesis | None = None,
 ) -> Conformance:
-    """Run the model explorer and the real sweep of `variant` (or of the design file), side by side."""
+    """Run the model explorer and the real sweep of `variant` (or of the design file), side by side.
+
+    `nemesis`: the faults and call IDs (spec/FAULTS.md) of both sides.
+    """
+    env = nemesis or Nemesis()
     chosen = load_design(design_path).design if design_path is not None else variant
-    exploration = explore(variants.model(chosen, job, TRACKERS[tracker]), options.depth)
-    model = summarize(exploration, variant=variant, job=job.name, tracker=tracker)
-    result = reference.run(variant, job, job_path, tracker, options, progress, design_path)
-    real = rows.summary(result, variant=variant, job=job.name, tracker=tracker)
+    faults, fresh = env.faults, env.fresh_ids
+    exploration = explore(variants.model(chosen, job, TRACKERS[tracker], faults=faults, fresh_ids=fresh), options.depth)
+    model = summarize(exploration, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
+    result = reference.run(variant, job, job_path, tracker, options, progress, design_path, env)
+    real = rows.summary(result, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
     return Conformance(model, real, result)
 
 
@@ -101,6 +111,8 @@ def render(results: Sequence[Conformance], fmt: str = "text") -> str:
         shown.append(replace(c.model, variant=f"{c.model.variant} (model)"))
         shown.append(replace(c.real, variant=f"{c.real.variant} (real)"))
     text = table.table_markdown(shown) if fmt == "markdown" else table.table_text(shown)
+    if shown and shown[0].environment:  # under faults or fresh IDs, a title says which
+        text = table.titled("Conformance", shown) + "\n" + text
     lines = []
     for c in results:
         seconds = f"{c.sweep.processes} processes, {c.sweep.seconds:.1f} s"

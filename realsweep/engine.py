@@ -13,7 +13,8 @@ the program marks its crash points with crashsweep.realsweep.crashpoint. The eng
 
 With `options.dedup` it runs the same processes once per distinct world instead (graph.py):
 scenarios that reach the same files and tracker state share their future, and are counted
-by paths with the explorer's counting.
+by paths with the explorer's counting. A sweep with faults or fresh call IDs runs every
+scenario (as without dedup).
 
 Every process is a real subprocess, started from the target's argv or, for a Python entry
 point, forked from a zygote that imported its modules (zygote.py: no interpreter start per
@@ -25,6 +26,10 @@ tracker service the engine starts), so scenarios never see each other's effects,
 run in parallel on a pool of `workers` threads, each driving its scenario's subprocesses.
 After the last process the `check` reads the outcome (an `Outcome`); the counters the
 program reported with `count(...)` over all its processes are summed per scenario.
+
+Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py): given one, the engine
+also runs, beside the one-crash scenarios, a scenario of one fault move at each chance the
+nemesis finds among the baseline's points.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from crashsweep.realsweep import graph
+from crashsweep.realsweep.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.runner import Runner
 from crashsweep.realsweep.scenarios import (
     Check,
@@ -71,28 +77,51 @@ __all__ = [
 ]
 
 
-def sweep(target: Target, check: Check, options: SweepOptions, progress: Progress | None = None) -> SweepResult:
-    """Run the baseline and every scenario up to `options.depth` crashes; see the module docstring."""
+def sweep(
+    target: Target,
+    check: Check,
+    options: SweepOptions,
+    progress: Progress | None = None,
+    nemesis: Nemesis | None = None,
+) -> SweepResult:
+    """Run the baseline and every scenario up to `options.depth` moves; see the module docstring."""
     started = time.monotonic()
-    with _runner(target, check, options) as runner:
-        if options.dedup:
+    if nemesis is not None:
+        try:
+            nemesis.check(options.depth)
+        except NemesisError as error:
+            raise SweepError(str(error)) from None
+    with _runner(target, check, options, nemesis) as runner:
+        if options.dedup and not _faulty(nemesis):
             return graph.sweep(runner, progress, started)
         return _scenarios(runner, options, progress, started)
 
 
-def replay(target: Target, check: Check, options: SweepOptions, crashes: Sequence[tuple[str, int]]) -> ScenarioResult:
+def _faulty(nemesis: Nemesis | None) -> bool:
+    """Faults or fresh call IDs: the sweep runs every scenario (as without dedup), not once per world."""
+    return nemesis is not None and (bool(nemesis.faults) or nemesis.fresh_ids)
+
+
+def replay(
+    target: Target,
+    check: Check,
+    options: SweepOptions,
+    crashes: Sequence[tuple[str, int]],
+    nemesis: Nemesis | None = None,
+) -> ScenarioResult:
     """Run exactly one scenario: process 1 dies at the first (point, occurrence), its restart at the next, ...
 
     Its crashes' indices are 0: the scenario is named by its points, not by a listing.
+    `nemesis` gives the processes their call IDs (a fault move is not re-run here).
     """
     if not crashes:
         raise SweepError("a scenario to re-run needs at least one crash point")
-    with _runner(target, check, options) as runner:
+    with _runner(target, check, options, nemesis) as runner:
         return runner.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
 
 
 @contextmanager
-def _runner(target: Target, check: Check, options: SweepOptions) -> Iterator[Runner]:
+def _runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
     """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
     if options.depth < 1:
         raise SweepError(f"depth must be at least 1, got {options.depth}")
@@ -111,7 +140,7 @@ def _runner(target: Target, check: Check, options: SweepOptions) -> Iterator[Run
                 if options.tracker is None
                 else stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
             )
-            runner = Runner(target, check, options, root, service)
+            runner = Runner(target, check, options, root, service, nemesis)
             stack.callback(runner.close)
             yield runner
     finally:
@@ -127,13 +156,15 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
     known = len(baseline.points)
     with ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="scenario") as pool:
         pending: set[Future[ScenarioResult]] = {pool.submit(runner.run, c) for c in _children(baseline)}
+        pending |= {pool.submit(runner.run, (), f) for f in runner.nemesis.chances(baseline.points)}
+        known += len(pending) - len(baseline.points)
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     result = future.result()
                     results.append(result)
-                    if len(result.crashes) < options.depth:
+                    if result.moves < options.depth and not result.faults:
                         children = _children(result)
                         known += len(children)
                         pending |= {pool.submit(runner.run, c) for c in children}
@@ -144,7 +175,7 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
             for future in pending:
                 future.cancel()
             raise
-    results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
+    results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
     reached = tuple(r for r in results if not r.unreached)
     unreached = tuple(r for r in results if r.unreached)
     if not reached:

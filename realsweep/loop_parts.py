@@ -13,6 +13,13 @@ Memory: {"run": ID, "done": bool, "turns": [{"index": k, "results": {call: answe
 The tools: a write whose tool is `comment` comments on the first issue the job files (as in
 the triage job: "comments on the first issue"); every other write files an issue; every read
 searches the issues.
+
+Faults (spec/FAULTS.md, told by the sweep's nemesis through the environment, nemesis.py): a
+write whose reply is lost passes `tracker accepted <call>` and `tool failed <call>` and raises
+`ToolFailed`; the design's loop body then runs again for the call, which has no result
+(SITUATIONS.md section 2). With fresh call IDs the scripted model names the calls of each
+reply anew (a counter the model keeps in the work directory, beside the loop's files), the
+turn keeps the IDs its reply gave, and Key(run, call) is derived from them.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crashsweep.realsweep import checkpoint
+from crashsweep.realsweep import checkpoint, nemesis
 from crashsweep.realsweep.crashpoint import count, crashpoint, fresh_id
 from crashsweep.realsweep.tracker_client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
@@ -34,6 +41,8 @@ from crashsweep.spec.policy import RUNGS, Rung
 CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = "lock.json"
 FLOCK_FILE = "run.flock"
+MODEL_FILE = "model-ids.txt"
+"""The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
 
 Turn = dict[str, Any]
 
@@ -51,6 +60,10 @@ OFFERS = {
     "keyless": TrackerOffer(honours_keys=False, lookup=False),
     "keyless-lookup": TrackerOffer(honours_keys=False, lookup=True),
 }
+
+
+class ToolFailed(Exception):
+    """A tool returned a transport error (its write's reply was lost): the call has no result."""
 
 
 def issue_target(job: Job, call: Call) -> Call | None:
@@ -71,6 +84,9 @@ class Loop:
         self.path = workdir / CHECKPOINT_FILE
         self.memory: dict[str, Any] = {}
         self._flock: int | None = None
+        self.lose_reply = nemesis.lost_reply()
+        self.fresh_ids = nemesis.fresh_ids()
+        self._sent: dict[str, int] = {}  # write requests sent per call by this process
 
     # -- start --------------------------------------------------------------------------------
 
@@ -145,16 +161,31 @@ class Loop:
                 self.save("final")
                 return
             crashpoint(f"reply {k} arrived")
-            turns.append({"index": k, "results": {}, "marked": [], "complete": False})
+            turns.append({"index": k, "results": {}, "marked": [], "complete": False, **self._ids(k)})
             if save_reply:
                 self.save(f"reply {k}")
             yield turns[-1]
 
+    def _ids(self, k: int) -> dict[str, Any]:
+        """With fresh call IDs: {"ids": {call: ID}} for reply `k`, new on every ask; else nothing."""
+        if not self.fresh_ids:
+            return {}
+        counter = self.workdir / MODEL_FILE
+        asked = int(counter.read_text(encoding="utf-8")) + 1 if counter.exists() else 1
+        counter.write_text(str(asked), encoding="utf-8")
+        return {"ids": {call.id: f"{call.id}.{asked}" for call in self.job.turns[k - 1]}}
+
     def open_calls(self, turn: Turn) -> Iterator[Call]:
-        """The calls of `turn` that have no result yet, in order."""
-        for call in self.job.turns[turn["index"] - 1]:
-            if call.id not in turn["results"]:
-                yield call
+        """The first call of `turn` that has no result yet, again and again until every call has one.
+
+        A call whose tool failed (ToolFailed) still has no result, so it comes again: the loop
+        body decides anew what it calls for (SITUATIONS.md section 2).
+        """
+        while True:
+            call = next((c for c in self.job.turns[turn["index"] - 1] if c.id not in turn["results"]), None)
+            if call is None:
+                return
+            yield call
 
     def has_marker(self, turn: Turn, call: Call) -> bool:
         """Whether `call` has an attempt marker in `turn`."""
@@ -184,13 +215,26 @@ class Loop:
             found = self.tracker.search(self.job.name)
             crashpoint(f"tool returned {call.id}")
             return f"{len(found)} issues"
-        request_key = key(run, call.id) if keyed else None
+        call_id = self.memory["turns"][-1].get("ids", {}).get(call.id, call.id)
+        request_key = key(run, call_id) if keyed else None
         target = issue_target(self.job, call)
         title = f"{self.job.name}: {call.id}"
-        if target is None:
-            number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key)
-        else:
-            number = self.tracker.comment(self._issue_of(target), run=run, call=call.id, body=title, key=request_key)
+        self._sent[call.id] = self._sent.get(call.id, 0) + 1
+        lose = self.lose_reply == (call.id, self._sent[call.id])
+        self.tracker.lose_next_reply = lose
+        try:
+            if target is None:
+                number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key)
+            else:
+                number = self.tracker.comment(
+                    self._issue_of(target), run=run, call=call.id, body=title, key=request_key
+                )
+        except ConnectionError:
+            if not lose:
+                raise
+            crashpoint(f"tracker accepted {call.id}")  # the tracker applied it; the reply never came
+            crashpoint(f"tool failed {call.id}")
+            raise ToolFailed(call.id) from None
         crashpoint(f"tracker accepted {call.id}")
         crashpoint(f"tool returned {call.id}")
         return f"#{number}"

@@ -24,9 +24,11 @@ from crashsweep.realsweep import checkpoint, loop_parts
 from crashsweep.realsweep.digest import World
 from crashsweep.realsweep.engine import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
 from crashsweep.realsweep.engine import Progress as SweepProgress
+from crashsweep.realsweep.nemesis import Nemesis
 from crashsweep.realsweep.reference_loop import DESIGNS
 from crashsweep.realsweep.tracker_service import package_pythonpath
 from crashsweep.spec.job import Job
+from crashsweep.spec.policy import PolicyError, read_design_file
 
 UNSUPPORTED = ("approval", "fails_after_accept")
 """Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
@@ -75,8 +77,12 @@ def run(
     options: SweepOptions,
     progress: SweepProgress | None = None,
     design_path: Path | None = None,
+    nemesis: Nemesis | None = None,
 ) -> SweepResult:
-    """Sweep the reference loop of `variant` (or of the design file) on `job` against a tracker of kind `tracker`."""
+    """Sweep the reference loop of `variant` (or of the design file) on `job` against a tracker of kind `tracker`.
+
+    `nemesis`: the faults and call IDs (spec/FAULTS.md) the loop and the tracker suffer.
+    """
     if tracker not in SERVICE_MODES:
         raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
     for call in job.calls:
@@ -84,9 +90,11 @@ def run(
         for option in UNSUPPORTED:
             if getattr(call, option, False):
                 raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
+    if nemesis is not None and "lost-reply" in nemesis.faults and design_path is not None:
+        _refuse_error_to_model(design_path)
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
-    return sweep(target(variant, job_path, tracker, design_path), check(job), options, progress)
+    return sweep(target(variant, job_path, tracker, design_path), check(job), options, progress, nemesis)
 
 
 def state_key(world: World) -> World:
@@ -101,3 +109,13 @@ def state_key(world: World) -> World:
             lock["pid"] = 0
             world = world.with_file(name, json.dumps(lock, sort_keys=True).encode("utf-8"))
     return world
+
+
+def _refuse_error_to_model(design_path: Path) -> None:
+    """A lost reply under on_tool_error = "model" goes to the model, which the reference loop does not script."""
+    try:
+        _, _, policy = read_design_file(design_path)
+    except PolicyError as error:
+        raise SweepError(str(error)) from None
+    if policy.on_tool_error == "model":
+        raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")

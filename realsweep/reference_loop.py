@@ -13,6 +13,10 @@ passes exactly the model's crash points, in the same order.
 
 The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
 $CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point.
+A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send`: each design goes on with
+the call as SITUATIONS.md section 2 says for `fails_after_accept` (error-to-model, which hands
+the error to the model, is not among the designs here, and the sweep refuses a lost reply for
+a composed policy with on_tool_error = "model").
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from crashsweep.realsweep.loop_parts import OFFERS, Loop
+from crashsweep.realsweep.loop_parts import OFFERS, Loop, ToolFailed
 from crashsweep.realsweep.tracker_client import TrackerClient
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.policy import Policy, PolicyError, read_design_file
@@ -39,7 +43,10 @@ def save_once_per_turn(loop: Loop) -> None:
     loop.save("start")
     for turn in loop.turns(save_reply=False):
         for call in loop.open_calls(turn):
-            loop.store(turn, call, loop.send(call, keyed=False))
+            try:
+                loop.store(turn, call, loop.send(call, keyed=False))
+            except ToolFailed:
+                continue  # no result: the call comes again and is sent again
         loop.end_turn(turn)
 
 
@@ -50,7 +57,10 @@ def save_after_reply(loop: Loop, *, keyed: bool = False) -> None:
     loop.save("start")
     for turn in loop.turns(save_reply=True):
         for call in loop.open_calls(turn):
-            loop.store(turn, call, loop.send(call, keyed=keyed))
+            try:
+                loop.store(turn, call, loop.send(call, keyed=keyed))
+            except ToolFailed:
+                continue  # no result: the call comes again and is sent again (with the same key)
             loop.save_result(call)
         loop.end_turn(turn)
 
@@ -72,7 +82,10 @@ def attempt_markers(loop: Loop, *, keyed: bool = False) -> None:
             else:
                 if call.writes:
                     loop.mark(turn, call)
-                answer = loop.send(call, keyed=keyed)
+                try:
+                    answer = loop.send(call, keyed=keyed)
+                except ToolFailed:
+                    continue  # marked, no result: the call comes again and is settled on the ladder
             loop.store(turn, call, answer)
             loop.save_result(call)
         loop.end_turn(turn)
@@ -96,7 +109,10 @@ def agent_loop(loop: Loop) -> None:
             else:
                 if call.writes:
                     loop.mark(turn, call)
-                answer = loop.send(call, keyed=True)
+                try:
+                    answer = loop.send(call, keyed=True)
+                except ToolFailed:
+                    continue  # marked, no result: the call comes again and is settled on the ladder
             loop.store(turn, call, answer)
             if call.writes:  # a read is harmless to repeat
                 loop.save_result(call)
@@ -119,7 +135,10 @@ def composed(loop: Loop, policy: Policy) -> None:
             else:
                 if call.writes and policy.markers == "before-writes":
                     loop.mark(turn, call)
-                answer = loop.send(call, keyed=policy.keyed)
+                try:
+                    answer = loop.send(call, keyed=policy.keyed)
+                except ToolFailed:
+                    continue  # no result: the call comes again (settled if marked, else sent again)
             loop.store(turn, call, answer)
             if saves == "each-call" or (saves == "writes-only" and call.writes):
                 loop.save_result(call)

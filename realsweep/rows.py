@@ -22,8 +22,19 @@ from crashsweep.reports.summary import InvariantVerdict, Summary
 from crashsweep.spec import invariants, metrics
 
 
-def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Summary:
-    """The sweep's row, in the explorer's shape (by paths when the sweep deduplicated worlds)."""
+def summary(
+    result: SweepResult,
+    *,
+    variant: str,
+    job: str,
+    tracker: str,
+    faults: tuple[str, ...] = (),
+    fresh_ids: bool = False,
+) -> Summary:
+    """The sweep's row, in the explorer's shape.
+
+    By paths when the sweep deduplicated worlds; with `faults`: scenarios by moves, and the moves' tally.
+    """
     scenarios = result.scenarios
     per_k, figures = _figures(result)
     baseline_calls = result.baseline.counters.get(metrics.MODEL_CALLS, 0)
@@ -52,11 +63,14 @@ def summary(result: SweepResult, *, variant: str, job: str, tracker: str) -> Sum
         states=0,
         edges=0,
         invariants=verdicts,
+        faults=faults,
+        fresh_ids=fresh_ids,
+        moves=_moves(scenarios, result.depth, faults) if faults else {},
     )
 
 
 def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
-    """Scenarios per crash count, and the outcomes and counters summed over every scenario.
+    """Scenarios per number of moves (crashes and faults), and the outcomes and counters summed over every scenario.
 
     A sweep of every scenario sums its scenarios; a deduplicating one reads the explorer's
     path counts (result.counts), where each final world counts once per path to it.
@@ -68,7 +82,7 @@ def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
     if counts is not None:
         return {k: counts.scenarios.get(k, 0) for k in depths}, {name: counts.total(name, depths) for name in names}
     scenarios = result.scenarios
-    per_k = {k: sum(1 for s in scenarios if len(s.crashes) == k) for k in depths}
+    per_k = {k: sum(1 for s in scenarios if s.moves == k) for k in depths}
     outcomes = {
         "with_dups": sum(1 for s in scenarios if s.outcome.dups > 0),
         "dups": sum(s.outcome.dups for s in scenarios),
@@ -76,6 +90,20 @@ def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
         "applied": sum(s.outcome.applied for s in scenarios),
     }
     return per_k, {name: outcomes.get(name, sum(s.counters.get(name, 0) for s in scenarios)) for name in names}
+
+
+def _moves(scenarios: Sequence[ScenarioResult], depth: int, faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
+    """Per number of moves k: the crashes and the faults of each kind the k-move scenarios hold."""
+    tally: dict[int, dict[str, int]] = {}
+    for k in range(1, depth + 1):
+        chosen = [s for s in scenarios if s.moves == k]
+        kinds = {"crash": sum(len(s.crashes) for s in chosen), **dict.fromkeys(faults, 0)}
+        for s in chosen:
+            for fault in s.faults:
+                kind = fault.split(" ", 1)[0]  # a label: "lost-reply at tracker accepted create_a"
+                kinds[kind] = kinds.get(kind, 0) + 1
+        tally[k] = kinds
+    return tally
 
 
 def _first(scenarios: Sequence[ScenarioResult], bad: Any) -> ScenarioResult | None:
@@ -91,10 +119,16 @@ def _verdict(name: str, witness: str, witnessed: bool, bad: ScenarioResult | Non
 def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str]) -> str:
     """One design's real sweep in words, like `explore`'s report."""
     scenarios = "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
+    if row.faults:  # scenarios by moves, with the moves of each kind
+        scenarios = "   ".join(
+            f"{k} move{'s' if k > 1 else ''}: {n} ({', '.join(f'{kind} {c}' for kind, c in row.moves[k].items())})"
+            for k, n in row.scenarios.items()
+        )
     figures = [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
+    environment = f", {row.environment}" if row.environment else ""
     lines = [
         f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
-        f"depth {row.depth})",
+        f"depth {row.depth}{environment})",
         f"  crash points  {row.crash_points}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),

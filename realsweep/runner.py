@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crashsweep.realsweep import crashpoint, digest
+from crashsweep.realsweep.nemesis import Fault, Nemesis
 from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
@@ -72,9 +73,16 @@ class Runner:
     """Runs scenarios: fresh directories, subprocesses, the check."""
 
     def __init__(
-        self, target: Target, check: Check, options: SweepOptions, root: Path, service: ServiceProcess | None
+        self,
+        target: Target,
+        check: Check,
+        options: SweepOptions,
+        root: Path,
+        service: ServiceProcess | None,
+        nemesis: Nemesis | None = None,
     ) -> None:
         self.target, self.check, self.options, self.root, self.service = target, check, options, root, service
+        self.nemesis = nemesis or Nemesis()
         self.processes = 0
         self.stop = threading.Event()
         self._lock = threading.Lock()
@@ -105,15 +113,20 @@ class Runner:
             self._local.zygote = zygote
         return zygote
 
-    def run(self, crashes: tuple[Crash, ...]) -> ScenarioResult:
-        """Run one scenario from a fresh work directory: each crash in turn, then a process to the end."""
+    def run(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> ScenarioResult:
+        """Run one scenario from a fresh work directory: each crash in turn, then a process to the end.
+
+        A `fault` (a scenario of one move, with no crash) is suffered by its one process.
+        """
         if self.stop.is_set():
             raise SweepError("stopped")
-        name = "s" + "".join(f"-{c.index}" for c in crashes)
+        name = "s" + "".join(f"-{c.index}" for c in crashes) + ("" if fault is None else f"-f{fault.code}")
         folder = self.root / "scenarios" / name
         workdir = folder / "work"
         workdir.mkdir(parents=True, exist_ok=False)
-        env = {**os.environ, **self.target.env, WORKDIR: str(workdir)}
+        env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir)}
+        if fault is not None:
+            env.update(fault.env())
         env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
         tracker = None
         if self.service is not None:
@@ -130,7 +143,8 @@ class Runner:
             raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):
             raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
-        result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points))
+        faults = () if fault is None else (fault.label,)
+        result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points), faults=faults)
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
@@ -151,7 +165,7 @@ class Runner:
         folder = self.root / "processes" / name
         workdir = folder / "work"
         folder.mkdir(parents=True)
-        env = {**os.environ, **self.target.env, WORKDIR: str(workdir), crashpoint.WORLD: digest_}
+        env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir), crashpoint.WORLD: digest_}
         env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
         space, tracker = None, None
         if self.service is not None:

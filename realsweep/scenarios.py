@@ -140,11 +140,18 @@ class ScenarioResult:
     """0, or the process (from 1) that ended normally without passing its chosen point: its
     threads took another course than the listing process's. Such a scenario did not happen as
     chosen: it has no outcome and is counted and listed apart."""
+    faults: tuple[str, ...] = ()
+    """The fault moves of the scenario (crashsweep.realsweep.nemesis.Fault labels), each one move beside the crashes."""
+
+    @property
+    def moves(self) -> int:
+        """Crashes and faults: the moves of the adversary (spec/FAULTS.md section 1)."""
+        return len(self.crashes) + len(self.faults)
 
     @property
     def code(self) -> str:
         """The scenario's crash indices, e.g. "5,12" (process 1 dies at point 5, the restart at 12)."""
-        return ",".join(str(crash.index) for crash in self.crashes)
+        return ",".join([str(crash.index) for crash in self.crashes] + [f"[{fault}]" for fault in self.faults])
 
     def record(self) -> dict[str, object]:
         """The scenario as one JSON-ready record: crashes, processes, counters, outcome, unreached."""
@@ -157,11 +164,14 @@ class ScenarioResult:
             if self.unreached
             else {"dups": self.outcome.dups, "missing": self.outcome.missing, "applied": self.outcome.applied},
             "unreached": self.unreached,
+            **({"faults": list(self.faults)} if self.faults else {}),
         }
 
     def describe(self) -> str:
         """The scenario in words."""
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
+        if not steps:
+            return "; ".join(self.faults) + ", the process goes on to the end"
         return ", restart, ".join(steps) + ", restart to the end"
 
 

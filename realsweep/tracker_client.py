@@ -5,7 +5,9 @@ and adds redirects, proxies and cookie handling a loopback service does not need
 the import time: this module is imported by each of the thousands of processes a sweep
 starts). Each call opens a connection, sends one request, reads the whole answer and closes.
 Writes carry an `Idempotency-Key` header when given a key. An error status raises
-`TrackerError` with the service's message.
+`TrackerError` with the service's message. With `lose_next_reply` set, the next write asks
+the service to apply it and lose its reply (a fault the sweep injects, tracker_http.py): the
+call then raises the transport's ConnectionError, as for any reply a network drops.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import http.client
 import json
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
+
+LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
+"""The header that asks the service to apply a write and lose its reply (tracker_http.py)."""
 
 
 class TrackerError(RuntimeError):
@@ -35,6 +40,8 @@ class TrackerClient:
         self.port = parts.port or 80
         self.prefix = parts.path.rstrip("/")
         self.timeout = timeout
+        self.lose_next_reply = False
+        """Set: the next write is applied and its reply lost (the flag is then cleared)."""
 
     def create_issue(self, title: str, *, run: str, call: str, body: str = "", key: str | None = None) -> int:
         """File an issue; its number."""
@@ -87,6 +94,9 @@ class TrackerClient:
             headers["Content-Type"] = "application/json"
         if key is not None:
             headers["Idempotency-Key"] = key
+        if method == "POST" and self.lose_next_reply:
+            headers[LOSE_REPLY_HEADER] = "true"
+            self.lose_next_reply = False
         status, _, data = self.raw(method, path, body, headers)
         try:
             answer = json.loads(data) if data else {}

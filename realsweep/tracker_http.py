@@ -9,6 +9,11 @@ standard library's own refusals included (a bad request line, an unknown method:
 request cut off by the client's death is what it is: not applied if the body was not whole,
 applied and committed if it was, with the reply lost; neither leaves a traceback. Anything
 else that fails is one line on stderr and a 500.
+
+A fault the sweep injects (spec/FAULTS.md section 2, `lost-reply`): a write that carries the
+header `Crashsweep-Lose-Reply: true` is applied and committed as usual, and then its reply is
+lost: the connection is closed without an answer, as when a network drops it. Only writes
+that succeeded lose their reply; a refused request is answered as usual.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from crashsweep.realsweep import tracker_request
+from crashsweep.realsweep.tracker_client import LOSE_REPLY_HEADER
 from crashsweep.realsweep.tracker_request import MAX_BODY, HttpError, Route
 from crashsweep.realsweep.tracker_spaces import Spaces, SpacesClosed
 from crashsweep.realsweep.tracker_store import Answer, Store
@@ -112,6 +118,9 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as error:
             _report(f"internal error on {self.command} {self.path[:80]!r}: {type(error).__name__}: {error}")
             status, answer = 500, {"error": "internal error: see the tracker's log"}
+        if self.command == "POST" and status < 400 and self.headers.get(LOSE_REPLY_HEADER) == "true":
+            self.close_connection = True  # applied and committed; the reply is lost on the way
+            return
         self._send(status, answer, headers)
         if self._unread:
             self._drain()

@@ -90,3 +90,13 @@ def test_a_replayed_scenario_is_told_in_words() -> None:
     assert "dups 1   missing 0   applied 1" in text
     missed = sweep_scenarios.replay_text("x", scenario(Crash(0, "b"), unreached=1))
     assert "process 1 ended without reaching 'b'" in missed
+
+
+def test_a_scenario_with_a_fault_move_gets_no_rerun_line() -> None:
+    """`--crash` names crashes only: the first duplicate of crashes is offered, not the lost reply before it."""
+    lost = ScenarioResult((), Outcome(1, 0, 4), {}, (), faults=("lost-reply at tracker accepted create_a",))
+    result = SweepResult(1, BASELINE, (lost, scenario(Crash(2, "b"), dups=1)), 3, 1.0)
+    lines = sweep_scenarios.rerun_lines(result, ["crashsweep", "sweep", "--variant", "v"])
+    assert lines == ["  re-run (no-duplicate, scenario 2):  crashsweep sweep --variant v --crash b"]
+    assert lost.code == "[lost-reply at tracker accepted create_a]"
+    assert lost.moves == 1

@@ -263,6 +263,21 @@ def test_dedup_and_every_scenario_print_the_same_row(capsys: pytest.CaptureFixtu
     assert same[0]["scenarios"] == {"1": 18}  # the published table: save-once-per-turn, depth 1
 
 
+def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_title(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """save-after-reply loses each write's reply in turn: both rows count 34 crash points + 3 lost replies."""
+    args = ["conform", "--variants", "save-after-reply", "--faults", "lost-reply", "--call-ids", "fresh"]
+    assert main([*args, "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "faults lost-reply" in out
+    assert "fresh call IDs" in out
+    assert "save-after-reply: no difference" in out
+    for side in ("model", "real"):
+        row = next(line for line in out.splitlines() if f"save-after-reply ({side})" in line)
+        assert row.split()[2] == "37"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -279,3 +294,59 @@ def test_bad_dedup_options_are_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
+        (["--faults", "flood"], "unknown fault 'flood'"),
+    ],
+)
+def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["conform", "--variants", "agent-loop", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    """idempotency-keys: 34 crash points and 3 writes whose reply may be lost; the key keeps it clean."""
+    args = ["sweep", "--variant", "idempotency-keys", "--faults", "lost-reply", "--depth", "1", "--workers", "2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "depth 1, faults lost-reply)" in out
+    assert "1 move: 37 (crash 34, lost-reply 3)" in out
+    assert "with_dups 0" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--crash", "x"], "takes no --faults"),
+        (["--framework", "dbos", "--faults", "lost-reply", "--depth", "1"], "--faults goes with --variant"),
+        (["--target", "m:f", "--check", "m:g", "--call-ids", "fresh"], "--call-ids goes with"),
+    ],
+)
+def test_sweep_refuses_faults_it_cannot_inject_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["sweep", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_sweep_under_faults_runs_every_scenario_as_with_no_dedup(capsys: pytest.CaptureFixture[str]) -> None:
+    """A sweep with --faults (dedup is the default) runs every scenario: the row has no worlds."""
+    args = ["sweep", "--variant", "idempotency-keys", "--faults", "lost-reply", "--depth", "1", "--workers", "2"]
+    assert main([*args, "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert "worlds" not in row
+    assert row["scenarios"] == {"1": 37}
+    assert row["with_dups"] == 0

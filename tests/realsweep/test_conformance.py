@@ -7,9 +7,14 @@ from pathlib import Path
 import pytest
 
 from crashsweep import variants
+from crashsweep.explorer.search import explore
 from crashsweep.realsweep import conformance
 from crashsweep.realsweep.engine import SweepOptions
+from crashsweep.realsweep.nemesis import Nemesis
+from crashsweep.realsweep.reference_loop import DESIGNS
+from crashsweep.reports.summary import summarize
 from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import TRACKERS
 
 DEPTH_1 = [
     ("save-once-per-turn", "keyed"),
@@ -91,3 +96,85 @@ def test_a_composed_ladder_conforms_for_real(tracker: str) -> None:
     # A crash between a marker save and the result save leaves a marked write to settle: the
     # lookup rung does it where the tracker offers one, a person everywhere else.
     assert (result.real.lookups > 0, result.real.asks > 0) == (tracker == "keyless-lookup", tracker == "keyless")
+
+
+# Faults (spec/FAULTS.md) at depth 1, for every design the reference loop has. The triage job
+# has three write requests in its uninterrupted run (create_a, create_b, comment_a), so
+# lost-reply adds exactly three one-move scenarios to the crash points. Its effect, derived
+# from SITUATIONS.md section 2: with no marker and no key (save-once-per-turn,
+# save-after-reply) the write is sent again at once and applied twice: one more scenario with
+# a duplicate per lost reply; with a key the tracker honours, the re-send is answered from
+# the key (idempotency-keys), or rung 1 re-runs it (keys-and-markers, agent-loop: +1 rerun
+# each); with a marker and no key on a keyed tracker (attempt-markers) a person is asked
+# (+1 question each), who looks at the tracker and finds it. The crash-only figures come
+# from the model explored without faults.
+LOST_REPLY_ADDS = {
+    "save-once-per-turn": {"with_dups": 3, "dups": 3},
+    "save-after-reply": {"with_dups": 3, "dups": 3},
+    "idempotency-keys": {},
+    "attempt-markers": {"asks": 3},
+    "keys-and-markers": {"reruns": 3},
+    "agent-loop": {"reruns": 3},
+}
+FAULTED = SweepOptions(depth=1, workers=2)
+
+
+def _crash_only(variant: str) -> dict[str, int]:
+    row = summarize(
+        explore(variants.model(variant, TRIAGE, TRACKERS["keyed"]), 1), variant=variant, job="triage", tracker="keyed"
+    )
+    return {name: getattr(row, name) for name in ("with_dups", "dups", "missing", "asks", "reruns", "lookups")}
+
+
+def test_lost_reply_figures_cover_every_design_of_the_reference_loop() -> None:
+    assert set(LOST_REPLY_ADDS) == set(DESIGNS)
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_lost_reply(variant: str) -> None:
+    """The tracker drops the reply of each write in turn: the same row as the model's, as derived above."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=Nemesis(("lost-reply",)))
+    assert result.differences == []
+    real = result.real
+    assert real.scenarios[1] == real.crash_points + len(TRIAGE.writes)
+    assert real.moves == {1: {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes)}}
+    expected = _crash_only(variant)
+    for name, more in LOST_REPLY_ADDS[variant].items():
+        expected[name] += more
+    assert {name: getattr(real, name) for name in expected} == expected
+    assert sorted(s.faults for s in result.sweep.scenarios if s.faults) == sorted(
+        (f"lost-reply at tracker accepted {call}",) for call in TRIAGE.writes
+    )
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_key_expiry_and_wrong_answer(variant: str) -> None:
+    """Neither has a chance at depth 1 (no restart, no person before the first move): the crash-only row."""
+    nemesis = Nemesis(("key-expiry", "wrong-answer"))
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=nemesis)
+    assert result.differences == []
+    real = result.real
+    assert real.moves == {1: {"crash": real.crash_points, "key-expiry": 0, "wrong-answer": 0}}
+    assert real.scenarios[1] == real.crash_points
+    assert {name: getattr(real, name) for name in _crash_only(variant)} == _crash_only(variant)
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_with_fresh_call_ids(variant: str) -> None:
+    """Every design makes the reply durable before its first keyed write: verdicts as with stable IDs."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=Nemesis(fresh_ids=True))
+    assert result.differences == []
+    assert {name: getattr(result.real, name) for name in _crash_only(variant)} == _crash_only(variant)
+
+
+def test_fresh_call_ids_make_keys_sent_before_the_reply_save_duplicate() -> None:
+    """FAULTS.md section 5's worked example: 3 of the design's 30 crash points duplicate, for real too."""
+    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    stable = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", FAULTED, None, path)
+    fresh = conformance.conform(
+        "keys-before-reply-save", TRIAGE, None, "keyed", FAULTED, None, path, Nemesis(fresh_ids=True)
+    )
+    assert stable.differences == []
+    assert fresh.differences == []
+    assert (stable.real.crash_points, stable.real.with_dups) == (30, 0)
+    assert (fresh.real.crash_points, fresh.real.with_dups, fresh.real.dups) == (30, 3, 3)

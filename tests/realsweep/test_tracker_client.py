@@ -37,3 +37,17 @@ def test_only_http_urls_with_a_host_are_accepted(url: str) -> None:
     """The client speaks plain HTTP to a host and port."""
     with pytest.raises(ValueError, match="expected http://"):
         TrackerClient(url)
+
+
+def test_a_write_told_to_lose_its_reply_is_applied_and_the_client_sees_a_transport_error(
+    keyed_service: ServiceProcess,
+) -> None:
+    """The lost-reply fault (FAULTS.md 2): committed with its key, the reply dropped, the next request as usual."""
+    client = TrackerClient(keyed_service.space_url("lost"))
+    client.lose_next_reply = True
+    with pytest.raises(ConnectionError):
+        client.create_issue("triage: create_a", run="r1", call="create_a", key="k1")
+    assert not client.lose_next_reply  # one write only
+    assert [r["call"] for r in client.records()] == ["create_a"]
+    assert client.create_issue("triage: create_a", run="r1", call="create_a", key="k1") == 1  # the key was kept
+    assert len(client.records()) == 1
