@@ -29,6 +29,9 @@ def test_sweep_of_a_design_prints_the_explorers_columns(capsys: pytest.CaptureFi
     assert data["invariants"]["no-duplicate"]["holds"] is False
 
 
+MY_DESIGN = Path(__file__).resolve().parents[2] / "docs" / "my-design.toml"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -37,12 +40,27 @@ def test_sweep_of_a_design_prints_the_explorers_columns(capsys: pytest.CaptureFi
         (["sweep", "--target", "my_loop:run"], "--target needs --check"),
         (["sweep", "--variant", "agent-loop", "--target", "x:y"], "give either --variant"),
         (["sweep", "--target", "my_loop:run", "--check", "nothing"], "expected module:function"),
+        (["sweep", "--variant", "agent-loop", "--design", str(MY_DESIGN)], "give either --variant or --design"),
+        (["sweep", "--design", "/nonexistent.toml"], "cannot read design file"),
+        (["conform", "--design", "/nonexistent.toml"], "cannot read design file"),
+        (["sweep", "--framework", "langgraph", "--variant", "agent-loop"], "give either --variant"),
+        (["sweep", "--variant", "agent-loop", "--keys", "off"], "go with --framework"),
+        (["sweep", "--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
+        (["sweep", "--framework", "ray"], "'ray' is not one of"),
+        (["sweep", "--framework", "dbos", "--arg", "a=1"], "--check and --arg go with --target"),
+        (["sweep", "--target", "my_loop:run", "--check", "my_loop_check:check", "--arg", "x"], "expected key=value"),
+        (["sweep", "--framework", "dbos", "--scenarios", "/no/such/folder/s.jsonl"], "no such folder"),
+        (["sweep", "--framework", "dbos", "--crash", "x", "--format", "json"], "--crash re-runs one scenario"),
+        (["sweep", "--variant", "agent-loop", "--state-key", "no_such_module:key"], "cannot import"),
+        (["sweep", "--variant", "agent-loop", "--state-key", "nocolon"], "expected module:function"),
+        (["sweep", "--variant", "agent-loop", "--no-dedup", "--kill"], "go with dedup"),
+        (["conform", "--no-dedup", "--kill"], "--kill goes with dedup"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Usage errors: exit 2 and one line on stderr, no traceback."""
+    """Usage errors (sources, design files, framework, scenario and dedup options): exit 2, one line, no traceback."""
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err
@@ -103,9 +121,6 @@ def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
     assert (tmp_path / "db" / "default.sqlite3").exists()
 
 
-MY_DESIGN = Path(__file__).resolve().parents[2] / "docs" / "my-design.toml"
-
-
 def test_the_example_design_file_is_swept_for_real(capsys: pytest.CaptureFixture[str]) -> None:
     """sweep --design docs/my-design.toml: real processes, the explorer's crash points, nothing duplicated."""
     assert main(["explore", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json"]) == 0
@@ -123,46 +138,6 @@ def test_conform_takes_a_design_file(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     assert status == 0
     assert "my-design: no difference" in out
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["sweep", "--variant", "agent-loop", "--design", str(MY_DESIGN)], "give either --variant or --design"),
-        (["sweep", "--design", "/nonexistent.toml"], "cannot read design file"),
-        (["conform", "--design", "/nonexistent.toml"], "cannot read design file"),
-    ],
-)
-def test_bad_design_input_is_one_line_and_exit_2(
-    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert message in err
-    assert err.count("\n") == 1
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["sweep", "--framework", "langgraph", "--variant", "agent-loop"], "give either --variant"),
-        (["sweep", "--variant", "agent-loop", "--keys", "off"], "go with --framework"),
-        (["sweep", "--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
-        (["sweep", "--framework", "ray"], "'ray' is not one of"),
-        (["sweep", "--framework", "dbos", "--arg", "a=1"], "--check and --arg go with --target"),
-        (["sweep", "--target", "my_loop:run", "--check", "my_loop_check:check", "--arg", "x"], "expected key=value"),
-        (["sweep", "--framework", "dbos", "--scenarios", "/no/such/folder/s.jsonl"], "no such folder"),
-        (["sweep", "--framework", "dbos", "--crash", "x", "--format", "json"], "--crash re-runs one scenario"),
-    ],
-)
-def test_bad_framework_and_scenario_options_are_one_line_and_exit_2(
-    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Options that do not go together, or cannot be honoured: exit 2, one line, before any process runs."""
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert message in err
-    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
@@ -276,24 +251,6 @@ def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_titl
     for side in ("model", "real"):
         row = next(line for line in out.splitlines() if f"save-after-reply ({side})" in line)
         assert row.split()[2] == "37"
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["sweep", "--variant", "agent-loop", "--state-key", "no_such_module:key"], "cannot import"),
-        (["sweep", "--variant", "agent-loop", "--state-key", "nocolon"], "expected module:function"),
-        (["sweep", "--variant", "agent-loop", "--no-dedup", "--kill"], "go with dedup"),
-        (["conform", "--no-dedup", "--kill"], "--kill goes with dedup"),
-    ],
-)
-def test_bad_dedup_options_are_one_line_and_exit_2(
-    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert message in err
-    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
