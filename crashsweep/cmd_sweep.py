@@ -242,6 +242,10 @@ def sweep(
             scenario = engine.replay(source.target, source.check, options, crashes, source.nemesis)
             return _replayed(source.label, scenario)
         result = source.run(options, progress)
+    except KeyboardInterrupt:
+        if keep is None:
+            raise
+        raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {keep}") from None
     except engine.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)
     except (engine.SweepError, ValueError) as error:
