@@ -12,6 +12,7 @@ import itertools
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -105,7 +106,7 @@ class Runner:
             assert self.target.fork is not None
             log = self.root / f"zygote-{threading.get_ident()}.txt"
             try:
-                zygote = Zygote(self.target.fork, {**os.environ, **self.target.env}, log)
+                zygote = Zygote(self.target.fork, {**os.environ, **self.target.env}, log, flags=_flags(self.target))
             except ZygoteError as error:
                 raise SweepError(str(error)) from None
             with self._lock:
@@ -254,6 +255,21 @@ class Runner:
                 ) from None
             except OSError as error:
                 raise SweepError(f"cannot start {self.target.argv[0]!r}: {error.strerror or error}") from None
+
+
+FLAGS = frozenset({"-S", "-s", "-E", "-I", "-B", "-O", "-OO", "-u"})
+"""The interpreter's options a zygote takes over from the program's command line (none takes an argument)."""
+
+
+def _flags(target: Target) -> tuple[str, ...]:
+    """The options before `-m` of a target that runs this interpreter (`python -S -m ...`: ("-S",)).
+
+    The zygote starts as the program would (the reference loop's `-S` spares it site-packages).
+    """
+    argv = target.argv
+    if not argv or argv[0] != sys.executable or "-m" not in argv:
+        return ()
+    return tuple(flag for flag in argv[1 : argv.index("-m")] if flag in FLAGS)
 
 
 def _where(crashes: tuple[Crash, ...], number: int) -> str:

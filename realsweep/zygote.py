@@ -17,6 +17,7 @@ request {"argv": [...], "cwd": DIR, "env": {...}, "output": FILE}; replies {"pid
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -25,7 +26,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,14 @@ class ZygoteError(RuntimeError):
 class Zygote:
     """A running zygote of entry point `entry` ("module:function"), driven from the parent."""
 
-    def __init__(self, entry: str, env: Mapping[str, str], log: Path, *, python: str = sys.executable) -> None:
+    def __init__(
+        self, entry: str, env: Mapping[str, str], log: Path, *, python: str = sys.executable, flags: Sequence[str] = ()
+    ) -> None:
+        """`flags`: the interpreter's options (as `-S`: no site-packages) the program's own command line gives it."""
         self.entry, self.log = entry, log
         with open(log, "wb") as errors:
             self._process = subprocess.Popen(
-                [python, "-m", "crashsweep.realsweep.zygote", entry],
+                [python, *flags, "-m", "crashsweep.realsweep.zygote", entry],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=errors,
@@ -150,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     def reply(data: dict[str, Any]) -> None:
         os.write(replies, (json.dumps(data) + "\n").encode("utf-8"))
 
+    gc.freeze()  # what the zygote holds is never collected in a child: its pages stay shared, not copied
     reply({"ready": True})
     for line in sys.stdin.buffer:
         request = json.loads(line)

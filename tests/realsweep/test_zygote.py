@@ -74,3 +74,16 @@ def test_a_zygote_of_a_missing_entry_point_fails_to_start(tmp_path: Path) -> Non
     """An entry point that cannot be imported: ZygoteError with the reason."""
     with pytest.raises(ZygoteError, match="no_such_module"):
         Zygote("no_such_module:main", child_env(), tmp_path / "zygote.log")
+
+
+def test_the_zygote_starts_with_the_interpreter_flags_it_is_given(tmp_path: Path) -> None:
+    """flags=("-S",): the forked processes run without site, as `python -S -m ...` would; without flags, with it."""
+    (tmp_path / "flagmod.py").write_text("import sys\n\ndef main():\n    print('no_site', sys.flags.no_site)\n")
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    for flags, expected in (((), "no_site 0"), (("-S",), "no_site 1")):
+        server = Zygote("flagmod:main", env, tmp_path / "zygote.log", flags=flags)
+        try:
+            assert server.run([], tmp_path, {}, tmp_path / "out.txt", 30) == 0
+        finally:
+            server.close()
+        assert (tmp_path / "out.txt").read_text().strip() == expected
