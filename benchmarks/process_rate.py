@@ -17,7 +17,9 @@ Three figures, measured one after the other in one run, with the same number of 
 The first two are run one child at a time per worker, on `--workers` threads, like the
 sweep's pool. Beside each rate is the CPU time it cost per process, every process counted
 (this one, its children, the tracker service, the zygote and the processes it forked): on a
-machine shared with other work the rates move with the load, the CPU time much less.
+machine shared with other work the rates move with the load, the CPU time much less. The
+last line is the ratio of the rates, and how many fork + HTTP + exits one swept process costs
+in CPU time.
 
     .venv/bin/python benchmarks/process_rate.py [--count 2000] [--workers N] [--depth 1] [--mode kill|snapshots|every]
 
@@ -116,12 +118,16 @@ def main() -> int:
     where = f"a tmpfs ({base})" if base is not None else f"{tempfile.gettempdir()} (no tmpfs with room)"
     per = [cpu[0] / args.count, cpu[1] / args.count, cpu[2] / processes]
     print(f"{args.workers} workers, {os.cpu_count()} cores; the sweep's scratch folders on {where}")
-    print("                                                 processes/s   CPU ms/process")
-    print(f"  bare fork + exit                                  {bare:8.0f}   {per[0] * 1000:8.1f}")
-    print(f"  fork + HTTP request + exit                        {http:8.0f}   {per[1] * 1000:8.1f}")
     label = f"sweep (agent-loop, triage, keyed; depth {args.depth}, {args.mode})"
-    print(f"  {label:<48}{swept:8.0f}   {per[2] * 1000:8.1f}   ({processes} in {seconds:.1f} s)")
-    print(f"  sweep / fork + HTTP + exit                        {swept / http:8.2f}   {per[1] / per[2]:8.2f}")
+    rows = [
+        ("bare fork + exit", f"{bare:8.0f}", f"{per[0] * 1000:8.1f}", ""),
+        ("fork + HTTP request + exit", f"{http:8.0f}", f"{per[1] * 1000:8.1f}", ""),
+        (label, f"{swept:8.0f}", f"{per[2] * 1000:8.1f}", f"   ({processes} in {seconds:.1f} s)"),
+        ("sweep / fork + HTTP + exit", f"{swept / http:8.2f}", f"{per[2] / per[1]:7.1f}x", ""),
+    ]
+    print(f"  {'':<50}{'processes/s':>11}   {'CPU ms/process':>14}")
+    for name, speed, cost, note in rows:
+        print(f"  {name:<50}{speed:>11}   {cost:>14}{note}")
     return 0
 
 
