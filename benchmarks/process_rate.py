@@ -125,9 +125,9 @@ def main() -> int:
         (label, f"{swept:8.0f}", f"{per[2] * 1000:8.1f}", f"   ({processes} in {seconds:.1f} s)"),
         ("sweep / fork + HTTP + exit", f"{swept / http:8.2f}", f"{per[2] / per[1]:7.1f}x", ""),
     ]
-    print(f"  {'':<50}{'processes/s':>11}   {'CPU ms/process':>14}")
+    print(f"  {'':<55}{'processes/s':>11}   {'CPU ms/process':>14}")
     for name, speed, cost, note in rows:
-        print(f"  {name:<50}{speed:>11}   {cost:>14}{note}")
+        print(f"  {name:<55}{speed:>11}   {cost:>14}{note}")
     return 0
 
 
