@@ -35,14 +35,12 @@ nemesis finds among the baseline's points.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 
-from crashsweep.realsweep import graph
+from crashsweep.realsweep import graph, scratch
 from crashsweep.realsweep.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.runner import Runner
 from crashsweep.realsweep.scenarios import (
@@ -129,7 +127,7 @@ def _runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesi
         raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
     if options.workers < 1:
         raise SweepError(f"workers must be at least 1, got {options.workers}")
-    root = Path(tempfile.mkdtemp(prefix="crashsweep-")) if options.root is None else options.root
+    root = scratch.folder() if options.root is None else options.root
     if root.exists() and any(root.iterdir()):
         raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
     root.mkdir(parents=True, exist_ok=True)
