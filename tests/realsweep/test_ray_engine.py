@@ -1,0 +1,162 @@
+"""The Ray engine on a local Ray instance: the same JSON as the local engine, and its refusals.
+
+One local Ray instance serves the whole module (started by `RayEngine`, as the command starts
+it without --address; stopped at the end). The commands run in this process find it connected
+and use it. The rows and scenario files are compared with the local engine's byte for byte,
+but for the seconds a sweep took; the local engine's rows are themselves checked against the
+model's elsewhere (test_graph.py, test_conformance.py).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crashsweep.cli import main
+from crashsweep.realsweep.ray_engine import RayEngine, check_address, pack, unpack
+from crashsweep.realsweep.scenarios import SweepError
+from tests.published import SEED_TABLE
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[RayEngine]:
+    """A local Ray instance of two CPUs for the module; the tests' commands reuse its connection."""
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'crashsweep[ray]')")
+    with RayEngine(workers=2) as engine:
+        yield engine
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = main(args)
+    return status, capsys.readouterr().out
+
+
+def _compare(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """Run `args` on each engine; assert equal status, JSON rows (seconds aside) and scenario files."""
+    rows, files = [], []
+    for engine in ("local", "ray"):
+        scenarios = tmp_path / f"{engine}.jsonl"
+        extra = ["--format", "json", "--workers", "2", "--scenarios", str(scenarios), "--engine", engine]
+        status, out = _run([*args, *extra], capsys)
+        row = json.loads(out)
+        del row["seconds"]
+        rows.append((status, json.dumps(row, indent=2)))
+        files.append(scenarios.read_bytes())
+    assert rows[0] == rows[1]
+    assert files[0] == files[1]
+    assert files[0]  # a scenario file with something in it
+    parsed: dict[str, Any] = json.loads(rows[0][1])
+    return parsed
+
+
+@pytest.mark.parametrize("variant", ["save-once-per-turn", "idempotency-keys"])
+def test_ray_gives_the_local_json_of_the_reference_loop_at_depth_2(
+    ray_instance: RayEngine, variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Merging worlds with snapshots (the default): the same row, worlds and processes, and the same scenarios.
+
+    The figures themselves are the published table's (SEMANTICS.md section 8, depth 2, keyed).
+    """
+    row = _compare(["sweep", "--variant", variant, "--depth", "2"], tmp_path, capsys)
+    once, twice, with_dups, dups, missing, asks, calls = SEED_TABLE[variant]
+    assert row["scenarios"] == {"1": once, "2": twice}
+    assert (row["with_dups"], row["dups"], row["missing"], row["asks"], row["calls_plus"]) == (
+        with_dups,
+        dups,
+        missing,
+        asks,
+        calls,
+    )
+    assert row["crashed_worlds"] == "snapshots"
+
+
+@pytest.mark.parametrize("how", [["--kill"], ["--no-dedup"]])
+def test_ray_gives_the_local_json_with_real_kills_and_without_merging(
+    ray_instance: RayEngine, how: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--kill (one killed process per point) and --no-dedup (every scenario from scratch), at depth 1."""
+    row = _compare(["sweep", "--variant", "save-after-reply", "--depth", "1", *how], tmp_path, capsys)
+    assert row["scenarios"] == {"1": 34}  # the published table: save-after-reply, depth 1
+    assert row["with_dups"] == 9
+
+
+def test_conform_on_ray_agrees_with_the_model(ray_instance: RayEngine, capsys: pytest.CaptureFixture[str]) -> None:
+    """conform shares the engine: the real rows made on Ray equal the model's."""
+    status, out = _run(["conform", "--variants", "save-after-reply", "--engine", "ray", "--workers", "2"], capsys)
+    assert status == 0, out
+    assert "no difference" in out
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--address", "127.0.0.1:1"], "--address goes with --engine ray"),
+        (["--engine", "ray", "--keep", "kept"], "--engine ray takes no --keep"),
+        (["--engine", "ray", "--crash", "x"], "--engine ray takes no --crash"),
+        (["--engine", "ray", "--address", "nowhere"], "--address nowhere: expected HOST:PORT"),
+    ],
+)
+def test_bad_engine_input_is_one_line_and_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Refused before any process starts: one line on stderr, exit 2."""
+    assert main(["sweep", "--variant", "agent-loop", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_an_address_where_no_cluster_answers_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """No connection at the address: refused in a few seconds, one line, exit 2 (sweep and conform)."""
+    address = f"127.0.0.1:{_closed_port()}"
+    for command in (["sweep", "--variant", "agent-loop"], ["conform"]):
+        assert main([*command, "--engine", "ray", "--address", address]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert err.startswith(f"crashsweep: error: --address {address}: no Ray cluster answers there")
+
+
+def test_ray_missing_names_the_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without Ray importable: one line naming pip install 'crashsweep[ray]', exit 2."""
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    assert main(["sweep", "--variant", "agent-loop", "--engine", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("crashsweep: error: --engine ray needs Ray, which is not installed: pip install 'crashsweep[ray]'\n")
+
+
+def test_check_address_takes_the_forms_ray_documents() -> None:
+    """HOST:PORT and ray://HOST:PORT are tried; auto is left to Ray; anything else is refused."""
+    check_address("auto")
+    for bad in ("localhost", "ray://", ":80", "host:port"):
+        with pytest.raises(SweepError, match="expected HOST:PORT"):
+            check_address(bad)
+    with pytest.raises(SweepError, match="no Ray cluster answers there"):
+        check_address(f"ray://127.0.0.1:{_closed_port()}")
+
+
+def test_a_world_travels_as_an_archive_unchanged(tmp_path: Path) -> None:
+    """pack then unpack gives the same files and bytes (a saved world: files/ and the tracker's copy)."""
+    saved = tmp_path / "saved"
+    (saved / "files" / "sub").mkdir(parents=True)
+    (saved / "files" / "sub" / "state.json").write_bytes(b'{"done": 2}')
+    (saved / "tracker.sqlite3").write_bytes(bytes(range(256)))
+    unpack(pack(saved), tmp_path / "back")
+    back = tmp_path / "back"
+    found = {p.relative_to(back).as_posix(): p.read_bytes() for p in back.rglob("*") if p.is_file()}
+    assert found == {"files/sub/state.json": b'{"done": 2}', "tracker.sqlite3": bytes(range(256))}
