@@ -99,7 +99,7 @@ class RayEngine:
                 )
             else:
                 self.ray.init(address=self.address, **quiet)
-        except (ConnectionError, RuntimeError, ValueError) as error:
+        except Exception as error:  # Ray's own (ConnectionError, RuntimeError, a client extra missing): one line
             raise SweepError(
                 f"cannot reach Ray at {self.address or 'a new local instance'}: {_first_line(error)}"
             ) from None
@@ -127,8 +127,11 @@ class RayEngine:
         self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
     ) -> Iterator[RayWorkers]:
         """The engine's actors, each set up for this sweep (its own runner and tracker service)."""
-        pickle = self.ray.cloudpickle
-        setup = pickle.dumps((target, check, replace(options, engine=None, root=None, keep=False), nemesis))
+        sweep = (target, check, replace(options, engine=None, root=None, keep=False), nemesis)
+        try:
+            setup = self.ray.cloudpickle.dumps(sweep)
+        except Exception as error:  # a check or state key that cannot travel (a lock, an open file, ...)
+            raise SweepError(f"cannot send the sweep to Ray: {type(error).__name__}: {_first_line(error)}") from None
         hosts = self._hosts()
         begun = [host.begin.remote(setup, [os.getcwd()]) for host in hosts]
         try:

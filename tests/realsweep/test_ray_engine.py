@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from crashsweep.cli import main
+from crashsweep.realsweep.engine import Outcome, Scenario, SweepOptions, Target, sweep
 from crashsweep.realsweep.ray_engine import RayEngine, check_address, pack, unpack
 from crashsweep.realsweep.scenarios import SweepError
 from tests.published import SEED_TABLE
@@ -80,15 +82,17 @@ def test_ray_gives_the_local_json_of_the_reference_loop_at_depth_2(
 def test_ray_gives_the_local_json_with_real_kills_and_without_merging(
     ray_instance: RayEngine, how: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--kill (one killed process per point) and --no-dedup (every scenario from scratch), at depth 1."""
-    row = _compare(["sweep", "--variant", "save-after-reply", "--depth", "1", *how], tmp_path, capsys)
-    assert row["scenarios"] == {"1": 34}  # the published table: save-after-reply, depth 1
-    assert row["with_dups"] == 9
+    """--kill (one killed process per point) and --no-dedup (every scenario from scratch), at depth 1.
+
+    The published table's depth 1 is its depth 2's one-crash column: 18 scenarios.
+    """
+    row = _compare(["sweep", "--variant", "save-once-per-turn", "--depth", "1", *how], tmp_path, capsys)
+    assert row["scenarios"] == {"1": SEED_TABLE["save-once-per-turn"][0]}
 
 
 def test_conform_on_ray_agrees_with_the_model(ray_instance: RayEngine, capsys: pytest.CaptureFixture[str]) -> None:
     """conform shares the engine: the real rows made on Ray equal the model's."""
-    status, out = _run(["conform", "--variants", "save-after-reply", "--engine", "ray", "--workers", "2"], capsys)
+    status, out = _run(["conform", "--variants", "save-once-per-turn", "--engine", "ray", "--workers", "2"], capsys)
     assert status == 0, out
     assert "no difference" in out
 
@@ -160,3 +164,16 @@ def test_a_world_travels_as_an_archive_unchanged(tmp_path: Path) -> None:
     back = tmp_path / "back"
     found = {p.relative_to(back).as_posix(): p.read_bytes() for p in back.rglob("*") if p.is_file()}
     assert found == {"files/sub/state.json": b'{"done": 2}', "tracker.sqlite3": bytes(range(256))}
+
+
+def test_a_check_that_cannot_travel_is_one_error_before_any_process(ray_instance: RayEngine, tmp_path: Path) -> None:
+    """A check holding a lock cannot be pickled for the actors: a SweepError, not Ray's traceback."""
+    lock = threading.Lock()
+
+    def check(scenario: Scenario) -> Outcome:
+        with lock:
+            return Outcome()
+
+    options = SweepOptions(depth=1, workers=2, tracker=None, dedup=True, engine=ray_instance)
+    with pytest.raises(SweepError, match=r"^cannot send the sweep to Ray: TypeError: cannot pickle '_thread.lock'"):
+        sweep(Target.command("true"), check, options)
