@@ -46,10 +46,19 @@ INSTALL = "pip install 'crashsweep[ray]'"
 OBJECT_STORE = 80 * 1024 * 1024
 """Bytes of object store for a local instance: worlds are kilobytes; Ray's floor is 75 MiB."""
 CONNECT_TIMEOUT = 3.0
+AUTH_HINT = " (a cluster started by `ray start` wants its token: RAY_AUTH_MODE=token, ~/.ray/auth_token)"
 
 
-def load_ray() -> ModuleType:
-    """The ray module, or SweepError naming the extra to install."""
+LOOPBACK = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch (read when ray is imported) that, set to 0, keeps a node on the loopback address, as
+Ray does on macOS and Windows; otherwise even a local instance talks to the machine's own network
+address. Set for a local instance only: a node of a real cluster must be reachable from the others."""
+
+
+def load_ray(local: bool = False) -> ModuleType:
+    """The ray module, or SweepError naming the extra to install; `local`: keep a new instance on loopback."""
+    if local and "ray" not in sys.modules:
+        os.environ.setdefault(LOOPBACK, "0")
     try:
         import ray
     except ImportError:
@@ -75,7 +84,7 @@ class RayEngine:
     """An engine (engine.Engine) on Ray; a context manager that connects, or starts a local instance."""
 
     def __init__(self, address: str | None = None, workers: int | None = None) -> None:
-        self.ray = load_ray()
+        self.ray = load_ray(local=address is None)
         if address is not None:
             check_address(address)
         self.address, self.requested = address, workers
@@ -100,9 +109,9 @@ class RayEngine:
             else:
                 self.ray.init(address=self.address, **quiet)
         except Exception as error:  # Ray's own (ConnectionError, RuntimeError, a client extra missing): one line
-            raise SweepError(
-                f"cannot reach Ray at {self.address or 'a new local instance'}: {_first_line(error)}"
-            ) from None
+            where = self.address or "a new local instance"
+            hint = "" if self.address is None or os.environ.get("RAY_AUTH_MODE") else AUTH_HINT
+            raise SweepError(f"cannot reach Ray at {where}: {_first_line(error)}{hint}") from None
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -10,9 +10,12 @@ model's elsewhere (test_graph.py, test_conformance.py).
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,16 +24,20 @@ import pytest
 
 from crashsweep.cli import main
 from crashsweep.realsweep.engine import Outcome, Scenario, SweepOptions, Target, sweep
-from crashsweep.realsweep.ray_engine import RayEngine, check_address, pack, unpack
+from crashsweep.realsweep.ray_engine import LOOPBACK, RayEngine, check_address, pack, unpack
 from crashsweep.realsweep.scenarios import SweepError
 from tests.published import SEED_TABLE
+from tests.realsweep.helpers import child_env
+
+os.environ.setdefault(LOOPBACK, "0")  # whichever test imports ray first, Ray's nodes stay on loopback
 
 
 @pytest.fixture(scope="module")
 def ray_instance() -> Iterator[RayEngine]:
-    """A local Ray instance of two CPUs for the module; the tests' commands reuse its connection."""
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'crashsweep[ray]')")
+    """A local Ray instance of two CPUs for the module, on loopback; the tests' commands reuse its connection."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'crashsweep[ray]')")
     with RayEngine(workers=2) as engine:
+        assert ray.util.get_node_ip_address() == "127.0.0.1"
         yield engine
 
 
@@ -177,3 +184,52 @@ def test_a_check_that_cannot_travel_is_one_error_before_any_process(ray_instance
     options = SweepOptions(depth=1, workers=2, tracker=None, dedup=True, engine=ray_instance)
     with pytest.raises(SweepError, match=r"^cannot send the sweep to Ray: TypeError: cannot pickle '_thread.lock'"):
         sweep(Target.command("true"), check, options)
+
+
+def test_a_cluster_started_with_ray_start_is_used_at_its_address(tmp_path: Path) -> None:
+    """The README's cluster steps on one machine: `ray start --head`, then the command with --address.
+
+    The command runs as its own process (this one is connected to the module's instance); its
+    row equals the local engine's but for the seconds. The head is stopped by its own signal
+    handling (`--block`: SIGTERM stops every process it started).
+    """
+    ray_cli = Path(sys.executable).with_name("ray")
+    if not ray_cli.exists():
+        pytest.skip("Ray is not installed (pip install 'crashsweep[ray]')")
+    port = _closed_port()
+    head = subprocess.Popen(
+        [str(ray_cli), "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false", "--block"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, LOOPBACK: "0"},
+    )
+    try:
+        _wait_until_listening(port)
+        rows = []
+        for engine in (["--engine", "local"], ["--engine", "ray", "--address", f"127.0.0.1:{port}"]):
+            args = [str(Path(sys.executable).with_name("crashsweep")), "sweep", "--variant", "save-once-per-turn"]
+            args += ["--depth", "1", "--format", "json", "--workers", "2", *engine]
+            env = {**child_env(), LOOPBACK: "0", "RAY_AUTH_MODE": "token"}  # the head made a token: use it
+            done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+            assert done.returncode == 1, done.stderr  # save-once-per-turn duplicates
+            row = json.loads(done.stdout)
+            del row["seconds"]
+            rows.append(row)
+        assert rows[0] == rows[1]
+        assert rows[0]["scenarios"] == {"1": SEED_TABLE["save-once-per-turn"][0]}
+    finally:
+        head.terminate()
+        head.wait(timeout=60)
+
+
+def _wait_until_listening(port: int, timeout: float = 120.0) -> None:
+    """Wait for the head's GCS to accept connections on loopback `port` (a bounded number of tries)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"ray start --head did not listen on port {port} within {timeout:g} s") from None
+            time.sleep(0.5)
