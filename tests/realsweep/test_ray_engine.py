@@ -24,7 +24,7 @@ import pytest
 
 from crashsweep.cli import main
 from crashsweep.realsweep.engine import Outcome, Scenario, SweepOptions, Target, sweep
-from crashsweep.realsweep.ray_engine import LOOPBACK, RayEngine, check_address, pack, unpack
+from crashsweep.realsweep.ray_engine import LOOPBACK, RayEngine, check_address
 from crashsweep.realsweep.scenarios import SweepError
 from tests.published import SEED_TABLE
 from tests.realsweep.helpers import child_env
@@ -159,18 +159,6 @@ def test_check_address_takes_the_forms_ray_documents() -> None:
             check_address(bad)
     with pytest.raises(SweepError, match="no Ray cluster answers there"):
         check_address(f"ray://127.0.0.1:{_closed_port()}")
-
-
-def test_a_world_travels_as_an_archive_unchanged(tmp_path: Path) -> None:
-    """pack then unpack gives the same files and bytes (a saved world: files/ and the tracker's copy)."""
-    saved = tmp_path / "saved"
-    (saved / "files" / "sub").mkdir(parents=True)
-    (saved / "files" / "sub" / "state.json").write_bytes(b'{"done": 2}')
-    (saved / "tracker.sqlite3").write_bytes(bytes(range(256)))
-    unpack(pack(saved), tmp_path / "back")
-    back = tmp_path / "back"
-    found = {p.relative_to(back).as_posix(): p.read_bytes() for p in back.rglob("*") if p.is_file()}
-    assert found == {"files/sub/state.json": b'{"done": 2}', "tracker.sqlite3": bytes(range(256))}
 
 
 def test_a_check_that_cannot_travel_is_one_error_before_any_process(ray_instance: RayEngine, tmp_path: Path) -> None:
