@@ -128,7 +128,7 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     items.extend(_durability_changes(before, after))
     if old.tmp is not None and new.tmp is None and new.committed == old.tmp:
         items.append(f"checkpoint renamed: {_versus(old.committed, new.committed)}")
-    elif new.committed != old.committed:
+    elif new.committed != old.committed and not new.torn:
         items.append(f"checkpoint now {snapshot_text(new.committed)}")
     elif new.tmp is not None and (new.tmp != old.tmp or (point.endswith(": tmp written") and point != LOCK_TMP)):
         items.append(f"temp file written: {_versus(old.committed, new.tmp)}")

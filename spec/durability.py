@@ -14,13 +14,12 @@ environment may cut the power, the checkpoint value also records what a cut woul
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, get_args
+from typing import get_args
 
 from crashsweep.spec.ops import CHECKPOINT, CallModel, FsyncDir, FsyncTmp, Op, Ops, Point, Rename
+from crashsweep.spec.policy import Fsync, Unreadable
 from crashsweep.spec.world import Checkpoint, Snapshot, make_checkpoint
 
-Fsync: TypeAlias = Literal["full", "no-dir-fsync", "none"]
-Unreadable: TypeAlias = Literal["ask-person", "fresh-run"]
 FSYNCS: tuple[Fsync, ...] = get_args(Fsync)
 UNREADABLES: tuple[Unreadable, ...] = get_args(Unreadable)
 POWER_LOSS = "power-loss"
