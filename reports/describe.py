@@ -96,6 +96,11 @@ def _durability_changes(before: World, after: World) -> list[str]:
     """A power cut, and an unreadable checkpoint (spec/FAULTS.md section 6)."""
     old, new = before.checkpoint, after.checkpoint
     items = []
+    point = after.process.point if after.process is not None else ""
+    if point.endswith(": tmp synced"):
+        items.append("temp file fsynced")
+    elif point.endswith(": dir synced"):
+        items.append("directory fsynced: the rename is durable")
     if before.process is not None and after.process is None and old.at_cut is not None and new == old.at_cut:
         items.append("POWER CUT: what was not fsynced is lost")
     if new.torn and not old.torn:
