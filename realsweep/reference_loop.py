@@ -171,15 +171,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.tracker_url:
         parser.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
     job = load_job(args.job) if args.job is not None else TRIAGE
-    loop = Loop(args.workdir, job, TrackerClient(args.tracker_url), OFFERS[args.tracker])
+    client, offer = TrackerClient(args.tracker_url), OFFERS[args.tracker]
     if args.design is None:
-        DESIGNS[args.variant](loop)
+        DESIGNS[args.variant](Loop(args.workdir, job, client, offer))
         return 0
     try:
         _, _, policy = read_design_file(args.design)
     except PolicyError as error:
         parser.error(str(error))
-    composed(loop, policy)
+    # The design's fsync policy and unreadable-checkpoint choice (spec/FAULTS.md section 6).
+    composed(Loop(args.workdir, job, client, offer, fsync=policy.fsync, unreadable=policy.unreadable), policy)
     return 0
 
 

@@ -115,7 +115,9 @@ def _run(
     at = 0  # the next instruction is pending[at]: the tuple is sliced only where the process stops
     while True:
         if at == len(pending):
-            pending, at = durability.with_fsyncs(design.plan(memory, env), design.fsync), 0
+            pending, at = design.plan(memory, env), 0
+            if design.fsync != "none":
+                pending = durability.with_fsyncs(pending, design.fsync)
             if not pending:
                 raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
         op = pending[at]

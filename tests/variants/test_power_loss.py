@@ -132,6 +132,21 @@ def test_fsync_full_keeps_the_crash_only_verdicts() -> None:
     assert {n: v.holds for n, v in ex.verdicts.items()} == {n: v.holds for n, v in crash_only.verdicts.items()}
 
 
+def test_markers_need_the_directory_fsync() -> None:
+    """attempt-markers, no-dir-fsync: a cut undoes the marker's rename after the write went out.
+
+    43 crash points + 13 `tmp synced` = 56 crash scenarios, none with a duplicate (markers). The
+    cut has a chance at the 43 others. It duplicates at `tracker accepted X` and `tool returned
+    X` of each write (the marker save's rename is undone, the restart sees no marker and sends
+    X again): 6 scenarios, 6 duplicates. Questions: a crash from `marker X: renamed` to `result
+    X: tmp synced` leaves a marker without a result (6 points x 3 writes = 18); a cut at `result
+    X: tmp written` is such a crash (3), and one at `result X: renamed` or `result saved X`
+    reverts to the marker save (6): 27.
+    """
+    assert _figures(_explore("attempt-markers", "no-dir-fsync")) == (99, 6, 6, 0, 27, 43)
+    assert _explore("attempt-markers", "full").holds
+
+
 @pytest.mark.parametrize("design", ["idempotency-keys", "keys-and-markers", "agent-loop"])
 def test_keyed_designs_survive_a_cut_under_full_and_no_dir_fsync(design: str) -> None:
     """A reverted checkpoint keeps the run ID, so a write sent again carries its key: no duplicate."""
