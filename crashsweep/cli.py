@@ -21,10 +21,12 @@ from crashsweep.explorer.model import ModelDefinitionError
 from crashsweep.explorer.search import StateLimitExceeded
 from crashsweep.options import (
     FORMATS,
+    check_durability,
     check_variant,
     choices_of,
     chosen_design,
     design_option,
+    durability_options,
     job_options,
     out_option,
     progress_option,
@@ -118,6 +120,7 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @progress_option()
+@durability_options
 def compare(
     depth: int,
     job_path: Path | None,
@@ -128,10 +131,13 @@ def compare(
     design_paths: tuple[Path, ...],
     fmt: str,
     progress: bool,
+    fsync: str | None,
+    unreadable: str | None,
 ) -> int:
     """The table: one row per design, in the seed's column order."""
     if seed_table and (names is not None or design_paths):
         raise click.UsageError("--seed-table and --variants/--design choose the rows two ways: give one of them")
+    check_durability(fsync, unreadable)
     given = [path.resolve() for path in design_paths]
     twice = next((path for i, path in enumerate(design_paths) if given[i] in given[:i]), None)
     if twice is not None:
@@ -148,7 +154,7 @@ def compare(
         rows = []
         for name, kind in wanted:
             choices = choices_of(depth, job_path, kind, max_states, progress=progress)
-            rows.append(runs.run(name, choices)[1])
+            rows.append(runs.run_durable(name, choices, fsync, unreadable))
         rows_of.append((table.titled(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
     if fmt == "json":

@@ -124,7 +124,7 @@ def frontier_command(
 ) -> int:
     """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
     choices = choices_of(depth, job_path, tracker, max_states)
-    policies = all_policies()
+    policies = all_policies(power_loss="power-loss" in choices.faults)
     tasks = [
         Task(number, policy, choices.job, choices.tracker.name, depth, max_states, choices.faults, choices.fresh_ids)
         for number, policy in enumerate(policies, start=1)

@@ -13,6 +13,7 @@ from click.decorators import FC
 
 from crashsweep import outdir, runs
 from crashsweep.spec.design import Design
+from crashsweep.spec.durability import FSYNCS, UNREADABLES
 from crashsweep.spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import UnknownVariantError, design
@@ -194,3 +195,30 @@ def choices_of(
     job, source = runs.read_job(job_path)
     faults, fresh_ids = environment()
     return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids, progress)
+
+
+# Durability (spec/FAULTS.md section 6): the designs' fsync policy and unreadable-checkpoint choice.
+
+
+def durability_options(f: FC) -> FC:
+    """--fsync and --unreadable: give every row's design this fsync policy / unreadable-checkpoint choice."""
+    f = click.option(
+        "--unreadable",
+        type=click.Choice(UNREADABLES),
+        default=None,
+        help="what each design does on an unreadable checkpoint (default: the design's own, ask-person)",
+    )(f)
+    return click.option(
+        "--fsync",
+        type=click.Choice(FSYNCS),
+        default=None,
+        help="each design's fsync policy, e.g. with --faults power-loss (default: the design's own, none)",
+    )(f)
+
+
+def check_durability(fsync: str | None, unreadable: str | None) -> None:
+    """Refuse --unreadable fresh-run with an fsync policy that never leaves the checkpoint unreadable."""
+    if unreadable not in (None, "ask-person") and fsync not in (None, "none"):
+        raise click.UsageError(
+            f"--unreadable {unreadable}: only --fsync none can leave the checkpoint unreadable (not {fsync})"
+        )

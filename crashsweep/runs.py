@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from crashsweep.spec.design import Design
 from crashsweep.spec.job import TRIAGE, Job, load_job
 from crashsweep.spec.tracker import TRACKERS, TrackerKind
 from crashsweep.spec.world import World
-from crashsweep.variants import model
+from crashsweep.variants import design, model
 from crashsweep.variants.loop_model import LoopModel
 
 DEFAULT_MAX_STATES = 2_000_000
@@ -139,3 +139,14 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
         fresh_ids=choices.fresh_ids,
     )
     return exploration, summary
+
+
+def run_durable(chosen: str | Design, choices: Choices, fsync: str | None, unreadable: str | None) -> Summary:
+    """The row of `chosen` given the fsync policy and unreadable-checkpoint choice (None: the design's own)."""
+    if fsync is None and unreadable is None:
+        return run(chosen, choices)[1]
+    picked = design(chosen) if isinstance(chosen, str) else chosen
+    changes = {"fsync": fsync, "unreadable": unreadable}
+    given = {name: value for name, value in changes.items() if value is not None}
+    summary = run(replace(picked, **given), choices)[1]  # type: ignore[arg-type]  # two str fields
+    return replace(summary, **given)  # type: ignore[arg-type]

@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from crashsweep.realsweep import fsjournal
+
 TMP_SUFFIX = ".tmp"
 
 
@@ -28,23 +30,47 @@ def tmp_path(path: Path) -> Path:
     return path.with_name(path.name + TMP_SUFFIX)
 
 
-def write_tmp(path: Path, data: Any) -> None:
-    """Write `data` as JSON to the temp file beside `path`, and fsync it."""
+def write_tmp(path: Path, data: Any, *, sync: bool = True) -> None:
+    """Write `data` as JSON to the temp file beside `path`, and fsync it (unless `sync` is False).
+
+    Each file operation is recorded when a sweep asks for it (fsjournal.py, for power loss).
+    """
     encoded = json.dumps(data, separators=(",", ":")).encode("utf-8")
+    fsjournal.record("write", path, encoded)
     fd = os.open(tmp_path(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         view = memoryview(encoded)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
+            fsjournal.record("fsync", path)
     finally:
         os.close(fd)
 
 
-def rename_into_place(path: Path) -> None:
-    """Rename the temp file over `path`, then fsync the directory so the rename is durable."""
+def sync_tmp(path: Path) -> None:
+    """fsync the temp file beside `path` (a save whose write did not)."""
+    fd = os.open(tmp_path(path), os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        fsjournal.record("fsync", path)
+    finally:
+        os.close(fd)
+
+
+def rename_into_place(path: Path, *, sync_dir: bool = True) -> None:
+    """Rename the temp file over `path`, then fsync the directory so the rename is durable (unless told not to)."""
     os.replace(tmp_path(path), path)
+    fsjournal.record("rename", path)
+    if sync_dir:
+        sync_directory(path)
+
+
+def sync_directory(path: Path) -> None:
+    """fsync the folder of `path`: the rename made there is durable."""
     fsync_dir(path.parent)
+    fsjournal.record("fsync-dir", path)
 
 
 def save(path: Path, data: Any) -> None:

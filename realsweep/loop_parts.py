@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +80,18 @@ def issue_target(job: Job, call: Call) -> Call | None:
 class Loop:
     """One process of the loop: its memory, its files in `workdir`, the job and the tracker."""
 
-    def __init__(self, workdir: Path, job: Job, tracker: TrackerClient, offer: TrackerOffer) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        job: Job,
+        tracker: TrackerClient,
+        offer: TrackerOffer,
+        *,
+        fsync: str = "none",
+        unreadable: str = "ask-person",
+    ) -> None:
         self.workdir, self.job, self.tracker, self.offer = workdir, job, tracker, offer
+        self.fsync, self.unreadable = fsync, unreadable  # spec/FAULTS.md section 6
         self.path = workdir / CHECKPOINT_FILE
         self.memory: dict[str, Any] = {}
         self._flock: int | None = None
@@ -96,7 +107,15 @@ class Loop:
         No checkpoint: begin a new run with a fresh run ID (`fresh_id()`: 128 random bits, never
         repeated; under a deduplicating sweep, derived from the world the process started from).
         """
-        saved = checkpoint.load(self.path)
+        try:
+            saved = checkpoint.load(self.path)
+        except checkpoint.CheckpointError:
+            # Unreadable (a power cut, spec/FAULTS.md 6.4): refuse and ask a person, or begin afresh.
+            if self.unreadable == "ask-person":
+                count("asks")
+                print(f"{self.path}: unreadable checkpoint; a person must look at it", file=sys.stderr)
+                return False
+            saved = None
         if saved is None:
             self.memory = {"run": fresh_id(), "done": False, "turns": []}
             return True
@@ -135,10 +154,23 @@ class Loop:
         crashpoint(f"result saved {call.id}")
 
     def _save_file(self, path: Path, data: Any, what: str) -> None:
-        checkpoint.write_tmp(path, data)
+        if path != self.path:  # the lock file: synced in full, two points (spec/FAULTS.md 6.1)
+            checkpoint.write_tmp(path, data)
+            crashpoint(f"{what}: tmp written")
+            checkpoint.rename_into_place(path)
+            crashpoint(f"{what}: renamed")
+            return
+        # The checkpoint: the steps of the design's fsync policy, each fsync with its point.
+        checkpoint.write_tmp(path, data, sync=False)
         crashpoint(f"{what}: tmp written")
-        checkpoint.rename_into_place(path)
+        if self.fsync != "none":
+            checkpoint.sync_tmp(path)
+            crashpoint(f"{what}: tmp synced")
+        checkpoint.rename_into_place(path, sync_dir=False)
         crashpoint(f"{what}: renamed")
+        if self.fsync == "full":
+            checkpoint.sync_directory(path)
+            crashpoint(f"{what}: dir synced")
 
     # -- the model and the turns -------------------------------------------------------------
 

@@ -14,6 +14,10 @@ out:
   a person is asked only about a call a crash or a lost reply left unsettled, which takes a
   move already). The real sweep injects faults in scenarios of one move, so these two never
   strike there, exactly as in the model at depth 1.
+- `power-loss`: at each point where a cut would lose something (read off the points' names,
+  fsjournal.at_risk). The process records its checkpoint's file operations
+  (CRASHSWEEP_FS_JOURNAL) and is killed at the point; the runner then undoes in its work
+  directory what the cut loses (fsjournal.cut), and the restart runs on that disk.
 
 `--call-ids fresh` is not a move: every process is started with CRASHSWEEP_CALL_IDS=fresh,
 and the program's scripted model names its calls anew on every ask.
@@ -25,12 +29,15 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from crashsweep.realsweep import fsjournal
+
 LOSE_REPLY = "CRASHSWEEP_LOSE_REPLY"
 """Environment: "k:<call>", the k-th write request of <call> in this process loses its reply."""
 CALL_IDS = "CRASHSWEEP_CALL_IDS"
 """Environment: "fresh" for new call IDs on every ask of the scripted model; else stable."""
 ACCEPTED = "tracker accepted "
-KINDS = ("lost-reply", "key-expiry", "wrong-answer")
+POWER_LOSS = "power-loss"
+KINDS = ("lost-reply", "key-expiry", "wrong-answer", POWER_LOSS)
 """The fault kinds of spec/faults.py, in its order (the nemesis knows each one)."""
 
 
@@ -58,8 +65,15 @@ class Fault:
         """A short name for folders and tracker spaces: "lost-reply-3" (its place among the points)."""
         return f"{self.kind}-{self.index}"
 
+    @property
+    def crash_at(self) -> str:
+        """Where the process dies ("k:<point>"): a power cut kills it there, then the runner cuts the disk."""
+        return f"{self.occurrence}:{self.point}"
+
     def env(self) -> dict[str, str]:
-        """The environment that makes the process suffer this fault."""
+        """The environment that makes the process suffer this fault (a power cut needs none)."""
+        if self.kind == POWER_LOSS:
+            return {}
         assert self.kind == "lost-reply", self.kind
         return {LOSE_REPLY: f"{self.occurrence}:{self.point[len(ACCEPTED) :]}"}
 
@@ -90,6 +104,10 @@ class Nemesis:
             for i, point in enumerate(points, start=1):
                 if point.startswith(ACCEPTED):
                     found.append(Fault("lost-reply", i, point, points[:i].count(point)))
+        if POWER_LOSS in self.faults:
+            for i, (point, risky) in enumerate(zip(points, fsjournal.at_risk(points), strict=True), start=1):
+                if risky:
+                    found.append(Fault(POWER_LOSS, i, point, points[:i].count(point)))
         return found
 
 

@@ -184,16 +184,17 @@ def main(argv: list[str] | None = None) -> int:
         PARSER.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
     workdir = args.workdir or Path(os.environ.get(WORKDIR) or ".")
     job = load_job(args.job) if args.job is not None else TRIAGE
+    offer = OFFERS[args.tracker]
     with TrackerClient(tracker_url, keep_alive=True) as tracker:
-        loop = Loop(workdir, job, tracker, OFFERS[args.tracker])
         if args.design is None:
-            DESIGNS[args.variant](loop)
+            DESIGNS[args.variant](Loop(workdir, job, tracker, offer))
             return 0
         try:
             _, _, policy = read_design_file(args.design)
         except PolicyError as error:
             PARSER.error(str(error))
-        composed(loop, policy)
+        # The design's fsync policy and unreadable-checkpoint choice (spec/FAULTS.md section 6).
+        composed(Loop(workdir, job, tracker, offer, fsync=policy.fsync, unreadable=policy.unreadable), policy)
     return 0
 
 

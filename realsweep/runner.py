@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from crashsweep.realsweep import crashpoint, digest
-from crashsweep.realsweep.nemesis import Fault, Nemesis
+from crashsweep.realsweep import crashpoint, digest, fsjournal
+from crashsweep.realsweep.nemesis import POWER_LOSS, Fault, Nemesis
 from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
@@ -135,7 +135,14 @@ class Runner:
             points = self._process(folder, workdir, env, number, crash.crash_at, crashes)
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
                 return self._unreached(folder, crashes, number)
-        points = self._process(folder, workdir, env, len(crashes) + 1, 0, crashes)
+        first = len(crashes) + 1
+        if fault is not None and fault.kind == POWER_LOSS:
+            # A power cut: the process dies at the point, then the disk loses what was not durable.
+            journal = folder / f"journal-{first}.jsonl"
+            self._process(folder, workdir, {**env, fsjournal.JOURNAL: str(journal)}, first, fault.crash_at, crashes)
+            fsjournal.cut(workdir, journal)
+            first += 1
+        points = self._process(folder, workdir, env, first, 0, crashes)
         try:
             outcome = self.check(Scenario(crashes, workdir, tracker))
         except Exception as error:  # the user's check: report which scenario it failed on

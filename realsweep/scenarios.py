@@ -159,7 +159,7 @@ class ScenarioResult:
         return {
             "code": self.code,
             "crashes": [{"index": c.index, "point": c.point, "occurrence": c.occurrence} for c in self.crashes],
-            "processes": self.unreached or len(self.crashes) + 1,
+            "processes": self.unreached or len(self.crashes) + 1 + self._power_cuts,
             "counters": dict(sorted(self.counters.items())),
             "outcome": None
             if self.unreached
@@ -168,9 +168,16 @@ class ScenarioResult:
             **({"faults": list(self.faults)} if self.faults else {}),
         }
 
+    @property
+    def _power_cuts(self) -> int:
+        """Power cuts among the fault moves: each kills its process and a restart follows (spec/FAULTS.md 6)."""
+        return sum(fault.startswith("power-loss ") for fault in self.faults)
+
     def describe(self) -> str:
         """The scenario in words."""
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
+        if not steps and self._power_cuts:
+            return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
         if not steps:
             return "; ".join(self.faults) + ", the process goes on to the end"
         return ", restart, ".join(steps) + ", restart to the end"

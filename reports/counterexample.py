@@ -140,6 +140,8 @@ def from_path(
         assert action is not None
         _, counters = model.step(before.state, action)
         point = model.crash_point(before.state if action.kind == "crash" else after.state)
+        if point is None and action.kind == "fault":
+            point = model.crash_point(before.state)  # a fault that stopped the process (a power cut): where
         steps.append(
             Step(
                 index=index,

@@ -92,6 +92,24 @@ def world_text(world: World) -> str:
     return f"{disk}; tracker {records}; {process}{'; finished' if world.finished else ''}"
 
 
+def _durability_changes(before: World, after: World) -> list[str]:
+    """A power cut, and an unreadable checkpoint (spec/FAULTS.md section 6)."""
+    old, new = before.checkpoint, after.checkpoint
+    items = []
+    point = after.process.point if after.process is not None else ""
+    if point.endswith(": tmp synced"):
+        items.append("temp file fsynced")
+    elif point.endswith(": dir synced"):
+        items.append("directory fsynced: the rename is durable")
+    if before.process is not None and after.process is None and old.at_cut is not None and new == old.at_cut:
+        items.append("POWER CUT: what was not fsynced is lost")
+    if new.torn and not old.torn:
+        items.append("checkpoint unreadable: renamed into place before its content was fsynced")
+    if old.torn and after.finished and not before.finished:
+        items.append("checkpoint unreadable: the loop refuses to start")
+    return items
+
+
 def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     """What one step changed, as "where: what" items, in a fixed order."""
     items: list[str] = []
@@ -112,9 +130,10 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
         items.append(f"person asked ({counters[ASKS]})")
     point = after.process.point if after.process is not None else ""
     old, new = before.checkpoint, after.checkpoint
+    items.extend(_durability_changes(before, after))
     if old.tmp is not None and new.tmp is None and new.committed == old.tmp:
         items.append(f"checkpoint renamed: {_versus(old.committed, new.committed)}")
-    elif new.committed != old.committed:
+    elif new.committed != old.committed and not new.torn:
         items.append(f"checkpoint now {snapshot_text(new.committed)}")
     elif new.tmp is not None and (new.tmp != old.tmp or (point.endswith(": tmp written") and point != LOCK_TMP)):
         items.append(f"temp file written: {_versus(old.committed, new.tmp)}")
@@ -131,7 +150,7 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     struck = [call for call in after.struck if call not in before.struck]
     if struck:
         items.append(f"tool failure used up: {', '.join(struck)}")
-    if after.finished and not before.finished:
+    if after.finished and not before.finished and not old.torn:
         items.append("run finished" if before.process is not None else "restart found the run done: exit at once")
     return items or ["nothing changed on disk or at the tracker"]
 

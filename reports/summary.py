@@ -61,6 +61,10 @@ class Summary:
     fresh_ids: bool = False
     moves: dict[int, dict[str, int]] = field(default_factory=dict)
     """Per number of moves k: how many crashes and faults of each kind the k-move scenarios hold."""
+    fsync: str = ""
+    """The fsync policy the row's design was given (compare --fsync; "" for the design's own)."""
+    unreadable: str = ""
+    """What the row's design was given to do on an unreadable checkpoint ("" for its own)."""
 
     @property
     def environment(self) -> str:
@@ -70,6 +74,10 @@ class Summary:
             words.append(f"faults {', '.join(self.faults)}")
         if self.fresh_ids:
             words.append("fresh call IDs")
+        if self.fsync:
+            words.append(f"fsync {self.fsync}")
+        if self.unreadable:
+            words.append(f"unreadable checkpoint: {self.unreadable}")
         return "; ".join(words)
 
     run_cost: Cost | None = None
@@ -103,6 +111,8 @@ class Summary:
                 "call_ids": "fresh" if self.fresh_ids else "stable",
                 "moves": {str(k): tally for k, tally in self.moves.items()},
             }
+        given = (("fsync", self.fsync), ("unreadable", self.unreadable))
+        faulty.update({name: value for name, value in given if value})
         return {
             "variant": self.variant,
             "job": self.job,

@@ -48,7 +48,8 @@ def _action(step: Step) -> str:
 
 
 def _point(step: Step) -> str:
-    if step.kind == "crash":
+    stopped = step.kind == "fault" and step.state.process is None and not step.state.finished
+    if step.kind == "crash" or stopped:
         return f"at {step.point}" if step.point else ""
     if step.point is None:
         return "(exited)" if step.state.finished else ""

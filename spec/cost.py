@@ -9,8 +9,8 @@ The cost of a design has five parts (spec/COST.md says exactly what each counts)
 - **questions**: questions to a person (the ladder's rung 3, and approvals);
 - **lookups**: the ladder's rung 2, "did call C of run R happen?".
 
-The model has no fsync step (power cuts are not modelled), so fsyncs are not counted apart: in
-the real loop every save is one temp-file write, its fsyncs and one rename.
+Fsyncs are not counted apart: a save counts once whatever its fsync policy (spec/FAULTS.md
+section 6); in the real loop every save is one temp-file write, its fsyncs and one rename.
 
 Each part is measured on the uninterrupted run and summed over the scenarios of a depth; the
 difference between the two (the scenarios' sum minus the uninterrupted run's figure once per

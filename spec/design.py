@@ -35,12 +35,18 @@ class Env:
 
 @dataclass(frozen=True, slots=True)
 class Design:
-    """A loop design: its CLI name, a one-line summary, its start and its loop body."""
+    """A loop design: its CLI name, a one-line summary, its start and its loop body.
+
+    `fsync` is its fsync policy and `unreadable` what it does on finding the checkpoint
+    unreadable (spec/FAULTS.md section 6): by default the seed's save and a refusal to start.
+    """
 
     name: str
     summary: str
     start: Callable[[Env], Ops]
     plan: Callable[[Snapshot, Env], Ops]
+    fsync: str = "none"
+    unreadable: str = "ask-person"
 
 
 def startup_save(env: Env) -> Ops:

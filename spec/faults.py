@@ -10,6 +10,8 @@ spec/FAULTS.md and its rule in the tests' replay oracle; nothing else changes.
   lost: the process gets a transport error, as for `fails_after_accept` (SITUATIONS.md 2).
 - `key-expiry`: at a restart, the tracker has forgotten every key it remembered.
 - `wrong-answer`: at a pause before a person answers on rung 3, the answer is the wrong one.
+- `power-loss`: at a crash point where the disk holds something not yet durable, the power
+  goes: the process dies and every disk step not made durable is undone (spec/durability.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from crashsweep.spec.ops import AskPerson, Failed, Point
+from crashsweep.spec import durability
+from crashsweep.spec.ops import AskPerson, Failed, Pause, Point
 from crashsweep.spec.records import Tracker
 from crashsweep.spec.world import World, make_process, make_world
 
@@ -82,6 +85,31 @@ def _answer_wrongly(world: World) -> World:
     return make_world(w.checkpoint, w.tracker, erring, w.finished, w.runs, w.lock, w.struck, w.replies)
 
 
+# Power loss (spec/FAULTS.md section 6).
+
+
+def _power_cut_loses_something(world: World) -> bool:
+    """At a crash point (not a pause), with a disk step not yet durable: else a cut is just a crash."""
+    process = world.process
+    if process is None or (process.pending and isinstance(process.pending[0], Pause)):
+        return False
+    return durability.at_risk(world.checkpoint)
+
+
+def _cut_power(world: World) -> World:
+    """The process dies and the checkpoint is what the cut leaves of it; the tracker is elsewhere and keeps all."""
+    w = world
+    disk = durability.power_cut(w.checkpoint)
+    return make_world(disk, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies)
+
+
+POWER_LOSS = FaultKind(
+    durability.POWER_LOSS,
+    "the power goes: the process dies and what was not fsynced is lost",
+    _power_cut_loses_something,
+    _cut_power,
+)
+
 LOST_REPLY = FaultKind("lost-reply", "the tracker applies a write and its reply is lost", _reply_pending, _lose_reply)
 KEY_EXPIRY = FaultKind(
     "key-expiry", "at a restart the tracker has forgotten every key", _keys_held_at_restart, _forget_keys
@@ -89,7 +117,7 @@ KEY_EXPIRY = FaultKind(
 WRONG_ANSWER = FaultKind(
     "wrong-answer", "a person asked on rung 3 answers wrongly", _person_about_to_answer, _answer_wrongly
 )
-FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER)}
+FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS)}
 """Every fault kind, by CLI name, in a fixed order."""
 
 CALL_IDS = ("stable", "fresh")

@@ -149,6 +149,19 @@ class Exit:
     """The process ends normally: the run is finished."""
 
 
+# Durability (spec/FAULTS.md, power loss): the fsyncs a design's fsync policy adds to a save.
+
+
+@dataclass(frozen=True, slots=True)
+class FsyncTmp:
+    """fsync the temp file beside the checkpoint: its content is durable from here on."""
+
+
+@dataclass(frozen=True, slots=True)
+class FsyncDir:
+    """fsync the checkpoint's directory: the rename just made is durable from here on."""
+
+
 Op: TypeAlias = (
     Point
     | WriteTmp
@@ -168,5 +181,7 @@ Op: TypeAlias = (
     | RetryViaModel
     | CompleteTurn
     | Exit
+    | FsyncTmp
+    | FsyncDir
 )
 Ops: TypeAlias = tuple[Op, ...]

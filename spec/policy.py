@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from itertools import permutations, product
 from pathlib import Path
 from typing import Literal, TypeAlias, get_args
@@ -24,6 +24,9 @@ Keys: TypeAlias = Literal["run-call", "none"]
 Lock: TypeAlias = Literal["file", "none"]
 Rung: TypeAlias = Literal["rerun-when-harmless", "lookup", "person"]
 OnToolError: TypeAlias = Literal["retry", "model"]
+
+Fsync: TypeAlias = Literal["none", "no-dir-fsync", "full"]
+Unreadable: TypeAlias = Literal["ask-person", "fresh-run"]
 
 RUNGS: tuple[Rung, ...] = get_args(Rung)
 CHOICES: dict[str, tuple[object, ...]] = {
@@ -37,6 +40,8 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "on_tool_error": get_args(OnToolError),
 }
 """Each field's allowed values (for `ladder`: the rungs a ladder is made of, in any order)."""
+DURABILITY: dict[str, tuple[object, ...]] = {"fsync": get_args(Fsync), "unreadable": get_args(Unreadable)}
+"""The two fields that matter only under power loss (spec/FAULTS.md 6); enumerated only with it."""
 
 
 class PolicyError(ValueError):
@@ -63,6 +68,10 @@ class Policy:
     on_tool_error: "retry" settles a failed call as after a crash (on the ladder if marked,
         else sent again under the same ID and key); "model" hands the error to the model,
         which retries the same effect under a new call ID.
+    fsync: the checkpoint save's fsyncs: "none" (the seed's save), "no-dir-fsync" (the temp
+        file's content), "full" (the content, then the directory after the rename).
+    unreadable: what a start that finds the checkpoint unreadable does: "ask-person" (refuse
+        to start) or "fresh-run" (begin a new run). Only a power cut under "none" makes one.
     """
 
     startup_save: bool
@@ -73,10 +82,13 @@ class Policy:
     lock: Lock
     ladder: tuple[Rung, ...] = ()
     on_tool_error: OnToolError = "retry"
+    fsync: Fsync = "none"
+    unreadable: Unreadable = "ask-person"
 
     def __post_init__(self) -> None:
         for name in CHOICES:
             _check_value(name, getattr(self, name))
+        _check_durability(self)
         reason = _meaningless(self)
         if reason is not None:
             raise PolicyError(reason)
@@ -91,6 +103,8 @@ class Policy:
         mapping: dict[str, object] = {}
         for field in fields(self):
             value = getattr(self, field.name)
+            if field.name in DURABILITY and value == field.default:
+                continue  # the seed's durability: left out, so every design file and figure stays as it was
             mapping[field.name] = list(value) if isinstance(value, tuple) else value
         return mapping
 
@@ -108,6 +122,8 @@ class Policy:
         if self.ladder:
             parts.append("[" + ">".join(self.ladder) + "]")
         parts.append(f"error-to-{self.on_tool_error}" if self.on_tool_error == "model" else "error-retry")
+        if self.fsync != "none" or self.unreadable != "ask-person":
+            parts.append(f"fsync-{self.fsync} unreadable-{self.unreadable}")
         return " ".join(parts)
 
 
@@ -123,6 +139,18 @@ def _check_value(name: str, value: object) -> None:
         return
     if not isinstance(value, str) or value not in allowed:
         raise PolicyError(f"{name}: expected one of {_quoted(allowed)}, not {value!r}")
+
+
+def _check_durability(policy: Policy) -> None:
+    for name, allowed in DURABILITY.items():
+        value = getattr(policy, name)
+        if not isinstance(value, str) or value not in allowed:
+            raise PolicyError(f"{name}: expected one of {_quoted(allowed)}, not {value!r}")
+    if policy.unreadable != "ask-person" and policy.fsync != "none":
+        raise PolicyError(
+            f'unreadable: only a save with fsync = "none" can leave the checkpoint unreadable; '
+            f'with fsync = "{policy.fsync}" leave it "ask-person"'
+        )
 
 
 def _meaningless(policy: Policy) -> str | None:
@@ -163,8 +191,16 @@ def _ladders() -> Iterator[tuple[Rung, ...]]:
         yield from permutations(RUNGS, length)
 
 
-def all_policies() -> tuple[Policy, ...]:
-    """Every valid policy, once each, in a fixed order (fields and values in declared order)."""
+def all_policies(power_loss: bool = False) -> tuple[Policy, ...]:
+    """Every valid policy, once each, in a fixed order (fields and values in declared order).
+
+    With `power_loss`, each is given every valid (fsync, unreadable) pair too, in declared
+    order, the seed's first; without, only the seed's ("none", "ask-person"): under crashes
+    alone an fsync changes no outcome, so "none" is as safe and no costlier.
+    """
+    if power_loss:
+        pairs = [(f, u) for f in get_args(Fsync) for u in get_args(Unreadable) if f == "none" or u == "ask-person"]
+        return tuple(replace(p, fsync=f, unreadable=u) for p in all_policies() for f, u in pairs)
     found: list[Policy] = []
     for start, reply, results, markers, keys, lock, ladder, error in product(
         (True, False),
@@ -195,14 +231,15 @@ def all_policies() -> tuple[Policy, ...]:
 
 
 REQUIRED = ("startup_save", "reply_save", "result_saves", "markers", "keys", "lock")
-"""Fields a design file must give; `ladder` defaults to [] and `on_tool_error` to "retry"."""
+"""Fields a design file must give; `ladder` defaults to [], `on_tool_error` to "retry",
+`fsync` to "none" and `unreadable` to "ask-person"."""
 
 
 def policy_from_mapping(data: Mapping[str, object]) -> Policy:
     """Build a policy from parsed TOML (policy fields only), naming the first field that is wrong."""
-    unknown = sorted(set(data) - set(CHOICES))
+    unknown = sorted(set(data) - set(CHOICES) - set(DURABILITY))
     if unknown:
-        raise PolicyError(f"unknown key {unknown[0]!r} (known: {', '.join(CHOICES)})")
+        raise PolicyError(f"unknown key {unknown[0]!r} (known: {', '.join((*CHOICES, *DURABILITY))})")
     for name in REQUIRED:
         if name not in data:
             allowed = "true or false" if name == "startup_save" else f"one of {_quoted(CHOICES[name])}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from crashsweep.spec import metrics
+from crashsweep.spec import durability, metrics
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.ops import (
     CHECKPOINT,
@@ -23,6 +23,8 @@ from crashsweep.spec.ops import (
     CompleteTurn,
     Exit,
     Failed,
+    FsyncDir,
+    FsyncTmp,
     Lookup,
     Mark,
     MarkDone,
@@ -61,6 +63,9 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
     assert world.process is None, "boot needs a world with no process"
     assert not world.finished, "boot needs an unfinished world"
     committed = world.checkpoint.committed
+    if world.checkpoint.torn and design.unreadable == "ask-person":
+        # An unreadable checkpoint (spec/FAULTS.md 6): the loop refuses to start and asks a person.
+        return _world(world, finished=True), {metrics.ASKS: 1}
     if committed is None:
         world = _world(world, runs=world.runs + 1)
         memory = Snapshot(run=f"run-{world.runs}")
@@ -68,7 +73,7 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
         return _world(world, finished=True), {}
     else:
         memory = committed
-    return _run(world, memory, design.start(env), env, design)
+    return _run(world, memory, durability.with_fsyncs(design.start(env), design.fsync), env, design)
 
 
 def advance(world: World, env: Env, design: Design) -> tuple[World, Counters]:
@@ -111,6 +116,8 @@ def _run(
     while True:
         if at == len(pending):
             pending, at = design.plan(memory, env), 0
+            if design.fsync != "none":
+                pending = durability.with_fsyncs(pending, design.fsync)
             if not pending:
                 raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
         op = pending[at]
@@ -172,12 +179,21 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
     if isinstance(op, WriteTmp):
         w = world
         if op.file == CHECKPOINT:
+            if durability.POWER_LOSS in env.faults:
+                return _world(world, checkpoint=durability.write_tmp(w.checkpoint, memory)), memory, ()
             disk = make_checkpoint(w.checkpoint.committed, memory)
             return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
         return _world(world, lock=LockFile(world.lock.holder, memory.run)), memory, ()
+    if isinstance(op, FsyncTmp | FsyncDir):
+        if durability.POWER_LOSS not in env.faults:
+            return world, memory, ()  # under crashes alone an fsync changes nothing on disk
+        sync = durability.fsync_tmp if isinstance(op, FsyncTmp) else durability.fsync_dir
+        return _world(world, checkpoint=sync(world.checkpoint)), memory, ()
     if isinstance(op, Rename):
         w = world
         if op.file == CHECKPOINT:
+            if durability.POWER_LOSS in env.faults:
+                return _world(world, checkpoint=durability.rename(w.checkpoint)), memory, ()
             disk = make_checkpoint(w.checkpoint.tmp, None)
             return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
         return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()

@@ -200,28 +200,48 @@ def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None,
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Checkpoint:
-    """The checkpoint on disk: the last file renamed into place, and a temp file a cut save left."""
+    """The checkpoint on disk: the last file renamed into place, and a temp file a cut save left.
+
+    Durability (spec/FAULTS.md, power loss), kept only when the environment may cut the power:
+    `torn` says the file at the checkpoint's path cannot be read (an unsynced file renamed into
+    place, then a power cut); `at_cut` is what a power cut would leave instead of this disk, or
+    None when the disk is durable as it is. With power loss off both keep their defaults, and
+    the value (and its hash) is the seed's.
+    """
 
     committed: Snapshot | None = None
     tmp: Snapshot | None = None
+    torn: bool = False
+    at_cut: Checkpoint | None = None
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", _checkpoint_hash(self.committed, self.tmp))
+        object.__setattr__(self, "_hash", _checkpoint_hash(self.committed, self.tmp, self.torn, self.at_cut))
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if not isinstance(other, Checkpoint):
             return NotImplemented
-        return self._hash == other._hash and self.committed == other.committed and self.tmp == other.tmp
+        return (
+            self._hash == other._hash
+            and self.committed == other.committed
+            and self.tmp == other.tmp
+            and self.torn == other.torn
+            and self.at_cut == other.at_cut
+        )
 
     def __hash__(self) -> int:
         return self._hash
 
 
-def _checkpoint_hash(committed: Snapshot | None, tmp: Snapshot | None) -> int:
-    return hash((None if committed is None else committed._hash, None if tmp is None else tmp._hash))
+def _checkpoint_hash(
+    committed: Snapshot | None, tmp: Snapshot | None, torn: bool = False, at_cut: Checkpoint | None = None
+) -> int:
+    parts = (None if committed is None else committed._hash, None if tmp is None else tmp._hash)
+    if not torn and at_cut is None:
+        return hash(parts)  # the seed's checkpoint, hashed as it always was
+    return hash((*parts, torn, None if at_cut is None else at_cut._hash))
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +318,7 @@ _WORLD_SLOTS = tuple(
     getattr(World, name).__set__
     for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies")
 )
-_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
+_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "torn", "at_cut", "_hash"))
 
 
 def _turn_hash(
@@ -374,11 +394,15 @@ def make_world(
     return world
 
 
-def make_checkpoint(committed: Snapshot | None, tmp: Snapshot | None) -> Checkpoint:
-    """Checkpoint(committed, tmp), made fast."""
+def make_checkpoint(
+    committed: Snapshot | None, tmp: Snapshot | None, *, torn: bool = False, at_cut: Checkpoint | None = None
+) -> Checkpoint:
+    """Checkpoint(committed, tmp, torn, at_cut), made fast."""
     checkpoint = _new(Checkpoint)
-    s_committed, s_tmp, s_hash = _CHECKPOINT_SLOTS
+    s_committed, s_tmp, s_torn, s_at_cut, s_hash = _CHECKPOINT_SLOTS
     s_committed(checkpoint, committed)
     s_tmp(checkpoint, tmp)
-    s_hash(checkpoint, _checkpoint_hash(committed, tmp))
+    s_torn(checkpoint, torn)
+    s_at_cut(checkpoint, at_cut)
+    s_hash(checkpoint, _checkpoint_hash(committed, tmp, torn, at_cut))
     return checkpoint

@@ -21,6 +21,12 @@ beginning). A chance is a moment the environment may act: every crash point (a c
 reply too at `tracker accepted <call>` when the tool's reply is still to come), the moment
 before a person answers on rung 3 (a wrong answer), and the moment before a restart while the
 tracker remembers a key (key expiry). Chances that offer no enabled kind are not counted.
+
+Power loss (spec/FAULTS.md section 6), read from the rules: the disk keeps, as ALICE records a
+program's file operations, the journal of the save in flight (write, fsync, rename, fsync of
+the directory) and the disk as it was when that save began (older saves are on disk for
+good). What a power cut leaves is worked out from that journal alone; a cut is offered at a
+crash point when it would leave a disk other than the one the process sees.
 """
 
 from __future__ import annotations
@@ -72,6 +78,10 @@ TRACKERS = ("keyed", "keyless", "keyless-lookup")
 
 class Crash(Exception):
     """The process dies here; only the world survives."""
+
+
+class PowerCut(Exception):
+    """The power goes here: the process dies and the disk keeps only what was durable."""
 
 
 class ToolFailed(Exception):
@@ -156,6 +166,10 @@ class World:
 
     checkpoint: State | None = None
     temp: State | None = None
+    torn: bool = False  # the checkpoint's path holds an unreadable file (power loss)
+    journal: list[str] = field(default_factory=list)  # the file operations of the save in flight
+    base: tuple[State | None, bool] = (None, False)  # the checkpoint (and torn) when that save began
+    written: State | None = None  # what that save wrote to the temp file
     lock: int | None = None  # the lock file: which process start wrote it
     lock_temp: int | None = None
     records: list[tuple[str, str, str]] = field(default_factory=list)  # (call, run, answer)
@@ -202,19 +216,55 @@ class Process:
     state: State = field(init=False)
 
     def point(self, name: str) -> None:
-        """A crash point: the scenario may crash the process here."""
+        """A crash point: the scenario may crash the process here (or cut the power)."""
         self.passed.append(name)
-        if self.adversary.chance(("crash",)) == "crash":
+        kind = self.adversary.chance(("crash", *self._cut_offered()))
+        if kind == "crash":
             raise Crash(name)
+        if kind == "power-loss":
+            self._cut_power()
 
     def _reply_lost(self, name: str) -> bool:
         """The crash point after the tracker applied a write: a crash, or (if enabled) a lost reply."""
         self.passed.append(name)
         offered = ("crash", "lost-reply") if "lost-reply" in self.env.faults else ("crash",)
-        kind = self.adversary.chance(offered)
+        kind = self.adversary.chance((*offered, *self._cut_offered()))
         if kind == "crash":
             raise Crash(name)
+        if kind == "power-loss":
+            self._cut_power()
         return kind == "lost-reply"
+
+    # Power loss (FAULTS.md section 6): the disk a cut leaves, from the journal of the save in flight.
+
+    def _after_cut(self) -> tuple[State | None, State | None, bool]:
+        """(checkpoint, temp, torn) as a power cut would leave them."""
+        world = self.world
+        journal = world.journal
+        checkpoint, torn = world.base
+        if not journal:
+            return world.checkpoint, world.temp, world.torn
+        written = world.written
+        if "rename" not in journal:
+            return checkpoint, (written if "fsync" in journal else None), torn
+        renamed = journal.index("rename")
+        if "fsync" not in journal[:renamed]:
+            return None, None, True  # an unsynced file renamed into place: unreadable
+        if "fsync-dir" in journal[renamed:]:
+            return world.checkpoint, world.temp, world.torn
+        return checkpoint, written, torn  # the rename is undone; the synced temp file is back
+
+    def _cut_offered(self) -> tuple[str, ...]:
+        if "power-loss" not in self.env.faults:
+            return ()
+        world = self.world
+        return ("power-loss",) if self._after_cut() != (world.checkpoint, world.temp, world.torn) else ()
+
+    def _cut_power(self) -> None:
+        world = self.world
+        world.checkpoint, world.temp, world.torn = self._after_cut()
+        world.journal, world.base = [], (world.checkpoint, world.torn)
+        raise PowerCut()
 
     def _chance(self, kind: str) -> bool:
         """Whether the environment takes fault `kind` at this chance (only when it is enabled)."""
@@ -224,12 +274,21 @@ class Process:
         return self.adversary.chance((kind,)) == kind
 
     def save(self, what: str, extra: str | None = None) -> None:
-        """Save(what): temp file, rename, and a marker or result save's own crash point."""
-        self.world.temp = self.state.copy()
+        """Save(what): temp file, [fsync], rename, [fsync of the directory], and a marker or result save's point."""
+        world, fsync = self.world, self.policy.fsync
+        world.base, world.journal = (world.checkpoint, world.torn), ["write"]
+        world.temp = world.written = self.state.copy()
         self.point(f"{what}: tmp written")
-        self.world.checkpoint, self.world.temp = self.world.temp, None
-        self.world.saves += 1
+        if fsync != "none":
+            world.journal.append("fsync")
+            self.point(f"{what}: tmp synced")
+        world.checkpoint, world.temp, world.torn = world.temp, None, False
+        world.journal.append("rename")
+        world.saves += 1
         self.point(f"{what}: renamed")
+        if fsync == "full":
+            world.journal.append("fsync-dir")
+            self.point(f"{what}: dir synced")
         if extra is not None:
             self.point(extra)
 
@@ -336,7 +395,10 @@ class Process:
         world.starts += 1
         if world.starts > 1 and world.remembered and self._chance("key-expiry"):
             world.remembered.clear()  # FAULTS.md, key-expiry: the restart came after the keys' lifetime
-        if world.checkpoint is None:
+        if world.torn and self.policy.unreadable == "ask-person":
+            world.asks += 1  # FAULTS.md 6: the checkpoint cannot be read; the loop refuses to start
+            return
+        if world.checkpoint is None:  # none, or (fresh-run) an unreadable one
             world.fresh_runs += 1
             self.state = State(f"run-{world.fresh_runs}")
         elif world.checkpoint.done:
@@ -401,7 +463,7 @@ def replay(
         steps += 1  # the start (or restart)
         try:
             process.run()
-        except Crash:
+        except (Crash, PowerCut):
             steps += len(process.passed)
             continue
         steps += len(process.passed) + adversary.pauses

@@ -666,3 +666,21 @@ def test_a_design_file_given_twice_is_refused(capsys: pytest.CaptureFixture[str]
         assert (status, out) == (2, "")
         assert err.count("\n") == 1
         assert f"{second} is named twice" in err
+
+
+def test_compare_gives_every_row_the_fsync_policy_and_names_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """--fsync full under power loss: save-after-reply keeps its crash-only verdict (figures: test_power_loss.py)."""
+    args = ["compare", "--depth", "1", "--faults", "power-loss", "--fsync", "full", "--variants", "save-after-reply"]
+    assert main([*args, "--format", "json"]) == 1
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["fsync"], row["scenarios"]["1"], row["with_dups"], row["missing"]) == ("full", 74, 18, 0)
+    assert main(args) == 1
+    assert capsys.readouterr().out.startswith("Faults power-loss; fsync full\n")
+
+
+def test_compare_refuses_fresh_run_where_no_checkpoint_can_be_unreadable(capsys: pytest.CaptureFixture[str]) -> None:
+    """--unreadable fresh-run with --fsync full: one line, exit 2, before any exploring."""
+    assert main(["compare", "--fsync", "full", "--unreadable", "fresh-run"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "only --fsync none can leave the checkpoint unreadable" in err

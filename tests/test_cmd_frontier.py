@@ -455,3 +455,33 @@ def test_faults_reach_every_design_of_the_frontier() -> None:
         assert row["faults"] == ["lost-reply"]
     _, plain = _main("--depth", "1", "--format", "json")
     assert "faults" not in json.loads(plain)
+
+
+def test_power_loss_enumerates_the_durability_fields(one_write: Path) -> None:
+    """--faults power-loss: the 512 designs each with the 4 valid (fsync, unreadable) pairs: 2048.
+
+    spec/FAULTS.md 6: under fsync "none" no design is safe. With "fresh-run", a cut at `final:
+    renamed` (every design saves `final` after its one write) leaves the checkpoint unreadable and
+    the restart sends the write again under a new run. With "ask-person", if some save comes before
+    the write, a cut right after its rename leaves the checkpoint unreadable and the run stops with
+    the write missing; if none does, a crash at `tracker accepted w` restarts from nothing and
+    sends it again. Under "full" a cut is a crash: at `tmp written` the disk a crash leaves there,
+    at `renamed` the disk of a crash at `tmp synced`; so the safe designs are those safe under
+    crashes alone.
+    """
+    status, out = _main("--depth", "1", "--job", str(one_write), "--faults", "power-loss", "--format", "json")
+    data: dict[str, Any] = json.loads(out)
+    assert status == 0
+    entries = data["entries"]
+    assert len(entries) == 2048
+    safe = set(data["safe"])
+    durability = {
+        e["number"]: (e["policy"].get("fsync", "none"), e["policy"].get("unreadable", "ask-person")) for e in entries
+    }
+    assert not {n for n in safe if durability[n][0] == "none"}
+    _, plain = _main("--depth", "1", "--job", str(one_write), "--format", "json")
+    crash_safe = {
+        entry["number"] for entry in json.loads(plain)["entries"] if entry["number"] in json.loads(plain)["safe"]
+    }
+    full_safe = {(n - 1) // 4 + 1 for n in safe if durability[n][0] == "full"}
+    assert full_safe == crash_safe

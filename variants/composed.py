@@ -77,4 +77,5 @@ def plan(memory: Snapshot, env: Env, policy: Policy) -> Ops:
 
 def compose(name: str, summary: str, policy: Policy) -> Design:
     """The design named `name` whose start and loop body follow `policy`."""
-    return Design(name, summary, partial(start, policy=policy), partial(plan, policy=policy))
+    start_, plan_ = partial(start, policy=policy), partial(plan, policy=policy)
+    return Design(name, summary, start_, plan_, fsync=policy.fsync, unreadable=policy.unreadable)

@@ -61,8 +61,12 @@ class LoopModel:
         if action.kind == "crash":
             return state.crashed(), {}
         if action.kind == "fault":
-            # The fault changes the world, then the process goes on (or restarts) as usual.
-            after, counters = resume(FAULTS[action.label].strike(state), self.env, self.design)
+            # The fault changes the world, then the process goes on (or restarts) as usual; a
+            # fault that stops the process (a power cut) leaves the restart to its own edge.
+            struck = FAULTS[action.label].strike(state)
+            if state.process is not None and struck.process is None and not struck.finished:
+                return struck, {fault_counter(action.label): 1}
+            after, counters = resume(struck, self.env, self.design)
             return after, {**counters, fault_counter(action.label): 1}
         if state.process is None:
             return boot(state, self.env, self.design)

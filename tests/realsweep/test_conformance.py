@@ -178,3 +178,39 @@ def test_fresh_call_ids_make_keys_sent_before_the_reply_save_duplicate() -> None
     assert fresh.differences == []
     assert (stable.real.crash_points, stable.real.with_dups) == (30, 0)
     assert (fresh.real.crash_points, fresh.real.with_dups, fresh.real.dups) == (30, 3, 3)
+
+
+# Power loss (spec/FAULTS.md 6): the reference loop's checkpoint records its file operations and
+# the runner builds the disk a cut leaves; the model's figures are pinned in tests/variants/test_power_loss.py.
+DESIGN_FILES = Path(__file__).resolve().parents[2] / "docs" / "designs"
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_power_loss_without_fsync(variant: str) -> None:
+    """fsync none (every design of the reference loop): every point from the first save on is a chance."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=Nemesis(("power-loss",)))
+    assert result.differences == []
+    assert result.real.moves[1]["power-loss"] > 0
+
+
+@pytest.mark.parametrize(
+    ("design", "fields", "figures"),
+    [
+        ("save-after-reply", 'fsync = "full"', (74, 18, 18, 0)),
+        ("save-after-reply", 'fsync = "no-dir-fsync"', (78, 27, 29, 0)),
+        ("save-after-reply", 'unreadable = "fresh-run"', (68, 33, 57, 0)),
+        ("attempt-markers", 'fsync = "no-dir-fsync"', (99, 6, 6, 0)),
+    ],
+)
+def test_designs_conform_under_each_fsync_policy(
+    tmp_path: Path, design: str, fields: str, figures: tuple[int, int, int, int]
+) -> None:
+    """A design file with its fsync policy: model and real agree, on the figures derived by hand."""
+    text = (DESIGN_FILES / f"{design}.toml").read_text(encoding="utf-8")
+    path = tmp_path / f"{design}.toml"
+    path.write_text(text + fields + "\n", encoding="utf-8")
+    nemesis = Nemesis(("power-loss",))
+    result = conformance.conform(design, TRIAGE, None, "keyed", FAULTED, design_path=path, nemesis=nemesis)
+    assert result.differences == []
+    real = result.real
+    assert (real.scenarios[1], real.with_dups, real.dups, real.missing) == figures

@@ -58,3 +58,13 @@ def test_the_process_reads_its_faults_from_the_environment() -> None:
     assert not fresh_ids({})
     with pytest.raises(ValueError, match="expected K:CALL"):
         lost_reply({LOSE_REPLY: "create_a"})
+
+
+def test_a_power_cut_may_strike_where_something_is_not_durable() -> None:
+    """spec/FAULTS.md 6.3: under fsync none every point from the first save's write on; its process dies there."""
+    points = ("lock: tmp written", "lock: renamed", "start: tmp written", "start: renamed", "reply 1 arrived")
+    found = Nemesis(("power-loss",)).chances(points)
+    assert [f.point for f in found] == ["start: tmp written", "start: renamed", "reply 1 arrived"]
+    assert found[0].crash_at == "1:start: tmp written"
+    assert found[0].env() == {}
+    assert found[2].label == "power-loss at reply 1 arrived"

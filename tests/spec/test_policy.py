@@ -85,3 +85,47 @@ def test_defaults_and_keyed() -> None:
     assert not policy.keyed
     assert policy_from_mapping({**BASE, "keys": "run-call"}).keyed
     assert RUNGS == ("rerun-when-harmless", "lookup", "person")
+
+
+# Durability fields (spec/POLICIES.md 1.5, spec/FAULTS.md 6).
+
+
+def test_power_loss_gives_each_design_the_four_valid_durability_pairs() -> None:
+    """512 designs x (none, ask-person), (none, fresh-run), (no-dir-fsync, ask-person), (full, ask-person)."""
+    base = all_policies()
+    with_power = all_policies(power_loss=True)
+    assert len(with_power) == 2048
+    assert len(set(with_power)) == 2048
+    assert {(p.fsync, p.unreadable) for p in base} == {("none", "ask-person")}
+    pairs = {(p.fsync, p.unreadable) for p in with_power}
+    assert pairs == {
+        ("none", "ask-person"),
+        ("none", "fresh-run"),
+        ("no-dir-fsync", "ask-person"),
+        ("full", "ask-person"),
+    }
+    assert with_power[::4] == base  # each design first with the seed's pair
+    for policy in with_power:
+        assert policy_from_mapping(policy.as_mapping()) == policy
+
+
+def test_the_seed_durability_is_left_out_of_a_design_file() -> None:
+    """Default fsync and unreadable are not written, so every existing design file and figure stays as it was."""
+    policy = all_policies()[0]
+    assert "fsync" not in policy.as_mapping()
+    assert "unreadable" not in policy.as_mapping()
+    assert policy_from_mapping({**policy.as_mapping(), "fsync": "full"}).as_mapping()["fsync"] == "full"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"fsync": "sometimes"}, 'fsync: expected one of "none", "no-dir-fsync", "full", not \'sometimes\''),
+        ({"unreadable": "panic"}, 'unreadable: expected one of "ask-person", "fresh-run", not \'panic\''),
+        ({"fsync": "full", "unreadable": "fresh-run"}, 'unreadable: only a save with fsync = "none"'),
+    ],
+)
+def test_bad_durability_fields_are_refused(change: dict[str, object], message: str) -> None:
+    """A value out of range, or fresh-run where no checkpoint can be unreadable."""
+    with pytest.raises(PolicyError, match=message.replace("(", r"\(")):
+        policy_from_mapping({**all_policies()[0].as_mapping(), **change})
