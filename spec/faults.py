@@ -10,6 +10,8 @@ spec/FAULTS.md and its rule in the tests' replay oracle; nothing else changes.
   lost: the process gets a transport error, as for `fails_after_accept` (SITUATIONS.md 2).
 - `key-expiry`: at a restart, the tracker has forgotten every key it remembered.
 - `wrong-answer`: at a pause before a person answers on rung 3, the answer is the wrong one.
+- `pause`: at a crash point the process is suspended, not killed; a restart starts beside it,
+  and the paused one wakes later with its stale memory (spec/pause.py, FAULTS.md section 6).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crashsweep.spec.ops import AskPerson, Failed, Point
+from crashsweep.spec.pause import pausable, suspend
 from crashsweep.spec.records import Tracker
 from crashsweep.spec.world import World, make_process, make_world
 
@@ -49,19 +52,20 @@ def _lose_reply(world: World) -> World:
     call = process.point[len(ACCEPTED) :]
     lost = make_process(process.memory, (Point(f"tool failed {call}"), Failed(call)), process.point)
     w = world
-    return make_world(w.checkpoint, w.tracker, lost, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(w.checkpoint, w.tracker, lost, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 def _keys_held_at_restart(world: World) -> bool:
     """A restart is due (no process, not the first start) and the tracker remembers some key."""
-    return world.process is None and not world.finished and world.runs > 0 and bool(world.tracker.keys)
+    w = world
+    return w.process is None and not w.finished and w.runs > 0 and bool(w.tracker.keys) and w.second.other is None
 
 
 def _forget_keys(world: World) -> World:
     """The tracker keeps its records and forgets every key."""
     w = world
     forgot = Tracker(records=w.tracker.records)
-    return make_world(w.checkpoint, forgot, w.process, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(w.checkpoint, forgot, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 def _person_about_to_answer(world: World) -> bool:
@@ -79,7 +83,7 @@ def _answer_wrongly(world: World) -> World:
     wrong = AskPerson(ask.call, ask.keyed, wrong=True)
     erring = make_process(process.memory, (wrong, *process.pending[2:]), process.point)
     w = world
-    return make_world(w.checkpoint, w.tracker, erring, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(w.checkpoint, w.tracker, erring, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 LOST_REPLY = FaultKind("lost-reply", "the tracker applies a write and its reply is lost", _reply_pending, _lose_reply)
@@ -89,7 +93,10 @@ KEY_EXPIRY = FaultKind(
 WRONG_ANSWER = FaultKind(
     "wrong-answer", "a person asked on rung 3 answers wrongly", _person_about_to_answer, _answer_wrongly
 )
-FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER)}
+# --- pause (FAULTS.md section 6): a second live process ---
+PAUSE = FaultKind("pause", "the process is paused, not dead: a restart runs beside it", pausable, suspend)
+
+FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, PAUSE)}
 """Every fault kind, by CLI name, in a fixed order."""
 
 CALL_IDS = ("stable", "fresh")

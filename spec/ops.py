@@ -149,6 +149,26 @@ class Exit:
     """The process ends normally: the run is finished."""
 
 
+# --- A second live process (spec/FAULTS.md section 6): the locks that may keep it out ---
+
+
+@dataclass(frozen=True, slots=True)
+class TakeOsLock:
+    """Take the OS lock on the run (`os-lock`): refused while another live process holds it."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeLease:
+    """Take the run's lease (`lease+fencing`): the next fencing token, which the tracker and the disk learn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stop(Exit):
+    """The process stops without finishing the run: refused by a lock or a fencing token, or a failed rename."""
+
+    why: str = ""
+
+
 Op: TypeAlias = (
     Point
     | WriteTmp
@@ -168,5 +188,7 @@ Op: TypeAlias = (
     | RetryViaModel
     | CompleteTurn
     | Exit
+    | TakeOsLock
+    | TakeLease
 )
 Ops: TypeAlias = tuple[Op, ...]

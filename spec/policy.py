@@ -21,11 +21,16 @@ ReplySave: TypeAlias = Literal["before-first-send", "never"]
 ResultSaves: TypeAlias = Literal["each-call", "writes-only", "whole-turn", "none"]
 Markers: TypeAlias = Literal["before-writes", "none"]
 Keys: TypeAlias = Literal["run-call", "none"]
-Lock: TypeAlias = Literal["file", "none"]
+Lock: TypeAlias = Literal["file", "none", "os-lock", "lease+fencing"]
 Rung: TypeAlias = Literal["rerun-when-harmless", "lookup", "person"]
 OnToolError: TypeAlias = Literal["retry", "model"]
 
 RUNGS: tuple[Rung, ...] = get_args(Rung)
+# --- Locks against a second live process (POLICIES.md 1.5, FAULTS.md section 6) ---
+CRASH_LOCKS: tuple[Lock, ...] = ("file", "none")
+"""The lock values `all_policies` enumerates by default: the two a crash alone can tell apart."""
+PAUSE_LOCKS: tuple[Lock, ...] = get_args(Lock)
+"""Every lock value, enumerated when a second live process is possible (`--faults pause`)."""
 CHOICES: dict[str, tuple[object, ...]] = {
     "startup_save": (True, False),
     "reply_save": get_args(ReplySave),
@@ -55,7 +60,9 @@ class Policy:
         "none" not even then (the turn reaches disk with the next save).
     markers: "before-writes" records and saves an attempt marker before each write is sent.
     keys: "run-call" sends every call with the idempotency key Key(run, call).
-    lock: "file" takes the run's lock file at every start, before anything else.
+    lock: "file" takes the run's lock file at every start, before anything else; "os-lock" an
+        OS lock held while the process lives (a second start is refused); "lease+fencing" a
+        lease whose fencing token the tracker and the disk check (spec/FAULTS.md section 6).
     ladder: the rungs tried in order on a marked call without a result: "rerun-when-harmless"
         (a read, or a keyed write the tracker honours), "lookup" (the tracker offers one),
         "person" (always applies); a sub-sequence of that order ending with "person".
@@ -103,12 +110,15 @@ class Policy:
             self.result_saves,
             "markers" if self.markers == "before-writes" else "no-markers",
             "keys" if self.keyed else "no-keys",
-            "lock" if self.lock == "file" else "no-lock",
+            _LOCK_LABELS[self.lock],
         ]
         if self.ladder:
             parts.append("[" + ">".join(self.ladder) + "]")
         parts.append(f"error-to-{self.on_tool_error}" if self.on_tool_error == "model" else "error-retry")
         return " ".join(parts)
+
+
+_LOCK_LABELS: dict[str, str] = {"file": "lock", "none": "no-lock", "os-lock": "os-lock", "lease+fencing": "lease"}
 
 
 def _check_value(name: str, value: object) -> None:
@@ -163,8 +173,12 @@ def _ladders() -> Iterator[tuple[Rung, ...]]:
         yield from permutations(RUNGS, length)
 
 
-def all_policies() -> tuple[Policy, ...]:
-    """Every valid policy, once each, in a fixed order (fields and values in declared order)."""
+def all_policies(locks: tuple[Lock, ...] = CRASH_LOCKS) -> tuple[Policy, ...]:
+    """Every valid policy, once each, in a fixed order (fields and values in declared order).
+
+    `locks`: the lock values to enumerate; by default the two a crash alone can tell apart
+    (512 designs); PAUSE_LOCKS adds `os-lock` and `lease+fencing` (1024).
+    """
     found: list[Policy] = []
     for start, reply, results, markers, keys, lock, ladder, error in product(
         (True, False),
@@ -172,7 +186,7 @@ def all_policies() -> tuple[Policy, ...]:
         get_args(ResultSaves),
         get_args(Markers),
         get_args(Keys),
-        get_args(Lock),
+        locks,
         tuple(_ladders()),
         get_args(OnToolError),
     ):

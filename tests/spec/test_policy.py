@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crashsweep.spec.policy import CHOICES, RUNGS, PolicyError, all_policies, policy_from_mapping
+from crashsweep.spec.policy import CHOICES, PAUSE_LOCKS, RUNGS, PolicyError, all_policies, policy_from_mapping
 
 BASE: dict[str, object] = {
     "startup_save": True,
@@ -30,7 +30,8 @@ def test_the_space_has_512_designs_each_once() -> None:
 
 
 def test_every_field_value_occurs_in_the_space() -> None:
-    policies = all_policies()
+    # The whole space: with the locks only a second live process tells apart (POLICIES.md 1.5).
+    policies = all_policies(PAUSE_LOCKS)
     for name, values in CHOICES.items():
         seen = (
             {rung for p in policies for rung in p.ladder} if name == "ladder" else {getattr(p, name) for p in policies}
@@ -85,3 +86,13 @@ def test_defaults_and_keyed() -> None:
     assert not policy.keyed
     assert policy_from_mapping({**BASE, "keys": "run-call"}).keyed
     assert RUNGS == ("rerun-when-harmless", "lookup", "person")
+
+
+def test_the_locks_a_second_process_tells_apart_double_the_space() -> None:
+    # Hand count: the 512 designs above with lock in (file, none), and the same 256 per lock value
+    # for os-lock and lease+fencing: 4 x 256 = 1024. The default space keeps its 512.
+    policies = all_policies(PAUSE_LOCKS)
+    assert len(policies) == 1024
+    assert len({policy.label for policy in policies}) == 1024
+    assert {p.lock for p in policies} == {"file", "none", "os-lock", "lease+fencing"}
+    assert [p for p in policies if p.lock in ("file", "none")] == list(all_policies())
