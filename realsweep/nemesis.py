@@ -31,7 +31,9 @@ CALL_IDS = "CRASHSWEEP_CALL_IDS"
 """Environment: "fresh" for new call IDs on every ask of the scripted model; else stable."""
 ACCEPTED = "tracker accepted "
 KINDS = ("lost-reply", "key-expiry", "wrong-answer")
-"""The fault kinds of spec/faults.py, in its order (the nemesis knows each one)."""
+"""The fault kinds of spec/faults.py the nemesis knows, in its order."""
+MODEL_ONLY = ("pause",)
+"""Kinds of spec/faults.py the real sweep does not carry out: a second live process (FAULTS.md section 6)."""
 
 
 class NemesisError(ValueError):
@@ -74,6 +76,10 @@ class Nemesis:
     def check(self, depth: int) -> None:
         """Refuse what the real sweep cannot carry out, before any process starts."""
         for kind in self.faults:
+            if kind in MODEL_ONLY:
+                raise NemesisError(
+                    f"the real sweep cannot carry out {kind!r}: explore it in the model (compare --faults {kind})"
+                )
             if kind not in KINDS:
                 raise NemesisError(f"unknown fault {kind!r} (known: {', '.join(KINDS)})")
         if self.faults and depth != 1:
