@@ -5,6 +5,9 @@ a process at a crash point, a process at a pause (a fault's chance that is no cr
 and the run finished. The enabled actions follow: start or restart; continue or crash;
 continue; nothing. Beside them, every fault kind of the environment (spec/faults.py) that is
 enabled in the world is offered as an action of kind "fault", labelled with the kind's name.
+While a second process lives (`pause`, spec/FAULTS.md section 6), the paused one may wake at
+any crash point of the running one ("wake", a step), and, when none runs, it wakes or the
+process held while it ran goes on ("held goes on").
 The invariants and measures come from spec/.
 """
 
@@ -71,8 +74,8 @@ class LoopModel:
             # The fault changes the world, then the process goes on (or restarts) as usual.
             after, counters = resume(FAULTS[action.label].strike(state), self.env, self.design)
             return unfinished_while_other_lives(after), {**counters, fault_counter(action.label): 1}
-        if action is WAKE or action is HELD_GOES_ON:
-            woken = wake(state) if action is WAKE else held_goes_on(state)
+        if action in (WAKE, HELD_GOES_ON):
+            woken = wake(state) if action == WAKE else held_goes_on(state)
             after, counters = advance(woken, self.env, self.design)
         elif state.process is None:
             after, counters = boot(state, self.env, self.design)
