@@ -15,6 +15,9 @@ out:
   move already). The real sweep injects faults in scenarios of one move, so these two never
   strike there, exactly as in the model at depth 1.
 
+- `pause` (a second live process, FAULTS.md section 6) is not carried out for real: a sweep
+  with it is refused before any process starts.
+
 `--call-ids fresh` is not a move: every process is started with CRASHSWEEP_CALL_IDS=fresh,
 and the program's scripted model names its calls anew on every ask.
 """
