@@ -76,11 +76,12 @@ from typing import Any
 
 import pytest
 
+from crashsweep import cmd_frontier
 from crashsweep.cli import main
 from crashsweep.cmd_frontier import Task, explore_design
 from crashsweep.spec.cost import Cost
 from crashsweep.spec.job import TRIAGE
-from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.policy import PAUSE_LOCKS, Lock, Policy, all_policies
 from crashsweep.variants.presets import BUILT_IN
 from tests.replay_oracle import replay, sweep
 
@@ -455,3 +456,23 @@ def test_faults_reach_every_design_of_the_frontier() -> None:
         assert row["faults"] == ["lost-reply"]
     _, plain = _main("--depth", "1", "--format", "json")
     assert "faults" not in json.loads(plain)
+
+
+@pytest.mark.parametrize(("faults", "locks"), [((), ("file", "none")), (("--faults", "pause"), PAUSE_LOCKS)])
+def test_the_lock_axis_widens_only_with_pause(
+    faults: tuple[str, ...], locks: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """POLICIES.md 1.5: os-lock and lease+fencing are enumerated only under --faults pause (1024 designs, else 512)."""
+    asked: list[tuple[str, ...]] = []
+
+    def first_two(chosen: tuple[Lock, ...]) -> tuple[Policy, ...]:
+        asked.append(chosen)
+        every = all_policies(chosen)
+        assert len(every) == 256 * len(chosen)
+        return every[:2]
+
+    monkeypatch.setattr(cmd_frontier, "all_policies", first_two)
+    job = Path(__file__).resolve().parent.parent / "examples" / "one-write.toml"
+    main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", *faults])
+    assert asked == [locks]
+    assert capsys.readouterr().out.startswith("2 designs")
