@@ -4,8 +4,9 @@ The oracle runs the processes as threads and replays every scenario (a move at a
 chance, and for a pause every wake-up point) from scratch; the explorer counts paths through
 a graph whose worlds hold both processes. Agreement is checked figure for figure per number
 of moves, the tally of crashes and pauses included: agent-loop under each of the four lock
-policies on every tracker at depth 1 on the triage job, at depth 2 on the one-write job, and
-random policies with every lock on the one-write job at depths 1 and 2.
+policies on every tracker at depth 1 on the triage job, at depth 2 on the one-write job,
+random policies with every lock on the one-write job at depths 1 and 2, and the situation
+jobs (a failing write, a gated write) with a pause beside lost replies and wrong answers.
 """
 
 from __future__ import annotations
@@ -106,4 +107,21 @@ def test_random_policies_agree_on_one_write(policy: Policy, tracker: str, depth:
     """Any policy of the whole space (every lock), any tracker."""
     assert explorer_figures(policy, ONE_WRITE, tracker, PAUSE, depth) == oracle_figures(
         policy, ONE_WRITE, tracker, PAUSE, depth
+    )
+
+
+SITUATIONS = tuple(
+    load_job(Path(__file__).resolve().parents[2] / "examples" / name)
+    for name in ("triage-fails.toml", "triage-approval.toml")
+)
+
+
+@pytest.mark.parametrize("job", SITUATIONS, ids=lambda job: job.name)
+@pytest.mark.parametrize("design", ["agent-loop", "attempt-markers", "error-to-model"])
+def test_pause_beside_the_other_faults_on_the_situation_jobs(design: str, job: Job) -> None:
+    """A failing write, a gated write; a pause with lost replies and wrong answers (tracker with a lookup)."""
+    env = Environment(("lost-reply", "wrong-answer", "pause"))
+    policy = variants.PRESETS[design].policy
+    assert explorer_figures(policy, job, "keyless-lookup", env, 1) == oracle_figures(
+        policy, job, "keyless-lookup", env, 1
     )
