@@ -34,7 +34,7 @@ from crashsweep.reports.frontier import (
 from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.design import Env
 from crashsweep.spec.job import TRIAGE, Job
-from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.policy import CRASH_LOCKS, PAUSE_LOCKS, Policy, all_policies
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import PRESETS
 from crashsweep.variants.composed import compose
@@ -124,7 +124,10 @@ def frontier_command(
 ) -> int:
     """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
     choices = choices_of(depth, job_path, tracker, max_states)
-    policies = all_policies(power_loss="power-loss" in choices.faults)
+    # The locks a second live process tells apart are enumerated only when one can occur, and
+    # the fsync and unreadable-checkpoint choices only under power loss (POLICIES.md 1.6 and 1.5).
+    locks = PAUSE_LOCKS if "pause" in choices.faults else CRASH_LOCKS
+    policies = all_policies(locks, power_loss="power-loss" in choices.faults)
     tasks = [
         Task(number, policy, choices.job, choices.tracker.name, depth, max_states, choices.faults, choices.fresh_ids)
         for number, policy in enumerate(policies, start=1)

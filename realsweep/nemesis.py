@@ -19,6 +19,9 @@ out:
   (CRASHSWEEP_FS_JOURNAL) and is killed at the point; the runner then undoes in its work
   directory what the cut loses (fsjournal.cut), and the restart runs on that disk.
 
+- `pause` (a second live process, FAULTS.md section 7) is not carried out for real: a sweep
+  with it is refused before any process starts.
+
 `--call-ids fresh` is not a move: every process is started with CRASHSWEEP_CALL_IDS=fresh,
 and the program's scripted model names its calls anew on every ask.
 """
@@ -38,7 +41,9 @@ CALL_IDS = "CRASHSWEEP_CALL_IDS"
 ACCEPTED = "tracker accepted "
 POWER_LOSS = "power-loss"
 KINDS = ("lost-reply", "key-expiry", "wrong-answer", POWER_LOSS)
-"""The fault kinds of spec/faults.py, in its order (the nemesis knows each one)."""
+"""The fault kinds of spec/faults.py the nemesis knows, in its order."""
+MODEL_ONLY = ("pause",)
+"""Kinds of spec/faults.py the real sweep does not carry out: a second live process (FAULTS.md section 7)."""
 
 
 class NemesisError(ValueError):
@@ -88,6 +93,10 @@ class Nemesis:
     def check(self, depth: int) -> None:
         """Refuse what the real sweep cannot carry out, before any process starts."""
         for kind in self.faults:
+            if kind in MODEL_ONLY:
+                raise NemesisError(
+                    f"the real sweep cannot carry out {kind!r}: explore it in the model (compare --faults {kind})"
+                )
             if kind not in KINDS:
                 raise NemesisError(f"unknown fault {kind!r} (known: {', '.join(KINDS)})")
         if self.faults and depth != 1:

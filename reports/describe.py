@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crashsweep.spec.world import Snapshot, Tracker, Turn, World
+from crashsweep.spec.world import NO_SECOND, Snapshot, Tracker, Turn, World
 
 MODEL_CALLS = "model_calls"
 ASKS = "asks"
@@ -196,4 +196,22 @@ def world_json(world: World) -> dict[str, Any]:
         "finished": world.finished,
         "runs": world.runs,
         "struck": list(world.struck),
+        **_second_json(world),
+    }
+
+
+def _second_json(world: World) -> dict[str, Any]:
+    """The key `second` (spec/FAULTS.md section 7), present only when a second process lives or a lease was taken."""
+    second = world.second
+    if second == NO_SECOND:
+        return {}
+    other = second.other
+    return {
+        "second": {
+            "process": None if other is None else {"point": other.point, "memory": snapshot_json(other.memory)},
+            "state": "held" if second.woken else "paused",
+            "token": second.token,
+            "other_token": second.other_token,
+            "fence": second.fence,
+        }
     }

@@ -18,11 +18,15 @@ import graphviz
 from crashsweep.reports.counterexample import Counterexample, Step
 from crashsweep.reports.describe import ASKS, MODEL_CALLS, plural, snapshot_text
 from crashsweep.reports.dot import FONT, label
+from crashsweep.reports.lanes import HELD_GOES_ON, PAUSE, WAKE, actors, two_lanes
 from crashsweep.spec.faults import FAULTS
 
 PROCESS, MODEL, CHECKPOINT, LOCK, TRACKER, PERSON = "process", "model", "checkpoint", "lock", "tracker", "person"
+SECOND = "second"
+"""The second lane of processes, when two are alive at once (a pause, spec/FAULTS.md section 7)."""
 TITLES = {
     PROCESS: "process",
+    SECOND: "second process",
     MODEL: "model",
     CHECKPOINT: "checkpoint file",
     LOCK: "lock file",
@@ -107,29 +111,71 @@ def _reached(step: Step, number: str) -> list[Row]:
 
 def rows(cx: Counterexample) -> list[Row]:
     """The diagram's rows, top to bottom."""
+    if two_lanes(cx.steps):
+        return _two_process_rows(cx)
     result: list[Row] = []
     for step in cx.steps:
+        result += _step_rows(step)
+    if cx.invariant is not None:
+        verdict = f"{cx.invariant} VIOLATED: {cx.violation}" if cx.violated else cx.violation
+        result.append(Row(TRACKER, None, verdict, "violation" if cx.violated else "note"))
+    return result
+
+
+def _step_rows(step: Step) -> list[Row]:
+    """The rows of one step, on the lane PROCESS."""
+    result: list[Row] = []
+    number = f"{step.index}. "
+    if step.kind == "crash":
+        return [Row(PROCESS, None, f"{number}CRASH at {step.point}: memory lost", "crash")]
+    if step.kind == "fault":
+        # A fault is shown as plainly as a crash; what it led to follows as usual.
+        result.append(Row(TRACKER, None, f"{number}FAULT {step.action}: {FAULTS[step.action].summary}", "crash"))
+    if step.before.process is None or (step.kind == "fault" and step.action == PAUSE):
+        result += _load_rows(step, number)
+    if step.counter(MODEL_CALLS) and "arrived" not in (step.point or ""):
+        result.append(Row(PROCESS, MODEL, f"{number}call the model"))
+    return result + _reached(step, number)
+
+
+def _load_rows(step: Step, number: str) -> list[Row]:
+    """A (re)start: what it loads (a wake-up or a hand-back loads nothing)."""
+    if step.action in (WAKE, HELD_GOES_ON):
+        return []
+    committed = step.before.checkpoint.committed
+    if committed is None:
+        loaded = "no checkpoint: new run"
+    elif committed.done:
+        loaded = "run done: exit at once"
+    else:
+        loaded = snapshot_text(committed)
+    restarted = step.kind == "restart" or (step.kind == "fault" and step.action == PAUSE)
+    restart = [Row(PROCESS, None, f"{number}RESTART", "restart")] if restarted else []
+    return [*restart, Row(CHECKPOINT, PROCESS, f"{number}load: {loaded}")]
+
+
+# --- Two live processes (spec/FAULTS.md section 6): a lane for each ---
+
+
+def _two_process_rows(cx: Counterexample) -> list[Row]:
+    """The rows with two process lanes: each step's rows on the lane of the process that acts in it."""
+    result: list[Row] = []
+    for step, actor in zip(cx.steps, actors(cx.steps), strict=True):
+        lane = (PROCESS, SECOND)[actor.lane]
         number = f"{step.index}. "
-        if step.kind == "crash":
-            result.append(Row(PROCESS, None, f"{number}CRASH at {step.point}: memory lost", "crash"))
-            continue
-        if step.kind == "fault":
-            # A fault is shown as plainly as a crash; what it led to follows as usual.
-            result.append(Row(TRACKER, None, f"{number}FAULT {step.action}: {FAULTS[step.action].summary}", "crash"))
-        if step.before.process is None:
-            committed = step.before.checkpoint.committed
-            if committed is None:
-                loaded = "no checkpoint: new run"
-            elif committed.done:
-                loaded = "run done: exit at once"
-            else:
-                loaded = snapshot_text(committed)
-            if step.kind == "restart":
-                result.append(Row(PROCESS, None, f"{number}RESTART", "restart"))
-            result.append(Row(CHECKPOINT, PROCESS, f"{number}load: {loaded}"))
-        if step.counter(MODEL_CALLS) and "arrived" not in (step.point or ""):
-            result.append(Row(PROCESS, MODEL, f"{number}call the model"))
-        result += _reached(step, number)
+        if step.kind == "fault" and step.action == PAUSE:
+            other = (PROCESS, SECOND)[1 - actor.lane]
+            at = step.before.process.point if step.before.process is not None else "?"
+            text = f"{number}PAUSED at {at}: alive, not running"
+            result.append(Row(other, None, text, "crash"))
+        elif step.action == WAKE:
+            text = f"{number}WAKES with its stale memory" + (" (the other is held)" if actor.held else "")
+            result.append(Row(lane, None, text, "crash"))
+        elif step.action == HELD_GOES_ON:
+            result.append(Row(lane, None, f"{number}goes on from where it was held", "restart"))
+        result += [_on(row, lane) for row in _step_rows(step)]
+        if step.kind == "step" and step.before.process is not None and _stopped(step):
+            result.append(Row(lane, None, f"{number}stops (refused, fenced, or a failed rename)", "crash"))
     if cx.invariant is not None:
         verdict = f"{cx.invariant} VIOLATED: {cx.violation}" if cx.violated else cx.violation
         result.append(Row(TRACKER, None, verdict, "violation" if cx.violated else "note"))
@@ -138,11 +184,13 @@ def rows(cx: Counterexample) -> list[Row]:
 
 def sequence_diagram(cx: Counterexample) -> str:
     """The DOT source of `cx`'s sequence diagram."""
-    lanes = [PROCESS, MODEL, CHECKPOINT, *([LOCK] if _uses_lock(cx) else []), TRACKER, PERSON]
+    second = [SECOND] if two_lanes(cx.steps) else []
+    lanes = [PROCESS, *second, MODEL, CHECKPOINT, *([LOCK] if _uses_lock(cx) else []), TRACKER, PERSON]
     order = {lane: i for i, lane in enumerate(lanes)}
     body = rows(cx)
     g = graphviz.Digraph("sequence")
-    title = f"{cx.variant}: {cx.invariant or 'replayed path'} (path {cx.code}, {plural(cx.crashes, 'crash')})"
+    moves = plural(cx.crashes, "move" if second else "crash")
+    title = f"{cx.variant}: {cx.invariant or 'replayed path'} (path {cx.code}, {moves})"
     g.attr(
         label=label(title),
         labelloc="t",
@@ -202,3 +250,15 @@ def sequence_diagram(cx: Counterexample) -> str:
                 weight="1000",
             )
     return str(g.source)
+
+
+def _on(row: Row, lane: str) -> Row:
+    """`row` with the process lane replaced by `lane`."""
+    source = lane if row.source == PROCESS else row.source
+    target = lane if row.target == PROCESS else row.target
+    return Row(source, target, row.text, row.style)
+
+
+def _stopped(step: Step) -> bool:
+    """The process stopped in this step without ending the run (no crash: the step went on)."""
+    return step.state.process is None and not step.state.finished and step.point is None

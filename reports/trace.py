@@ -20,7 +20,14 @@ JSON (format "crashsweep-trace/1"; keys are stable, new keys may be added):
 A state: checkpoint {file, tmp} (each null or a snapshot {run, done, turns[{index,
 results[{call, answer}], marked[], approved[], failed[], complete}]}), lock {holder, tmp},
 tracker {records[{number, call, run}], keys[{key, answer}]}, process (null or {point,
-memory}), finished, runs, struck (calls whose one-time tool failure has happened).
+memory}), finished, runs, struck (calls whose one-time tool failure has happened), and, only
+when a second process lives or a lease was taken (spec/FAULTS.md section 7), second {process
+(null or {point, memory}), state ("paused" or "held"), token, other_token, fence}.
+
+With a pause (spec/FAULTS.md section 7) the text trace has a column per lane of processes
+(each crash point prefixed by its process, p1, p2, ...); the pause and the wake-up are ruled
+off like a crash, and said in words. Their steps in JSON: a fault "pause", then a step with
+action "wake" (and "held goes on" when the held process runs again).
 """
 
 from __future__ import annotations
@@ -31,13 +38,17 @@ from typing import Any
 
 from crashsweep.reports.counterexample import Counterexample, Step
 from crashsweep.reports.describe import changes, plural, world_json, world_text
+from crashsweep.reports.lanes import HELD_GOES_ON, PAUSE, WAKE, Actor, actors, two_lanes
 from crashsweep.reports.replay import PROGRAM, replay_command
 
 FORMAT = "crashsweep-trace/1"
 _RULE = "-" * 100
+_TWO_PROCESS_ACTIONS = {WAKE: "WAKE", HELD_GOES_ON: "RESUME"}
 
 
 def _action(step: Step) -> str:
+    if step.action in _TWO_PROCESS_ACTIONS:
+        return _TWO_PROCESS_ACTIONS[step.action]
     if step.kind == "crash":
         return "CRASH"
     if step.kind == "restart":
@@ -86,6 +97,8 @@ def text(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
 
     It ends with the replay commands, run by `program` (see crashsweep.reports.replay.replay_command).
     """
+    if two_lanes(cx.steps):
+        return _two_process_text(cx, program)
     width = max([len(_point(step)) for step in cx.steps] + [20])
     lines = [title(cx), f"initial: {world_text(cx.initial)}", ""]
     lines.append(f"{'step':>4}  {'action':<8} {'crash point':<{width}}  what changed")
@@ -95,6 +108,40 @@ def text(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
             lines += [_RULE, row, _RULE]
         else:
             lines.append(row)
+    lines += ["", conclusion(cx), f"replay: {replay_command(cx, program=program)}"]
+    lines.append(f"pytest: {replay_command(cx, pytest=True, program=program)}")
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+# --- Two live processes (spec/FAULTS.md section 6): one column per process ---
+
+
+def _lane_note(step: Step, actor: Actor) -> str:
+    """What a pause, a wake-up or a hand-back did to the two processes, in words."""
+    if step.kind == "fault" and step.action == PAUSE:
+        return f"process {actor.paused} PAUSED (alive, not running); process {actor.number} starts beside it"
+    if step.action == WAKE:
+        held = f"; process {actor.held} held where it is" if actor.held else ""
+        return f"process {actor.number} WAKES with its stale memory{held}"
+    if step.action == HELD_GOES_ON:
+        return f"process {actor.number} goes on from where it was held"
+    if step.before.process is not None and step.state.process is None and not step.state.finished:
+        return f"process {actor.number} stops" if step.kind != "crash" else ""
+    return ""
+
+
+def _two_process_text(cx: Counterexample, program: Sequence[str]) -> str:
+    """The text trace with two lanes: each process's crash points in a column of their own."""
+    who = actors(cx.steps)
+    width = max([len(_point(step)) + 4 for step in cx.steps] + [20])
+    lines = [title(cx), f"initial: {world_text(cx.initial)}", ""]
+    lines.append(f"{'step':>4}  {'action':<11} {'lane 1':<{width}}  {'lane 2':<{width}}  what changed")
+    for step, actor in zip(cx.steps, who, strict=True):
+        cells = ["", ""]
+        cells[actor.lane] = f"p{actor.number} {_point(step)}".rstrip() if actor.number else _point(step)
+        said = [note for note in (_lane_note(step, actor),) if note] + step_changes(step)
+        row = f"{step.index:>4}  {_action(step):<11} {cells[0]:<{width}}  {cells[1]:<{width}}  {'; '.join(said)}"
+        lines += [_RULE, row, _RULE] if step.kind in ("crash", "fault") or step.action == WAKE else [row]
     lines += ["", conclusion(cx), f"replay: {replay_command(cx, program=program)}"]
     lines.append(f"pytest: {replay_command(cx, pytest=True, program=program)}")
     return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -12,6 +12,8 @@ spec/FAULTS.md and its rule in the tests' replay oracle; nothing else changes.
 - `wrong-answer`: at a pause before a person answers on rung 3, the answer is the wrong one.
 - `power-loss`: at a crash point where the disk holds something not yet durable, the power
   goes: the process dies and every disk step not made durable is undone (spec/durability.py).
+- `pause`: at a crash point the process is suspended, not killed; a restart starts beside it,
+  and the paused one wakes later with its stale memory (spec/pause.py, FAULTS.md section 7).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 
 from crashsweep.spec import durability
 from crashsweep.spec.ops import AskPerson, Failed, Pause, Point
+from crashsweep.spec.pause import pausable, suspend
 from crashsweep.spec.records import Tracker
 from crashsweep.spec.world import World, make_process, make_world
 
@@ -52,19 +55,20 @@ def _lose_reply(world: World) -> World:
     call = process.point[len(ACCEPTED) :]
     lost = make_process(process.memory, (Point(f"tool failed {call}"), Failed(call)), process.point)
     w = world
-    return make_world(w.checkpoint, w.tracker, lost, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(w.checkpoint, w.tracker, lost, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 def _keys_held_at_restart(world: World) -> bool:
     """A restart is due (no process, not the first start) and the tracker remembers some key."""
-    return world.process is None and not world.finished and world.runs > 0 and bool(world.tracker.keys)
+    w = world
+    return w.process is None and not w.finished and w.runs > 0 and bool(w.tracker.keys) and w.second.other is None
 
 
 def _forget_keys(world: World) -> World:
     """The tracker keeps its records and forgets every key."""
     w = world
     forgot = Tracker(records=w.tracker.records)
-    return make_world(w.checkpoint, forgot, w.process, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(w.checkpoint, forgot, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 def _person_about_to_answer(world: World) -> bool:
@@ -82,7 +86,7 @@ def _answer_wrongly(world: World) -> World:
     wrong = AskPerson(ask.call, ask.keyed, wrong=True)
     erring = make_process(process.memory, (wrong, *process.pending[2:]), process.point)
     w = world
-    return make_world(w.checkpoint, w.tracker, erring, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(w.checkpoint, w.tracker, erring, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 # Power loss (spec/FAULTS.md section 6).
@@ -100,7 +104,7 @@ def _cut_power(world: World) -> World:
     """The process dies and the checkpoint is what the cut leaves of it; the tracker is elsewhere and keeps all."""
     w = world
     disk = durability.power_cut(w.checkpoint)
-    return make_world(disk, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies)
+    return make_world(disk, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 POWER_LOSS = FaultKind(
@@ -117,7 +121,10 @@ KEY_EXPIRY = FaultKind(
 WRONG_ANSWER = FaultKind(
     "wrong-answer", "a person asked on rung 3 answers wrongly", _person_about_to_answer, _answer_wrongly
 )
-FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS)}
+# --- pause (FAULTS.md section 7): a second live process ---
+PAUSE = FaultKind("pause", "the process is paused, not dead: a restart runs beside it", pausable, suspend)
+
+FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE)}
 """Every fault kind, by CLI name, in a fixed order."""
 
 CALL_IDS = ("stable", "fresh")

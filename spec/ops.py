@@ -162,6 +162,26 @@ class FsyncDir:
     """fsync the checkpoint's directory: the rename just made is durable from here on."""
 
 
+# --- A second live process (spec/FAULTS.md section 7): the locks that may keep it out ---
+
+
+@dataclass(frozen=True, slots=True)
+class TakeOsLock:
+    """Take the OS lock on the run (`os-lock`): refused while another live process holds it."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeLease:
+    """Take the run's lease (`lease+fencing`): the next fencing token, which the tracker and the disk learn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stop(Exit):
+    """The process stops without finishing the run: refused by a lock or a fencing token, or a failed rename."""
+
+    why: str = ""
+
+
 Op: TypeAlias = (
     Point
     | WriteTmp
@@ -183,5 +203,7 @@ Op: TypeAlias = (
     | Exit
     | FsyncTmp
     | FsyncDir
+    | TakeOsLock
+    | TakeLease
 )
 Ops: TypeAlias = tuple[Op, ...]

@@ -21,7 +21,7 @@ ReplySave: TypeAlias = Literal["before-first-send", "never"]
 ResultSaves: TypeAlias = Literal["each-call", "writes-only", "whole-turn", "none"]
 Markers: TypeAlias = Literal["before-writes", "none"]
 Keys: TypeAlias = Literal["run-call", "none"]
-Lock: TypeAlias = Literal["file", "none"]
+Lock: TypeAlias = Literal["file", "none", "os-lock", "lease+fencing"]
 Rung: TypeAlias = Literal["rerun-when-harmless", "lookup", "person"]
 OnToolError: TypeAlias = Literal["retry", "model"]
 
@@ -29,6 +29,11 @@ Fsync: TypeAlias = Literal["none", "no-dir-fsync", "full"]
 Unreadable: TypeAlias = Literal["ask-person", "fresh-run"]
 
 RUNGS: tuple[Rung, ...] = get_args(Rung)
+# --- Locks against a second live process (POLICIES.md 1.6, FAULTS.md section 7) ---
+CRASH_LOCKS: tuple[Lock, ...] = ("file", "none")
+"""The lock values `all_policies` enumerates by default: the two a crash alone can tell apart."""
+PAUSE_LOCKS: tuple[Lock, ...] = get_args(Lock)
+"""Every lock value, enumerated when a second live process is possible (`--faults pause`)."""
 CHOICES: dict[str, tuple[object, ...]] = {
     "startup_save": (True, False),
     "reply_save": get_args(ReplySave),
@@ -60,7 +65,9 @@ class Policy:
         "none" not even then (the turn reaches disk with the next save).
     markers: "before-writes" records and saves an attempt marker before each write is sent.
     keys: "run-call" sends every call with the idempotency key Key(run, call).
-    lock: "file" takes the run's lock file at every start, before anything else.
+    lock: "file" takes the run's lock file at every start, before anything else; "os-lock" an
+        OS lock held while the process lives (a second start is refused); "lease+fencing" a
+        lease whose fencing token the tracker and the disk check (spec/FAULTS.md section 7).
     ladder: the rungs tried in order on a marked call without a result: "rerun-when-harmless"
         (a read, or a keyed write the tracker honours), "lookup" (the tracker offers one),
         "person" (always applies); a sub-sequence of that order ending with "person".
@@ -117,7 +124,7 @@ class Policy:
             self.result_saves,
             "markers" if self.markers == "before-writes" else "no-markers",
             "keys" if self.keyed else "no-keys",
-            "lock" if self.lock == "file" else "no-lock",
+            _LOCK_LABELS[self.lock],
         ]
         if self.ladder:
             parts.append("[" + ">".join(self.ladder) + "]")
@@ -125,6 +132,9 @@ class Policy:
         if self.fsync != "none" or self.unreadable != "ask-person":
             parts.append(f"fsync-{self.fsync} unreadable-{self.unreadable}")
         return " ".join(parts)
+
+
+_LOCK_LABELS: dict[str, str] = {"file": "lock", "none": "no-lock", "os-lock": "os-lock", "lease+fencing": "lease"}
 
 
 def _check_value(name: str, value: object) -> None:
@@ -191,16 +201,18 @@ def _ladders() -> Iterator[tuple[Rung, ...]]:
         yield from permutations(RUNGS, length)
 
 
-def all_policies(power_loss: bool = False) -> tuple[Policy, ...]:
+def all_policies(locks: tuple[Lock, ...] = CRASH_LOCKS, power_loss: bool = False) -> tuple[Policy, ...]:
     """Every valid policy, once each, in a fixed order (fields and values in declared order).
 
+    `locks`: the lock values to enumerate; by default the two a crash alone can tell apart
+    (512 designs); PAUSE_LOCKS adds `os-lock` and `lease+fencing` (1024).
     With `power_loss`, each is given every valid (fsync, unreadable) pair too, in declared
     order, the seed's first; without, only the seed's ("none", "ask-person"): under crashes
     alone an fsync changes no outcome, so "none" is as safe and no costlier.
     """
     if power_loss:
         pairs = [(f, u) for f in get_args(Fsync) for u in get_args(Unreadable) if f == "none" or u == "ask-person"]
-        return tuple(replace(p, fsync=f, unreadable=u) for p in all_policies() for f, u in pairs)
+        return tuple(replace(p, fsync=f, unreadable=u) for p in all_policies(locks) for f, u in pairs)
     found: list[Policy] = []
     for start, reply, results, markers, keys, lock, ladder, error in product(
         (True, False),
@@ -208,7 +220,7 @@ def all_policies(power_loss: bool = False) -> tuple[Policy, ...]:
         get_args(ResultSaves),
         get_args(Markers),
         get_args(Keys),
-        get_args(Lock),
+        locks,
         tuple(_ladders()),
         get_args(OnToolError),
     ):

@@ -36,7 +36,10 @@ from crashsweep.spec.ops import (
     RequestApproval,
     RetryViaModel,
     Send,
+    Stop,
     Store,
+    TakeLease,
+    TakeOsLock,
     WriteTmp,
 )
 from crashsweep.spec.tracker import READ_ANSWER, apply_write
@@ -44,6 +47,7 @@ from crashsweep.spec.world import (
     Checkpoint,
     LockFile,
     Process,
+    Second,
     Snapshot,
     Tracker,
     Turn,
@@ -125,7 +129,9 @@ def _run(
         if isinstance(op, Point):
             process = make_process(memory, pending[at:], op.name)
             w = world
-            after = make_world(w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies)
+            after = make_world(
+                w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second
+            )
             return after, counters
         if env.faults and not resumed:
             pause = _pauses_at(op, env)
@@ -133,7 +139,8 @@ def _run(
                 return _world(world, process=make_process(memory, (pause, *pending[at - 1 :]), pause.name)), counters
         resumed = False
         if isinstance(op, Exit):
-            return _world(world, process=None, finished=True), counters
+            # A Stop (refused, fenced, a failed rename) ends the process, not the run.
+            return _world(world, process=None, finished=not isinstance(op, Stop)), counters
         if isinstance(op, Failed):
             # A tool error abandons the rest of this attempt (its result save): the loop body
             # runs again and decides, from memory, what a failed call calls for.
@@ -167,6 +174,7 @@ def _world(
         world.lock if lock is None else lock,
         world.struck if struck is None else struck,
         world.replies if replies is None else replies,
+        world.second,
     )
 
 
@@ -178,11 +186,14 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
     """Run one instruction; return the world, the memory, and instructions to run next."""
     if isinstance(op, WriteTmp):
         w = world
+        if w.second.stale:
+            return world, memory, (FENCED,)
         if op.file == CHECKPOINT:
             if durability.POWER_LOSS in env.faults:
                 return _world(world, checkpoint=durability.write_tmp(w.checkpoint, memory)), memory, ()
             disk = make_checkpoint(w.checkpoint.committed, memory)
-            return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
+            after = make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
+            return after, memory, ()
         return _world(world, lock=LockFile(world.lock.holder, memory.run)), memory, ()
     if isinstance(op, FsyncTmp | FsyncDir):
         if durability.POWER_LOSS not in env.faults:
@@ -191,11 +202,18 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         return _world(world, checkpoint=sync(world.checkpoint)), memory, ()
     if isinstance(op, Rename):
         w = world
+        if w.second.stale:
+            return world, memory, (FENCED,)
         if op.file == CHECKPOINT:
+            if w.checkpoint.tmp is None:
+                return world, memory, (RENAME_FAILED,)  # another process renamed it first
             if durability.POWER_LOSS in env.faults:
                 return _world(world, checkpoint=durability.rename(w.checkpoint)), memory, ()
             disk = make_checkpoint(w.checkpoint.tmp, None)
-            return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
+            after = make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
+            return after, memory, ()
+        if w.lock.tmp is None:
+            return world, memory, (RENAME_FAILED,)
         return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)
@@ -225,6 +243,8 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
             _bump(counters, metrics.RERUNS)
         return _send(op, world, memory, env)
     if isinstance(op, Lookup):
+        if world.second.stale:
+            return world, memory, (FENCED,)
         _bump(counters, metrics.LOOKUPS)
         found = world.tracker.find(op.call, memory.run)
         settled: Ops = (Store(op.call, found),) if found else (Send(op.call, op.keyed),)
@@ -248,10 +268,36 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
             return world, memory, (Send(op.call, op.keyed),) if found else (Store(op.call, WRONG_ANSWER),)
         # "Yes": take the result and send nothing (no crash point). "No": send now.
         return world, memory, (Store(op.call, found),) if found else (Send(op.call, op.keyed),)
+    if isinstance(op, TakeOsLock):
+        # The OS lock is held while its process lives: a paused process still holds it.
+        return world, memory, (LOCK_REFUSED,) if world.second.other is not None else ()
+    if isinstance(op, TakeLease):
+        return _lease(world), memory, ()
     raise TypeError(f"unknown instruction {op!r}")
 
 
+# --- A second live process (spec/FAULTS.md section 7) ---
+
+FENCED = Stop("fenced")
+"""A stale fencing token: the tracker or the disk refuses, and the process stops."""
+RENAME_FAILED = Stop("rename failed")
+"""The temp file is gone (another process renamed it first): the rename fails and the process stops."""
+LOCK_REFUSED = Stop("lock refused")
+"""The OS lock is held by another live process: the start is refused and the process stops."""
+
+
+def _lease(world: World) -> World:
+    """The process takes the next fencing token, which the tracker and the disk now know as the newest."""
+    second = world.second
+    fence = second.fence + 1
+    leased = Second(second.other, second.woken, fence, second.other_token, fence)
+    w = world
+    return make_world(w.checkpoint, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, leased)
+
+
 def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Snapshot, Ops]:
+    if world.second.stale:
+        return world, memory, (FENCED,)
     call = env.job.call(op.call)
     if not call.writes:
         return world, memory, (Point(f"tool returned {call.id}"), Store(call.id, READ_ANSWER))

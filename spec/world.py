@@ -28,6 +28,7 @@ __all__ = [
     "LockFile",
     "Process",
     "Record",
+    "Second",
     "Snapshot",
     "Tracker",
     "Turn",
@@ -252,6 +253,33 @@ class LockFile:
     tmp: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Second:
+    """A second live process and the fencing tokens (spec/FAULTS.md section 7, `pause`).
+
+    `other` is the process that is not running now: the one the adversary paused (`woken`
+    False), or, once that one woke, the restart held at its crash point while the woken one
+    runs (`woken` True). `token` is the running process's fencing token, `other_token` the
+    other's, and `fence` the newest token handed out, which the tracker and the disk have seen
+    (`lease+fencing`). All stay at their defaults unless a lease is taken or a process paused.
+    """
+
+    other: Process | None = None
+    woken: bool = False
+    token: int = 0
+    other_token: int = 0
+    fence: int = 0
+
+    @property
+    def stale(self) -> bool:
+        """Whether the running process's fencing token is older than the newest one."""
+        return self.token < self.fence
+
+
+NO_SECOND = Second()
+"""No second process and no lease: the world of every scenario without `pause` or a lease."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class World:
     """Everything: disk, tracker, the process (None when down), and whether the run finished.
@@ -260,7 +288,8 @@ class World:
     a UUID generator) that never repeats, so it lives outside the process. `struck` lists the
     calls whose one-time tool failure (`fails_after_accept`) has already happened. `replies`
     counts the replies with calls the model handed out when call IDs are fresh (the model's
-    source of new IDs, spec/FAULTS.md); it stays 0 when they are stable.
+    source of new IDs, spec/FAULTS.md); it stays 0 when they are stable. `second` holds a
+    second live process and the fencing tokens (spec/FAULTS.md section 7).
     """
 
     checkpoint: Checkpoint = Checkpoint()
@@ -271,6 +300,7 @@ class World:
     lock: LockFile = LockFile()
     struck: tuple[str, ...] = ()
     replies: int = 0
+    second: Second = NO_SECOND
 
     def __eq__(self, other: object) -> bool:
         # The fields of the dataclass, each part compared by identity first (and its hash):
@@ -288,19 +318,28 @@ class World:
             and self.lock == other.lock
             and self.struck == other.struck
             and self.replies == other.replies
+            and self.second == other.second
         )
 
     def __hash__(self) -> int:
         # Not kept: the explorer hashes each world once (one dictionary probe), and a kept
         # hash would cost an int object per state; the parts' hashes are kept.
         return _world_hash(
-            self.checkpoint, self.tracker, self.process, self.finished, self.runs, self.lock, self.struck, self.replies
+            self.checkpoint,
+            self.tracker,
+            self.process,
+            self.finished,
+            self.runs,
+            self.lock,
+            self.struck,
+            self.replies,
+            self.second,
         )
 
     def crashed(self) -> World:
-        """The world after a crash: memory is gone, disk and tracker stay."""
+        """The world after a crash: memory is gone, disk and tracker stay (and a second process)."""
         w = self
-        return make_world(w.checkpoint, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies)
+        return make_world(w.checkpoint, w.tracker, None, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 
 
 # Fast constructors. A frozen dataclass's __init__ sets each field through object.__setattr__,
@@ -316,7 +355,7 @@ _TURN_SLOTS = tuple(
 )
 _WORLD_SLOTS = tuple(
     getattr(World, name).__set__
-    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies")
+    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies", "second")
 )
 _CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "torn", "at_cut", "_hash"))
 
@@ -365,9 +404,11 @@ def _world_hash(
     lock: LockFile,
     struck: tuple[str, ...],
     replies: int,
+    second: Second,
 ) -> int:
     running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
-    return hash(((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck, replies))
+    parts = ((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck, replies)
+    return hash(parts) if second is NO_SECOND or second == NO_SECOND else hash((parts, second))
 
 
 def make_world(
@@ -379,10 +420,11 @@ def make_world(
     lock: LockFile,
     struck: tuple[str, ...],
     replies: int = 0,
+    second: Second = NO_SECOND,
 ) -> World:
-    """World(checkpoint, tracker, process, finished, runs, lock, struck, replies), made fast."""
+    """World(checkpoint, tracker, process, finished, runs, lock, struck, replies, second), made fast."""
     world = _new(World)
-    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_replies = _WORLD_SLOTS
+    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_replies, s_second = _WORLD_SLOTS
     s_checkpoint(world, checkpoint)
     s_tracker(world, tracker)
     s_process(world, process)
@@ -391,6 +433,7 @@ def make_world(
     s_lock(world, lock)
     s_struck(world, struck)
     s_replies(world, replies)
+    s_second(world, second)
     return world
 
 

@@ -76,11 +76,12 @@ from typing import Any
 
 import pytest
 
+from crashsweep import cmd_frontier
 from crashsweep.cli import main
 from crashsweep.cmd_frontier import Task, explore_design
 from crashsweep.spec.cost import Cost
 from crashsweep.spec.job import TRIAGE
-from crashsweep.spec.policy import Policy, all_policies
+from crashsweep.spec.policy import PAUSE_LOCKS, Lock, Policy, all_policies
 from crashsweep.variants.presets import BUILT_IN
 from tests.replay_oracle import replay, sweep
 
@@ -485,3 +486,24 @@ def test_power_loss_enumerates_the_durability_fields(one_write: Path) -> None:
     }
     full_safe = {(n - 1) // 4 + 1 for n in safe if durability[n][0] == "full"}
     assert full_safe == crash_safe
+
+
+@pytest.mark.parametrize(("faults", "locks"), [((), ("file", "none")), (("--faults", "pause"), PAUSE_LOCKS)])
+def test_the_lock_axis_widens_only_with_pause(
+    faults: tuple[str, ...], locks: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """POLICIES.md 1.6: os-lock and lease+fencing are enumerated only under --faults pause (1024 designs, else 512)."""
+    asked: list[tuple[str, ...]] = []
+
+    def first_two(chosen: tuple[Lock, ...], power_loss: bool = False) -> tuple[Policy, ...]:
+        assert not power_loss
+        asked.append(chosen)
+        every = all_policies(chosen)
+        assert len(every) == 256 * len(chosen)
+        return every[:2]
+
+    monkeypatch.setattr(cmd_frontier, "all_policies", first_two)
+    job = Path(__file__).resolve().parent.parent / "examples" / "one-write.toml"
+    main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", *faults])
+    assert asked == [locks]
+    assert capsys.readouterr().out.startswith("2 designs")

@@ -394,3 +394,24 @@ def test_view_of_a_design_file_gets_one_directory_whatever_its_name(
     (base,) = (tmp_path / "tmp").iterdir()
     assert [p.name for p in base.iterdir()] == [".._a_b_c-keyed-depth1"]
     assert [p.name for p in (base / ".._a_b_c-keyed-depth1").iterdir()] == ["index.html"]
+
+
+def test_explore_out_draws_two_lanes_for_a_paused_process(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """agent-loop with `pause`: the page, the trace and the sequence diagram show both processes."""
+    out_dir = tmp_path / "out"
+    argv = ("explore", "--variant", "agent-loop", "--depth", "1", "--faults", "pause", "--out", str(out_dir))
+    status, _, _ = run(capsys, *argv)
+    assert status == 1
+    trace_text = (out_dir / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+    assert "lane 2" in trace_text
+    assert "process 1 WAKES with its stale memory" in trace_text
+    assert "second process" in (out_dir / "no-duplicate.sequence.svg").read_text(encoding="utf-8")
+    page = (out_dir / "index.html").read_text(encoding="utf-8")
+    assert "second process" in page
+    assert "WAKES with its stale memory" in page
+    data = json.loads((out_dir / "no-duplicate.trace.json").read_text(encoding="utf-8"))
+    assert [(s["kind"], s["action"]) for s in data["steps"] if s["kind"] == "fault" or s["action"] == "wake"] == [
+        ("fault", "pause"),
+        ("step", "wake"),
+    ]
+    assert data["length"] == 18

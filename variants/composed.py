@@ -26,7 +26,7 @@ from crashsweep.spec.approval import gate
 from crashsweep.spec.design import Design, Env, end_turn, model_turn, needs_model, next_call, reply_save, startup_save
 from crashsweep.spec.job import Call
 from crashsweep.spec.ladder import harmless_to_repeat
-from crashsweep.spec.ops import AskPerson, CompleteTurn, Lookup, Mark, Ops, RetryViaModel, Send
+from crashsweep.spec.ops import AskPerson, CompleteTurn, Lookup, Mark, Ops, RetryViaModel, Send, TakeLease, TakeOsLock
 from crashsweep.spec.policy import Policy
 from crashsweep.spec.save import save_marker, save_result, take_lock
 from crashsweep.spec.tracker import TrackerKind
@@ -35,8 +35,12 @@ from crashsweep.spec.world import Snapshot
 
 def start(env: Env, policy: Policy) -> Ops:
     """The lock (if any), then the startup save (if any)."""
-    lock = take_lock() if policy.lock == "file" else ()
+    lock = _LOCKS[policy.lock]
     return (*lock, *startup_save(env)) if policy.startup_save else lock
+
+
+_LOCKS: dict[str, Ops] = {"file": take_lock(), "none": (), "os-lock": (TakeOsLock(),), "lease+fencing": (TakeLease(),)}
+"""What each lock policy does at a start (POLICIES.md 1.6): a lock file, nothing, the OS lock, a lease."""
 
 
 def settle(call: Call, policy: Policy, tracker: TrackerKind) -> Ops:

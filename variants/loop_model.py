@@ -5,6 +5,9 @@ a process at a crash point, a process at a pause (a fault's chance that is no cr
 and the run finished. The enabled actions follow: start or restart; continue or crash;
 continue; nothing. Beside them, every fault kind of the environment (spec/faults.py) that is
 enabled in the world is offered as an action of kind "fault", labelled with the kind's name.
+While a second process lives (`pause`, spec/FAULTS.md section 7), the paused one may wake at
+any crash point of the running one ("wake", a step), and, when none runs, it wakes or the
+process held while it ran goes on ("held goes on").
 The invariants and measures come from spec/.
 """
 
@@ -18,6 +21,7 @@ from crashsweep.explorer.model import Action, Property
 from crashsweep.spec import invariants, metrics
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
+from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
 from crashsweep.spec.process import advance, boot, paused, resume
 from crashsweep.spec.world import World
 
@@ -25,6 +29,10 @@ START = Action("step", "start")
 RESTART = Action("restart", "restart")
 CONTINUE = Action("step", "continue")
 CRASH = Action("crash", "crash")
+WAKE = Action("step", "wake")
+"""The paused process wakes and goes on (the second half of a pause, spec/FAULTS.md section 7)."""
+HELD_GOES_ON = Action("step", "held goes on")
+"""The woken process stopped: the process held while it ran goes on."""
 _FAULT_ACTIONS = {name: Action("fault", name) for name in FAULTS}
 
 
@@ -48,6 +56,8 @@ class LoopModel:
         """Start or restart a stopped world; continue or crash a running process; enabled faults."""
         if state.finished:
             return ()
+        if state.second.other is not None:
+            return _two_processes(state, self.faults)
         if state.process is None:
             moves: tuple[Action, ...] = (START,) if state.runs == 0 else (RESTART,)
         else:
@@ -65,12 +75,17 @@ class LoopModel:
             # fault that stops the process (a power cut) leaves the restart to its own edge.
             struck = FAULTS[action.label].strike(state)
             if state.process is not None and struck.process is None and not struck.finished:
-                return struck, {fault_counter(action.label): 1}
+                return unfinished_while_other_lives(struck), {fault_counter(action.label): 1}
             after, counters = resume(struck, self.env, self.design)
-            return after, {**counters, fault_counter(action.label): 1}
-        if state.process is None:
-            return boot(state, self.env, self.design)
-        return advance(state, self.env, self.design)
+            return unfinished_while_other_lives(after), {**counters, fault_counter(action.label): 1}
+        if action in (WAKE, HELD_GOES_ON):
+            woken = wake(state) if action == WAKE else held_goes_on(state)
+            after, counters = advance(woken, self.env, self.design)
+        elif state.process is None:
+            after, counters = boot(state, self.env, self.design)
+        else:
+            after, counters = advance(state, self.env, self.design)
+        return unfinished_while_other_lives(after), counters
 
     def is_finished(self, state: World) -> bool:
         """The run is done and its last process has exited."""
@@ -110,3 +125,19 @@ class LoopModel:
             "with_dups": partial(metrics.with_dups, job=job),
             "missing": partial(metrics.missing, job=job),
         }
+
+
+def _two_processes(state: World, faults: tuple[FaultKind, ...]) -> tuple[Action, ...]:
+    """Actions while a second process lives (spec/FAULTS.md section 7).
+
+    None runs: the paused process wakes, or the held one goes on. One runs: it continues or
+    crashes as usual, a paused one may wake at its crash point, and the other enabled faults
+    (never a second pause) may strike.
+    """
+    if state.process is None:
+        return (WAKE,) if may_wake(state) else (HELD_GOES_ON,)
+    if paused(state):
+        moves: tuple[Action, ...] = (CONTINUE,)
+    else:
+        moves = (CONTINUE, CRASH, WAKE) if may_wake(state) else (CONTINUE, CRASH)
+    return (*moves, *(_FAULT_ACTIONS[kind.name] for kind in faults if kind.enabled(state)))

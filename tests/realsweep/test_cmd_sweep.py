@@ -259,6 +259,7 @@ def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_titl
     [
         (["--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
         (["--faults", "flood"], "unknown fault 'flood'"),
+        (["--faults", "pause"], "the real sweep cannot carry out 'pause'"),
     ],
 )
 def test_conform_refuses_faults_it_cannot_inject_before_sweeping(

@@ -45,3 +45,10 @@ def small() -> Exploration[Any]:
 def small_cx(small: Exploration[Any]) -> Counterexample:
     """The shortest no-duplicate counterexample of the small graph."""
     return counterexample_of(small, "save-once-per-turn", ONE_WRITE)
+
+
+@pytest.fixture(scope="session")
+def pause_cx() -> Counterexample:
+    """agent-loop on the triage job with `pause`, depth 1: two live processes duplicate create_a (18 steps)."""
+    exploration = explore(model("agent-loop", TRIAGE, KEYED, faults=("pause",)), 1)
+    return counterexample_of(exploration, "agent-loop", TRIAGE)

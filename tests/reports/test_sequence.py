@@ -115,3 +115,16 @@ def test_approvals_and_tool_failures_have_their_lanes() -> None:
     assert ("person", "process", "approved w") in moves
     assert ("tracker", "process", "tool failed w") in moves
     assert ("model", "process", "retry reply arrived w") in moves
+
+
+def test_two_live_processes_get_two_swim_lanes(pause_cx: Counterexample) -> None:
+    """A pause adds the second process's lane; each process's messages start from its own lane."""
+    heads = HEAD.findall(sequence.sequence_diagram(pause_cx))
+    assert [quoted or bare for _, quoted, bare in heads][:2] == ["process", "second process"]
+    rows = sequence.rows(pause_cx)
+    sends = [(row.source, row.target) for row in rows if row.text.endswith("send create_a")]
+    assert sends == [("second", "tracker"), ("process", "tracker")]
+    notes = [(row.source, row.style, row.text) for row in rows if row.target is None and row.style == "crash"]
+    assert ("process", "crash", "3. PAUSED at lock: renamed: alive, not running") in notes
+    assert any(source == "process" and "WAKES with its stale memory" in text for source, _, text in notes)
+    assert ("second", None, "3. RESTART", "restart") in [(r.source, r.target, r.text, r.style) for r in rows]

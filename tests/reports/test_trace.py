@@ -95,3 +95,21 @@ def test_the_replay_lines_start_with_the_program_given(sar_cx: Counterexample) -
     assert lines[-1].startswith("pytest: bin/crashsweep replay --variant save-after-reply ")
     assert json.loads(trace.to_json(sar_cx, program=("bin/crashsweep",)))["replay"].startswith("bin/crashsweep ")
     assert trace.text(sar_cx).splitlines()[-2].startswith("replay: crashsweep replay ")
+
+
+def test_two_processes_get_two_lanes_and_the_wake_stands_out(pause_cx: Counterexample) -> None:
+    """With a pause: a column per lane, the pause and the wake-up ruled off and said in words."""
+    lines = trace.text(pause_cx).splitlines()
+    header = next(line for line in lines if line.startswith("step"))
+    assert "lane 1" in header
+    assert "lane 2" in header
+    pause = next(i for i, line in enumerate(lines) if "FAULT pause" in line)
+    wake = next(i for i, line in enumerate(lines) if " WAKE " in line)
+    for row in (pause, wake):
+        assert lines[row - 1].startswith("-----")
+        assert lines[row + 1].startswith("-----")
+    assert "process 1 PAUSED" in lines[pause]
+    assert "p2 lock: tmp written" in lines[pause]
+    assert "process 1 WAKES with its stale memory; process 2 held where it is" in lines[wake]
+    assert "p1 start: tmp written" in lines[wake]
+    assert lines[wake].index("p1 ") < lines[pause].index("p2 ")  # process 1 in the left column

@@ -161,7 +161,7 @@ def test_parse_faults_keeps_registry_order_and_refuses_unknown_kinds() -> None:
     assert parse_faults("wrong-answer, lost-reply") == ("lost-reply", "wrong-answer")
     assert parse_faults("") == ()
     with pytest.raises(
-        FaultError, match="unknown fault 'power' \\(known: lost-reply, key-expiry, wrong-answer, power-loss\\)"
+        FaultError, match="unknown fault 'power' \\(known: lost-reply, key-expiry, wrong-answer, power-loss, pause\\)"
     ):
         parse_faults("power")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crashsweep.spec.policy import CHOICES, RUNGS, PolicyError, all_policies, policy_from_mapping
+from crashsweep.spec.policy import CHOICES, PAUSE_LOCKS, RUNGS, PolicyError, all_policies, policy_from_mapping
 
 BASE: dict[str, object] = {
     "startup_save": True,
@@ -30,7 +30,8 @@ def test_the_space_has_512_designs_each_once() -> None:
 
 
 def test_every_field_value_occurs_in_the_space() -> None:
-    policies = all_policies()
+    # The whole space: with the locks only a second live process tells apart (POLICIES.md 1.6).
+    policies = all_policies(PAUSE_LOCKS)
     for name, values in CHOICES.items():
         seen = (
             {rung for p in policies for rung in p.ladder} if name == "ladder" else {getattr(p, name) for p in policies}
@@ -129,3 +130,13 @@ def test_bad_durability_fields_are_refused(change: dict[str, object], message: s
     """A value out of range, or fresh-run where no checkpoint can be unreadable."""
     with pytest.raises(PolicyError, match=message.replace("(", r"\(")):
         policy_from_mapping({**all_policies()[0].as_mapping(), **change})
+
+
+def test_the_locks_a_second_process_tells_apart_double_the_space() -> None:
+    # Hand count: the 512 designs above with lock in (file, none), and the same 256 per lock value
+    # for os-lock and lease+fencing: 4 x 256 = 1024. The default space keeps its 512.
+    policies = all_policies(PAUSE_LOCKS)
+    assert len(policies) == 1024
+    assert len({policy.label for policy in policies}) == 1024
+    assert {p.lock for p in policies} == {"file", "none", "os-lock", "lease+fencing"}
+    assert [p for p in policies if p.lock in ("file", "none")] == list(all_policies())

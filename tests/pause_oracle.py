@@ -1,0 +1,393 @@
+"""The replay oracle with a second live process: `pause` and the lock policies (spec/FAULTS.md section 7).
+
+What: the imperative loop of tests/replay_oracle.py, with two processes that may be alive at
+once. Each process runs in a thread of its own, and exactly one thread runs at a time: a
+process hands control back at every crash point, so the interleaving is the one a scenario
+names, and the replay is as deterministic as the single-process oracle. Written from the rules
+of FAULTS.md section 7 and POLICIES.md 1.6; nothing is shared with spec/'s step functions.
+
+A scenario is a sequence of moves, as in replay_oracle (a kind at the n-th chance after the
+previous move), plus, for each pause, where the paused process wakes: `w` >= 1 at the w-th
+crash point the running process passes while it is paused (where it takes no move), 0 when
+the running process stops (exits, crashes, is refused) before that. A scenario whose pause
+names a wake-up point the running process never reaches does not exist.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from crashsweep.spec.job import Call, Job
+from crashsweep.spec.policy import Policy
+from tests.replay_oracle import (
+    Adversary,
+    Crash,
+    Environment,
+    Move,
+    OracleResult,
+    Process,
+    Replay,
+    State,
+    Tally,
+    Turn,
+    World,
+    _measure,
+    policy_of,
+)
+
+PAUSE = "pause"
+
+
+class Stopped(Exception):
+    """The process stops without finishing: a lock refused it, a fencing token was stale, a rename failed."""
+
+
+class _Abandoned(BaseException):
+    """The replay is over while this thread still waits: unwind it."""
+
+
+@dataclass
+class Fenced(World):
+    """The single-process oracle's world, plus the newest fencing token handed out."""
+
+    fence: int = 0
+
+
+@dataclass
+class Wakes(Adversary):
+    """The adversary of replay_oracle, which also chooses where each paused process wakes."""
+
+    wakes: list[int] = field(default_factory=list)  # per pause, in order: w (0: when the running one stops)
+    paused_count: int = 0  # pauses taken so far
+    wake_chances: int = 0  # crash points the running process passed while the current pause lasts
+    missed: bool = False  # a named wake-up point was never reached
+
+    def wake_here(self) -> bool:
+        """One more crash point passed by the running process while one is paused: wake it here?"""
+        self.wake_chances += 1
+        return self.wakes[self.paused_count - 1] == self.wake_chances
+
+
+class Scheduler:
+    """Runs processes as threads, one at a time: control passes only where a process waits."""
+
+    def __init__(self) -> None:
+        self.main = threading.Semaphore(0)
+        self.event: tuple[str, PausingProcess, str] | None = None
+        self.paused: PausingProcess | None = None  # suspended by the adversary
+        self.held: PausingProcess | None = None  # the restart, held while the woken one runs
+        self.waiting: list[PausingProcess] = []  # threads blocked in `wait`
+
+    def alive_besides(self, process: PausingProcess) -> bool:
+        """Whether another process is alive (paused or held)."""
+        return any(other is not None and other is not process for other in (self.paused, self.held))
+
+    def report(self, what: str, process: PausingProcess, why: str = "") -> None:
+        """Tell the main loop what happened and give it control."""
+        self.event = (what, process, why)
+        self.main.release()
+
+    def wait(self, process: PausingProcess) -> None:
+        """Block `process`'s thread until the main loop hands control back to it."""
+        self.waiting.append(process)
+        process.go.acquire()
+        self.waiting.remove(process)
+        if process.abandoned:
+            raise _Abandoned
+
+    def run(self, process: PausingProcess) -> tuple[str, PausingProcess, str]:
+        """Give control to `process` (start its thread or resume it) until it reports back."""
+        if process.thread is None:
+            process.thread = threading.Thread(target=process.body, daemon=True)
+            process.thread.start()
+        else:
+            process.go.release()
+        self.main.acquire()
+        assert self.event is not None
+        event, self.event = self.event, None
+        return event
+
+    def close(self) -> None:
+        """Unwind every thread still waiting, so none outlives its replay."""
+        for process in list(self.waiting):
+            process.abandoned = True
+            process.go.release()
+            assert process.thread is not None
+            process.thread.join()
+
+
+@dataclass
+class PausingProcess(Process):
+    """A process of replay_oracle that may be paused, woken, held, refused or fenced."""
+
+    scheduler: Scheduler = field(default_factory=Scheduler)
+    token: int = 0  # its fencing token (lease+fencing)
+    go: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+    thread: threading.Thread | None = None
+    abandoned: bool = False
+
+    @property
+    def moves(self) -> Wakes:
+        """The adversary, which also places wake-ups."""
+        assert isinstance(self.adversary, Wakes)
+        return self.adversary
+
+    def body(self) -> None:
+        """The thread: run the loop, then report how it ended."""
+        try:
+            self.run()
+        except Crash as crash:
+            self.scheduler.report("crashed", self, str(crash))
+        except Stopped as stop:
+            self.scheduler.report("stopped", self, str(stop))
+        except _Abandoned:
+            return
+        except Exception as error:  # a broken replay must fail the test, not hang it
+            self.scheduler.report("error", self, repr(error))
+        else:
+            self.scheduler.report("exited", self)
+
+    def _moment(self, name: str, offered: tuple[str, ...]) -> str | None:
+        """A crash point: a move (crash, pause, a fault), or a wake-up of the paused process, or nothing."""
+        self.passed.append(name)
+        scheduler = self.scheduler
+        alone = not scheduler.alive_besides(self)
+        if PAUSE in self.env.faults and alone:
+            offered = (*offered, PAUSE)
+        kind = self.adversary.chance(offered)
+        if kind == "crash":
+            raise Crash(name)
+        if kind == PAUSE:
+            self.moves.paused_count += 1
+            self.moves.wake_chances = 0
+            scheduler.report("paused", self)
+            scheduler.wait(self)
+            return None
+        if scheduler.paused is not None and kind is None and self.moves.wake_here():
+            scheduler.report("wake", self)
+            scheduler.wait(self)
+        return kind
+
+    def point(self, name: str) -> None:
+        """A crash point (see `_moment`)."""
+        self._moment(name, ("crash",))
+
+    def _reply_lost(self, name: str) -> bool:
+        """`tracker accepted C`: a crash point where a lost reply may strike too."""
+        offered = ("crash", "lost-reply") if "lost-reply" in self.env.faults else ("crash",)
+        return self._moment(name, offered) == "lost-reply"
+
+    def stale(self) -> bool:
+        """Whether a newer fencing token than this process's has been handed out."""
+        world = self.world
+        assert isinstance(world, Fenced)
+        return self.token < world.fence
+
+    def save(self, what: str, extra: str | None = None) -> None:
+        """Save(what), fenced; a rename whose temp file another process renamed first fails."""
+        world = self.world
+        if self.stale():
+            raise Stopped("fenced: temp file")
+        world.temp = self.state.copy()
+        self.point(f"{what}: tmp written")
+        if self.stale():
+            raise Stopped("fenced: rename")
+        if world.temp is None:
+            raise Stopped("rename failed")
+        world.checkpoint, world.temp = world.temp, None
+        world.saves += 1
+        self.point(f"{what}: renamed")
+        if extra is not None:
+            self.point(extra)
+
+    def send(self, call: Call, key_call: str | None = None) -> str:
+        """A request to the tracker carries the token; a stale one is refused."""
+        if self.stale():
+            raise Stopped(f"fenced: {call.id}")
+        return super().send(call, key_call)
+
+    def settle(self, call: Call) -> str:
+        """The ladder; a lookup is a request to the tracker, fenced like a send."""
+        for rung in self.policy.ladder:
+            if rung == "rerun-when-harmless" and (
+                not call.writes or (self.policy.keys == "run-call" and self.tracker == "keyed")
+            ):
+                break
+            if rung == "lookup" and self.tracker == "keyless-lookup":
+                if self.stale():
+                    raise Stopped(f"fenced: lookup {call.id}")
+                break
+            if rung == "person":
+                break
+        return super().settle(call)
+
+    def take_lock(self) -> None:
+        """The policy's lock, right after the load (POLICIES.md 1.6)."""
+        world = self.world
+        assert isinstance(world, Fenced)
+        lock = self.policy.lock
+        if lock == "file":
+            world.lock_temp = world.starts
+            self.point("lock: tmp written")
+            if world.lock_temp is None:
+                raise Stopped("rename failed: lock")
+            world.lock, world.lock_temp = world.lock_temp, None
+            world.saves += 1
+            self.point("lock: renamed")
+        elif lock == "os-lock" and self.scheduler.alive_besides(self):
+            raise Stopped("os-lock refused")
+        elif lock == "lease+fencing":
+            world.fence += 1
+            self.token = world.fence
+
+    def run(self) -> None:
+        """replay_oracle's loop, with `take_lock` for the lock (key expiry: only while no other lives)."""
+        world = self.world
+        world.starts += 1
+        alone = not self.scheduler.alive_besides(self)
+        if world.starts > 1 and world.remembered and alone and self._chance("key-expiry"):
+            world.remembered.clear()
+        if world.checkpoint is None:
+            world.fresh_runs += 1
+            self.state = State(f"run-{world.fresh_runs}")
+        elif world.checkpoint.done:
+            return
+        else:
+            self.state = world.checkpoint.copy()
+        self.take_lock()
+        if self.policy.startup_save:
+            self.save("start")
+        while True:
+            turns = self.state.turns
+            if not turns or turns[-1].complete:
+                world.model_calls += 1
+                number = len(turns) + 1
+                if number > len(self.job.turns):
+                    self.point("final reply arrived")
+                    self.state.done = True
+                    self.save("final")
+                    return
+                ids = ""
+                if self.env.fresh_ids:
+                    world.handed_out += 1
+                    ids = f"~{world.handed_out}"
+                self.point(f"reply {number} arrived")
+                turns.append(Turn(number, ids=ids))
+                if self.policy.reply_save == "before-first-send":
+                    self.save(f"reply {number}")
+            self.run_turn(turns[-1])
+
+
+@dataclass
+class PauseReplay(Replay):
+    """A replayed scenario, and the wake chances its last pause offered."""
+
+    wake_chances: int = 0
+
+
+def replay(
+    design: str | Policy, job: Job, tracker: str, moves: tuple[Move, ...], wakes: tuple[int, ...], env: Environment
+) -> PauseReplay | None:
+    """Replay a scenario from an empty world; None when it does not exist (a move or a wake-up never reached)."""
+    world = Fenced()
+    adversary = Wakes(list(moves), wakes=list(wakes))
+    scheduler = Scheduler()
+    policy = policy_of(design)
+
+    def new_process() -> PausingProcess:
+        return PausingProcess(world, job, policy, tracker, env, adversary, scheduler=scheduler)
+
+    running = new_process()
+    last: list[str] = []
+    try:
+        while True:
+            what, process, why = scheduler.run(running)
+            if what == "error":
+                raise AssertionError(f"the replay failed: {why}")
+            if what == "paused":
+                scheduler.paused, running = process, new_process()
+                continue
+            if what == "wake":
+                assert scheduler.paused is not None
+                scheduler.held, running, scheduler.paused = process, scheduler.paused, None
+                continue
+            last = process.passed
+            if scheduler.held is not None:
+                running, scheduler.held = scheduler.held, None
+            elif scheduler.paused is not None:
+                adversary.missed |= adversary.wakes[adversary.paused_count - 1] != 0
+                running, scheduler.paused = scheduler.paused, None
+            elif what == "exited":
+                break
+            else:
+                running = new_process()
+    finally:
+        scheduler.close()
+    if adversary.taken < len(adversary.moves) or adversary.missed:
+        return None
+    return PauseReplay(world, last, 0, adversary.later, adversary.wake_chances)
+
+
+def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment) -> OracleResult:
+    """Every scenario with 1..depth moves and every wake-up of each pause, replayed and measured."""
+    base = replay(design, job, tracker, (), (), env)
+    assert base is not None
+    baseline_calls = base.world.model_calls
+    result = OracleResult({k: Tally() for k in range(1, depth + 1)}, base.last_points, 0)
+    frontier: list[_Scenario] = [_Scenario((), (), base.later, 0)]
+    for k in range(1, depth + 1):
+        tally = result.by_crashes[k]
+        extended: list[_Scenario] = []
+        for prefix in frontier:
+            for at, offered in prefix.later:
+                for kind in offered:
+                    moves = (*prefix.moves, (at, kind))
+                    for wakes in _wakes(design, job, tracker, moves, prefix, kind, env):
+                        done = replay(design, job, tracker, moves, wakes, env)
+                        if done is None:
+                            continue
+                        _measure(tally, done, job, baseline_calls)
+                        tally.moves.update(kind for _, kind in moves)
+                        if k < depth:
+                            extended.append(_Scenario(moves, wakes, done.later, done.wake_chances))
+        frontier = extended
+    return result
+
+
+@dataclass
+class _Scenario:
+    """Moves, wake-ups, the chances after the last move, and the wake chances the last pause offered."""
+
+    moves: tuple[Move, ...]
+    wakes: tuple[int, ...]
+    later: list[tuple[int, tuple[str, ...]]]
+    wake_chances: int
+
+
+def _wakes(
+    design: str | Policy,
+    job: Job,
+    tracker: str,
+    moves: tuple[Move, ...],
+    prefix: _Scenario,
+    kind: str,
+    env: Environment,
+) -> list[tuple[int, ...]]:
+    """The wake-up choices of a scenario that extends `prefix` by a move of `kind`.
+
+    A new pause wakes at any crash point the running process then passes, or when it stops.
+    A move while the last pause still waits for the running process to stop (its wake-up 0)
+    can lengthen that process's run: the wake-up points it adds are new choices too (the
+    earlier ones are the extensions of the prefixes that woke there).
+    """
+    if kind == PAUSE:
+        first = replay(design, job, tracker, moves, (*prefix.wakes, 0), env)
+        return [] if first is None else [(*prefix.wakes, wake) for wake in range(first.wake_chances + 1)]
+    if not prefix.wakes or prefix.wakes[-1] != 0:
+        return [prefix.wakes]
+    first = replay(design, job, tracker, moves, prefix.wakes, env)
+    if first is None:
+        return []
+    more = range(prefix.wake_chances + 1, first.wake_chances + 1)
+    return [prefix.wakes, *((*prefix.wakes[:-1], w) for w in more)]  # fmt: skip
