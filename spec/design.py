@@ -55,7 +55,7 @@ def model_turn(memory: Snapshot, after_reply: Ops = ()) -> Ops:
 
 def reply_save(memory: Snapshot) -> Ops:
     """Save(reply k) for the reply that is about to become turn k."""
-    return save(f"reply {len(memory.turns) + 1}")
+    return save(f"reply {memory.size + 1}")
 
 
 def next_call(memory: Snapshot, job: Job) -> Call | None:
