@@ -39,9 +39,13 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Turn:
-    """One tool turn as the loop holds it: results, markers, approvals, failures, completeness."""
+    """One tool turn as the loop holds it: results, markers, approvals, failures, completeness.
+
+    Equal when every field but the kept hash is, as for the dataclass; the kept hashes are
+    compared first, so two turns that differ mostly differ at once.
+    """
 
     index: int
     results: tuple[tuple[str, str], ...] = ()
@@ -58,6 +62,22 @@ class Turn:
             self,
             "_hash",
             _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Turn):
+            return NotImplemented
+        return (
+            self._hash == other._hash
+            and self.index == other.index
+            and self.results == other.results
+            and self.marked == other.marked
+            and self.complete == other.complete
+            and self.approved == other.approved
+            and self.failed == other.failed
+            and self.ids == other.ids
         )
 
     def __hash__(self) -> int:
@@ -200,24 +220,28 @@ def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None,
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Checkpoint:
-    """The checkpoint on disk: the last file renamed into place, and a temp file a cut save left."""
+    """The checkpoint on disk: the last file renamed into place, and a temp file a cut save left.
+
+    Its hash is not kept: it folds its snapshots' kept hashes in one step, and a kept hash
+    would cost an int object in every state whose save wrote the disk.
+    """
 
     committed: Snapshot | None = None
     tmp: Snapshot | None = None
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", _checkpoint_hash(self.committed, self.tmp))
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if not isinstance(other, Checkpoint):
             return NotImplemented
-        return self._hash == other._hash and self.committed == other.committed and self.tmp == other.tmp
+        return self.committed == other.committed and self.tmp == other.tmp
 
     def __hash__(self) -> int:
-        return self._hash
+        return _checkpoint_hash(self.committed, self.tmp)
+
+    @property
+    def _hash(self) -> int:
+        return _checkpoint_hash(self.committed, self.tmp)
 
 
 def _checkpoint_hash(committed: Snapshot | None, tmp: Snapshot | None) -> int:
@@ -298,7 +322,7 @@ _WORLD_SLOTS = tuple(
     getattr(World, name).__set__
     for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies")
 )
-_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "_hash"))
+_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp"))
 
 
 def _turn_hash(
@@ -347,7 +371,8 @@ def _world_hash(
     replies: int,
 ) -> int:
     running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
-    return hash(((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck, replies))
+    disk = (_checkpoint_hash(checkpoint.committed, checkpoint.tmp), lock.holder, lock.tmp)
+    return hash((disk, tracker._hash, running, finished, runs, struck, replies))
 
 
 def make_world(
@@ -377,8 +402,7 @@ def make_world(
 def make_checkpoint(committed: Snapshot | None, tmp: Snapshot | None) -> Checkpoint:
     """Checkpoint(committed, tmp), made fast."""
     checkpoint = _new(Checkpoint)
-    s_committed, s_tmp, s_hash = _CHECKPOINT_SLOTS
+    s_committed, s_tmp = _CHECKPOINT_SLOTS
     s_committed(checkpoint, committed)
     s_tmp(checkpoint, tmp)
-    s_hash(checkpoint, _checkpoint_hash(committed, tmp))
     return checkpoint
