@@ -37,6 +37,7 @@ from crashsweep.spec.ops import (
     Store,
     WriteTmp,
 )
+from crashsweep.spec.running import make_process_at
 from crashsweep.spec.tracker import READ_ANSWER, apply_write
 from crashsweep.spec.world import (
     Checkpoint,
@@ -116,7 +117,7 @@ def _run(
         op = pending[at]
         at += 1
         if isinstance(op, Point):
-            process = make_process(memory, pending[at:], op.name)
+            process = make_process_at(memory, pending, at, op.name)
             w = world
             after = make_world(w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies)
             return after, counters
@@ -163,6 +164,19 @@ def _world(
     )
 
 
+_LOCK_FILES: dict[tuple[str | None, str | None], LockFile] = {}
+
+
+def _lock_file(holder: str | None, tmp: str | None) -> LockFile:
+    """LockFile(holder, tmp), one shared object per value: states hold a few distinct lock files."""
+    known = _LOCK_FILES.get((holder, tmp))
+    if known is None:
+        if len(_LOCK_FILES) >= 1 << 12:
+            _LOCK_FILES.clear()
+        known = _LOCK_FILES[holder, tmp] = LockFile(holder, tmp)
+    return known
+
+
 def _bump(counters: Counters, name: str) -> None:
     counters[name] = counters.get(name, 0) + 1
 
@@ -174,13 +188,13 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         if op.file == CHECKPOINT:
             disk = make_checkpoint(w.checkpoint.committed, memory)
             return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
-        return _world(world, lock=LockFile(world.lock.holder, memory.run)), memory, ()
+        return _world(world, lock=_lock_file(world.lock.holder, memory.run)), memory, ()
     if isinstance(op, Rename):
         w = world
         if op.file == CHECKPOINT:
             disk = make_checkpoint(w.checkpoint.tmp, None)
             return make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies), memory, ()
-        return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
+        return _world(world, lock=_lock_file(world.lock.tmp, None)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)
         k = memory.size + 1
