@@ -10,6 +10,7 @@ Pure: the same world gives the same result, with no I/O, clock or randomness.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from crashsweep.spec import metrics
@@ -164,6 +165,24 @@ def _world(
     )
 
 
+# The instructions a stretch appends are frozen values: each tuple is made once and shared
+# (bounded caches), so equal programs hold the same objects and compare by identity.
+_FINAL_ARRIVED: Ops = (Point("final reply arrived"), MarkDone())
+
+
+@lru_cache(maxsize=1 << 14)
+def _reply_arrived(k: int, ids: str) -> Ops:
+    """Reply k arrives (its call IDs suffixed by `ids`) and becomes the last turn in memory."""
+    return (Point(f"reply {k} arrived"), AppendTurn(ids))
+
+
+@lru_cache(maxsize=1 << 14)
+def _returned(call: str, answer: str, accepted: bool) -> Ops:
+    """The tool's answer to `call` comes back (after the tracker accepted it, for a write) and is stored."""
+    returned: Ops = (Point(f"tool returned {call}"), Store(call, answer))
+    return (Point(f"tracker accepted {call}"), *returned) if accepted else returned
+
+
 _LOCK_FILES: dict[tuple[str | None, str | None], LockFile] = {}
 
 
@@ -199,12 +218,12 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         _bump(counters, metrics.MODEL_CALLS)
         k = memory.size + 1
         if k > len(env.job.turns):
-            return world, memory, (Point("final reply arrived"), MarkDone(), *op.after_final)
+            return world, memory, (*_FINAL_ARRIVED, *op.after_final)
         if env.fresh_ids:
             # The model hands out new call IDs on every request: this reply's suffix is its number.
             world = _world(world, replies=world.replies + 1)
-            return world, memory, (Point(f"reply {k} arrived"), AppendTurn(f"@{world.replies}"), *op.after_reply)
-        return world, memory, (Point(f"reply {k} arrived"), AppendTurn(), *op.after_reply)
+            return world, memory, (*_reply_arrived(k, f"@{world.replies}"), *op.after_reply)
+        return world, memory, (*_reply_arrived(k, ""), *op.after_reply)
     if isinstance(op, AppendTurn):
         return world, memory.appended(Turn(memory.size + 1, ids=op.ids)), ()
     if isinstance(op, MarkDone):
@@ -252,7 +271,7 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
 def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Snapshot, Ops]:
     call = env.job.call(op.call)
     if not call.writes:
-        return world, memory, (Point(f"tool returned {call.id}"), Store(call.id, READ_ANSWER))
+        return world, memory, _returned(call.id, READ_ANSWER, False)
     key_as = op.key_as
     ids = memory.last.ids if memory.last is not None else ""
     if ids:
@@ -263,9 +282,4 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
         # The one-time fault: the tracker applied the write, then the tool's transport failed.
         failure: Ops = (Point(f"tracker accepted {call.id}"), Point(f"tool failed {call.id}"), Failed(call.id))
         return _world(world, tracker=tracker, struck=(*world.struck, call.id)), memory, failure
-    follow: Ops = (
-        Point(f"tracker accepted {call.id}"),
-        Point(f"tool returned {call.id}"),
-        Store(call.id, answer),
-    )
-    return _world(world, tracker=tracker), memory, follow
+    return _world(world, tracker=tracker), memory, _returned(call.id, answer, True)
