@@ -11,26 +11,58 @@ reports, diagrams and users read is built from them in one pass, the first time 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Mapping
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Generic, TypeVar, overload
 
 import networkx as nx
 
 from crashsweep.explorer.model import Action
 
 S = TypeVar("S")
+T = TypeVar("T")
 NO_DELTAS: Mapping[str, int] = {}
+_KEPT_IDS = 4096
+"""How many action objects are known by identity (past that, by value: slower, same numbers)."""
+
+
+class Column(Sequence[T]):
+    """A column of values stored as 4-byte numbers into a table of the distinct values.
+
+    An edge's action and counter increments are each one of a few distinct values: the
+    column keeps a number per edge (4 bytes) where a list would keep a pointer (8 bytes).
+    """
+
+    __slots__ = ("numbers", "table")
+
+    def __init__(self, table: list[T]) -> None:
+        self.numbers = array("I")
+        self.table = table
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self.table[number] for number in self.numbers[index]]
+        return self.table[self.numbers[index]]
+
+    def __len__(self) -> int:
+        return len(self.numbers)
 
 
 class Core(Generic[S]):
     """Nodes (state, crashes, finished) and edges (target, action, counter deltas) as arrays.
 
     `parent[n]` and `choice[n]` record the edge by which the search first reached node n (the
-    root is its own parent). Deltas are interned: equal counter increments share one mapping.
+    root is its own parent). Actions and deltas are columns of numbers into tables of the
+    distinct values: equal counter increments share one mapping (number 0: no increments).
     """
 
     __slots__ = (
-        "_interned",
+        "_action_numbers",
+        "_action_values",
+        "_delta_numbers",
         "actions",
         "choice",
         "crashes",
@@ -51,9 +83,12 @@ class Core(Generic[S]):
         self.choice = array("I")
         self.offsets = array("I", [0])
         self.targets = array("I")
-        self.actions: list[Action] = []
-        self.deltas: list[Mapping[str, int]] = []
-        self._interned: dict[tuple[tuple[str, int], ...], Mapping[str, int]] = {}
+        self.actions: Column[Action] = Column([])
+        self.deltas: Column[Mapping[str, int]] = Column([NO_DELTAS])
+        # id(action) -> (action, number): the entry keeps the action alive, so its id stays its own
+        self._action_numbers: dict[int, tuple[Action, int]] = {}
+        self._action_values: dict[Action, int] = {}
+        self._delta_numbers: dict[tuple[tuple[str, int], ...], int] = {}
 
     def add_node(self, state: S, crashes: int, finished: bool, parent: int, choice: int) -> int:
         """Append a node; return its number."""
@@ -68,20 +103,36 @@ class Core(Generic[S]):
     def add_edge(self, target: int, action: Action, deltas: Mapping[str, int]) -> None:
         """Append an out-edge of the node being expanded (call `close` after its last edge)."""
         self.targets.append(target)
-        self.actions.append(action)
-        self.deltas.append(self.intern(deltas) if deltas else NO_DELTAS)
+        self.actions.numbers.append(self.action_number(action))
+        self.deltas.numbers.append(self.delta_number(deltas) if deltas else 0)
 
     def close(self) -> None:
         """End the out-edges of the node being expanded; the next node's edges start here."""
         self.offsets.append(len(self.targets))
 
-    def intern(self, deltas: Mapping[str, int]) -> Mapping[str, int]:
-        """One shared copy of each distinct set of counter increments."""
+    def action_number(self, action: Action) -> int:
+        """The number of `action` in the table of actions (added on first sight of the object)."""
+        known = self._action_numbers.get(id(action))
+        if known is not None and known[0] is action:
+            return known[1]
+        number = self._action_values.get(action)
+        if number is None:
+            number = self._action_values[action] = len(self.actions.table)
+            self.actions.table.append(action)
+        if len(self._action_numbers) < _KEPT_IDS:  # a model that makes a new action object per step
+            self._action_numbers[id(action)] = (action, number)
+        return number
+
+    def delta_number(self, deltas: Mapping[str, int]) -> int:
+        """The number of one shared copy of this set of counter increments (0: none)."""
+        if not deltas:
+            return 0
         key = tuple(deltas.items())
-        shared = self._interned.get(key)
-        if shared is None:
-            shared = self._interned[key] = dict(deltas)
-        return shared
+        number = self._delta_numbers.get(key)
+        if number is None:
+            number = self._delta_numbers[key] = len(self.deltas.table)
+            self.deltas.table.append(dict(deltas))
+        return number
 
     @property
     def nodes(self) -> int:
@@ -117,11 +168,14 @@ class Core(Generic[S]):
         return graph
 
     def _edge_tuples(self) -> Iterator[tuple[int, int, int, dict[str, object]]]:
-        offsets, targets, actions, deltas = self.offsets, self.targets, self.actions, self.deltas
+        offsets, targets = self.offsets, self.targets
+        actions, action_table = self.actions.numbers, self.actions.table
+        deltas, delta_table = self.deltas.numbers, self.deltas.table
         for node in range(len(offsets) - 1):
             start = offsets[node]
             for edge in range(start, offsets[node + 1]):
-                yield node, targets[edge], edge - start, {"action": actions[edge], "deltas": dict(deltas[edge])}
+                data = {"action": action_table[actions[edge]], "deltas": dict(delta_table[deltas[edge]])}
+                yield node, targets[edge], edge - start, data
 
 
 class Parents(Mapping[int, tuple[int, int]]):

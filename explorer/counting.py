@@ -21,6 +21,7 @@ from typing import Any
 
 import networkx as nx
 
+from crashsweep.explorer.core import Column
 from crashsweep.explorer.model import ModelDefinitionError
 
 
@@ -99,44 +100,63 @@ def count_arrays(graph: Arrays, root: int, measures: Mapping[str, Callable[[Any]
     waiting = array("I", bytes(4 * nodes))  # edges into each node not yet counted
     for target in targets:
         waiting[target] += 1
-    distinct = {id(delta): delta for delta in graph.deltas if delta}
-    names = sorted({name for delta in distinct.values() for name in delta})
-    vectors = {key: tuple(delta.get(name, 0) for name in names) for key, delta in distinct.items()}
+    numbers, table = _numbered(graph.deltas)
+    names = sorted({name for delta in table for name in delta})
+    # Each distinct set of increments as a vector over `names` (None: no increments).
+    vectors = [tuple(delta.get(name, 0) for name in names) if delta else None for delta in table]
     paths: list[int] = [0] * nodes
     lengths: list[int] = [0] * nodes  # summed lengths of the paths that reach a node
     sums: list[tuple[int, ...] | None] = [None] * nodes  # never changed in place, so shared freely
     paths[root], sums[root] = 1, (0,) * len(names)
     tally = _Tally(measures, names)
     ready = [node for node in range(nodes) if not waiting[node]]
+    finished, crashes, states = graph.finished, graph.crashes, graph.states
     done = 0
     while ready:
         node = ready.pop()
         done += 1
-        reach, length, carried = paths[node], lengths[node], sums[node]
+        reach, length, summed = paths[node], lengths[node], sums[node]
         paths[node] = lengths[node] = 0
         sums[node] = None
-        edges = range(offsets[node], offsets[node + 1])
-        for edge in edges:
+        # A node no path reaches (only in a graph built by hand) passes nothing on.
+        counted = bool(reach) and summed is not None
+        carried = summed if summed is not None else ()
+        if counted and finished[node]:
+            tally.finish(crashes[node], states[node], reach, length, carried)
+        for edge in range(offsets[node], offsets[node + 1]):
             target = targets[edge]
-            waiting[target] -= 1
-            if not waiting[target]:
+            left = waiting[target] - 1
+            waiting[target] = left
+            if not left:
                 ready.append(target)
-        if not reach or carried is None:  # no path reaches this node (only in a graph built by hand)
-            continue
-        if graph.finished[node]:
-            tally.finish(graph.crashes[node], graph.states[node], reach, length, carried)
-        for edge in edges:
-            target = targets[edge]
+            if not counted:
+                continue
             paths[target] += reach
             lengths[target] += length + reach
-            into, delta = sums[target], graph.deltas[edge]
+            into, vector = sums[target], vectors[numbers[edge]]
             base = carried if into is None else tuple(map(add, into, carried))
-            if delta:
-                base = tuple(a + d * reach for a, d in zip(base, vectors[id(delta)], strict=True))
+            if vector is not None:
+                base = tuple(a + d * reach for a, d in zip(base, vector, strict=True))
             sums[target] = base
     if done < nodes:
         raise CycleFound
     return tally.counts()
+
+
+def _numbered(deltas: Sequence[Mapping[str, int]]) -> tuple[Sequence[int], list[Mapping[str, int]]]:
+    """Each edge's deltas as a number into a table of the distinct mappings (by identity)."""
+    if isinstance(deltas, Column):
+        return deltas.numbers, deltas.table
+    number: dict[int, int] = {}
+    table: list[Mapping[str, int]] = []
+    numbers = array("I")
+    for delta in deltas:
+        known = number.get(id(delta))
+        if known is None:
+            known = number[id(delta)] = len(table)
+            table.append(delta)
+        numbers.append(known)
+    return numbers, table
 
 
 class _Tally:

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Generic, TypeVar
 
 import networkx as nx
 
-from crashsweep.explorer.core import NO_DELTAS, Core, Parents
+from crashsweep.explorer.core import Core, Parents
 from crashsweep.explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
 from crashsweep.explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
 
@@ -214,16 +214,29 @@ class _Search(Generic[S]):
         """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""
         model, core, depth, index = self.model, self.core, self.depth, self.index
         states, all_crashes, finished = core.states, core.crashes, core.finished
-        step, is_finished, intern = model.step, model.is_finished, core.intern
+        step, is_finished, actions_of = model.step, model.is_finished, model.actions
+        action_number, delta_number = core.action_number, core.delta_number
         limit = sys.maxsize if self.max_states is None else self.max_states
         progress, every = self.progress, self.progress_every
-        add_target, add_action, add_deltas = core.targets.append, core.actions.append, core.deltas.append
+        targets = core.targets
+        add_target, add_action, add_deltas = targets.append, core.actions.numbers.append, core.deltas.numbers.append
         add_state, add_crashes, add_finished = states.append, all_crashes.append, finished.append
         add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
+        add_offset = core.offsets.append  # Core.close, inlined
+        # A node with no moves left offers the model's actions without its moves: the filtered
+        # tuple is kept per sequence the model returns (models mostly return a few shared ones).
+        without_moves: dict[int, tuple[Sequence[Action], Sequence[Action]]] = {}
         node = 0
         while node < len(states):
             state, crashes = states[node], all_crashes[node]
-            actions = model.actions(state) if crashes < depth else enabled(model, state, crashes, depth)
+            actions = actions_of(state)
+            if crashes >= depth:
+                known = without_moves.get(id(actions))
+                if known is None or known[0] is not actions:
+                    known = (actions, [a for a in actions if a.kind not in MOVES])
+                    if len(without_moves) < _KEPT_FILTERS:  # the entry keeps `actions` alive: its id stays its own
+                        without_moves[id(actions)] = known
+                actions = known[1]
             if finished[node]:
                 if actions:
                     raise ModelDefinitionError(
@@ -252,7 +265,11 @@ class _Search(Generic[S]):
                     if progress is not None and (target + 1) % every == 0:
                         progress(target + 1, target - node, self.most_crashes)
                 add_target(target)
-                add_action(action)
-                add_deltas(intern(deltas) if deltas else NO_DELTAS)
-            core.close()
+                add_action(action_number(action))
+                add_deltas(delta_number(deltas) if deltas else 0)
+            add_offset(len(targets))
             node += 1
+
+
+_KEPT_FILTERS = 256
+"""How many of the model's action sequences keep their filtered copy (a bound, never a change of result)."""

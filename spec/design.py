@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.ops import CallModel, CompleteTurn, Exit, Ops
@@ -56,12 +57,18 @@ def startup_save(env: Env) -> Ops:
 
 def model_turn(memory: Snapshot, after_reply: Ops = ()) -> Ops:
     """Call the model: after a reply with calls, `after_reply`; after the final answer, Save(final) and exit."""
+    return _model_turn(after_reply)
+
+
+@lru_cache(maxsize=1 << 12)
+def _model_turn(after_reply: Ops) -> Ops:
+    # One shared tuple per `after_reply` (the instructions are frozen values).
     return (CallModel(after_reply=after_reply, after_final=(*save("final"), Exit())),)
 
 
 def reply_save(memory: Snapshot) -> Ops:
     """Save(reply k) for the reply that is about to become turn k."""
-    return save(f"reply {len(memory.turns) + 1}")
+    return save(f"reply {memory.size + 1}")
 
 
 def next_call(memory: Snapshot, job: Job) -> Call | None:

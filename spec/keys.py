@@ -9,12 +9,18 @@ length so that run "a:b" with call "c" and run "a" with call "b:c" stay apart.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 KEY_HEX_CHARS = 32
 
 
+@lru_cache(maxsize=1 << 16)
 def key(run: str, call: str) -> str:
-    """Return the idempotency key of call `call` in run `run` (32 hex characters)."""
+    """Return the idempotency key of call `call` in run `run` (32 hex characters).
+
+    Pure, and asked for the same few (run, call) pairs in state after state of a search, so
+    the digests are kept (a bounded cache: a digest costs more than the rest of a send).
+    """
     digest = hashlib.sha256()
     for part in (run, call):
         data = part.encode("utf-8")

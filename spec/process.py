@@ -10,6 +10,7 @@ Pure: the same world gives the same result, with no I/O, clock or randomness.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from crashsweep.spec import durability, metrics
@@ -42,6 +43,7 @@ from crashsweep.spec.ops import (
     TakeOsLock,
     WriteTmp,
 )
+from crashsweep.spec.running import make_process_at
 from crashsweep.spec.tracker import READ_ANSWER, apply_write
 from crashsweep.spec.world import (
     Checkpoint,
@@ -127,7 +129,7 @@ def _run(
         op = pending[at]
         at += 1
         if isinstance(op, Point):
-            process = make_process(memory, pending[at:], op.name)
+            process = make_process_at(memory, pending, at, op.name)
             w = world
             after = make_world(
                 w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second
@@ -178,6 +180,37 @@ def _world(
     )
 
 
+# The instructions a stretch appends are frozen values: each tuple is made once and shared
+# (bounded caches), so equal programs hold the same objects and compare by identity.
+_FINAL_ARRIVED: Ops = (Point("final reply arrived"), MarkDone())
+
+
+@lru_cache(maxsize=1 << 14)
+def _reply_arrived(k: int, ids: str) -> Ops:
+    """Reply k arrives (its call IDs suffixed by `ids`) and becomes the last turn in memory."""
+    return (Point(f"reply {k} arrived"), AppendTurn(ids))
+
+
+@lru_cache(maxsize=1 << 14)
+def _returned(call: str, answer: str, accepted: bool) -> Ops:
+    """The tool's answer to `call` comes back (after the tracker accepted it, for a write) and is stored."""
+    returned: Ops = (Point(f"tool returned {call}"), Store(call, answer))
+    return (Point(f"tracker accepted {call}"), *returned) if accepted else returned
+
+
+_LOCK_FILES: dict[tuple[str | None, str | None], LockFile] = {}
+
+
+def _lock_file(holder: str | None, tmp: str | None) -> LockFile:
+    """LockFile(holder, tmp), one shared object per value: states hold a few distinct lock files."""
+    known = _LOCK_FILES.get((holder, tmp))
+    if known is None:
+        if len(_LOCK_FILES) >= 1 << 12:
+            _LOCK_FILES.clear()
+        known = _LOCK_FILES[holder, tmp] = LockFile(holder, tmp)
+    return known
+
+
 def _bump(counters: Counters, name: str) -> None:
     counters[name] = counters.get(name, 0) + 1
 
@@ -194,7 +227,7 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
             disk = make_checkpoint(w.checkpoint.committed, memory)
             after = make_world(disk, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
             return after, memory, ()
-        return _world(world, lock=LockFile(world.lock.holder, memory.run)), memory, ()
+        return _world(world, lock=_lock_file(world.lock.holder, memory.run)), memory, ()
     if isinstance(op, FsyncTmp | FsyncDir):
         if durability.POWER_LOSS not in env.faults:
             return world, memory, ()  # under crashes alone an fsync changes nothing on disk
@@ -214,17 +247,17 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
             return after, memory, ()
         if w.lock.tmp is None:
             return world, memory, (RENAME_FAILED,)
-        return _world(world, lock=LockFile(holder=world.lock.tmp)), memory, ()
+        return _world(world, lock=_lock_file(world.lock.tmp, None)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)
         k = memory.size + 1
         if k > len(env.job.turns):
-            return world, memory, (Point("final reply arrived"), MarkDone(), *op.after_final)
+            return world, memory, (*_FINAL_ARRIVED, *op.after_final)
         if env.fresh_ids:
             # The model hands out new call IDs on every request: this reply's suffix is its number.
             world = _world(world, replies=world.replies + 1)
-            return world, memory, (Point(f"reply {k} arrived"), AppendTurn(f"@{world.replies}"), *op.after_reply)
-        return world, memory, (Point(f"reply {k} arrived"), AppendTurn(), *op.after_reply)
+            return world, memory, (*_reply_arrived(k, f"@{world.replies}"), *op.after_reply)
+        return world, memory, (*_reply_arrived(k, ""), *op.after_reply)
     if isinstance(op, AppendTurn):
         return world, memory.appended(Turn(memory.size + 1, ids=op.ids)), ()
     if isinstance(op, MarkDone):
@@ -300,7 +333,7 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
         return world, memory, (FENCED,)
     call = env.job.call(op.call)
     if not call.writes:
-        return world, memory, (Point(f"tool returned {call.id}"), Store(call.id, READ_ANSWER))
+        return world, memory, _returned(call.id, READ_ANSWER, False)
     key_as = op.key_as
     ids = memory.last.ids if memory.last is not None else ""
     if ids:
@@ -311,9 +344,4 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
         # The one-time fault: the tracker applied the write, then the tool's transport failed.
         failure: Ops = (Point(f"tracker accepted {call.id}"), Point(f"tool failed {call.id}"), Failed(call.id))
         return _world(world, tracker=tracker, struck=(*world.struck, call.id)), memory, failure
-    follow: Ops = (
-        Point(f"tracker accepted {call.id}"),
-        Point(f"tool returned {call.id}"),
-        Store(call.id, answer),
-    )
-    return _world(world, tracker=tracker), memory, follow
+    return _world(world, tracker=tracker), memory, _returned(call.id, answer, True)

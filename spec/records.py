@@ -114,22 +114,31 @@ class Tracker:
         if record not in self._first:
             _set(tracker, "_first", self._first.set(record, number))
         _set(tracker, "duplicated", self.duplicated + (count == 1))
-        folds = (hash((self._folds[0], record.call, record.run)), self._folds[1])
+        keys_fold = self._folds[1]
+        if key is not None and answer is not None:
+            # The key goes into the same new tracker: one object per request, not two.
+            keys_fold = _add_key(tracker, self, key, answer)
+        folds = (hash((self._folds[0], record.call, record.run)), keys_fold)
         _set(tracker, "_folds", folds)
         _set(tracker, "_hash", hash(folds))
-        return tracker if key is None or answer is None else tracker._remember(key, answer)
+        return tracker
 
     def _remember(self, key: str, answer: str) -> Tracker:
         """This tracker with (key, answer) added to the keys (a key keeps its first answer)."""
         tracker = _copy(self)
-        _set(tracker, "_key_log", (self._key_log, (key, answer)))
-        _set(tracker, "_keys_size", self._keys_size + 1)
-        if key not in self._answers:
-            _set(tracker, "_answers", self._answers.set(key, answer))
-        folds = (self._folds[0], hash((self._folds[1], key, answer)))
+        folds = (self._folds[0], _add_key(tracker, self, key, answer))
         _set(tracker, "_folds", folds)
         _set(tracker, "_hash", hash(folds))
         return tracker
+
+
+def _add_key(tracker: Tracker, parent: Tracker, key: str, answer: str) -> int:
+    """Set `tracker`'s key log and answers to `parent`'s with (key, answer) added; return the keys' fold."""
+    _set(tracker, "_key_log", (parent._key_log, (key, answer)))
+    _set(tracker, "_keys_size", parent._keys_size + 1)
+    if key not in parent._answers:
+        _set(tracker, "_answers", parent._answers.set(key, answer))
+    return hash((parent._folds[1], key, answer))
 
 
 _DERIVED = (

@@ -55,6 +55,8 @@ class Process:
 
 
 _PROGRAMS: dict[Ops, tuple[Ops, int]] = {}
+_SHARED: dict[int, Ops] = {}
+"""id -> program, for the programs in `_PROGRAMS` (which keeps them alive)."""
 _NAMES: dict[str, str] = {}
 _SHARED_LIMIT = 1 << 18
 """Entries kept before the tables start afresh: sharing saves memory, it never changes a value."""
@@ -66,8 +68,34 @@ def _shared_program(pending: Ops) -> tuple[Ops, int]:
     if known is None:
         if len(_PROGRAMS) >= _SHARED_LIMIT:
             _PROGRAMS.clear()
+            _SHARED.clear()
         known = _PROGRAMS[pending] = (pending, hash(pending))
+        _SHARED[id(pending)] = pending
     return known
+
+
+_SUFFIXES: dict[tuple[int, int], tuple[Ops, Ops, int]] = {}
+"""(id of a program, start) -> (the program, its shared suffix from start, the suffix's hash)."""
+
+
+def _shared_suffix(program: Ops, start: int) -> tuple[Ops, int]:
+    """The shared tuple equal to `program[start:]`, and its hash.
+
+    A process that goes on from a crash point mostly stops again at a later point of the same
+    shared program: its rest is then found by the program's identity, without slicing and
+    hashing it again. An entry keeps its program alive, so an id in the table is never
+    another tuple's; the table starts afresh with the programs' table.
+    """
+    if _SHARED.get(id(program)) is not program:  # a fresh tuple: shared from here on
+        return _shared_program(program[start:])
+    known = _SUFFIXES.get((id(program), start))
+    if known is not None and known[0] is program:
+        return known[1], known[2]
+    suffix, hashed = _shared_program(program[start:])
+    if len(_SUFFIXES) >= _SHARED_LIMIT:
+        _SUFFIXES.clear()
+    _SUFFIXES[id(program), start] = (program, suffix, hashed)
+    return suffix, hashed
 
 
 def _shared_name(name: str) -> str:
@@ -86,9 +114,27 @@ _PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pe
 
 def make_process(memory: Snapshot, pending: Ops, point: str) -> Process:
     """Process(memory, pending, point), made fast."""
+    return _made(memory, *_shared_program(pending), point)
+
+
+def make_process_at(memory: Snapshot, program: Ops, start: int, point: str) -> Process:
+    """make_process(memory, program[start:], point), faster when `program` is shared (see `_shared_suffix`)."""
+    # `_shared_suffix`'s and `_made`'s common path, inlined: the interpreter calls this once a step.
+    known = _SUFFIXES.get((id(program), start)) if _SHARED.get(id(program)) is program else None
+    if known is None or known[0] is not program:
+        return _made(memory, *_shared_suffix(program, start), point)
     process = _new(Process)
     s_memory, s_pending, s_point, s_pending_hash = _PROCESS_SLOTS
-    pending, hashed = _shared_program(pending)
+    s_memory(process, memory)
+    s_pending(process, known[1])
+    s_point(process, _NAMES.get(point) or _shared_name(point))
+    s_pending_hash(process, known[2])
+    return process
+
+
+def _made(memory: Snapshot, pending: Ops, hashed: int, point: str) -> Process:
+    process = _new(Process)
+    s_memory, s_pending, s_point, s_pending_hash = _PROCESS_SLOTS
     s_memory(process, memory)
     s_pending(process, pending)
     s_point(process, _shared_name(point))

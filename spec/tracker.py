@@ -41,13 +41,12 @@ def apply_write(
     request carried one and the tracker honours keys) is remembered with its answer. The key
     is Key(run, key_as or call): a retry under a new call ID carries a new key.
     """
-    remembers = keyed and kind.honours_keys
-    request_key = key(run, key_as or call)
-    if remembers:
-        first = tracker.answer_for(request_key)
-        if first is not None:
-            return tracker, first
     answer = f"#{tracker.size + 1}"
-    if remembers:
-        return tracker.appended(Record(call, run), request_key, answer), answer
-    return tracker.appended(Record(call, run)), answer
+    if not (keyed and kind.honours_keys):
+        return tracker.appended(Record(call, run)), answer
+    # The key is derived only where the tracker reads it (a digest costs more than the rest).
+    request_key = key(run, key_as or call)
+    first = tracker.answer_for(request_key)
+    if first is not None:
+        return tracker, first
+    return tracker.appended(Record(call, run), request_key, answer), answer

@@ -40,9 +40,13 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Turn:
-    """One tool turn as the loop holds it: results, markers, approvals, failures, completeness."""
+    """One tool turn as the loop holds it: results, markers, approvals, failures, completeness.
+
+    Equal when every field but the kept hash is, as for the dataclass; the kept hashes are
+    compared first, so two turns that differ mostly differ at once.
+    """
 
     index: int
     results: tuple[tuple[str, str], ...] = ()
@@ -59,6 +63,22 @@ class Turn:
             self,
             "_hash",
             _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Turn):
+            return NotImplemented
+        return (
+            self._hash == other._hash
+            and self.index == other.index
+            and self.results == other.results
+            and self.marked == other.marked
+            and self.complete == other.complete
+            and self.approved == other.approved
+            and self.failed == other.failed
+            and self.ids == other.ids
         )
 
     def __hash__(self) -> int:
@@ -208,16 +228,15 @@ class Checkpoint:
     place, then a power cut); `at_cut` is what a power cut would leave instead of this disk, or
     None when the disk is durable as it is. With power loss off both keep their defaults, and
     the value (and its hash) is the seed's.
+
+    Its hash is not kept: it folds its snapshots' kept hashes in one step, and a kept hash
+    would cost an int object in every state whose save wrote the disk.
     """
 
     committed: Snapshot | None = None
     tmp: Snapshot | None = None
     torn: bool = False
     at_cut: Checkpoint | None = None
-    _hash: int = field(init=False, repr=False, compare=False, default=0)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", _checkpoint_hash(self.committed, self.tmp, self.torn, self.at_cut))
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -225,15 +244,18 @@ class Checkpoint:
         if not isinstance(other, Checkpoint):
             return NotImplemented
         return (
-            self._hash == other._hash
-            and self.committed == other.committed
+            self.committed == other.committed
             and self.tmp == other.tmp
             and self.torn == other.torn
             and self.at_cut == other.at_cut
         )
 
     def __hash__(self) -> int:
-        return self._hash
+        return _checkpoint_hash(self.committed, self.tmp, self.torn, self.at_cut)
+
+    @property
+    def _hash(self) -> int:
+        return _checkpoint_hash(self.committed, self.tmp, self.torn, self.at_cut)
 
 
 def _checkpoint_hash(
@@ -357,7 +379,7 @@ _WORLD_SLOTS = tuple(
     getattr(World, name).__set__
     for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies", "second")
 )
-_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "torn", "at_cut", "_hash"))
+_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "torn", "at_cut"))
 
 
 def _turn_hash(
@@ -407,7 +429,12 @@ def _world_hash(
     second: Second,
 ) -> int:
     running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
-    parts = ((checkpoint._hash, lock.holder, lock.tmp), tracker._hash, running, finished, runs, struck, replies)
+    disk = (
+        _checkpoint_hash(checkpoint.committed, checkpoint.tmp, checkpoint.torn, checkpoint.at_cut),
+        lock.holder,
+        lock.tmp,
+    )
+    parts = (disk, tracker._hash, running, finished, runs, struck, replies)
     return hash(parts) if second is NO_SECOND or second == NO_SECOND else hash((parts, second))
 
 
@@ -442,10 +469,9 @@ def make_checkpoint(
 ) -> Checkpoint:
     """Checkpoint(committed, tmp, torn, at_cut), made fast."""
     checkpoint = _new(Checkpoint)
-    s_committed, s_tmp, s_torn, s_at_cut, s_hash = _CHECKPOINT_SLOTS
+    s_committed, s_tmp, s_torn, s_at_cut = _CHECKPOINT_SLOTS
     s_committed(checkpoint, committed)
     s_tmp(checkpoint, tmp)
     s_torn(checkpoint, torn)
     s_at_cut(checkpoint, at_cut)
-    s_hash(checkpoint, _checkpoint_hash(committed, tmp, torn, at_cut))
     return checkpoint

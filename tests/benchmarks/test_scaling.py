@@ -54,3 +54,15 @@ def test_bad_options_exit_2_with_one_line() -> None:
         assert done.returncode == 2
         assert done.stdout == ""
         assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_repeat_keeps_the_best_times_and_refuses_zero() -> None:
+    """--repeat 2 measures each cell twice (same states); --repeat 0 is one line on stderr and exit 2."""
+    done = _run("--calls", "10", "--depths", "1", "--designs", "agent-loop", "--memory-budget", "0", "--repeat", "2")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^agent-loop\s+10\s+1\s+", done.stdout, re.MULTILINE)
+    refused = _run("--repeat", "0")
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert "--repeat" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1

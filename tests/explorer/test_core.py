@@ -34,6 +34,22 @@ def test_edges_are_numbered_in_runs_per_node() -> None:
     assert core.deltas[0] is core.deltas[2]  # equal increments are one shared mapping
 
 
+def test_actions_and_deltas_are_numbers_into_tables_of_distinct_values() -> None:
+    """Each edge keeps 4-byte numbers; equal actions (even distinct objects) and equal deltas share one entry."""
+    core: Core[str] = Core()
+    core.add_node("a", 0, False, 0, 0)
+    core.add_edge(0, START, {"n": 1})
+    core.add_edge(0, Action(START.kind, START.label), {"n": 1})
+    core.add_edge(0, CRASH, {})
+    core.close()
+    assert core.actions.numbers.itemsize == core.deltas.numbers.itemsize == 4
+    assert list(core.actions) == [START, START, CRASH]
+    assert core.actions[0:2] == [START, START]
+    assert len(core.actions.table) == 2
+    assert list(core.deltas) == [{"n": 1}, {"n": 1}, {}]
+    assert list(core.deltas.numbers) == [1, 1, 0]  # 0: no increments
+
+
 def test_graph_has_the_attributes_of_every_node_and_edge() -> None:
     """The built graph carries state, crashes, finished, point; edges keyed by choice with action, deltas."""
     exploration = explore(Points(2), 1)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from crashsweep.spec import metrics
+from crashsweep.spec import metrics, process
 from crashsweep.spec.design import Design, Env, startup_save
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.ops import AskPerson, Ops, Point, Send
 from crashsweep.spec.process import advance, boot
 from crashsweep.spec.tracker import KEYED
-from crashsweep.spec.world import Checkpoint, Record, Snapshot, Tracker, Turn, World
+from crashsweep.spec.world import Checkpoint, LockFile, Record, Snapshot, Tracker, Turn, World
 from crashsweep.variants import attempt_markers
 
 ENV = Env(TRIAGE, KEYED)
@@ -123,3 +123,16 @@ def test_read_passes_one_point() -> None:
 def test_uninterrupted_run_passes_43_points_and_finishes() -> None:
     """attempt-markers passes the 43 crash points of SEMANTICS.md section 7 and finishes."""
     assert len(_points(World())) == 43
+
+
+def test_stretches_share_the_instructions_they_append() -> None:
+    """Two runs to the same crash point hold one program tuple; lock files are one object per value."""
+    first, _ = boot(World(), ENV, DESIGN)
+    second, _ = boot(World(), ENV, DESIGN)
+    for _ in range(4):  # past the start save and the first reply
+        first, _ = advance(first, ENV, DESIGN)
+        second, _ = advance(second, ENV, DESIGN)
+    assert first.process is not None
+    assert second.process is not None
+    assert first.process.pending is second.process.pending
+    assert process._lock_file("run-1", None) is process._lock_file("run-1", None) == LockFile("run-1")

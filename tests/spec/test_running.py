@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from crashsweep.spec import running
-from crashsweep.spec.ops import Point, Rename, WriteTmp
-from crashsweep.spec.running import Process, make_process
+from crashsweep.spec.ops import Ops, Point, Rename, WriteTmp
+from crashsweep.spec.running import Process, make_process, make_process_at
 from crashsweep.spec.world import Snapshot
 
 
@@ -31,3 +31,21 @@ def test_sharing_never_changes_equality() -> None:
     assert hash(before) == hash(after)
     assert before != make_process(memory, (WriteTmp(),), "p")
     assert before != make_process(memory, (Rename(),), "q")
+
+
+def test_rest_of_a_shared_program_is_the_rest_by_value() -> None:
+    """make_process_at gives make_process(program[start:]) for a shared program and for a fresh one."""
+    memory = Snapshot("run-1")
+    program: Ops = (WriteTmp(), Point("a: tmp written"), Rename(), Point("a: renamed"))
+    shared = make_process(memory, program, "p").pending  # now in the table of programs
+    fresh: Ops = tuple(list(program))
+    for source in (shared, fresh):
+        for start in range(len(program) + 1):
+            made = make_process_at(memory, source, start, "q")
+            expected = make_process(memory, program[start:], "q")
+            assert made == expected
+            assert hash(made) == hash(expected)
+            assert made.pending is expected.pending
+    running._PROGRAMS.clear()
+    running._SHARED.clear()
+    assert make_process_at(memory, shared, 2, "q").pending == (Rename(), Point("a: renamed"))

@@ -24,3 +24,10 @@ def test_marker_and_result_saves_have_a_point_of_their_own() -> None:
 def test_lock_is_its_own_file() -> None:
     """The lock is written by temp file and rename of the lock file."""
     assert take_lock() == (WriteTmp(LOCK), Point("lock: tmp written"), Rename(LOCK), Point("lock: renamed"))
+
+
+def test_equal_saves_are_one_shared_tuple() -> None:
+    """A save's instructions are made once: asked again, the same tuple, equal to one made afresh."""
+    assert save("turn 2") is save("turn 2")
+    assert save("turn 2") == (WriteTmp(), Point("turn 2: tmp written"), Rename(), Point("turn 2: renamed"))
+    assert save_result("b") is save_result("b")
