@@ -38,6 +38,8 @@ class FaultKind:
     summary: str
     enabled: Callable[[World], bool]
     strike: Callable[[World], World]
+    stops: bool = False
+    """The strike ends the process (a power cut): its restart is the next edge, not part of this one."""
 
 
 def _reply_pending(world: World) -> bool:
@@ -112,6 +114,7 @@ POWER_LOSS = FaultKind(
     "the power goes: the process dies and what was not fsynced is lost",
     _power_cut_loses_something,
     _cut_power,
+    stops=True,
 )
 
 LOST_REPLY = FaultKind("lost-reply", "the tracker applies a write and its reply is lost", _reply_pending, _lose_reply)

@@ -73,8 +73,9 @@ class LoopModel:
         if action.kind == "fault":
             # The fault changes the world, then the process goes on (or restarts) as usual; a
             # fault that stops the process (a power cut) leaves the restart to its own edge.
-            struck = FAULTS[action.label].strike(state)
-            if state.process is not None and struck.process is None and not struck.finished:
+            kind = FAULTS[action.label]
+            struck = kind.strike(state)
+            if kind.stops:
                 return unfinished_while_other_lives(struck), {fault_counter(action.label): 1}
             after, counters = resume(struck, self.env, self.design)
             return unfinished_while_other_lives(after), {**counters, fault_counter(action.label): 1}
