@@ -339,7 +339,14 @@ def test_ctrl_c_stops_the_pool_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "page"
     command = [sys.executable, "-m", "crashsweep", "frontier", "--depth", "3", "--out", str(out)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # depth 3 over 512 designs runs for a minute or more: the signal lands mid-way
+    # Depth 3 over 512 designs runs for a minute or more. The pool's first worker process says
+    # the designs are being explored (the pool starts inside the loop that Ctrl-C stops), so
+    # the signal lands mid-way however slowly the interpreter started.
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 120
+    while not children.read_text().split() and time.monotonic() < deadline:
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130
