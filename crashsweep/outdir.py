@@ -20,6 +20,7 @@ import re
 import shutil
 import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,15 +89,27 @@ def check(out_dir: Path) -> Path:
 
 @contextmanager
 def _sigint_held() -> Iterator[None]:
-    """Hold SIGINT back in this thread (it is delivered on exit), where the platform can."""
-    can = hasattr(signal, "pthread_sigmask")
-    if can:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    """Hold Ctrl-C back until the block is done, then let it act as it would have.
+
+    Python runs its signal handlers in the main thread whichever thread the signal reached, so
+    masking the signal in one thread does not hold it back once any other thread runs (a pool,
+    a library's background thread): the handler is swapped for one that only notes the signal.
+    Elsewhere than the main thread no handler of Python's can run, and nothing is held.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: noted.append(signum))
     try:
         yield
     finally:
-        if can:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, previous)
+    if noted:
+        if callable(previous):
+            previous(signal.SIGINT, None)
+        elif previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
 
 
 def _swap(staging: Path, target: Path) -> None:
