@@ -13,8 +13,7 @@ the program marks its crash points with crashsweep.realsweep.crashpoint. The eng
 
 With `options.dedup` it runs the same processes once per distinct world instead (graph.py):
 scenarios that reach the same files and tracker state share their future, and are counted
-by paths with the explorer's counting. A sweep with faults or fresh call IDs runs every
-scenario (as without dedup).
+by paths with the explorer's counting, faults included (graph.py).
 
 Every process is a real subprocess, started from the target's argv or, for a Python entry
 point, forked from a zygote that imported its modules (zygote.py: no interpreter start per
@@ -27,9 +26,10 @@ run in parallel on a pool of `workers` threads, each driving its scenario's subp
 After the last process the `check` reads the outcome (an `Outcome`); the counters the
 program reported with `count(...)` over all its processes are summed per scenario.
 
-Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py): given one, the engine
-also runs, beside the one-crash scenarios, a scenario of one fault move at each chance the
-nemesis finds among the baseline's points.
+Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py). The merging sweep
+makes them moves of its graph at any depth; without dedup the engine runs, beside the
+one-crash scenarios, a scenario of one fault move at each chance the nemesis finds among the
+baseline's points (depth 1 only).
 """
 
 from __future__ import annotations
@@ -88,18 +88,13 @@ def sweep(
     started = time.monotonic()
     if nemesis is not None:
         try:
-            nemesis.check(options.depth)
+            nemesis.check(options.depth, options.dedup)
         except NemesisError as error:
             raise SweepError(str(error)) from None
     with _runner(target, check, options, nemesis) as runner:
-        if options.dedup and not _faulty(nemesis):
+        if options.dedup:
             return graph.sweep(runner, progress, started)
         return _scenarios(runner, options, progress, started)
-
-
-def _faulty(nemesis: Nemesis | None) -> bool:
-    """Faults or fresh call IDs: the sweep runs every scenario (as without dedup), not once per world."""
-    return nemesis is not None and (bool(nemesis.faults) or nemesis.fresh_ids)
 
 
 def replay(

@@ -10,6 +10,12 @@ model's explorer merges histories that reach the same state. Every edge carries 
 of its process; `crashsweep.explorer.count_paths` then counts the scenarios (root-to-finished paths) per
 crash count and sums their counters and outcomes, exactly as a sweep of every scenario would.
 
+Faults (spec/FAULTS.md, nemesis.py) are moves too, so a node is keyed by its moves (crashes
+and faults). A process from a node may suffer faults (lost-reply, wrong-answer: told through
+its environment) before it ends or is killed at a later point: each such process is an edge
+carrying its faults. A new node that is a restart whose tracker remembers keys gets, under
+key-expiry, one more edge: to the same world with every key forgotten (tracker_store).
+
 The representative of a final world is its path with the smallest crash indices, so the
 counterexample is the one a sweep of every scenario names first. Where worlds never repeat
 (a program that writes timestamps, with no state key), the graph is a tree and the sweep runs
@@ -18,6 +24,7 @@ every scenario, still with fewer processes (a shared prefix is run once).
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
 import time
@@ -31,9 +38,11 @@ import networkx as nx
 
 from crashsweep.explorer.counting import count_paths
 from crashsweep.realsweep import digest
+from crashsweep.realsweep.nemesis import Fault, restart_fault
 from crashsweep.realsweep.runner import Live, Runner, Step
 from crashsweep.realsweep.scenarios import Crash, Outcome, Progress, Scenario, ScenarioResult, SweepError, SweepResult
 from crashsweep.realsweep.snapshot import read_counters
+from crashsweep.realsweep.tracker_store import KEYS_TABLE, forget_keys
 
 MEASURES: Mapping[str, Callable[[Outcome], int]] = {
     "with_dups": lambda o: int(o.dups > 0),
@@ -50,7 +59,7 @@ class _Node:
 
     id: int
     digest: str
-    crashes: int
+    moves: int
     folder: Path
     path: tuple[Crash, ...]
     pending: int = 1
@@ -59,14 +68,15 @@ class _Node:
 
 @dataclass
 class _Graph:
-    """The graph being built (networkx), its nodes by (digest, crashes), and the unreached attempts."""
+    """The graph being built (networkx), its nodes by (digest, moves), and the unreached attempts."""
 
     graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
     nodes: dict[tuple[str, int], _Node] = field(default_factory=dict)
     by_id: dict[int, _Node] = field(default_factory=dict)
-    unreached: list[tuple[int, Crash]] = field(default_factory=list)
+    unreached: list[tuple[int, tuple[str, ...], Crash]] = field(default_factory=list)
     reached: int = 1
     lock: threading.Lock = field(default_factory=threading.Lock)
+    folders: Iterator[int] = field(default_factory=itertools.count)
 
     def add(self, key: tuple[str, int], folder: Path, path: tuple[Crash, ...]) -> _Node:
         node = _Node(self.graph.number_of_nodes(), key[0], key[1], folder, path)
@@ -77,6 +87,7 @@ class _Graph:
 
 _Task = tuple[Any, ...]
 """A method of _Sweep and its arguments, to run on the pool."""
+Faults = tuple[Fault, ...]
 
 
 class _Sweep:
@@ -93,7 +104,7 @@ class _Sweep:
         root = self.runner.root / "worlds" / "root"
         (root / digest.FILES).mkdir(parents=True)
         node = self.g.add((digest.digest(digest.World()), 0), root, ())
-        self._submit(self._end, node)
+        self._submit(self._end, node, ())
         try:
             while self.pending:
                 finished, self.pending = wait(self.pending, return_when=FIRST_COMPLETED)
@@ -116,40 +127,54 @@ class _Sweep:
         self.known += 1
         self.pending.add(self.pool.submit(task, *args))
 
-    def _end(self, node: _Node) -> list[_Task]:
-        """The process from `node` to the end: the finished node, its edge, and the crash children.
+    def _folder(self) -> Path:
+        """A new folder name for a saved world."""
+        with self.g.lock:
+            return self.runner.root / "worlds" / f"w{next(self.g.folders)}"
 
-        With snapshots, the children are the worlds it had at its points (`_at_point`); else
-        (or when the program did not pause at its points: its own crash point code, another
-        language) a process per point is killed there (`_crash`).
+    def _end(self, node: _Node, faults: Faults) -> list[_Task]:
+        """The process from `node` that suffers `faults` and runs to the end: the finished node, its edge, children.
+
+        Below the depth, the children are a crash at each point after its last fault (with
+        snapshots, the worlds it had at those points, `_at_point`; else, or when the program
+        did not pause at its points, a process killed at each, `_crash`) and, for each fault
+        the nemesis finds open after its last one, the same process suffering that one too.
         """
-        below = node.crashes < self.depth
-        found: list[_Node] = []
+        below = node.moves + len(faults) < self.depth
+        after = faults[-1].position if faults else (0, 0)
+        found: list[_Task] = []
         at_point = None
         if below and self.runner.options.snapshots:
 
             def at_point(index: int, live: Live) -> None:
-                found.extend(self._at_point(node, index, live))
+                if index > after[0]:
+                    found.extend(self._at_point(node, faults, index, live))
 
-        step = self.runner.step(node.folder, node.digest, node.path, None, at_point)
+        step = self.runner.step(node.folder, node.digest, node.path, None, at_point, faults)
         try:
             outcome = self._check(node, step)
         finally:
             self._forget(step)
         if step.snapshots not in (0, len(step.points)):
             raise SweepError(f"scenario {_code(node.path)}: paused at {step.snapshots} of {len(step.points)} points")
-        crashes = [Crash(i, p, step.points[:i].count(p)) for i, p in enumerate(step.points, start=1)]
+        crashes = [Crash(i, p, step.points[:i].count(p)) for i, p in enumerate(step.points, start=1) if i > after[0]]
         children = crashes if below and not step.snapshots else []
+        chances = self.runner.nemesis.chances(step.points, step.pauses, after) if below else []
         with self.g.lock:
-            node.points = step.points
+            if not faults:
+                node.points = step.points
             end = self.g.graph.number_of_nodes()
-            self.g.graph.add_node(end, finished=True, crashes=node.crashes, state=outcome)
-            self.g.graph.add_edge(node.id, end, deltas=dict(step.counters))
-            node.pending += len(children) - 1
+            self.g.graph.add_node(end, finished=True, crashes=node.moves + len(faults), state=outcome)
+            self.g.graph.add_edge(node.id, end, deltas=_deltas(step.counters, faults), faults=_labels(faults))
+            node.pending += len(children) + len(chances) - 1
         self._release(node)
-        return [(self._end, child) for child in found] + [(self._crash, node, crash) for crash in children]
+        return (
+            found
+            + [(self._crash, node, faults, crash) for crash in children]
+            + [(self._end, node, (*faults, fault)) for fault in chances]
+        )
 
-    def _at_point(self, node: _Node, index: int, live: Live) -> list[_Node]:
+    def _at_point(self, node: _Node, faults: Faults, index: int, live: Live) -> list[_Task]:
         """The world of a process from `node` stopped at its point `index`: an edge, and a node if new.
 
         Only a new world is saved (files copied, the space backed up) while the process waits.
@@ -157,12 +182,12 @@ class _Sweep:
         points = live.points_log.read_text(encoding="utf-8").splitlines()[:index]
         crash = Crash(index, points[-1], points.count(points[-1]))
         world = digest.capture(live.workdir, live.space)
-        folder = self.runner.root / "worlds" / f"n{node.id}-{index}"
-        child = self._join(node, crash, world, read_counters(live.counters_log), folder)
+        counters = _deltas(read_counters(live.counters_log), faults)
+        child = self._join(node, faults, crash, world, counters)
         if child is None:
             return []
-        digest.save(live.workdir, live.space, folder)
-        return [child]
+        digest.save(live.workdir, live.space, child.folder)
+        return self._tasks(child, world)
 
     def _check(self, node: _Node, step: Step) -> Outcome:
         """The check's outcome of the final world the step left."""
@@ -175,41 +200,78 @@ class _Sweep:
             raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
         return outcome
 
-    def _crash(self, node: _Node, crash: Crash) -> list[_Task]:
-        """A process from `node` killed for real at `crash`; the world it left joins the graph."""
-        step = self.runner.step(node.folder, node.digest, node.path, crash)
+    def _crash(self, node: _Node, faults: Faults, crash: Crash) -> list[_Task]:
+        """A process from `node` that suffers `faults` and is killed for real at `crash`; its world joins the graph."""
+        step = self.runner.step(node.folder, node.digest, node.path, crash, None, faults)
         try:
             if step.unreached:
                 with self.g.lock:
-                    self.g.unreached.append((node.id, crash))
+                    self.g.unreached.append((node.id, _labels(faults), crash))
                 return []
             world = digest.capture(step.workdir, step.space)
-            folder = self.runner.root / "worlds" / f"n{node.id}-{crash.index}"
-            child = self._join(node, crash, world, step.counters, folder)
+            child = self._join(node, faults, crash, world, _deltas(step.counters, faults))
             if child is None:
                 return []
-            digest.save(step.workdir, step.space, folder)
-            return [(self._end, child)]
+            digest.save(step.workdir, step.space, child.folder)
+            return self._tasks(child, world)
         finally:
             self._forget(step)
             with self.g.lock:
                 node.pending -= 1
             self._release(node)
 
-    def _join(
-        self, node: _Node, crash: Crash, world: digest.World, counters: Mapping[str, int], folder: Path
-    ) -> _Node | None:
-        """The world left by a crash at `crash` from `node`: an edge, and the new node (to be saved in `folder`)."""
+    def _expire(self, node: _Node) -> list[_Task]:
+        """key-expiry before the restart from `node`: the same world with every key forgotten, one move more."""
+        folder = self._folder()
+        try:
+            shutil.copytree(node.folder, folder, symlinks=True)
+            forget_keys(folder / digest.TRACKER_FILE)
+            world = digest.read_world(folder)
+            fault = restart_fault()
+            key = self._key(world, node.moves + 1)
+            with self.g.lock:
+                self.g.reached += 1
+                child = self.g.nodes.get(key)
+                new = child is None
+                if child is None:
+                    child = self.g.add(key, folder, node.path)
+                self.g.graph.add_edge(node.id, child.id, deltas={fault.counter: 1}, faults=(fault.label,))
+            if not new:
+                shutil.rmtree(folder, ignore_errors=True)
+                return []
+            return self._tasks(child, world)
+        finally:
+            with self.g.lock:
+                node.pending -= 1
+            self._release(node)
+
+    def _key(self, world: digest.World, moves: int) -> tuple[str, int]:
         key_fn = self.runner.options.state_key
-        key = (digest.digest(world if key_fn is None else key_fn(world)), node.crashes + 1)
+        return digest.digest(world if key_fn is None else key_fn(world)), moves
+
+    def _join(
+        self, node: _Node, faults: Faults, crash: Crash, world: digest.World, counters: Mapping[str, int]
+    ) -> _Node | None:
+        """The world left by a crash at `crash` from `node` after `faults`: an edge, and the new node (to be saved)."""
+        key = self._key(world, node.moves + len(faults) + 1)
+        folder = self._folder()
         with self.g.lock:
             self.g.reached += 1
             child = self.g.nodes.get(key)
             new = child is None
             if child is None:
                 child = self.g.add(key, folder, (*node.path, crash))
-            self.g.graph.add_edge(node.id, child.id, deltas=dict(counters), crash=crash)
+            self.g.graph.add_edge(node.id, child.id, deltas=dict(counters), crash=crash, faults=_labels(faults))
         return child if new else None
+
+    def _tasks(self, child: _Node, world: digest.World) -> list[_Task]:
+        """What a new node runs: its process to the end and, under key-expiry, its world with the keys forgotten."""
+        tasks: list[_Task] = [(self._end, child, ())]
+        if self.runner.nemesis.expires_keys and child.moves < self.depth and _holds_keys(world):
+            with self.g.lock:
+                child.pending += 1
+            tasks.append((self._expire, child))
+        return tasks
 
     def _release(self, node: _Node) -> None:
         """Remove a node's saved world once no process is left to start from it."""
@@ -223,6 +285,23 @@ class _Sweep:
             shutil.rmtree(step.folder, ignore_errors=True)
 
 
+def _labels(faults: Faults) -> tuple[str, ...]:
+    return tuple(fault.label for fault in faults)
+
+
+def _deltas(counters: Mapping[str, int], faults: Faults) -> dict[str, int]:
+    """A process's counters, with one `fault.<kind>` per fault it suffered (as the model's fault edges count)."""
+    deltas = dict(counters)
+    for fault in faults:
+        deltas[fault.counter] = deltas.get(fault.counter, 0) + 1
+    return deltas
+
+
+def _holds_keys(world: digest.World) -> bool:
+    """Whether the world's tracker remembers some idempotency key (key-expiry's chance)."""
+    return any(rows for name, rows in world.tables if name == KEYS_TABLE)
+
+
 def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepResult:
     """Build the graph of real worlds from the empty one and count it; see the module docstring."""
     run = _Sweep(runner, progress)
@@ -230,16 +309,16 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
     g = run.g
     counts = count_paths(g.graph, 0, MEASURES)
     best = _representatives(g)
-    ends = {source: target for source, target in g.graph.edges() if g.graph.nodes[target]["finished"]}
     results = []
-    for node in g.by_id.values():
-        path, counters = best[node.id]
-        end = ends[node.id]
-        final = _add(counters, g.graph.get_edge_data(node.id, end)[0]["deltas"])
-        results.append(ScenarioResult(path, g.graph.nodes[end]["state"], final, node.points))
+    for source, end, data in g.graph.edges(data=True):
+        if g.graph.nodes[end]["finished"]:
+            path, faults, counters = best[source]
+            final = _add(counters, data["deltas"])
+            state, points = g.graph.nodes[end]["state"], g.by_id[source].points
+            results.append(ScenarioResult(path, state, final, points, faults=faults + data["faults"]))
     if runner.options.every:
         results = list(_every(g))
-    results.sort(key=lambda r: (len(r.crashes), [c.index for c in r.crashes]))
+    results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
     baseline, scenarios = results[0], tuple(results[1:])
     if not baseline.points:
         raise SweepError(f"{runner.target.label}: the program passed no crash point; mark them with crashpoint(...)")
@@ -249,7 +328,8 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
             "and at the tracker (no clock, no randomness)"
         )
     unreached = tuple(
-        ScenarioResult((*best[i][0], c), Outcome(), {}, (), unreached=len(best[i][0]) + 1) for i, c in g.unreached
+        ScenarioResult((*best[i][0], c), Outcome(), {}, (), unreached=len(best[i][0]) + 1, faults=best[i][1] + f)
+        for i, f, c in g.unreached
     )
     return SweepResult(
         runner.options.depth,
@@ -264,37 +344,48 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
     )
 
 
-def _representatives(g: _Graph) -> dict[int, tuple[tuple[Crash, ...], dict[str, int]]]:
-    """Each node's path with the smallest crash indices, and the counters summed along it.
+_Path = tuple[tuple[Crash, ...], tuple[str, ...], dict[str, int]]
+"""A path to a node: its crashes, its faults' labels, the counters summed along it."""
 
-    Edges go from k crashes to k + 1, so taking the nodes by crash count settles every
-    node's parents before the node.
+
+def _representatives(g: _Graph) -> dict[int, _Path]:
+    """Each node's path with the smallest crash indices (then fault labels), and the counters summed along it.
+
+    Edges go from k moves to more, so taking the nodes by moves settles every node's parents
+    before the node.
     """
-    best: dict[int, tuple[tuple[Crash, ...], dict[str, int]]] = {0: ((), {})}
-    for node in sorted(g.by_id.values(), key=lambda n: n.crashes):
-        path, counters = best[node.id]
+    best: dict[int, _Path] = {0: ((), (), {})}
+    for node in sorted(g.by_id.values(), key=lambda n: n.moves):
+        path, faults, counters = best[node.id]
         for _, child, data in g.graph.out_edges(node.id, data=True):
-            crash = data.get("crash")
-            if crash is None:
+            if g.graph.nodes[child]["finished"]:
                 continue
-            candidate = (*path, crash)
+            crash = data.get("crash")
+            candidate = ((*path, crash) if crash is not None else path, faults + data["faults"])
             known = best.get(child)
-            if known is None or [c.index for c in candidate] < [c.index for c in known[0]]:
-                best[child] = (candidate, _add(counters, data["deltas"]))
+            if known is None or _order(*candidate) < _order(known[0], known[1]):
+                best[child] = (*candidate, _add(counters, data["deltas"]))
     return best
+
+
+def _order(path: tuple[Crash, ...], faults: tuple[str, ...]) -> tuple[list[int], tuple[str, ...]]:
+    return [c.index for c in path], faults
 
 
 def _every(g: _Graph) -> Iterator[ScenarioResult]:
     """Every scenario: each path from the root to a final world, with the counters summed along it."""
-    stack: list[tuple[int, tuple[Crash, ...], dict[str, int]]] = [(0, (), {})]
+    stack: list[tuple[int, tuple[Crash, ...], tuple[str, ...], dict[str, int]]] = [(0, (), (), {})]
     while stack:
-        node, path, counters = stack.pop()
+        node, path, faults, counters = stack.pop()
         for _, target, data in g.graph.out_edges(node, data=True):
             summed = _add(counters, data["deltas"])
+            moved = faults + data["faults"]
             if g.graph.nodes[target]["finished"]:
-                yield ScenarioResult(path, g.graph.nodes[target]["state"], summed, g.by_id[node].points)
+                state = g.graph.nodes[target]["state"]
+                yield ScenarioResult(path, state, summed, g.by_id[node].points, faults=moved)
             else:
-                stack.append((target, (*path, data["crash"]), summed))
+                crash = data.get("crash")
+                stack.append((target, (*path, crash) if crash is not None else path, moved, summed))
 
 
 def _add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
