@@ -172,7 +172,8 @@ class ScenarioResult:
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
         if not steps:
             return "; ".join(self.faults) + ", the process goes on to the end"
-        return ", restart, ".join(steps) + ", restart to the end"
+        faults = f" (faults: {'; '.join(self.faults)})" if self.faults else ""
+        return ", restart, ".join(steps) + ", restart to the end" + faults
 
 
 @dataclass(frozen=True)
