@@ -259,3 +259,17 @@ def test_lost_replies_two_moves_deep_conform(variant: str) -> None:
     assert real.moves[1] == {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes)}
     assert real.moves[2]["lost-reply"] > 0
     assert (real.with_dups > 0) == (variant == "save-after-reply")
+
+
+@pytest.mark.slow
+def test_fresh_call_ids_with_merged_worlds_two_crashes_deep() -> None:
+    """The README's published row (keys-before-reply-save, fresh IDs): 30 and 521 scenarios, 102 with 111 duplicates.
+
+    The scripted model's counter of replies lives in the work directory, so it is part of a
+    world: merging worlds keeps apart the ones whose next ask hands out other IDs.
+    """
+    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    fresh = Nemesis(fresh_ids=True)
+    result = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", DEPTH_2, None, path, fresh)
+    assert result.differences == []
+    assert _figures(result) == (30, 521, 102, 111, 0, 0, 326)
