@@ -19,71 +19,27 @@ key-expiry, one more edge: to the same world with every key forgotten (tracker_s
 The representative of a final world is its path with the smallest crash indices, so the
 counterexample is the one a sweep of every scenario names first. Where worlds never repeat
 (a program that writes timestamps, with no state key), the graph is a tree and the sweep runs
-every scenario, still with fewer processes (a shared prefix is run once).
+every scenario, still with fewer processes (a shared prefix is run once). The graph's data
+and the scenarios read off it are worlds.py's.
 """
 
 from __future__ import annotations
 
-import itertools
 import shutil
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
 from crashsweep.explorer.counting import count_paths
-from crashsweep.realsweep import digest
+from crashsweep.realsweep import digest, worlds
 from crashsweep.realsweep.nemesis import Fault, restart_fault
 from crashsweep.realsweep.runner import Live, Runner, Step
-from crashsweep.realsweep.scenarios import Crash, Outcome, Progress, Scenario, ScenarioResult, SweepError, SweepResult
+from crashsweep.realsweep.scenarios import Crash, Outcome, Progress, Scenario, SweepError, SweepResult
 from crashsweep.realsweep.snapshot import read_counters
 from crashsweep.realsweep.tracker_store import KEYS_TABLE, forget_keys
-
-MEASURES: Mapping[str, Callable[[Outcome], int]] = {
-    "with_dups": lambda o: int(o.dups > 0),
-    "dups": lambda o: o.dups,
-    "missing": lambda o: o.missing,
-    "applied": lambda o: o.applied,
-}
-"""What `count_paths` sums over the scenarios' final worlds."""
-
-
-@dataclass
-class _Node:
-    """A world to start processes from, the path it was first reached by, and what is still to run."""
-
-    id: int
-    digest: str
-    moves: int
-    folder: Path
-    path: tuple[Crash, ...]
-    pending: int = 1
-    points: tuple[str, ...] = ()
-
-
-@dataclass
-class _Graph:
-    """The graph being built (networkx), its nodes by (digest, moves), and the unreached attempts."""
-
-    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
-    nodes: dict[tuple[str, int], _Node] = field(default_factory=dict)
-    by_id: dict[int, _Node] = field(default_factory=dict)
-    unreached: list[tuple[int, tuple[str, ...], Crash]] = field(default_factory=list)
-    reached: int = 1
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    folders: Iterator[int] = field(default_factory=itertools.count)
-
-    def add(self, key: tuple[str, int], folder: Path, path: tuple[Crash, ...]) -> _Node:
-        node = _Node(self.graph.number_of_nodes(), key[0], key[1], folder, path)
-        self.graph.add_node(node.id, finished=False, crashes=key[1], state=None)
-        self.nodes[key] = self.by_id[node.id] = node
-        return node
-
+from crashsweep.realsweep.worlds import Graph, Node
 
 _Task = tuple[Any, ...]
 """A method of _Sweep and its arguments, to run on the pool."""
@@ -95,7 +51,7 @@ class _Sweep:
 
     def __init__(self, runner: Runner, progress: Progress | None) -> None:
         self.runner, self.progress, self.depth = runner, progress, runner.options.depth
-        self.g = _Graph()
+        self.g = Graph()
         self.done = self.known = 0
         self.pool = ThreadPoolExecutor(max_workers=runner.options.workers, thread_name_prefix="world")
         self.pending: set[Future[list[_Task]]] = set()
@@ -132,7 +88,7 @@ class _Sweep:
         with self.g.lock:
             return self.runner.root / "worlds" / f"w{next(self.g.folders)}"
 
-    def _end(self, node: _Node, faults: Faults) -> list[_Task]:
+    def _end(self, node: Node, faults: Faults) -> list[_Task]:
         """The process from `node` that suffers `faults` and runs to the end: the finished node, its edge, children.
 
         Below the depth, the children are a crash at each point after its last fault (with
@@ -174,7 +130,7 @@ class _Sweep:
             + [(self._end, node, (*faults, fault)) for fault in chances]
         )
 
-    def _at_point(self, node: _Node, faults: Faults, index: int, live: Live) -> list[_Task]:
+    def _at_point(self, node: Node, faults: Faults, index: int, live: Live) -> list[_Task]:
         """The world of a process from `node` stopped at its point `index`: an edge, and a node if new.
 
         Only a new world is saved (files copied, the space backed up) while the process waits.
@@ -189,7 +145,7 @@ class _Sweep:
         digest.save(live.workdir, live.space, child.folder)
         return self._tasks(child, world)
 
-    def _check(self, node: _Node, step: Step) -> Outcome:
+    def _check(self, node: Node, step: Step) -> Outcome:
         """The check's outcome of the final world the step left."""
         try:
             outcome = self.runner.check(Scenario(node.path, step.workdir, step.tracker))
@@ -200,7 +156,7 @@ class _Sweep:
             raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
         return outcome
 
-    def _crash(self, node: _Node, faults: Faults, crash: Crash) -> list[_Task]:
+    def _crash(self, node: Node, faults: Faults, crash: Crash) -> list[_Task]:
         """A process from `node` that suffers `faults` and is killed for real at `crash`; its world joins the graph."""
         step = self.runner.step(node.folder, node.digest, node.path, crash, None, faults)
         try:
@@ -220,7 +176,7 @@ class _Sweep:
                 node.pending -= 1
             self._release(node)
 
-    def _expire(self, node: _Node) -> list[_Task]:
+    def _expire(self, node: Node) -> list[_Task]:
         """key-expiry before the restart from `node`: the same world with every key forgotten, one move more."""
         folder = self._folder()
         try:
@@ -250,8 +206,8 @@ class _Sweep:
         return digest.digest(world if key_fn is None else key_fn(world)), moves
 
     def _join(
-        self, node: _Node, faults: Faults, crash: Crash, world: digest.World, counters: Mapping[str, int]
-    ) -> _Node | None:
+        self, node: Node, faults: Faults, crash: Crash, world: digest.World, counters: Mapping[str, int]
+    ) -> Node | None:
         """The world left by a crash at `crash` from `node` after `faults`: an edge, and the new node (to be saved)."""
         key = self._key(world, node.moves + len(faults) + 1)
         folder = self._folder()
@@ -264,7 +220,7 @@ class _Sweep:
             self.g.graph.add_edge(node.id, child.id, deltas=dict(counters), crash=crash, faults=_labels(faults))
         return child if new else None
 
-    def _tasks(self, child: _Node, world: digest.World) -> list[_Task]:
+    def _tasks(self, child: Node, world: digest.World) -> list[_Task]:
         """What a new node runs: its process to the end and, under key-expiry, its world with the keys forgotten."""
         tasks: list[_Task] = [(self._end, child, ())]
         if self.runner.nemesis.expires_keys and child.moves < self.depth and _holds_keys(world):
@@ -273,7 +229,7 @@ class _Sweep:
             tasks.append((self._expire, child))
         return tasks
 
-    def _release(self, node: _Node) -> None:
+    def _release(self, node: Node) -> None:
         """Remove a node's saved world once no process is left to start from it."""
         with self.g.lock:
             last = node.pending == 0
@@ -307,17 +263,8 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
     run = _Sweep(runner, progress)
     run.run()
     g = run.g
-    counts = count_paths(g.graph, 0, MEASURES)
-    best = _representatives(g)
-    results = []
-    for source, end, data in g.graph.edges(data=True):
-        if g.graph.nodes[end]["finished"]:
-            path, faults, counters = best[source]
-            final = _add(counters, data["deltas"])
-            state, points = g.graph.nodes[end]["state"], g.by_id[source].points
-            results.append(ScenarioResult(path, state, final, points, faults=faults + data["faults"]))
-    if runner.options.every:
-        results = list(_every(g))
+    counts = count_paths(g.graph, 0, worlds.MEASURES)
+    results = list(worlds.every(g)) if runner.options.every else worlds.scenarios(g)
     results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
     baseline, scenarios = results[0], tuple(results[1:])
     if not baseline.points:
@@ -327,10 +274,7 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
             "no process ever reached its chosen point: the program's points must depend only on what is on disk "
             "and at the tracker (no clock, no randomness)"
         )
-    unreached = tuple(
-        ScenarioResult((*best[i][0], c), Outcome(), {}, (), unreached=len(best[i][0]) + 1, faults=best[i][1] + f)
-        for i, f, c in g.unreached
-    )
+    unreached = worlds.unreached(g)
     return SweepResult(
         runner.options.depth,
         baseline,
@@ -342,54 +286,6 @@ def sweep(runner: Runner, progress: Progress | None, started: float) -> SweepRes
         (len(g.nodes), g.reached),
         runner.options.snapshots,
     )
-
-
-_Path = tuple[tuple[Crash, ...], tuple[str, ...], dict[str, int]]
-"""A path to a node: its crashes, its faults' labels, the counters summed along it."""
-
-
-def _representatives(g: _Graph) -> dict[int, _Path]:
-    """Each node's path with the smallest crash indices (then fault labels), and the counters summed along it.
-
-    Edges go from k moves to more, so taking the nodes by moves settles every node's parents
-    before the node.
-    """
-    best: dict[int, _Path] = {0: ((), (), {})}
-    for node in sorted(g.by_id.values(), key=lambda n: n.moves):
-        path, faults, counters = best[node.id]
-        for _, child, data in g.graph.out_edges(node.id, data=True):
-            if g.graph.nodes[child]["finished"]:
-                continue
-            crash = data.get("crash")
-            candidate = ((*path, crash) if crash is not None else path, faults + data["faults"])
-            known = best.get(child)
-            if known is None or _order(*candidate) < _order(known[0], known[1]):
-                best[child] = (*candidate, _add(counters, data["deltas"]))
-    return best
-
-
-def _order(path: tuple[Crash, ...], faults: tuple[str, ...]) -> tuple[list[int], tuple[str, ...]]:
-    return [c.index for c in path], faults
-
-
-def _every(g: _Graph) -> Iterator[ScenarioResult]:
-    """Every scenario: each path from the root to a final world, with the counters summed along it."""
-    stack: list[tuple[int, tuple[Crash, ...], tuple[str, ...], dict[str, int]]] = [(0, (), (), {})]
-    while stack:
-        node, path, faults, counters = stack.pop()
-        for _, target, data in g.graph.out_edges(node, data=True):
-            summed = _add(counters, data["deltas"])
-            moved = faults + data["faults"]
-            if g.graph.nodes[target]["finished"]:
-                state = g.graph.nodes[target]["state"]
-                yield ScenarioResult(path, state, summed, g.by_id[node].points, faults=moved)
-            else:
-                crash = data.get("crash")
-                stack.append((target, (*path, crash) if crash is not None else path, moved, summed))
-
-
-def _add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
-    return {name: a.get(name, 0) + b.get(name, 0) for name in sorted({*a, *b})}
 
 
 def _code(path: tuple[Crash, ...]) -> str:
