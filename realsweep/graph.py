@@ -34,7 +34,7 @@ from typing import Any
 
 from crashsweep.explorer.counting import count_paths
 from crashsweep.realsweep import digest, worlds
-from crashsweep.realsweep.nemesis import Fault, restart_fault
+from crashsweep.realsweep.nemesis import ACCEPTED, Fault, restart_fault
 from crashsweep.realsweep.runner import Live, Runner, Step
 from crashsweep.realsweep.scenarios import Crash, Outcome, Progress, Scenario, SweepError, SweepResult
 from crashsweep.realsweep.snapshot import read_counters
@@ -108,6 +108,7 @@ class _Sweep:
 
         step = self.runner.step(node.folder, node.digest, node.path, None, at_point, faults)
         try:
+            _struck(node, step, faults)
             outcome = self._check(node, step)
         finally:
             self._forget(step)
@@ -164,6 +165,7 @@ class _Sweep:
                 with self.g.lock:
                     self.g.unreached.append((node.id, _labels(faults), crash))
                 return []
+            _struck(node, step, faults)
             world = digest.capture(step.workdir, step.space)
             child = self._join(node, faults, crash, world, _deltas(step.counters, faults))
             if child is None:
@@ -251,6 +253,21 @@ def _deltas(counters: Mapping[str, int], faults: Faults) -> dict[str, int]:
     for fault in faults:
         deltas[fault.counter] = deltas.get(fault.counter, 0) + 1
     return deltas
+
+
+def _struck(node: Node, step: Step, faults: Faults) -> None:
+    """Check that each fault struck where it was found: a program whose course changed is not deterministic."""
+    for fault in faults:
+        if fault.kind == "lost-reply":
+            call = fault.point[len(ACCEPTED) :]
+            struck = step.points[fault.index - 1 : fault.index + 1] == (fault.point, f"tool failed {call}")
+        else:
+            struck = step.pauses[fault.occurrence - 1 : fault.occurrence] == ((fault.index, fault.point),)
+        if not struck:
+            raise SweepError(
+                f"scenario {_code(node.path)}: {fault.label} did not strike where the same process offered it: "
+                "the program's points must depend only on what is on disk and at the tracker"
+            )
 
 
 def _holds_keys(world: digest.World) -> bool:
