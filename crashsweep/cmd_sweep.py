@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep import prog, runs, sweep_scenarios, sweep_sources
+from crashsweep import prog, runs, sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.options import (
     depth_option,
     design_option,
@@ -179,6 +179,7 @@ def _fail(message: str, status: int) -> int:
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
+@sweep_engines.engine_options
 def sweep(
     variant: str | None,
     design_path: Path | None,
@@ -203,8 +204,11 @@ def sweep(
     dedup: bool,
     state_key_spec: str | None,
     kill: bool,
+    engine_name: str,
+    address: str | None,
 ) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
+    sweep_engines.refuse(engine_name, address, **{"--crash": crash_points, "--keep": keep is not None})
     sweep_sources.combination(
         variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
     )
@@ -237,7 +241,12 @@ def sweep(
         if crashes:
             scenario = engine.replay(source.target, source.check, options, crashes, source.nemesis)
             return _replayed(source.label, scenario)
-        result = source.run(options, progress)
+        with sweep_engines.opened(engine_name, address, workers) as chosen:
+            result = source.run(dataclasses.replace(options, engine=chosen), progress)
+    except KeyboardInterrupt:
+        if keep is None:
+            raise
+        raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {keep}") from None
     except engine.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)
     except (engine.SweepError, ValueError) as error:
@@ -324,6 +333,7 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
+@sweep_engines.engine_options
 def conform(
     names: str | None,
     trackers: tuple[str, ...],
@@ -335,6 +345,8 @@ def conform(
     spawn: str,
     dedup: bool,
     kill: bool,
+    engine_name: str,
+    address: str | None,
 ) -> int:
     """The real sweep and the model side by side: both rows of each design, and every difference.
 
@@ -343,6 +355,7 @@ def conform(
     """
     if kill and not dedup:
         raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
+    sweep_engines.refuse(engine_name, address)
     nemesis = Nemesis(*environment())
     try:
         nemesis.check(depth, dedup)
@@ -367,13 +380,15 @@ def conform(
     job, _ = runs.read_job(job_path)
     results = []
     try:
-        for name, kind, path in matrix:
-            progress = _Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
-            try:
-                options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
-                results.append(conformance.conform(name, job, job_path, kind, options, progress, path, nemesis))
-            finally:
-                progress.done()
+        with sweep_engines.opened(engine_name, address, workers) as where:
+            for name, kind, path in matrix:
+                progress = _Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
+                try:
+                    options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
+                    options = dataclasses.replace(options, engine=where)
+                    results.append(conformance.conform(name, job, job_path, kind, options, progress, path, nemesis))
+                finally:
+                    progress.done()
     except engine.TargetFailed as error:
         return _fail(f"the reference loop failed: {error}", 1)
     except engine.SweepError as error:

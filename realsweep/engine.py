@@ -27,22 +27,26 @@ After the last process the `check` reads the outcome (an `Outcome`); the counter
 program reported with `count(...)` over all its processes are summed per scenario.
 
 Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py). The merging sweep
-makes them moves of its graph at any depth; without dedup the engine runs, beside the
-one-crash scenarios, a scenario of one fault move at each chance the nemesis finds among the
-baseline's points (depth 1 only).
+makes them moves of its graph at any depth, on either engine; without dedup the engine runs,
+beside the one-crash scenarios, a scenario of one fault move at each chance the nemesis finds
+among the baseline's points (depth 1 only).
+
+Where the processes run is an `Engine`'s choice (`options.engine`): the local engine (None,
+`LOCAL`) runs them on threads of this process (workers.LocalWorkers); ray_engine.py runs the
+same units of work as Ray tasks across a cluster. The sweep's bookkeeping (the results, the
+graph of worlds, the counting) stays here either way, so the results are the same.
 """
 
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import ExitStack, contextmanager
-from pathlib import Path
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from typing import Any, Protocol
 
-from crashsweep.realsweep import graph
+from crashsweep.realsweep import graph, scratch
 from crashsweep.realsweep.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.runner import Runner
 from crashsweep.realsweep.scenarios import (
@@ -59,10 +63,13 @@ from crashsweep.realsweep.scenarios import (
     TargetFailed,
 )
 from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.workers import LocalWorkers, Workers
 
 __all__ = [
+    "LOCAL",
     "Check",
     "Crash",
+    "Engine",
     "Outcome",
     "Progress",
     "Scenario",
@@ -75,6 +82,33 @@ __all__ = [
     "replay",
     "sweep",
 ]
+
+
+class Engine(Protocol):
+    """Where a sweep's processes run: it gives the sweep a `Workers` (workers.py) for its units of work."""
+
+    def workers(
+        self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
+    ) -> AbstractContextManager[Workers[Any]]:
+        """Workers for one sweep, ready to run its units; closed (and cleaned up) when the sweep ends."""
+
+
+class _Local:
+    """The local engine: a runner in a root folder of this machine, its units on a pool of threads."""
+
+    @contextmanager
+    def workers(
+        self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
+    ) -> Iterator[Workers[Any]]:
+        with runner(target, check, options, nemesis) as one:
+            workers = LocalWorkers(one)
+            try:
+                yield workers
+            finally:
+                workers.close()
+
+
+LOCAL: Engine = _Local()
 
 
 def sweep(
@@ -91,10 +125,12 @@ def sweep(
             nemesis.check(options.depth, options.dedup)
         except NemesisError as error:
             raise SweepError(str(error)) from None
-    with _runner(target, check, options, nemesis) as runner:
+    _check_options(options)
+    engine = options.engine or LOCAL
+    with engine.workers(target, check, options, nemesis) as workers:
         if options.dedup:
-            return graph.sweep(runner, progress, started)
-        return _scenarios(runner, options, progress, started)
+            return graph.sweep(workers, options, nemesis or Nemesis(), target.label, progress, started)
+        return _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
 
 
 def replay(
@@ -111,20 +147,25 @@ def replay(
     """
     if not crashes:
         raise SweepError("a scenario to re-run needs at least one crash point")
-    with _runner(target, check, options, nemesis) as runner:
-        return runner.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
+    with runner(target, check, options, nemesis) as one:
+        return one.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
 
 
-@contextmanager
-def _runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
-    """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
+def _check_options(options: SweepOptions) -> None:
+    """Refuse options no engine can run, before any process starts."""
     if options.depth < 1:
         raise SweepError(f"depth must be at least 1, got {options.depth}")
     if options.spawn not in ("fork", "exec"):
         raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
     if options.workers < 1:
         raise SweepError(f"workers must be at least 1, got {options.workers}")
-    root = Path(tempfile.mkdtemp(prefix="crashsweep-")) if options.root is None else options.root
+
+
+@contextmanager
+def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
+    """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
+    _check_options(options)
+    root = scratch.folder() if options.root is None else options.root
     if root.exists() and any(root.iterdir()):
         raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
     root.mkdir(parents=True, exist_ok=True)
@@ -135,41 +176,47 @@ def _runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesi
                 if options.tracker is None
                 else stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
             )
-            runner = Runner(target, check, options, root, service, nemesis)
-            stack.callback(runner.close)
-            yield runner
+            made = Runner(target, check, options, root, service, nemesis)
+            stack.callback(made.close)
+            yield made
     finally:
         if not options.keep:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None, started: float) -> SweepResult:
-    baseline = runner.run(())
+def _scenarios(
+    workers: Workers[Any],
+    target: Target,
+    options: SweepOptions,
+    nemesis: Nemesis,
+    progress: Progress | None,
+    started: float,
+) -> SweepResult:
+    baseline = workers.scenario(()).result()
     if not baseline.points:
-        raise SweepError(f"{runner.target.label}: the program passed no crash point; mark them with crashpoint(...)")
+        raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
     results: list[ScenarioResult] = []
     known = len(baseline.points)
-    with ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="scenario") as pool:
-        pending: set[Future[ScenarioResult]] = {pool.submit(runner.run, c) for c in _children(baseline)}
-        pending |= {pool.submit(runner.run, (), f) for f in runner.nemesis.chances(baseline.points)}
-        known += len(pending) - len(baseline.points)
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    result = future.result()
-                    results.append(result)
-                    if result.moves < options.depth and not result.faults:
-                        children = _children(result)
-                        known += len(children)
-                        pending |= {pool.submit(runner.run, c) for c in children}
-                    if progress is not None:
-                        progress(len(results), known)
-        except BaseException:
-            runner.stop.set()
-            for future in pending:
-                future.cancel()
-            raise
+    pending: set[Future[ScenarioResult]] = {workers.scenario(c) for c in _children(baseline)}
+    pending |= {workers.scenario((), f) for f in nemesis.chances(baseline.points)}
+    known += len(pending) - len(baseline.points)
+    try:
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                result = future.result()
+                results.append(result)
+                if result.moves < options.depth and not result.faults:
+                    children = _children(result)
+                    known += len(children)
+                    pending |= {workers.scenario(c) for c in children}
+                if progress is not None:
+                    progress(len(results), known)
+    except BaseException:
+        workers.stop()
+        for future in pending:
+            future.cancel()
+        raise
     results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
     reached = tuple(r for r in results if not r.unreached)
     unreached = tuple(r for r in results if r.unreached)
@@ -180,7 +227,7 @@ def _scenarios(runner: Runner, options: SweepOptions, progress: Progress | None,
             "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
         )
     elapsed = time.monotonic() - started
-    return SweepResult(options.depth, baseline, reached, runner.processes, elapsed, unreached)
+    return SweepResult(options.depth, baseline, reached, workers.processes(), elapsed, unreached)
 
 
 def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:

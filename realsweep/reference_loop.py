@@ -156,8 +156,8 @@ DESIGNS: dict[str, Callable[[Loop], None]] = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one process of the loop; exit 0 when the run is done."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line of one process (its defaults from the environment are read by `main`)."""
     parser = argparse.ArgumentParser(
         prog="python -m crashsweep.realsweep.reference_loop", description=__doc__.split("\n")[0]
     )
@@ -166,21 +166,35 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--design", type=Path, help="design file (TOML) of policies")
     parser.add_argument("--job", type=Path, help="job file (TOML); default: the built-in triage job")
     parser.add_argument("--tracker", choices=list(OFFERS), default="keyed", help="what the tracker offers")
-    parser.add_argument("--tracker-url", default=os.environ.get(TRACKER_URL), help=f"default: ${TRACKER_URL}")
-    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get(WORKDIR) or "."))
-    args = parser.parse_args(argv)
-    if not args.tracker_url:
-        parser.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
+    parser.add_argument("--tracker-url", help=f"default: ${TRACKER_URL}")
+    parser.add_argument("--workdir", type=Path, help=f"default: ${WORKDIR}, else the current directory")
+    return parser
+
+
+PARSER = _parser()
+"""Built once at import: a sweep forks each process from a zygote that imported this module, so
+no process builds it again (building one costs a cold process several milliseconds: gettext
+lookups and regular expressions), which is a large part of a short process's time."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one process of the loop; exit 0 when the run is done."""
+    args = PARSER.parse_args(argv)
+    tracker_url = args.tracker_url or os.environ.get(TRACKER_URL)
+    if not tracker_url:
+        PARSER.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
+    workdir = args.workdir or Path(os.environ.get(WORKDIR) or ".")
     job = load_job(args.job) if args.job is not None else TRIAGE
-    loop = Loop(args.workdir, job, TrackerClient(args.tracker_url), OFFERS[args.tracker])
-    if args.design is None:
-        DESIGNS[args.variant](loop)
-        return 0
-    try:
-        _, _, policy = read_design_file(args.design)
-    except PolicyError as error:
-        parser.error(str(error))
-    composed(loop, policy)
+    with TrackerClient(tracker_url, keep_alive=True) as tracker:
+        loop = Loop(workdir, job, tracker, OFFERS[args.tracker])
+        if args.design is None:
+            DESIGNS[args.variant](loop)
+            return 0
+        try:
+            _, _, policy = read_design_file(args.design)
+        except PolicyError as error:
+            PARSER.error(str(error))
+        composed(loop, policy)
     return 0
 
 

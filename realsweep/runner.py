@@ -2,8 +2,8 @@
 
 A crashed process must have died by SIGKILL at exactly the point it was to die at, and a last
 process must exit 0; anything else is the program's failure (TargetFailed) or a sign that its
-points do not depend only on what is on disk (SweepError). Each worker thread of the pool
-has its own zygote when the target can be forked (zygote.py).
+points do not depend only on what is on disk (SweepError). The worker threads of the pool
+fork their processes from one zygote when the target can be forked (zygote.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import itertools
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -88,32 +89,30 @@ class Runner:
         self.processes = 0
         self.stop = threading.Event()
         self._lock = threading.Lock()
-        self._local = threading.local()
-        self._zygotes: list[Zygote] = []
+        self._zygote_lock = threading.Lock()  # the first worker starts the zygote; the others wait for it
+        self._started: Zygote | None = None
         self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
         self._names = itertools.count(1)
 
     def close(self) -> None:
-        """Stop the zygotes."""
-        with self._lock:
-            zygotes, self._zygotes = self._zygotes, []
-        for zygote in zygotes:
+        """Stop the zygote."""
+        with self._zygote_lock:
+            zygote, self._started = self._started, None
+        if zygote is not None:
             zygote.close()
 
     def _zygote(self) -> Zygote:
-        """This worker thread's zygote, started on first use."""
-        zygote: Zygote | None = getattr(self._local, "zygote", None)
-        if zygote is None:
-            assert self.target.fork is not None
-            log = self.root / f"zygote-{threading.get_ident()}.txt"
-            try:
-                zygote = Zygote(self.target.fork, {**os.environ, **self.target.env}, log)
-            except ZygoteError as error:
-                raise SweepError(str(error)) from None
-            with self._lock:
-                self._zygotes.append(zygote)
-            self._local.zygote = zygote
-        return zygote
+        """The zygote every worker thread forks its processes from, started on first use."""
+        with self._zygote_lock:
+            if self._started is None:
+                assert self.target.fork is not None
+                log = self.root / "zygote.txt"
+                env = {**os.environ, **self.target.env}
+                try:
+                    self._started = Zygote(self.target.fork, env, log, flags=_flags(self.target))
+                except ZygoteError as error:
+                    raise SweepError(str(error)) from None
+            return self._started
 
     def run(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> ScenarioResult:
         """Run one scenario from a fresh work directory: each crash in turn, then a process to the end.
@@ -267,6 +266,21 @@ class Runner:
                 ) from None
             except OSError as error:
                 raise SweepError(f"cannot start {self.target.argv[0]!r}: {error.strerror or error}") from None
+
+
+FLAGS = frozenset({"-S", "-s", "-E", "-I", "-B", "-O", "-OO", "-u"})
+"""The interpreter's options a zygote takes over from the program's command line (none takes an argument)."""
+
+
+def _flags(target: Target) -> tuple[str, ...]:
+    """The options before `-m` of a target that runs this interpreter (`python -S -m ...`: ("-S",)).
+
+    The zygote starts as the program would (the reference loop's `-S` spares it site-packages).
+    """
+    argv = target.argv
+    if not argv or argv[0] != sys.executable or "-m" not in argv:
+        return ()
+    return tuple(flag for flag in argv[1 : argv.index("-m")] if flag in FLAGS)
 
 
 def _where(crashes: tuple[Crash, ...], number: int) -> str:

@@ -21,6 +21,7 @@ from crashsweep.realsweep.tracker_client import TrackerClient
 if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
     from crashsweep.explorer.counting import Counts
     from crashsweep.realsweep.digest import StateKey
+    from crashsweep.realsweep.engine import Engine
 
 
 class SweepError(RuntimeError):
@@ -222,6 +223,8 @@ class SweepOptions:
     snapshots: bool = False
     """With dedup: take the crashed worlds of a node from one run's snapshots (snapshot.py); False:
     one process killed for real at each point."""
+    engine: Engine | None = None
+    """Where the processes run (engine.Engine; ray_engine.RayEngine: across a cluster); None: here, on threads."""
 
 
 Progress = Callable[[int, int], None]

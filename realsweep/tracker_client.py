@@ -3,7 +3,13 @@
 It uses http.client, the standard library's HTTP/1.1 client (urllib.request is built on it
 and adds redirects, proxies and cookie handling a loopback service does not need, at twice
 the import time: this module is imported by each of the thousands of processes a sweep
-starts). Each call opens a connection, sends one request, reads the whole answer and closes.
+starts). By default each call opens a connection, sends one request, reads the whole answer
+and closes. A client made with `keep_alive=True` (the reference loop's: one process, a dozen
+requests) keeps one connection per thread open between calls (`Connection: keep-alive`; the
+service keeps only connections that ask, tracker_http.py) and `close()` ends them; before it
+reuses one it checks that the service has not closed it meanwhile (an idle connection is
+closed after the service's timeout), so a request is never sent on a dead connection and
+never sent twice. Any failure of a request closes its connection; the next opens another.
 Writes carry an `Idempotency-Key` header when given a key. An error status raises
 `TrackerError` with the service's message. With `lose_next_reply` set, the next write asks
 the service to apply it and lose its reply (a fault the sweep injects, tracker_http.py): the
@@ -12,10 +18,17 @@ call then raises the transport's ConnectionError, as for any reply a network dro
 
 from __future__ import annotations
 
+import codecs
 import http.client
 import json
+import select
+import socket
+import threading
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
+
+codecs.lookup("idna")  # every connection's getaddrinfo encodes its host with it: found once, at import
+# (a sweep's processes are forked from a process that imported this module, and share the lookup)
 
 LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
 """The header that asks the service to apply a write and lose its reply (tracker_http.py)."""
@@ -32,7 +45,7 @@ class TrackerError(RuntimeError):
 class TrackerClient:
     """The tracker at `base_url` (e.g. http://127.0.0.1:8765/spaces/s-3)."""
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
+    def __init__(self, base_url: str, *, timeout: float = 30.0, keep_alive: bool = False) -> None:
         parts = urlsplit(base_url)
         if parts.scheme != "http" or not parts.hostname:
             raise ValueError(f"tracker URL {base_url!r}: expected http://HOST:PORT[/spaces/NAME]")
@@ -42,6 +55,23 @@ class TrackerClient:
         self.timeout = timeout
         self.lose_next_reply = False
         """Set: the next write is applied and its reply lost (the flag is then cleared)."""
+        self.keep_alive = keep_alive
+        self._local = threading.local()  # this thread's open connection (keep_alive only)
+        self._open: list[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the connections kept open (keep_alive); a later call opens a new one."""
+        with self._lock:
+            connections, self._open = self._open, []
+        for connection in connections:
+            connection.close()
+
+    def __enter__(self) -> TrackerClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def create_issue(self, title: str, *, run: str, call: str, body: str = "", key: str | None = None) -> int:
         """File an issue; its number."""
@@ -78,13 +108,43 @@ class TrackerClient:
         self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes]:
         """Send one request as given (`path` already quoted); its status, headers and body."""
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        if not self.keep_alive:
+            connection: http.client.HTTPConnection = _Connection(self.host, self.port, timeout=self.timeout)
+            try:
+                return _exchange(connection, method, self.prefix + path, body, headers or {})
+            finally:
+                connection.close()
+        connection = self._connection()
         try:
-            connection.request(method, self.prefix + path, body=body, headers=headers or {})
-            response = connection.getresponse()
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-        finally:
+            answer = _exchange(connection, method, self.prefix + path, body, {**(headers or {}), **KEEP})
+        except BaseException:
+            connection.close()  # a half-done exchange leaves the connection unusable
+            raise
+        if connection.sock is None:  # the service closed it after its answer (http.client saw so)
+            self._forget()
+        return answer
+
+    def _connection(self) -> http.client.HTTPConnection:
+        """This thread's kept connection, if it is still open at the service's end; else a new one."""
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if connection is not None and (connection.sock is None or _dropped(connection.sock)):
             connection.close()
+            self._forget()
+            connection = None
+        if connection is None:
+            connection = _Connection(self.host, self.port, timeout=self.timeout)
+            self._local.connection = connection
+            with self._lock:
+                self._open.append(connection)
+        return connection
+
+    def _forget(self) -> None:
+        """Drop this thread's kept connection (closed already)."""
+        connection = getattr(self._local, "connection", None)
+        self._local.connection = None
+        with self._lock:
+            if connection in self._open:
+                self._open.remove(connection)
 
     def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, key: str | None = None) -> Any:
         headers = {"Accept": "application/json"}
@@ -105,3 +165,35 @@ class TrackerClient:
         if status >= 400:
             raise TrackerError(status, str(answer.get("error", answer)))
         return answer
+
+
+class _Connection(http.client.HTTPConnection):
+    """http.client's connection, with TCP_NODELAY.
+
+    http.client sends a request with a body in two writes (head, then body); Nagle's algorithm
+    would hold the body until the service acknowledges the head, which it may delay by up to
+    40 ms (delayed ACK) on a kept connection.
+    """
+
+    def connect(self) -> None:
+        super().connect()
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+KEEP = {"Connection": "keep-alive"}
+"""The header that asks the service to keep the connection open after its answer."""
+
+
+def _exchange(
+    connection: http.client.HTTPConnection, method: str, url: str, body: bytes | None, headers: dict[str, str]
+) -> tuple[int, dict[str, str], bytes]:
+    """One request and its whole answer on `connection`."""
+    connection.request(method, url, body=body, headers=headers)
+    response = connection.getresponse()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+
+
+def _dropped(sock: Any) -> bool:
+    """Whether an idle kept connection was closed by the service: readable means its end came (or stray bytes)."""
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)

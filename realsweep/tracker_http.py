@@ -1,7 +1,11 @@
 """The tracker's HTTP side: a threading server whose handler reads a request whole, then runs it.
 
 One thread per connection (the standard library's ThreadingHTTPServer: enough for a loopback
-service of a few thousand small requests, and no dependency). A request is read and checked
+service of a few thousand small requests, and no dependency). A connection is closed after
+its answer unless the client asked to keep it (`Connection: keep-alive`, as a swept process
+of the reference loop does for its dozen requests: one connection and one thread per process
+instead of one per request), and always after an error answer, whose request may have left
+unread bytes behind; a kept connection that stays idle for the timeout is closed. A request is read and checked
 whole (tracker_request.py) before its space's lock is taken, so a client that stalls holds
 only its own thread, and only until the timeout: every read and write of a connection has
 one, and the body must arrive within it in all (else 408). Every answer is JSON, the
@@ -74,11 +78,27 @@ class Handler(BaseHTTPRequestHandler):
     """One request: read it whole, then run it on its space's store under its lock, then answer in JSON."""
 
     server: TrackerServer
+    protocol_version = "HTTP/1.1"  # so that a connection can be kept; see parse_request
+    wbufsize = -1  # an answer (head and body) leaves in one write, when `_send` flushes it
 
     def setup(self) -> None:
-        """Give every read and write on the connection the server's timeout."""
+        """Give every read and write on the connection the server's timeout; send each write at once.
+
+        An answer is one write (`wbufsize`); on a kept connection Nagle's algorithm could still
+        hold a write until the client acknowledges the last one, which a client delays by up
+        to 40 ms (delayed ACK): TCP_NODELAY sends it at once.
+        """
         super().setup()
         self.connection.settimeout(self.server.request_timeout)
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def parse_request(self) -> bool:
+        """The standard library's parsing, then: keep the connection only when the client asked to."""
+        parsed = super().parse_request()
+        headers = getattr(self, "headers", None)  # unset when the request line itself was refused
+        if headers is None or headers.get("Connection", "").lower() != "keep-alive":
+            self.close_connection = True
+        return parsed
 
     def do_GET(self) -> None:
         """Reads: search, lookup, records, health."""
@@ -162,7 +182,10 @@ class Handler(BaseHTTPRequestHandler):
         """Send the answer; a client that went away meanwhile simply does not get it."""
         data = json.dumps(answer).encode("utf-8")
         try:
+            if status >= 400:  # an error may leave a body unread: the connection cannot carry another request
+                self.close_connection = True
             self.send_response(status)
+            self.send_header("Connection", "close" if self.close_connection else "keep-alive")
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             for name, value in (headers or {}).items():
@@ -172,6 +195,7 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(data)
+            self.wfile.flush()
         except (ConnectionError, TimeoutError):  # what was committed stays committed; the reply is lost
             self.close_connection = True
 
@@ -181,6 +205,7 @@ class Handler(BaseHTTPRequestHandler):
         Closing a socket that holds unread bytes resets the connection, and the reset can destroy
         the answer before the client has read it.
         """
+        self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_WR)
             deadline = time.monotonic() + DRAIN_SECONDS

@@ -99,6 +99,7 @@ class ServiceProcess:
         env = {**os.environ, "PYTHONPATH": package_pythonpath()}
         command = [
             self.python,
+            "-S",  # no site-packages: the service imports only the standard library and this package
             "-m",
             "crashsweep.realsweep.tracker_service",
             "--root",

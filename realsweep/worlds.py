@@ -11,11 +11,9 @@ each path; the figures themselves are counted by paths (crashsweep.explorer.coun
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 import networkx as nx
 
@@ -37,7 +35,8 @@ class Node:
     id: int
     digest: str
     moves: int
-    folder: Path
+    world: Any
+    """The engine's handle of the saved world (workers.py); None until a leg that saved it is in."""
     path: tuple[Crash, ...]
     pending: int = 1
     points: tuple[str, ...] = ()
@@ -52,11 +51,11 @@ class Graph:
     by_id: dict[int, Node] = field(default_factory=dict)
     unreached: list[tuple[int, tuple[str, ...], Crash]] = field(default_factory=list)
     reached: int = 1
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    folders: Iterator[int] = field(default_factory=itertools.count)
+    saved: dict[int, set[str]] = field(default_factory=dict)
+    """The digests of the nodes whose world is saved, by moves."""
 
-    def add(self, key: tuple[str, int], folder: Path, path: tuple[Crash, ...]) -> Node:
-        node = Node(self.graph.number_of_nodes(), key[0], key[1], folder, path)
+    def add(self, key: tuple[str, int], world: Any, path: tuple[Crash, ...]) -> Node:
+        node = Node(self.graph.number_of_nodes(), key[0], key[1], world, path)
         self.graph.add_node(node.id, finished=False, crashes=key[1], state=None)
         self.nodes[key] = self.by_id[node.id] = node
         return node

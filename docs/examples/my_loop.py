@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from crashsweep.realsweep import checkpoint
-from crashsweep.realsweep.crashpoint import crashpoint
+from crashsweep.realsweep.crashpoint import crashpoint, fresh_id
 from crashsweep.realsweep.tracker_client import TrackerClient
 from crashsweep.spec.keys import key as idempotency_key
 
@@ -32,7 +32,7 @@ def run() -> None:
     """File each issue once, saving after each, and resume from the saved state after a crash."""
     state = checkpoint.load(STATE)  # the committed file only: a temp file left by a crash is ignored
     if state is None:
-        state = {"run": os.urandom(16).hex(), "filed": {}}
+        state = {"run": fresh_id(), "filed": {}}  # random, but derived from the world under a sweep
         checkpoint.save(STATE, state)  # the run ID is durable before any request goes out
         crashpoint("run started")
     tracker = TrackerClient(os.environ.get("CRASHSWEEP_TRACKER_URL", "http://127.0.0.1:8765"))

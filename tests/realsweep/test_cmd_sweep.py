@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,26 @@ def test_sweep_under_faults_merges_worlds_or_runs_every_scenario(capsys: pytest.
     merged = json.loads(capsys.readouterr().out)
     assert "worlds" in merged
     assert (merged["scenarios"], merged["with_dups"], merged["moves"]) == (row["scenarios"], 0, row["moves"])
+
+
+def test_ctrl_c_with_keep_says_where_the_work_folders_stay(tmp_path: Path) -> None:
+    """SIGINT during `sweep --keep`: one line naming the folder (not "nothing was written"), exit 130."""
+    keep = tmp_path / "kept"
+    command = [CRASHSWEEP, "sweep", "--variant", "keys-and-markers", "--depth", "3", "--no-dedup", "--keep", str(keep)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env())
+    # Depth 3 with every scenario from scratch runs for many minutes; the first kept folder says
+    # the sweep is under way.
+    deadline = 120
+    for _ in range(deadline * 10):
+        if keep.is_dir() and any(keep.iterdir()):
+            break
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert process.poll() is None, process.communicate()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert out == ""
+    assert err == f"crashsweep: interrupted; the work folders swept so far stay in {keep}\n"
+    assert any(keep.iterdir())

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from crashsweep.realsweep.tracker_client import TrackerClient, TrackerError
 from crashsweep.realsweep.tracker_service import ServiceProcess
+from tests.realsweep.tracker_process import idle, service
 
 
 def test_an_error_status_raises_tracker_error(keyed_service: ServiceProcess) -> None:
@@ -51,3 +54,45 @@ def test_a_write_told_to_lose_its_reply_is_applied_and_the_client_sees_a_transpo
     assert [r["call"] for r in client.records()] == ["create_a"]
     assert client.create_issue("triage: create_a", run="r1", call="create_a", key="k1") == 1  # the key was kept
     assert len(client.records()) == 1
+
+
+def _established(port: int) -> int:
+    """How many client connections to `port` are open (the kernel's table, /proc/net/tcp)."""
+    rows = (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
+    return sum(1 for row in rows if int(row[2].split(":")[1], 16) == port and row[3] == "01")
+
+
+def test_a_kept_client_sends_its_requests_on_one_connection_until_closed(keyed_service: ServiceProcess) -> None:
+    """keep_alive: a write, a search and a lookup over one connection; close() ends it; the default keeps none."""
+    port = int(keyed_service.url.rsplit(":", 1)[1])
+    with TrackerClient(keyed_service.space_url("k"), keep_alive=True) as client:
+        assert client.create_issue("triage: a", run="r", call="a", key="k1") == 1
+        assert [i["number"] for i in client.search("triage")] == [1]
+        assert client.lookup("r", "a") is not None
+        assert _established(port) == 1
+    assert _established(port) == 0
+    TrackerClient(keyed_service.space_url("k")).records()
+    assert _established(port) == 0
+
+
+def test_a_kept_connection_the_service_closed_is_not_reused(tmp_path: Path) -> None:
+    """The service closes an idle connection after its timeout: the next write goes on a new one, applied once."""
+    with service(tmp_path / "db", "--timeout", "0.5") as tracker:
+        client = TrackerClient(f"{tracker.url}/spaces/k", keep_alive=True)
+        client.create_issue("triage: a", run="r", call="a")
+        idle(tracker)  # the service has closed its end of the kept connection
+        assert client.create_issue("triage: b", run="r", call="b") == 2
+        assert [r["call"] for r in client.records()] == ["a", "b"]
+        client.close()
+
+
+def test_a_kept_client_survives_an_error_and_a_lost_reply(keyed_service: ServiceProcess) -> None:
+    """After a 404 (the service closes) and a lost reply (no answer), the next requests are answered as usual."""
+    with TrackerClient(keyed_service.space_url("k"), keep_alive=True) as client:
+        with pytest.raises(TrackerError, match="no issue #5"):
+            client.comment(5, run="r", call="c")
+        client.lose_next_reply = True
+        with pytest.raises(ConnectionError):
+            client.create_issue("triage: a", run="r", call="a", key="k1")
+        assert client.create_issue("triage: a", run="r", call="a", key="k1") == 1  # the key was kept
+        assert [r["call"] for r in client.records()] == ["a"]

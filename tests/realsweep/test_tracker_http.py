@@ -237,3 +237,62 @@ def test_what_the_service_cannot_handle_is_a_json_500_and_one_line_in_its_log(tm
         assert tracker.log() == (
             "tracker: internal error on GET '/spaces/bad/records': DatabaseError: file is not a database\n"
         )
+
+
+def _read_one(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Read one reply (its head, then Content-Length bytes) without waiting for the connection to close."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(1 << 16)
+        assert chunk, "the service closed the connection before its answer"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
+    while len(body) < int(headers["content-length"]):
+        chunk = sock.recv(1 << 16)
+        assert chunk, "the service closed the connection in the middle of its answer"
+        body += chunk
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_a_connection_that_asks_to_be_kept_carries_several_requests(logged: Service) -> None:
+    """`Connection: keep-alive`: a write and two reads answered on one connection, each saying it stays open."""
+    issue = json.dumps(ISSUE).encode()
+    keep = "Connection: keep-alive"
+    with connect(logged, timeout=5) as sock:
+        sock.sendall(request_head("POST", "/spaces/k/issues", keep, f"Content-Length: {len(issue)}") + issue)
+        status, headers, body = _read_one(sock)
+        assert (status, headers["connection"], json.loads(body)["number"]) == (201, "keep-alive", 1)
+        for _ in range(2):
+            sock.sendall(request_head("GET", "/spaces/k/records", keep))
+            status, headers, body = _read_one(sock)
+            assert (status, headers["connection"]) == (200, "keep-alive")
+            assert [r["call"] for r in json.loads(body)["records"]] == ["create_a"]
+        sock.sendall(request_head("GET", "/spaces/k/records"))  # no longer asks: answered, then closed
+        status, headers, _ = read_reply(sock)
+        assert (status, headers["connection"]) == (200, "close")
+
+
+def test_an_error_answer_closes_even_a_kept_connection(logged: Service) -> None:
+    """A refusal (here: the comment's fields are missing) is answered `Connection: close` and closed.
+
+    A refused request may leave bytes unread, which must not be read as the next request.
+    """
+    with connect(logged, timeout=5) as sock:
+        sock.sendall(request_head("POST", "/spaces/k/issues/7/comments", "Connection: keep-alive", "Content-Length: 2"))
+        sock.sendall(b"{}")
+        status, headers, _ = read_reply(sock)  # returns only once the service has closed the connection
+    assert (status, headers["connection"]) == (400, "close")
+
+
+def test_a_kept_connection_left_idle_is_closed_after_the_timeout(tmp_path: Path) -> None:
+    """With --timeout 1, an idle kept connection is closed by the service (its thread ends); nothing is logged."""
+    with service(tmp_path / "db", "--timeout", "1") as tracker, connect(tracker, timeout=5) as sock:
+        sock.sendall(request_head("GET", "/health", "Connection: keep-alive"))
+        assert _read_one(sock)[0] == 200
+        started = time.monotonic()
+        assert sock.recv(1) == b""  # the service's end of the connection
+        assert 0.5 < time.monotonic() - started < 5
+        idle(tracker)
+        assert tracker.log() == ""

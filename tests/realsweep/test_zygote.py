@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import textwrap
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -74,3 +77,83 @@ def test_a_zygote_of_a_missing_entry_point_fails_to_start(tmp_path: Path) -> Non
     """An entry point that cannot be imported: ZygoteError with the reason."""
     with pytest.raises(ZygoteError, match="no_such_module"):
         Zygote("no_such_module:main", child_env(), tmp_path / "zygote.log")
+
+
+def test_the_zygote_starts_with_the_interpreter_flags_it_is_given(tmp_path: Path) -> None:
+    """flags=("-S",): the forked processes run without site, as `python -S -m ...` would; without flags, with it."""
+    (tmp_path / "flagmod.py").write_text("import sys\n\ndef main():\n    print('no_site', sys.flags.no_site)\n")
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    for flags, expected in (((), "no_site 0"), (("-S",), "no_site 1")):
+        server = Zygote("flagmod:main", env, tmp_path / "zygote.log", flags=flags)
+        try:
+            assert server.run([], tmp_path, {}, tmp_path / "out.txt", 30) == 0
+        finally:
+            server.close()
+        assert (tmp_path / "out.txt").read_text().strip() == expected
+
+
+MEETING = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+
+    def main():
+        folder = Path(os.environ["FOLDER"])
+        (folder / os.environ["NAME"]).write_text(str(os.getpid()))
+        deadline = time.monotonic() + 20
+        while len(list(folder.iterdir())) < int(os.environ["COUNT"]):
+            if time.monotonic() > deadline:
+                sys.exit(4)  # the others never ran beside this one
+            time.sleep(0.01)
+    """
+)
+
+
+def test_one_zygote_runs_the_processes_of_several_threads_at_once(tmp_path: Path) -> None:
+    """Three threads, three children that each wait until all three exist: they can only all exit 0 together."""
+    (tmp_path / "meet.py").write_text(MEETING)
+    folder = tmp_path / "met"
+    folder.mkdir()
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("meet:main", env, tmp_path / "zygote.log")
+    try:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            runs = [
+                pool.submit(
+                    server.run,
+                    [],
+                    tmp_path,
+                    {"FOLDER": str(folder), "NAME": f"p{n}", "COUNT": "3"},
+                    tmp_path / f"o{n}",
+                    60,
+                )
+                for n in range(3)
+            ]
+            assert [run.result() for run in runs] == [0, 0, 0]
+        pids = {(folder / f"p{n}").read_text() for n in range(3)}
+        assert len(pids) == 3
+    finally:
+        server.close()
+
+
+def test_a_zygote_that_dies_fails_the_requests_waiting_on_it(tmp_path: Path) -> None:
+    """SIGKILL to the zygote while its child runs: the waiting run raises ZygoteError, and so does the next."""
+    (tmp_path / "meet.py").write_text(MEETING)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("meet:main", env, tmp_path / "zygote.log")
+    folder = tmp_path / "met"
+    folder.mkdir()
+    request = {"FOLDER": str(folder), "NAME": "p0", "COUNT": "2"}  # waits for a second process that never comes
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            waiting = pool.submit(server.run, [], tmp_path, request, tmp_path / "o0", 60)
+            while not (folder / "p0").exists():
+                time.sleep(0.01)
+            os.kill(server.pid, signal.SIGKILL)
+            with pytest.raises(ZygoteError, match="died"):
+                waiting.result()
+        with pytest.raises(ZygoteError, match="died"):
+            server.run([], tmp_path, request, tmp_path / "o1", 60)
+    finally:
+        server.close()
+        os.kill(int((folder / "p0").read_text()), signal.SIGKILL)

@@ -1,0 +1,68 @@
+"""The local engine's workers: units of work on threads, exactly one leg saving each new world.
+
+The program is test_legs.py's: from the empty world it passes "saved 1", "saved 2", "saved 3",
+and the world at point k holds done = k (by hand).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep import digest
+from crashsweep.realsweep.engine import SweepOptions, Target, runner
+from crashsweep.realsweep.legs import Unit
+from crashsweep.realsweep.scenarios import Crash, SweepError
+from crashsweep.realsweep.workers import LocalWorkers
+from tests.realsweep.test_legs import PROGRAM, finished
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[LocalWorkers]:
+    """Local workers of two threads over a runner of the program."""
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    target = Target.entry_point("prog:main", path=[str(tmp_path)])
+    with runner(target, finished, SweepOptions(tracker=None, root=tmp_path / "root", workers=2)) as made:
+        local = LocalWorkers(made)
+        try:
+            yield local
+        finally:
+            local.close()
+
+
+def test_the_same_new_world_is_saved_by_one_leg_only(workers: LocalWorkers) -> None:
+    """Four processes killed at point 2 from the same world: four children with one digest, one saved world."""
+    empty = workers.empty()
+    assert list(empty.iterdir()) == [empty / digest.FILES]
+    unit = Unit(0, "root", (), empty, Crash(2, "saved 2"))
+    legs = [future.result() for future in [workers.leg(unit, set()) for _ in range(4)]]
+    children = [leg.children[0] for leg in legs]
+    assert len({child.digest for child in children}) == 1
+    saved = [child.world for child in children if child.world is not None]
+    assert saved == [workers.runner.root / "worlds" / "n0-2"]
+    assert workers.processes() == 4
+
+
+def test_a_released_world_is_removed(workers: LocalWorkers) -> None:
+    """release() removes the saved folder (without --keep)."""
+    empty = workers.empty()
+    workers.release(empty)
+    assert not empty.exists()
+
+
+def test_a_whole_scenario_runs_on_the_pool(workers: LocalWorkers) -> None:
+    """A scenario of one crash at point 1: two processes, the restart passes "saved 2" and "saved 3"."""
+    result = workers.scenario((Crash(1, "saved 1"),)).result()
+    assert result.points == ("saved 2", "saved 3")
+    assert result.outcome.missing == 0
+    assert workers.processes() == 2
+
+
+def test_a_stopped_runner_starts_nothing(workers: LocalWorkers) -> None:
+    """After stop(), a unit fails with "stopped" instead of starting a process."""
+    workers.stop()
+    with pytest.raises(SweepError, match="stopped"):
+        workers.scenario(()).result()
+    assert workers.processes() == 0
