@@ -100,15 +100,14 @@ CALL_IDS_HELP = (
     "with --framework, --variant or --design: the model's call IDs, the job's (stable) or new on every ask"
     " (fresh)  [default: stable]"
 )
-FAULTS_HELP = "with --variant or --design, at depth 1: faults beside crashes (spec/FAULTS.md), e.g. lost-reply"
+FAULTS_HELP = (
+    "with --variant or --design: faults beside crashes (spec/FAULTS.md), e.g. lost-reply (with --no-dedup: depth 1)"
+)
 DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
 SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
-DEDUP_HELP = (
-    "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
-    " (a sweep with --faults or fresh --call-ids always runs every one)"
-)
+DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
 STATE_KEY_HELP = (
     "module:function(World) -> World that blanks timestamps or random IDs before a world's digest (with dedup)"
@@ -129,7 +128,9 @@ def _state_key(spec: str | None) -> StateKey | None:
         raise click.BadParameter(str(error), param_hint="--state-key") from None
 
 
-def _nemesis(text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool) -> Nemesis:
+def _nemesis(
+    text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool, dedup: bool
+) -> Nemesis:
     """The faults and call IDs of a sweep of the reference loop, checked before any process starts."""
     if text is None:
         return Nemesis((), reference_loop and call_ids == "fresh")
@@ -139,15 +140,10 @@ def _nemesis(text: str | None, call_ids: str | None, depth: int, reference_loop:
         raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
     try:
         nemesis = Nemesis(parse_faults(text), call_ids == "fresh")
-        nemesis.check(depth)
+        nemesis.check(depth, dedup and not nemesis.every_scenario)
     except (FaultError, NemesisError) as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None
     return nemesis
-
-
-def _faulty(nemesis: Nemesis) -> bool:
-    """Faults or fresh call IDs: the sweep runs every scenario, as with --no-dedup."""
-    return bool(nemesis.faults) or nemesis.fresh_ids
 
 
 def _fail(message: str, status: int) -> int:
@@ -220,11 +216,12 @@ def sweep(
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
-    nemesis = _nemesis(faults_text, call_ids, depth, variant is not None or design_path is not None, bool(crashes))
+    reference_loop = variant is not None or design_path is not None
+    nemesis = _nemesis(faults_text, call_ids, depth, reference_loop, bool(crashes), dedup)
     _writable(scenarios_path)
     if (state_key_spec is not None or kill) and not dedup:
         raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
-    dedup = dedup and not _faulty(nemesis)
+    dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
@@ -354,18 +351,18 @@ def conform(
 ) -> int:
     """The real sweep and the model side by side: both rows of each design, and every difference.
 
-    With --faults and --call-ids (spec/FAULTS.md) both sides suffer the same faults; the real
-    sweep injects them in scenarios of one move (--depth 1), and runs every scenario (no dedup).
+    With --faults and --call-ids (spec/FAULTS.md) both sides suffer the same faults, at any
+    depth (with --no-dedup, the real sweep injects faults at depth 1 only).
     """
     if kill and not dedup:
         raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
     sweep_engines.refuse(engine_name, address)
     nemesis = Nemesis(*environment())
+    dedup = dedup and not nemesis.every_scenario
     try:
-        nemesis.check(depth)
+        nemesis.check(depth, dedup)
     except NemesisError as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None
-    dedup = dedup and not _faulty(nemesis)
     files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]

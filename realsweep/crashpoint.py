@@ -16,6 +16,10 @@ in any language can take part:
   so that a program whose threads interleave differently from run to run (a background
   checkpoint writer, tools run in parallel) still dies at the same point of its work.
 - CRASHSWEEP_COUNTERS_LOG=<file>: `count(name)` appends the name once per unit.
+- CRASHSWEEP_PAUSES_LOG=<file>: `pause(name)` marks a place where a fault may strike that is
+  not a crash point (spec/FAULTS.md section 1: before a person answers); it appends "<points
+  passed so far> <name>" and returns the pause's number in this process (from 1), by which
+  the sweep's nemesis names the pause it strikes at.
 - CRASHSWEEP_SNAPSHOT=<folder>: at every point it passes (after the log line), the process
   writes the point's index, its process ID and a newline to the FIFO <folder>/request and
   waits for one byte on the FIFO <folder>/answer: meanwhile the sweep stops it (SIGSTOP, so
@@ -48,6 +52,7 @@ import uuid
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
 CRASH_AT = "CRASHSWEEP_CRASH_AT"
 COUNTERS_LOG = "CRASHSWEEP_COUNTERS_LOG"
+PAUSES_LOG = "CRASHSWEEP_PAUSES_LOG"
 WORLD = "CRASHSWEEP_WORLD"
 SNAPSHOT = "CRASHSWEEP_SNAPSHOT"
 KILLED_STATUS = 137  # 128 + SIGKILL: what a shell reports for a process killed by SIGKILL
@@ -55,6 +60,7 @@ KILLED_STATUS = 137  # 128 + SIGKILL: what a shell reports for a process killed 
 _passed = 0
 _seen: dict[str, int] = {}
 _fresh = 0
+_paused = 0
 _pipes: tuple[int, int] | None = None  # the snapshot FIFOs (request, answer), opened at the first point
 _lock = threading.Lock()  # threads pass points one at a time: the log's order is the order of decisions
 
@@ -86,6 +92,32 @@ def count(name: str, n: int = 1) -> None:
         return
     _check_name(name)
     _append(log, "\n".join([name] * n))
+
+
+def pause(name: str) -> int:
+    """Mark a fault's chance that is no crash point; its number (from 1) among this process's pauses.
+
+    Under a sweep it logs the points passed before it and its name, so that the sweep knows
+    where in the process it came; nothing can kill the process here.
+    """
+    global _paused
+    _check_name(name)
+    with _lock:
+        _paused += 1
+        number = _paused
+        log = os.environ.get(PAUSES_LOG)
+        if log:
+            _append(log, f"{_passed} {name}")
+    return number
+
+
+def read_pauses(text: str) -> tuple[tuple[int, str], ...]:
+    """The pauses of a CRASHSWEEP_PAUSES_LOG, in order: (points passed before each, its name)."""
+    found = []
+    for line in text.splitlines():
+        passed_, _, name = line.partition(" ")
+        found.append((int(passed_), name))
+    return tuple(found)
 
 
 def fresh_id() -> str:
@@ -144,9 +176,9 @@ def passed() -> int:
 
 def reset() -> None:
     """Forget the points passed (for tests that call crashpoint in one long-lived process)."""
-    global _passed, _fresh
+    global _passed, _fresh, _paused
     with _lock:
-        _passed = _fresh = 0
+        _passed = _fresh = _paused = 0
         _seen.clear()
 
 

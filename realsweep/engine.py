@@ -13,8 +13,7 @@ the program marks its crash points with crashsweep.realsweep.crashpoint. The eng
 
 With `options.dedup` it runs the same processes once per distinct world instead (graph.py):
 scenarios that reach the same files and tracker state share their future, and are counted
-by paths with the explorer's counting. A sweep with faults or fresh call IDs runs every
-scenario (as without dedup).
+by paths with the explorer's counting, faults included (graph.py).
 
 Every process is a real subprocess, started from the target's argv or, for a Python entry
 point, forked from a zygote that imported its modules (zygote.py: no interpreter start per
@@ -27,9 +26,10 @@ run in parallel on a pool of `workers` threads, each driving its scenario's subp
 After the last process the `check` reads the outcome (an `Outcome`); the counters the
 program reported with `count(...)` over all its processes are summed per scenario.
 
-Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py): given one, the engine
-also runs, beside the one-crash scenarios, a scenario of one fault move at each chance the
-nemesis finds among the baseline's points.
+Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py). The merging sweep
+makes them moves of its graph at any depth, on either engine; without dedup the engine runs,
+beside the one-crash scenarios, a scenario of one fault move at each chance the nemesis finds
+among the baseline's points (depth 1 only).
 
 Where the processes run is an `Engine`'s choice (`options.engine`): the local engine (None,
 `LOCAL`) runs them on threads of this process (workers.LocalWorkers); ray_engine.py runs the
@@ -122,20 +122,15 @@ def sweep(
     started = time.monotonic()
     if nemesis is not None:
         try:
-            nemesis.check(options.depth)
+            nemesis.check(options.depth, options.dedup)
         except NemesisError as error:
             raise SweepError(str(error)) from None
     _check_options(options)
     engine = options.engine or LOCAL
     with engine.workers(target, check, options, nemesis) as workers:
-        if options.dedup and not _faulty(nemesis):
-            return graph.sweep(workers, options, target.label, progress, started)
+        if options.dedup:
+            return graph.sweep(workers, options, nemesis or Nemesis(), target.label, progress, started)
         return _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
-
-
-def _faulty(nemesis: Nemesis | None) -> bool:
-    """Faults or fresh call IDs: the sweep runs every scenario (as without dedup), not once per world."""
-    return nemesis is not None and (bool(nemesis.faults) or nemesis.fresh_ids)
 
 
 def replay(

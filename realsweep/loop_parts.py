@@ -17,9 +17,14 @@ searches the issues.
 Faults (spec/FAULTS.md, told by the sweep's nemesis through the environment, nemesis.py): a
 write whose reply is lost passes `tracker accepted <call>` and `tool failed <call>` and raises
 `ToolFailed`; the design's loop body then runs again for the call, which has no result
-(SITUATIONS.md section 2). With fresh call IDs the scripted model names the calls of each
-reply anew (a counter the model keeps in the work directory, beside the loop's files), the
-turn keeps the IDs its reply gave, and Key(run, call) is derived from them.
+(SITUATIONS.md section 2). The person of rung 3 is asked at a pause ("person answers <call>",
+crashpoint.pause); a question the nemesis names is answered wrongly: "no" when the tracker
+holds the call's record (the call is sent again), "yes" when it does not (the loop stores
+WRONG_ANSWER, a result no record stands behind). A comment whose issue the loop so never got a
+number for goes to the first issue of the job the tracker holds. With fresh call IDs the
+scripted model names the calls of each reply anew (a counter the model keeps in the work
+directory, beside the loop's files), the turn keeps the IDs its reply gave, and Key(run,
+call) is derived from them.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep import checkpoint, nemesis
-from crashsweep.realsweep.crashpoint import count, crashpoint, fresh_id
+from crashsweep.realsweep.crashpoint import count, crashpoint, fresh_id, pause
 from crashsweep.realsweep.tracker_client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key
@@ -44,6 +49,9 @@ LOCK_FILE = "lock.json"
 FLOCK_FILE = "run.flock"
 MODEL_FILE = "model-ids.txt"
 """The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
+
+WRONG_ANSWER = "said to have happened"
+"""The result a person's wrong "yes" puts in memory (spec/process.py's): no record stands behind it."""
 
 Turn = dict[str, Any]
 
@@ -95,7 +103,8 @@ class Loop:
         self.path = workdir / CHECKPOINT_FILE
         self.memory: dict[str, Any] = {}
         self._flock: int | None = None
-        self.lose_reply = nemesis.lost_reply()
+        self.lose_replies = nemesis.lost_replies()
+        self.wrong_answers = nemesis.wrong_answers()
         self.fresh_ids = nemesis.fresh_ids()
         self._sent: dict[str, int] = {}  # write requests sent per call by this process
 
@@ -252,7 +261,7 @@ class Loop:
         target = issue_target(self.job, call)
         title = f"{self.job.name}: {call.id}"
         self._sent[call.id] = self._sent.get(call.id, 0) + 1
-        lose = self.lose_reply == (call.id, self._sent[call.id])
+        lose = (call.id, self._sent[call.id]) in self.lose_replies
         self.tracker.lose_next_reply = lose
         try:
             if target is None:
@@ -283,14 +292,26 @@ class Loop:
                 crashpoint(f"lookup answered {call.id}")
                 return f"#{record['number']}" if record else self.send(call, keyed=keyed)
             if rung == "person":
-                count("asks")  # rung 3: ask a person, who looks at the tracker and answers truthfully
-                record = self.tracker.lookup(self.memory["run"], call.id)
-                return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+                return self._ask_person(call, keyed=keyed)
         raise RuntimeError(f"no rung of {ladder} settles {call.id}")
+
+    def _ask_person(self, call: Call, *, keyed: bool) -> str:
+        """Rung 3: a person looks at the tracker and answers, truthfully unless the nemesis says otherwise."""
+        question = pause(f"person answers {call.id}")  # a wrong answer's chance (spec/FAULTS.md section 4)
+        count("asks")
+        record = self.tracker.lookup(self.memory["run"], call.id)
+        if question in self.wrong_answers:  # "no" although it happened, "yes" although it did not
+            return self.send(call, keyed=keyed) if record else WRONG_ANSWER
+        return f"#{record['number']}" if record else self.send(call, keyed=keyed)
 
     def _issue_of(self, target: Call) -> int:
         for turn in self.memory["turns"]:
             answer = turn["results"].get(target.id)
-            if answer is not None:
+            if answer is not None and answer.startswith("#"):
                 return int(answer.lstrip("#"))
+            if answer is not None:  # a person's wrong "yes": no number; the first issue of the job instead
+                found = self.tracker.search(self.job.name)
+                if not found:
+                    raise RuntimeError(f"{target.id} was said to have happened, and the tracker holds no issue")
+                return int(found[0]["number"])
         raise RuntimeError(f"{target.id} has no result to comment on")

@@ -9,7 +9,8 @@ temporary folder of its own, removed when the sweep ends. So every node has its 
 services, and no process ever reaches a service of another node.
 
 The units of work are those of the local engine (workers.py): a whole scenario (the sweep of
-every scenario), or one process from a saved world (legs.py; the merging sweep). A saved world
+every scenario), or one unit from a saved world (legs.py; the merging sweep: a process, which
+may suffer faults, or a key-expiry's copy of the world with every key forgotten). A saved world
 travels as a tar archive of its folder (files and the tracker space's SQLite copy): a leg
 returns the archives of the worlds it claimed, the driver keeps each in Ray's object store
 once (`ray.put`) and passes the reference to the processes that start from it. The actor's

@@ -13,10 +13,11 @@ passes exactly the model's crash points, in the same order.
 
 The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
 $CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point.
-A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send`: each design goes on with
-the call as SITUATIONS.md section 2 says for `fails_after_accept` (error-to-model, which hands
-the error to the model, is not among the designs here, and the sweep refuses a lost reply for
-a composed policy with on_tool_error = "model").
+A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send` (also when a marked call is
+being settled by a re-send): each design goes on with the call as SITUATIONS.md section 2 says
+for `fails_after_accept` (error-to-model, which hands the error to the model, is not among the
+designs here, and the sweep refuses a lost reply for a composed policy with on_tool_error =
+"model").
 """
 
 from __future__ import annotations
@@ -77,15 +78,15 @@ def attempt_markers(loop: Loop, *, keyed: bool = False) -> None:
     loop.save("start")
     for turn in loop.turns(save_reply=True):
         for call in loop.open_calls(turn):
-            if loop.has_marker(turn, call):
-                answer = loop.settle(call, keyed=keyed)
-            else:
-                if call.writes:
-                    loop.mark(turn, call)
-                try:
+            try:
+                if loop.has_marker(turn, call):
+                    answer = loop.settle(call, keyed=keyed)
+                else:
+                    if call.writes:
+                        loop.mark(turn, call)
                     answer = loop.send(call, keyed=keyed)
-                except ToolFailed:
-                    continue  # marked, no result: the call comes again and is settled on the ladder
+            except ToolFailed:
+                continue  # marked, no result: the call comes again and is settled on the ladder
             loop.store(turn, call, answer)
             loop.save_result(call)
         loop.end_turn(turn)
@@ -104,15 +105,15 @@ def agent_loop(loop: Loop) -> None:
     loop.save("start")
     for turn in loop.turns(save_reply=False):  # the first marker save makes the reply durable
         for call in loop.open_calls(turn):
-            if loop.has_marker(turn, call):
-                answer = loop.settle(call, keyed=True)
-            else:
-                if call.writes:
-                    loop.mark(turn, call)
-                try:
+            try:
+                if loop.has_marker(turn, call):
+                    answer = loop.settle(call, keyed=True)
+                else:
+                    if call.writes:
+                        loop.mark(turn, call)
                     answer = loop.send(call, keyed=True)
-                except ToolFailed:
-                    continue  # marked, no result: the call comes again and is settled on the ladder
+            except ToolFailed:
+                continue  # marked, no result: the call comes again and is settled on the ladder
             loop.store(turn, call, answer)
             if call.writes:  # a read is harmless to repeat
                 loop.save_result(call)
@@ -130,15 +131,15 @@ def composed(loop: Loop, policy: Policy) -> None:
     saves = policy.result_saves
     for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
         for call in loop.open_calls(turn):
-            if loop.has_marker(turn, call):
-                answer = loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
-            else:
-                if call.writes and policy.markers == "before-writes":
-                    loop.mark(turn, call)
-                try:
+            try:
+                if loop.has_marker(turn, call):
+                    answer = loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
+                else:
+                    if call.writes and policy.markers == "before-writes":
+                        loop.mark(turn, call)
                     answer = loop.send(call, keyed=policy.keyed)
-                except ToolFailed:
-                    continue  # no result: the call comes again (settled if marked, else sent again)
+            except ToolFailed:
+                continue  # no result: the call comes again (settled if marked, else sent again)
             loop.store(turn, call, answer)
             if saves == "each-call" or (saves == "writes-only" and call.writes):
                 loop.save_result(call)

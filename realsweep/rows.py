@@ -20,6 +20,7 @@ from crashsweep.realsweep.engine import ScenarioResult, SweepResult
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
 from crashsweep.spec import invariants, metrics
+from crashsweep.spec.faults import fault_counter
 
 
 def summary(
@@ -65,7 +66,7 @@ def summary(
         invariants=verdicts,
         faults=faults,
         fresh_ids=fresh_ids,
-        moves=_moves(scenarios, result.depth, faults) if faults else {},
+        moves=_moves(result, faults) if faults else {},
     )
 
 
@@ -92,9 +93,20 @@ def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
     return per_k, {name: outcomes.get(name, sum(s.counters.get(name, 0) for s in scenarios)) for name in names}
 
 
-def _moves(scenarios: Sequence[ScenarioResult], depth: int, faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
-    """Per number of moves k: the crashes and the faults of each kind the k-move scenarios hold."""
+def _moves(result: SweepResult, faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
+    """Per number of moves k: the crashes and the faults of each kind the k-move scenarios hold.
+
+    A merging sweep reads the `fault.<kind>` counters its fault edges carry, summed over the
+    paths (as the model's summary does); a sweep of every scenario reads its scenarios' faults.
+    """
+    counts, depth, scenarios = result.counts, result.depth, result.scenarios
     tally: dict[int, dict[str, int]] = {}
+    if counts is not None:
+        for k in range(1, depth + 1):
+            summed = counts.counters.get(k, {})
+            kinds = {kind: summed.get(fault_counter(kind), 0) for kind in faults}
+            tally[k] = {"crash": k * counts.scenarios.get(k, 0) - sum(kinds.values()), **kinds}
+        return tally
     for k in range(1, depth + 1):
         chosen = [s for s in scenarios if s.moves == k]
         kinds = {"crash": sum(len(s.crashes) for s in chosen), **dict.fromkeys(faults, 0)}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crashsweep.realsweep import crashpoint, digest, fsjournal
-from crashsweep.realsweep.nemesis import POWER_LOSS, Fault, Nemesis
+from crashsweep.realsweep.nemesis import POWER_LOSS, Fault, Nemesis, process_env
 from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
@@ -68,6 +68,8 @@ class Step:
     unreached: bool
     snapshots: int = 0
     """How many points it paused at for `at_point` (0 for a program that ignores the protocol)."""
+    pauses: tuple[tuple[int, str], ...] = ()
+    """Its pauses (crashpoint.pause: a fault's chances that are no crash point): (points passed before, name)."""
 
 
 class Runner:
@@ -156,13 +158,20 @@ class Runner:
         return result
 
     def step(
-        self, world: Path, digest_: str, path: tuple[Crash, ...], crash: Crash | None, at_point: AtPoint | None = None
+        self,
+        world: Path,
+        digest_: str,
+        path: tuple[Crash, ...],
+        crash: Crash | None,
+        at_point: AtPoint | None = None,
+        faults: tuple[Fault, ...] = (),
     ) -> Step:
         """Run one process from the world saved in `world` (digest `digest_`), reached by the crashes `path`.
 
-        It dies at `crash` (None: it runs to the end); `fresh_id()` in it derives its IDs from
-        the digest. With `at_point` it pauses at every point while `at_point` reads its world
-        (snapshot.py). The caller reads or saves the world it left, then removes `step.folder`.
+        It suffers `faults` (in-process ones, told by the nemesis) and dies at `crash` (None:
+        it runs to the end); `fresh_id()` in it derives its IDs from the digest. With
+        `at_point` it pauses at every point while `at_point` reads its world (snapshot.py).
+        The caller reads or saves the world it left, then removes `step.folder`.
         """
         if self.stop.is_set():
             raise SweepError("stopped")
@@ -172,7 +181,9 @@ class Runner:
         workdir = folder / "work"
         folder.mkdir(parents=True)
         env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir), crashpoint.WORLD: digest_}
+        env.update(process_env(faults))
         env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
+        env[crashpoint.PAUSES_LOG] = str(folder / "pauses.log")
         space, tracker = None, None
         if self.service is not None:
             space = self.service.root / f"{name}.sqlite3"
@@ -192,7 +203,9 @@ class Runner:
             taken = 0 if taker is None else taker.close()
         unreached = crash is not None and points.count(crash.point) < crash.occurrence
         counters = read_counters(folder / "counters.log")
-        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken)
+        logged = folder / "pauses.log"
+        pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
+        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses)
 
     def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int) -> ScenarioResult:
         """A scenario whose process `number` ended normally without passing its chosen point."""

@@ -180,7 +180,8 @@ class ScenarioResult:
             return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
         if not steps:
             return "; ".join(self.faults) + ", the process goes on to the end"
-        return ", restart, ".join(steps) + ", restart to the end"
+        faults = f" (faults: {'; '.join(self.faults)})" if self.faults else ""
+        return ", restart, ".join(steps) + ", restart to the end" + faults
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ happen?" reads. When the store honours keys, a write that carries an Idempotency
 remembered with its answer and a fingerprint of its parameters: the same key again returns
 the stored first answer and changes nothing; the same key with other parameters is refused
 with 422, as Stripe's API does. A store that ignores keys applies every write.
+`forget_keys` drops every remembered key and keeps the records: a tracker whose keys expired
+(Stripe keeps them 24 hours), the sweep's `key-expiry` fault (spec/FAULTS.md section 3).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     answer TEXT NOT NULL
 );
 """
+
+KEYS_TABLE = "idempotency_keys"
+"""The table of remembered keys."""
 
 Answer = tuple[int, dict[str, Any]]
 """An HTTP status and a JSON body."""
@@ -104,6 +109,18 @@ class Store:
         ).fetchone()
         return dict(row) if row is not None else None
 
+    def forget_keys(self) -> int:
+        """Forget every remembered key (the records stay); how many there were."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            forgotten = self._db.execute(f"DELETE FROM {KEYS_TABLE}").rowcount
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        return forgotten
+
     def records(self) -> list[dict[str, Any]]:
         """Every record, in the order applied."""
         return [dict(row) for row in self._db.execute("SELECT * FROM records ORDER BY number")]
@@ -143,3 +160,12 @@ class Store:
                 self._db.execute("ROLLBACK")
             raise
         return status, answer
+
+
+def forget_keys(path: Path) -> int:
+    """Make the tracker database at `path` forget every key (key-expiry on a saved world); how many it held."""
+    store = Store(path, honours_keys=True)
+    try:
+        return store.forget_keys()
+    finally:
+        store.close()

@@ -34,7 +34,7 @@ class Workers(Protocol[W]):
         """The empty world (no file, no tracker record), saved: where the first process starts."""
 
     def leg(self, unit: Unit[W], known: Set[str]) -> Future[Leg[W]]:
-        """Run one process of a merging sweep; `known`: digests of worlds the graph already holds at its level."""
+        """Run one unit of a merging sweep (legs.py); `known`: digests of worlds the graph holds at its level."""
 
     def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:
         """Run one whole scenario from scratch (the sweep of every scenario)."""
@@ -68,7 +68,7 @@ class LocalWorkers:
         return folder
 
     def leg(self, unit: Unit[Path], known: Set[str]) -> Future[Leg[Path]]:
-        level = len(unit.path) + 1
+        level = unit.level
 
         def claim(key: str) -> bool:
             """Exactly one leg saves each new world: the first to find it."""

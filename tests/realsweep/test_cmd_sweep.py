@@ -257,7 +257,7 @@ def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_titl
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
+        (["--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
         (["--faults", "flood"], "unknown fault 'flood'"),
         (["--faults", "pause"], "the real sweep cannot carry out 'pause'"),
     ],
@@ -285,7 +285,7 @@ def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--variant", "agent-loop", "--faults", "lost-reply", "--depth", "2"], "use depth 1, not 2"),
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
         (["--variant", "agent-loop", "--faults", "lost-reply", "--crash", "x"], "takes no --faults"),
         (["--framework", "dbos", "--faults", "lost-reply", "--depth", "1"], "--faults goes with --variant"),
         (["--target", "m:f", "--check", "m:g", "--call-ids", "fresh"], "--call-ids goes with"),
@@ -301,14 +301,18 @@ def test_sweep_refuses_faults_it_cannot_inject_before_sweeping(
     assert message in err
 
 
-def test_sweep_under_faults_runs_every_scenario_as_with_no_dedup(capsys: pytest.CaptureFixture[str]) -> None:
-    """A sweep with --faults (dedup is the default) runs every scenario: the row has no worlds."""
+def test_sweep_under_faults_merges_worlds_or_runs_every_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    """A sweep with --faults merges worlds by default (the row has worlds); --no-dedup runs every scenario."""
     args = ["sweep", "--variant", "idempotency-keys", "--faults", "lost-reply", "--depth", "1", "--workers", "2"]
-    assert main([*args, "--format", "json"]) == 0
+    assert main([*args, "--format", "json", "--no-dedup"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert "worlds" not in row
     assert row["scenarios"] == {"1": 37}
     assert row["with_dups"] == 0
+    assert main([*args, "--format", "json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert "worlds" in merged
+    assert (merged["scenarios"], merged["with_dups"], merged["moves"]) == (row["scenarios"], 0, row["moves"])
 
 
 def test_ctrl_c_with_keep_says_where_the_work_folders_stay(tmp_path: Path) -> None:

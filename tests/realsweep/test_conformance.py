@@ -214,3 +214,98 @@ def test_designs_conform_under_each_fsync_policy(
     assert result.differences == []
     real = result.real
     assert (real.scenarios[1], real.with_dups, real.dups, real.missing) == figures
+
+
+# Faults as moves of the merging sweep (graph.py): the same rows as the model's at any depth.
+MERGED = SweepOptions(depth=1, workers=2, dedup=True, snapshots=True)
+EVERY_FAULT = Nemesis(("lost-reply", "key-expiry", "wrong-answer"))
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_every_fault_with_merged_worlds(variant: str) -> None:
+    """Depth 1, worlds merged: lost-reply strikes at the three writes, the other two have no chance yet."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", MERGED, nemesis=EVERY_FAULT)
+    assert result.differences == []
+    real = result.real
+    assert real.moves == {
+        1: {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes), "key-expiry": 0, "wrong-answer": 0}
+    }
+    assert result.sweep.counts is not None  # counted by paths over the graph of real worlds
+
+
+# Depth 2 (one crash or fault, then another): the figures are the README's published model
+# rows ("Faults": keys that expire, a person who errs), which the real sweep must reproduce.
+DEPTH_2 = SweepOptions(depth=2, workers=2, dedup=True, snapshots=True)
+FIGURES = ("scenarios", "with_dups", "dups", "missing", "asks", "calls_plus")
+
+
+def _figures(result: conformance.Conformance) -> tuple[object, ...]:
+    real = result.real
+    return (real.scenarios[1], real.scenarios[2], *(getattr(real, name) for name in FIGURES[1:]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant", "tracker", "published"),
+    [
+        ("keys-and-markers", "keyed", (43, 1049, 9, 9, 0, 0, 292)),
+        ("agent-loop", "keyed", (38, 902, 9, 9, 0, 0, 323)),
+        ("agent-loop", "keyless-lookup", (38, 869, 0, 0, 0, 0, 318)),
+    ],
+)
+def test_expired_keys_duplicate_for_real_where_rung_1_resends(
+    variant: str, tracker: str, published: tuple[int, ...]
+) -> None:
+    """A crash, then the tracker forgets its keys before the restart: a re-send with its key is new to it.
+
+    The lookup rung asks the tracker whether the call happened, which does not depend on keys;
+    and a tracker that ignores keys remembers none, so they never expire (FAULTS.md 3).
+    """
+    result = conformance.conform(variant, TRIAGE, None, tracker, DEPTH_2, nemesis=Nemesis(("key-expiry",)))
+    assert result.differences == []
+    assert _figures(result) == published
+    assert (result.real.moves[2]["key-expiry"] > 0) == (tracker == "keyed")
+    expired = [s for s in result.sweep.scenarios if s.faults == ("key-expiry at restart",) and s.outcome.dups]
+    assert bool(expired) == (tracker == "keyed")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant", "published"),
+    [("attempt-markers", (43, 1011, 9, 9, 6, 684, 288)), ("keys-and-markers", (43, 1014, 0, 0, 0, 0, 288))],
+)
+def test_a_person_who_errs_duplicates_or_loses_for_real(variant: str, published: tuple[int, ...]) -> None:
+    """A wrong "no" sends again (a duplicate), a wrong "yes" stores a result no record stands behind (a loss).
+
+    keys-and-markers settles every marker on rung 1 (a key the tracker honours): no person is asked.
+    """
+    result = conformance.conform(variant, TRIAGE, None, "keyed", DEPTH_2, nemesis=Nemesis(("wrong-answer",)))
+    assert result.differences == []
+    assert _figures(result) == published
+    assert (result.real.moves[2]["wrong-answer"] > 0) == (variant == "attempt-markers")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["save-after-reply", "idempotency-keys"])
+def test_lost_replies_two_moves_deep_conform(variant: str) -> None:
+    """A lost reply and a crash, or two lost replies: a re-send without a key duplicates, one with a key does not."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", DEPTH_2, nemesis=Nemesis(("lost-reply",)))
+    assert result.differences == []
+    real = result.real
+    assert real.moves[1] == {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes)}
+    assert real.moves[2]["lost-reply"] > 0
+    assert (real.with_dups > 0) == (variant == "save-after-reply")
+
+
+@pytest.mark.slow
+def test_fresh_call_ids_with_merged_worlds_two_crashes_deep() -> None:
+    """The README's published row (keys-before-reply-save, fresh IDs): 30 and 521 scenarios, 102 with 111 duplicates.
+
+    The scripted model's counter of replies lives in the work directory, so it is part of a
+    world: merging worlds keeps apart the ones whose next ask hands out other IDs.
+    """
+    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    fresh = Nemesis(fresh_ids=True)
+    result = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", DEPTH_2, None, path, fresh)
+    assert result.differences == []
+    assert _figures(result) == (30, 521, 102, 111, 0, 0, 326)

@@ -164,3 +164,32 @@ def test_under_a_sweep_fresh_ids_follow_from_the_world_and_their_order(monkeypat
         assert not set(ids("b" * 64)) & set(first)
     finally:
         crashpoint.reset()
+
+
+def test_a_pause_is_logged_with_the_points_before_it_and_numbered_but_never_kills(tmp_path: Path) -> None:
+    """A fault's chance that is no crash point (FAULTS.md 1): logged after the points passed, numbered from 1."""
+    code = textwrap.dedent(
+        """
+        from crashsweep.realsweep.crashpoint import crashpoint, pause
+        crashpoint("one")
+        print(pause("person answers create_a"))
+        crashpoint("two")
+        crashpoint("three")
+        print(pause("person answers create_b"))
+        """
+    )
+    pauses = tmp_path / "pauses.log"
+    log = tmp_path / "points.log"
+    done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_PAUSES_LOG=str(pauses))
+    assert done.returncode == 0
+    assert done.stdout.split() == ["1", "2"]
+    assert log.read_text().splitlines() == ["one", "two", "three"]
+    expected = ((1, "person answers create_a"), (3, "person answers create_b"))
+    assert crashpoint.read_pauses(pauses.read_text()) == expected
+
+
+def test_without_a_sweep_a_pause_only_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(crashpoint.PAUSES_LOG, raising=False)
+    crashpoint.reset()
+    assert (crashpoint.pause("a"), crashpoint.pause("b")) == (1, 2)
+    crashpoint.reset()

@@ -17,6 +17,7 @@ from crashsweep.cmd_sweep import DEFAULT_MATRIX
 from crashsweep.realsweep import conformance, reference, rows
 from crashsweep.realsweep.digest import World
 from crashsweep.realsweep.engine import Outcome, Scenario, SweepOptions, SweepResult, Target, sweep
+from crashsweep.realsweep.nemesis import Nemesis
 from crashsweep.spec.job import TRIAGE, load_job
 
 PROGRAM = textwrap.dedent(
@@ -204,3 +205,34 @@ def test_every_scenario_can_be_listed_from_the_graph(tmp_path: Path) -> None:
     assert [(s.crashes, s.counters, s.outcome, s.points) for s in listed.scenarios] == [
         (s.crashes, s.counters, s.outcome, s.points) for s in every.scenarios
     ]
+
+
+ONE_WRITE = """
+name = "one-write"
+turns = [["create_a"]]
+
+[calls]
+create_a = { tool = "create_issue", writes = true }
+"""
+"""A job of one write: few crash points, so that a sweep that kills at every point stays small."""
+
+
+@pytest.mark.slow
+def test_faults_two_moves_deep_give_the_models_row_killed_or_snapshotted(tmp_path: Path) -> None:
+    """A lost reply, then a kill at a later point of the same process, or a snapshot there: the model's row.
+
+    save-once-per-turn on one write: the process that loses the reply and is killed later is
+    `_crash` with a fault; both graphs count the model's row, and the same one.
+    """
+    path = tmp_path / "one-write.toml"
+    path.write_text(ONE_WRITE)
+    job = load_job(path)
+    found = []
+    lost = Nemesis(("lost-reply",))
+    for snapshots in (True, False):
+        options = SweepOptions(depth=2, workers=2, dedup=True, snapshots=snapshots)
+        result = conformance.conform("save-once-per-turn", job, path, "keyed", options, nemesis=lost)
+        assert result.differences == []
+        assert result.real.moves[2]["lost-reply"] > 0
+        found.append((result.real, result.sweep.counts))
+    assert found[0] == found[1]

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from crashsweep.realsweep.nemesis import CALL_IDS, LOSE_REPLY, Fault, Nemesis, NemesisError, fresh_ids, lost_reply
+from crashsweep.realsweep.nemesis import (
+    CALL_IDS,
+    LOSE_REPLY,
+    WRONG_ANSWER,
+    Fault,
+    Nemesis,
+    NemesisError,
+    fresh_ids,
+    lost_replies,
+    lost_reply,
+    process_env,
+    restart_fault,
+    wrong_answers,
+)
 
 POINTS = (
     "start: tmp written",
@@ -39,11 +52,13 @@ def test_key_expiry_and_wrong_answer_have_no_chance_in_one_process(kinds: tuple[
     assert Nemesis(kinds).chances(POINTS) == []
 
 
-def test_faults_are_refused_beyond_one_move_and_unknown_kinds_always() -> None:
-    Nemesis(("lost-reply",)).check(1)
-    Nemesis((), fresh_ids=True).check(3)  # fresh IDs are not a move
+def test_faults_are_refused_beyond_one_move_without_merged_worlds_and_unknown_kinds_always() -> None:
+    """A sweep of every scenario injects faults at depth 1 only; the merging sweep at any depth."""
+    Nemesis(("lost-reply",)).check(1, dedup=False)
+    Nemesis((), fresh_ids=True).check(3, dedup=False)  # fresh IDs are not a move
+    Nemesis(("lost-reply", "key-expiry", "wrong-answer")).check(3)
     with pytest.raises(NemesisError, match="use depth 1, not 2"):
-        Nemesis(("lost-reply",)).check(2)
+        Nemesis(("lost-reply",)).check(2, dedup=False)
     with pytest.raises(NemesisError, match="unknown fault 'flood'"):
         Nemesis(("flood",)).check(1)
 
@@ -68,3 +83,63 @@ def test_a_power_cut_may_strike_where_something_is_not_durable() -> None:
     assert found[0].crash_at == "1:start: tmp written"
     assert found[0].env() == {}
     assert found[2].label == "power-loss at reply 1 arrived"
+
+
+PAUSES = ((1, "person answers create_a"), (5, "person answers create_a"))
+"""Two questions to a person: after the first point, and after the fifth."""
+
+
+def test_a_wrong_answer_may_strike_at_each_question_named_by_its_number() -> None:
+    """FAULTS.md 4: each question is a chance (a pause, no crash point), in the order of the work."""
+    found = Nemesis(("wrong-answer",)).chances(POINTS, PAUSES)
+    assert found == [
+        Fault("wrong-answer", 1, "person answers create_a", 1),
+        Fault("wrong-answer", 5, "person answers create_a", 2),
+    ]
+    assert [f.env() for f in found] == [{WRONG_ANSWER: "1"}, {WRONG_ANSWER: "2"}]
+    assert found[1].label == "wrong-answer at person answers create_a"
+    assert found[1].position == (5, 2)
+
+
+def test_chances_after_a_fault_come_later_in_the_process() -> None:
+    """A process already suffering a fault at `after` is offered only what comes after it.
+
+    Points 2, 4, 6 are `tracker accepted`; questions come after points 1 and 5. After the
+    lost reply at point 2: the lost replies at 4 and 6, the question after 5. After the first
+    question (position (1, 1)): everything from point 2 on, and the second question.
+    """
+    both = Nemesis(("lost-reply", "wrong-answer"))
+    after_reply = both.chances(POINTS, PAUSES, after=(2, 0))
+    assert [(f.kind, f.index) for f in after_reply] == [("lost-reply", 4), ("wrong-answer", 5), ("lost-reply", 6)]
+    after_question = both.chances(POINTS, PAUSES, after=(1, 1))
+    assert [(f.kind, f.index) for f in after_question] == [
+        ("lost-reply", 2),
+        ("lost-reply", 4),
+        ("wrong-answer", 5),
+        ("lost-reply", 6),
+    ]
+    assert both.chances(POINTS, PAUSES, after=(6, 0)) == []
+
+
+def test_one_process_may_suffer_several_faults() -> None:
+    reply, question, reply_again = (
+        Fault("lost-reply", 2, "tracker accepted create_a", 1),
+        Fault("wrong-answer", 3, "person answers create_a", 1),
+        Fault("lost-reply", 4, "tracker accepted create_a", 2),
+    )
+    env = process_env((reply, question, reply_again))
+    assert env == {LOSE_REPLY: "1:create_a\n2:create_a", WRONG_ANSWER: "1"}
+    assert lost_replies(env) == {("create_a", 1), ("create_a", 2)}
+    assert wrong_answers(env) == {1}
+    assert wrong_answers({}) == set()
+    with pytest.raises(ValueError, match="the number of a pause"):
+        wrong_answers({WRONG_ANSWER: "first"})
+
+
+def test_key_expiry_strikes_between_processes_and_no_process_is_told() -> None:
+    """It is the sweep's to carry out on the tracker (graph.py): a restart's move, no in-process chance."""
+    expiry = restart_fault()
+    assert (expiry.label, expiry.counter) == ("key-expiry at restart", "fault.key-expiry")
+    assert Nemesis(("key-expiry",)).expires_keys
+    assert not Nemesis(("lost-reply",)).expires_keys
+    assert Nemesis(("key-expiry",)).chances(POINTS, PAUSES) == []

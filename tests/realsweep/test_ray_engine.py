@@ -22,10 +22,15 @@ from typing import Any
 
 import pytest
 
+from crashsweep import variants
 from crashsweep.cli import main
+from crashsweep.explorer.search import explore
 from crashsweep.realsweep.engine import Outcome, Scenario, SweepOptions, Target, sweep
 from crashsweep.realsweep.ray_engine import LOOPBACK, RayEngine, check_address
 from crashsweep.realsweep.scenarios import SweepError
+from crashsweep.reports.summary import summarize
+from crashsweep.spec.job import load_job
+from crashsweep.spec.tracker import TRACKERS
 from tests.published import SEED_TABLE
 from tests.realsweep.helpers import child_env
 
@@ -95,6 +100,46 @@ def test_ray_gives_the_local_json_with_real_kills_and_without_merging(
     """
     row = _compare(["sweep", "--variant", "save-once-per-turn", "--depth", "1", *how], tmp_path, capsys)
     assert row["scenarios"] == {"1": SEED_TABLE["save-once-per-turn"][0]}
+
+
+ONE_WRITE = """
+name = "one-write"
+turns = [["create_a"]]
+
+[calls]
+create_a = { tool = "create_issue", writes = true }
+"""
+"""A job of one write (test_graph.py's): few points, so that a depth-2 sweep with faults stays small."""
+
+
+@pytest.mark.parametrize(
+    ("variant", "faults"),
+    [("save-once-per-turn", ("lost-reply",)), ("idempotency-keys", ("key-expiry", "lost-reply"))],
+)
+def test_ray_gives_the_local_json_under_faults_at_depth_2(
+    ray_instance: RayEngine,
+    variant: str,
+    faults: tuple[str, ...],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--faults at depth 2: faults as moves of the merging sweep, the same row and scenarios on Ray.
+
+    Lost replies are processes sent with their faults; an expired world is made by an actor
+    from the archive of the world it copies. The figures themselves are the model explorer's
+    for the same design, job and faults (an independent implementation of the rules): its
+    scenarios per move count and its tally of crashes and faults per move count.
+    """
+    job_path = tmp_path / "one-write.toml"
+    job_path.write_text(ONE_WRITE)
+    args = ["sweep", "--variant", variant, "--job", str(job_path), "--depth", "2"]
+    row = _compare([*args, "--faults", ",".join(faults)], tmp_path, capsys)
+    model = explore(variants.model(variant, load_job(job_path), TRACKERS["keyed"], faults=faults), 2)
+    expected = summarize(model, variant=variant, job="one-write", tracker="keyed", faults=faults).to_json()
+    for fault in faults:  # each fault two moves deep: after a crash or another fault
+        assert row["moves"]["2"][fault] > 0, fault
+    for key in ("scenarios", "moves", "with_dups", "dups", "missing"):
+        assert row[key] == expected[key], key
 
 
 def test_conform_on_ray_agrees_with_the_model(ray_instance: RayEngine, capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,12 +38,14 @@ def model_points(variant: str | Design, tracker: str = "keyed") -> list[str]:
 
 
 def run_loop(
-    variant: str, workdir: Path, url: str, *, crash_at: int = 0, tracker: str = "keyed"
+    variant: str, workdir: Path, url: str, *, crash_at: int = 0, tracker: str = "keyed", **extra: str
 ) -> tuple[int, list[str], str]:
-    """One real process of the loop; its status, the points it passed, and its output."""
+    """One real process of the loop (`extra`: more environment); its status, the points it passed, its output."""
     log = workdir / "points.log"
     log.unlink(missing_ok=True)
-    env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT=str(crash_at))
+    env = child_env(
+        CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT=str(crash_at), **extra
+    )
     command = [
         sys.executable,
         "-S",
@@ -194,3 +196,33 @@ def test_a_bad_design_file_is_one_line_and_exit_2(keyed_service: ServiceProcess,
     status, points, errors = run_design(design, tmp_path, keyed_service.space_url("bad"))
     assert (status, points) == (2, [])
     assert errors.splitlines()[-1].endswith(f"{design}: startup_save: missing (true or false)")
+
+
+@pytest.mark.parametrize(
+    ("crash", "calls", "commented"),
+    [
+        ("marker saved create_a", ["create_b", "comment_a"], 0),  # a wrong "yes": create_a is never filed
+        ("tool returned create_a", ["create_a", "create_a", "create_b", "comment_a"], 1),  # a wrong "no": twice
+    ],
+)
+def test_a_person_told_to_err_answers_wrongly_both_ways(
+    keyed_service: ServiceProcess, tmp_path: Path, crash: str, calls: list[str], commented: int
+) -> None:
+    """FAULTS.md section 4's worked example, for real: attempt-markers, a crash, then the first question is wrong.
+
+    A wrong "no" sends create_a again at once, and comment_a goes to the issue that second
+    send answered. After a wrong "yes" the result names no issue, so comment_a goes to the
+    job's first issue the tracker holds (create_b's).
+    """
+    url = keyed_service.space_url("wrong")
+    index = model_points("attempt-markers").index(crash) + 1
+    assert run_loop("attempt-markers", tmp_path, url, crash_at=index)[0] in (-9, 137)
+    pauses = tmp_path / "pauses.log"
+    status, _, err = run_loop(
+        "attempt-markers", tmp_path, url, CRASHSWEEP_WRONG_ANSWER="1", CRASHSWEEP_PAUSES_LOG=str(pauses)
+    )
+    assert status == 0, err
+    assert pauses.read_text().split("\n")[0].endswith(" person answers create_a")
+    records = TrackerClient(url).records()
+    assert [r["call"] for r in records] == calls
+    assert records[-1]["issue"] == records[commented]["number"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.tracker_store import Store
+from crashsweep.realsweep.tracker_store import Store, forget_keys
 
 
 @pytest.fixture
@@ -82,3 +82,22 @@ def test_the_database_is_in_wal_mode_and_outlives_the_store(tmp_path: Path) -> N
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("SELECT count(*) FROM records").fetchone()[0] == 1
     db.close()
+
+
+def test_forgotten_keys_leave_the_records_and_a_resend_is_applied_again(tmp_path: Path) -> None:
+    """key-expiry (FAULTS.md 3): the keys go, the records stay; the same key is then new to the tracker."""
+    path = tmp_path / "t.sqlite3"
+    store = Store(path, honours_keys=True)
+    store.create_issue("a", "", "run-1", "create_a", "k1")
+    store.create_issue("b", "", "run-1", "create_b", "k2")
+    store.close()
+    assert forget_keys(path) == 2
+    store = Store(path, honours_keys=True)
+    try:
+        assert [r["call"] for r in store.records()] == ["create_a", "create_b"]
+        again = store.create_issue("a", "", "run-1", "create_a", "k1")
+        assert again == (201, {"number": 3, "kind": "issue", "title": "a"})
+        assert store.forget_keys() == 1
+        assert store.forget_keys() == 0
+    finally:
+        store.close()
