@@ -28,9 +28,7 @@ from tests.replay_oracle import (
     OracleResult,
     Process,
     Replay,
-    State,
     Tally,
-    Turn,
     World,
     _measure,
     policy_of,
@@ -241,42 +239,9 @@ class PausingProcess(Process):
             world.fence += 1
             self.token = world.fence
 
-    def run(self) -> None:
-        """replay_oracle's loop, with `take_lock` for the lock (key expiry: only while no other lives)."""
-        world = self.world
-        world.starts += 1
-        alone = not self.scheduler.alive_besides(self)
-        if world.starts > 1 and world.remembered and alone and self._chance("key-expiry"):
-            world.remembered.clear()
-        if world.checkpoint is None:
-            world.fresh_runs += 1
-            self.state = State(f"run-{world.fresh_runs}")
-        elif world.checkpoint.done:
-            return
-        else:
-            self.state = world.checkpoint.copy()
-        self.take_lock()
-        if self.policy.startup_save:
-            self.save("start")
-        while True:
-            turns = self.state.turns
-            if not turns or turns[-1].complete:
-                world.model_calls += 1
-                number = len(turns) + 1
-                if number > len(self.job.turns):
-                    self.point("final reply arrived")
-                    self.state.done = True
-                    self.save("final")
-                    return
-                ids = ""
-                if self.env.fresh_ids:
-                    world.handed_out += 1
-                    ids = f"~{world.handed_out}"
-                self.point(f"reply {number} arrived")
-                turns.append(Turn(number, ids=ids))
-                if self.policy.reply_save == "before-first-send":
-                    self.save(f"reply {number}")
-            self.run_turn(turns[-1])
+    def alone(self) -> bool:
+        """Key expiry strikes only at a restart while no other process lives (FAULTS.md 7, rule 7)."""
+        return not self.scheduler.alive_besides(self)
 
 
 @dataclass

@@ -389,11 +389,25 @@ class Process:
         if results != "none":
             self.save(f"turn {turn.index}")
 
+    def alone(self) -> bool:
+        """No other process lives (always, with one process at a time)."""
+        return True
+
+    def take_lock(self) -> None:
+        """The policy's lock, right after the load: agent-loop's lock file (SEMANTICS.md 9)."""
+        world = self.world
+        if self.policy.lock == "file":
+            world.lock_temp = world.starts
+            self.point("lock: tmp written")
+            world.lock, world.lock_temp = world.lock_temp, None
+            world.saves += 1
+            self.point("lock: renamed")
+
     def run(self) -> None:
         """Load, lock, startup save, then the loop until the final answer (or a Crash)."""
         world = self.world
         world.starts += 1
-        if world.starts > 1 and world.remembered and self._chance("key-expiry"):
+        if world.starts > 1 and world.remembered and self.alone() and self._chance("key-expiry"):
             world.remembered.clear()  # FAULTS.md, key-expiry: the restart came after the keys' lifetime
         if world.torn and self.policy.unreadable == "ask-person":
             world.asks += 1  # FAULTS.md 6: the checkpoint cannot be read; the loop refuses to start
@@ -405,12 +419,7 @@ class Process:
             return
         else:
             self.state = world.checkpoint.copy()
-        if self.policy.lock == "file":
-            world.lock_temp = world.starts
-            self.point("lock: tmp written")
-            world.lock, world.lock_temp = world.lock_temp, None
-            world.saves += 1
-            self.point("lock: renamed")
+        self.take_lock()
         if self.policy.startup_save:
             self.save("start")
         while True:
