@@ -140,7 +140,7 @@ def _nemesis(
         raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
     try:
         nemesis = Nemesis(parse_faults(text), call_ids == "fresh")
-        nemesis.check(depth, dedup and not nemesis.every_scenario)
+        nemesis.check(depth, dedup)
     except (FaultError, NemesisError) as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None
     return nemesis
