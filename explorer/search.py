@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from array import array
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -185,7 +186,11 @@ class _Search(Generic[S]):
         # (name, check, at_end, sometimes) of each property with no first violation (or sighting) yet
         self.unsettled = [(p.name, p.check, p.kind == "at_end", p.kind == "sometimes") for p in properties]
         self.first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
-        self.index: list[dict[S, int]] = [{} for _ in range(depth + 1)]  # per crash count: state -> node
+        # state -> its first node; `same[n]` is the next node with n's state (0: none, the root
+        # being no state's later node). A state reached with several crash counts is stored
+        # once: its nodes share the one object, and the index holds it once.
+        self.index: dict[S, int] = {}
+        self.same = array("I")
         self.most_crashes = 0
         self.add(model.initial(), 0, ROOT, 0)
 
@@ -193,7 +198,8 @@ class _Search(Generic[S]):
         """Number a new node, note its properties, and return its number."""
         finished = self.model.is_finished(state)
         node = self.core.add_node(state, crashes, finished, parent, choice)
-        self.index[crashes][state] = node
+        self.index[state] = node
+        self.same.append(0)
         if self.unsettled:
             self._check(state, node, finished)
         return node
@@ -212,7 +218,7 @@ class _Search(Generic[S]):
 
     def run(self) -> None:
         """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""
-        model, core, depth, index = self.model, self.core, self.depth, self.index
+        model, core, depth, index, same = self.model, self.core, self.depth, self.index, self.same
         states, all_crashes, finished = core.states, core.crashes, core.finished
         step, is_finished, actions_of = model.step, model.is_finished, model.actions
         action_number, delta_number = core.action_number, core.delta_number
@@ -223,32 +229,44 @@ class _Search(Generic[S]):
         add_state, add_crashes, add_finished = states.append, all_crashes.append, finished.append
         add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
         add_offset = core.offsets.append  # Core.close, inlined
-        # A node with no moves left offers the model's actions without its moves: the filtered
-        # tuple is kept per sequence the model returns (models mostly return a few shared ones).
-        without_moves: dict[int, tuple[Sequence[Action], Sequence[Action]]] = {}
+        add_same, probe = same.append, index.setdefault
+        # What a node does with the sequence of actions the model returned, kept per sequence
+        # (models mostly return a few shared ones): each enabled action with its number in the
+        # table of actions and whether it is a move; a node with no moves left drops the moves.
+        plans: tuple[dict[int, _Plan], dict[int, _Plan]] = ({}, {})
         node = 0
         while node < len(states):
             state, crashes = states[node], all_crashes[node]
             actions = actions_of(state)
-            if crashes >= depth:
-                known = without_moves.get(id(actions))
-                if known is None or known[0] is not actions:
-                    known = (actions, [a for a in actions if a.kind not in MOVES])
-                    if len(without_moves) < _KEPT_FILTERS:  # the entry keeps `actions` alive: its id stays its own
-                        without_moves[id(actions)] = known
-                actions = known[1]
+            spent = crashes >= depth
+            known = plans[spent].get(id(actions))
+            if known is None or known[0] is not actions:
+                known = (actions, _steps(actions, spent, action_number))
+                if len(plans[spent]) < _KEPT_FILTERS:  # the entry keeps `actions` alive: its id stays its own
+                    plans[spent][id(actions)] = known
+            steps = known[1]
             if finished[node]:
-                if actions:
+                if steps:
                     raise ModelDefinitionError(
-                        f"finished state {state!r} enables {actions[0]!r}: a finished state ends its scenario"
+                        f"finished state {state!r} enables {steps[0][0]!r}: a finished state ends its scenario"
                     )
-            elif not actions:
+            elif not steps:
                 raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
-            for choice, action in enumerate(actions):
+            for choice, (action, number, move) in enumerate(steps):
                 after, deltas = step(state, action)
-                after_crashes = crashes + 1 if action.kind in MOVES else crashes
+                after_crashes = crashes + 1 if move else crashes
                 fresh = len(states)
-                target = index[after_crashes].setdefault(after, fresh)  # one probe: the state is hashed once
+                target = probe(after, fresh)  # one probe: the state is hashed once
+                if target != fresh:
+                    # A state seen before: its node with these crashes, or the end of its chain.
+                    while all_crashes[target] != after_crashes:
+                        later = same[target]
+                        if not later:
+                            same[target] = fresh
+                            after = states[target]  # the one stored object of this state
+                            target = fresh
+                            break
+                        target = later
                 if target == fresh:
                     if target >= limit:
                         raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
@@ -258,6 +276,7 @@ class _Search(Generic[S]):
                     add_finished(done)
                     add_parent(node)
                     add_choice(choice)
+                    add_same(0)
                     if self.unsettled:
                         self._check(after, target, done)
                     if after_crashes > self.most_crashes:
@@ -265,11 +284,20 @@ class _Search(Generic[S]):
                     if progress is not None and (target + 1) % every == 0:
                         progress(target + 1, target - node, self.most_crashes)
                 add_target(target)
-                add_action(action_number(action))
+                add_action(number)
                 add_deltas(delta_number(deltas) if deltas else 0)
             add_offset(len(targets))
             node += 1
 
 
 _KEPT_FILTERS = 256
-"""How many of the model's action sequences keep their filtered copy (a bound, never a change of result)."""
+"""How many of the model's action sequences keep their plan (a bound, never a change of result)."""
+_Plan = tuple[Sequence[Action], tuple[tuple[Action, int, bool], ...]]
+"""The model's sequence of actions (kept alive, so its id stays its own) and the steps it enables."""
+
+
+def _steps(
+    actions: Sequence[Action], spent: bool, number: Callable[[Action], int]
+) -> tuple[tuple[Action, int, bool], ...]:
+    """(action, its number, whether it is a move) for each action enabled; no moves when `spent`."""
+    return tuple((a, number(a), a.kind in MOVES) for a in actions if not (spent and a.kind in MOVES))
