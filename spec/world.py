@@ -326,37 +326,53 @@ class World:
 
     def __eq__(self, other: object) -> bool:
         # The fields of the dataclass, each part compared by identity first (and its hash):
-        # equal worlds reached by two paths mostly share their parts.
+        # equal worlds reached by two paths mostly share their parts, and `a is b or a == b`
+        # skips a call of the part's own __eq__ when they do.
         if self is other:
             return True
         if not isinstance(other, World):
             return NotImplemented
+        a, b = self.process, other.process
+        if not (a is b or a == b):
+            return False
+        c, d = self.checkpoint, other.checkpoint
+        e, f = self.tracker, other.tracker
         return (
             self.runs == other.runs
             and self.finished == other.finished
-            and self.process == other.process
-            and self.checkpoint == other.checkpoint
-            and self.tracker == other.tracker
-            and self.lock == other.lock
+            and (c is d or c == d)
+            and (e is f or e == f)
+            and (self.lock is other.lock or self.lock == other.lock)
             and self.struck == other.struck
             and self.replies == other.replies
-            and self.second == other.second
+            and (self.second is other.second or self.second == other.second)
         )
 
     def __hash__(self) -> int:
         # Not kept: the explorer hashes each world once (one dictionary probe), and a kept
-        # hash would cost an int object per state; the parts' hashes are kept.
-        return _world_hash(
-            self.checkpoint,
-            self.tracker,
-            self.process,
+        # hash would cost an int object per state; the parts' hashes are kept and folded in
+        # one flat tuple (a checkpoint with power-loss fields folds its own hash instead).
+        process, checkpoint, lock, second = self.process, self.checkpoint, self.lock, self.second
+        committed, tmp = checkpoint.committed, checkpoint.tmp
+        if checkpoint.torn or checkpoint.at_cut is not None:
+            disk: object = _checkpoint_hash(committed, tmp, checkpoint.torn, checkpoint.at_cut)
+        else:
+            disk = None if committed is None else committed._hash
+        parts = (
+            disk,
+            None if tmp is None else tmp._hash,
+            lock.holder,
+            lock.tmp,
+            self.tracker._hash,
+            None if process is None else process.memory._hash,
+            None if process is None else process._pending_hash,
+            None if process is None else process.point,
             self.finished,
             self.runs,
-            self.lock,
             self.struck,
             self.replies,
-            self.second,
         )
+        return hash(parts) if second is NO_SECOND or second == NO_SECOND else hash((parts, second))
 
     def crashed(self) -> World:
         """The world after a crash: memory is gone, disk and tracker stay (and a second process)."""
@@ -415,27 +431,6 @@ def make_turn(
     s_ids(turn, ids)
     s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids))
     return turn
-
-
-def _world_hash(
-    checkpoint: Checkpoint,
-    tracker: Tracker,
-    process: Process | None,
-    finished: bool,
-    runs: int,
-    lock: LockFile,
-    struck: tuple[str, ...],
-    replies: int,
-    second: Second,
-) -> int:
-    running = None if process is None else (process.memory._hash, process._pending_hash, process.point)
-    disk = (
-        _checkpoint_hash(checkpoint.committed, checkpoint.tmp, checkpoint.torn, checkpoint.at_cut),
-        lock.holder,
-        lock.tmp,
-    )
-    parts = (disk, tracker._hash, running, finished, runs, struck, replies)
-    return hash(parts) if second is NO_SECOND or second == NO_SECOND else hash((parts, second))
 
 
 def make_world(

@@ -34,6 +34,9 @@ WAKE = Action("step", "wake")
 HELD_GOES_ON = Action("step", "held goes on")
 """The woken process stopped: the process held while it ran goes on."""
 _FAULT_ACTIONS = {name: Action("fault", name) for name in FAULTS}
+# The sequences `actions` returns without faults, made once: the explorer plans each node's
+# steps once per sequence object it is handed, so equal sequences are best the same object.
+_STARTS, _RESTARTS, _CONTINUES, _CONTINUE_OR_CRASH = (START,), (RESTART,), (CONTINUE,), (CONTINUE, CRASH)
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,9 @@ class LoopModel:
         if state.second.other is not None:
             return _two_processes(state, self.faults)
         if state.process is None:
-            moves: tuple[Action, ...] = (START,) if state.runs == 0 else (RESTART,)
+            moves: tuple[Action, ...] = _STARTS if state.runs == 0 else _RESTARTS
         else:
-            moves = (CONTINUE,) if paused(state) else (CONTINUE, CRASH)
+            moves = _CONTINUES if paused(state) else _CONTINUE_OR_CRASH
         if not self.env.faults:
             return moves
         return (*moves, *(_FAULT_ACTIONS[kind.name] for kind in self.faults if kind.enabled(state)))
