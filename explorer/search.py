@@ -183,8 +183,12 @@ class _Search(Generic[S]):
     ) -> None:
         self.model, self.depth, self.core = model, depth, Core[S]()
         self.max_states, self.progress, self.progress_every = max_states, progress, progress_every
-        # (name, check, at_end, sometimes) of each property with no first violation (or sighting) yet
-        self.unsettled = [(p.name, p.check, p.kind == "at_end", p.kind == "sometimes") for p in properties]
+        # (name, check, sometimes) of each property with no first violation (or sighting) yet:
+        # those checked in every state, and those checked in finished states only.
+        self.every: list[_Check[S]] = [
+            (p.name, p.check, p.kind == "sometimes") for p in properties if p.kind != "at_end"
+        ]
+        self.ending: list[_Check[S]] = [(p.name, p.check, False) for p in properties if p.kind == "at_end"]
         self.first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
         # state -> its first node; `same[n]` is the next node with n's state (0: none, the root
         # being no state's later node). A state reached with several crash counts is stored
@@ -200,21 +204,19 @@ class _Search(Generic[S]):
         node = self.core.add_node(state, crashes, finished, parent, choice)
         self.index[state] = node
         self.same.append(0)
-        if self.unsettled:
-            self._check(state, node, finished)
+        self._check(state, node, finished)
         return node
 
     def _check(self, state: S, node: int, finished: bool) -> None:
+        """Note the properties `state` settles: an invariant's first violation, a witness's first sighting."""
         settled = False
-        for name, check, at_end, sometimes in self.unsettled:
-            if at_end and not finished:
-                continue
-            # Invariants record their first violation; witnesses their first sighting.
+        for name, check, sometimes in (*self.every, *self.ending) if finished else self.every:
             if check(state) == sometimes:
                 self.first[name] = node
                 settled = True
         if settled:
-            self.unsettled = [entry for entry in self.unsettled if entry[0] not in self.first]
+            self.every = [entry for entry in self.every if entry[0] not in self.first]
+            self.ending = [entry for entry in self.ending if entry[0] not in self.first]
 
     def run(self) -> None:
         """Expand nodes in the order they were found until none is left (the hot loop: kept flat)."""
@@ -277,7 +279,7 @@ class _Search(Generic[S]):
                     add_parent(node)
                     add_choice(choice)
                     add_same(0)
-                    if self.unsettled:
+                    if self.every or (done and self.ending):
                         self._check(after, target, done)
                     if after_crashes > self.most_crashes:
                         self.most_crashes = after_crashes
@@ -292,6 +294,8 @@ class _Search(Generic[S]):
 
 _KEPT_FILTERS = 256
 """How many of the model's action sequences keep their plan (a bound, never a change of result)."""
+_Check = tuple[str, Callable[[S], bool], bool]
+"""A property's name, its check, and whether it is a witness (settled when the check holds)."""
 _Plan = tuple[Sequence[Action], tuple[tuple[Action, int, bool], ...]]
 """The model's sequence of actions (kept alive, so its id stays its own) and the steps it enables."""
 
