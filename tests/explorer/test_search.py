@@ -27,6 +27,23 @@ def test_states_are_deduplicated_per_crash_count(n: int, depth: int) -> None:
     assert graph.number_of_nodes() == (depth + 1) * (n + 2)
 
 
+@pytest.mark.parametrize(("n", "depth"), [(3, 1), (4, 2), (5, 3)])
+def test_a_state_reached_with_several_crash_counts_is_stored_once(n: int, depth: int) -> None:
+    """Equal states at several crash counts are one stored object, shared by their nodes.
+
+    The nodes are (state, crashes) pairs, (depth+1)(n+2) of them (above): at 0 crashes the
+    entry state is "init", at 1 or more it is "down"; the n points and "done" recur at every
+    crash count. So the distinct states are n + 3, and the search keeps one object for each.
+    """
+    exploration = explore(Points(n), depth)
+    stored = [exploration.state(node) for node in range(exploration.states)]
+    assert len(stored) == (depth + 1) * (n + 2)
+    assert len(set(stored)) == n + 3
+    assert len({id(state) for state in stored}) == n + 3
+    pairs = {(exploration.state(node), exploration.crashes(node)) for node in range(exploration.states)}
+    assert len(pairs) == exploration.states  # still one node per (state, crashes)
+
+
 def test_resuming_process_has_triangular_two_crash_count() -> None:
     """Resuming at the crashed point: crash at i leaves n-i+1 points, so 2 crashes give n(n+1)/2."""
     n = 6
