@@ -25,6 +25,11 @@ number for goes to the first issue of the job the tracker holds. With fresh call
 scripted model names the calls of each reply anew (a counter the model keeps in the work
 directory, beside the loop's files), the turn keeps the IDs its reply gave, and Key(run,
 call) is derived from them.
+
+Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the load. Beside a
+second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
+token refused, or its rename's temp file renamed by the other; it raises `Stopped`, and
+reference_loop.py exits with crashpoint.STOPPED_STATUS.
 """
 
 from __future__ import annotations
