@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +50,7 @@ class Held:
         self.at, self.number = at, number
         self.held, self.release = threading.Event(), threading.Event()
         self.snapshots = Snapshots(folder / f"hold-{number}", self._hold)
+        self.closed = False
         env = {**env, crashpoint.SNAPSHOT: str(self.snapshots.folder)}
         self.future: Future[Ended] = pool.submit(runner.ended, folder, workdir, env, number, 0, (), stops=True)
         self.future.add_done_callback(lambda _: self.held.set())  # ended: nothing more to wait for
@@ -71,6 +72,17 @@ class Held:
         try:
             return self.future.result()
         finally:
+            self._close()
+
+    def abandon(self) -> None:
+        """After a failure elsewhere: let it go on and end, whatever its end, and free its FIFOs."""
+        self.release.set()
+        wait([self.future])
+        self._close()
+
+    def _close(self) -> None:
+        if not self.closed:
+            self.closed = True
             self.snapshots.close()
 
 
@@ -88,12 +100,12 @@ def run(runner: Runner, fault: Fault) -> ScenarioResult:
             if fault.wake and not second.wait_held():
                 return _unreached(runner, folder, fault, 2, first, second)
             _check_point(folder, 1, fault.index, fault.point)
-            ends = [first.go_on()] if fault.wake else [second.go_on(), first.go_on()]
-            ends += [second.go_on()] if fault.wake else []
+            # Held restart: process 1 runs to its stop, then the restart; else the restart stopped first.
+            ends = [first.go_on(), second.go_on()] if fault.wake else [second.go_on(), first.go_on()]
         except BaseException:
             for process in (first, second):
                 if process is not None:
-                    process.release.set()  # nobody waits forever on a failed scenario
+                    process.abandon()  # nobody waits forever on a failed scenario
             raise
     restart = ends[-1][0] == crashpoint.STOPPED_STATUS  # the last to end stopped: none lives, unfinished
     if restart:
