@@ -115,3 +115,19 @@ def test_a_pause_needs_depth_one() -> None:
         reference.run(
             "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", SweepOptions(depth=2), nemesis=Nemesis((PAUSE,))
         )
+
+
+def test_an_fsync_of_a_temp_file_the_restart_renamed_does_nothing(tmp_path: Path) -> None:
+    """No lock, fsync of each temp file: the woken process syncs a temp file that may be gone, and goes on (rule 5)."""
+    design = tmp_path / "synced.toml"
+    text = (
+        (EXAMPLES / "agent-loop-none.toml")
+        .read_text()
+        .replace('lock = "none"', 'lock = "none"\nfsync = "no-dir-fsync"')
+    )
+    design.write_text(text.replace('name = "agent-loop-none"', 'name = "agent-loop-none-synced"'))
+    found = conformance.conform(
+        "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", OPTIONS, design_path=design, nemesis=Nemesis((PAUSE,))
+    )
+    assert found.differences == []
+    assert "start: tmp synced" in found.sweep.baseline.points  # the fsyncs are there, each with its point
