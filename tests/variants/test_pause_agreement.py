@@ -5,8 +5,9 @@ chance, and for a pause every wake-up point) from scratch; the explorer counts p
 a graph whose worlds hold both processes. Agreement is checked figure for figure per number
 of moves, the tally of crashes and pauses included: agent-loop under each of the four lock
 policies on every tracker at depth 1 on the triage job, at depth 2 on the one-write job,
-random policies with every lock on the one-write job at depths 1 and 2, and the situation
-jobs (a failing write, a gated write) with a pause beside lost replies and wrong answers.
+random policies with every lock on the one-write job at depths 1 and 2, agent-loop with the
+fsyncs of each fsync policy on the one-write job, and the situation jobs (a failing write, a
+gated write) with a pause beside lost replies and wrong answers.
 """
 
 from __future__ import annotations
