@@ -3,7 +3,8 @@
 A crashed process must have died by SIGKILL at exactly the point it was to die at, and a last
 process must exit 0; anything else is the program's failure (TargetFailed) or a sign that its
 points do not depend only on what is on disk (SweepError). The worker threads of the pool
-fork their processes from one zygote when the target can be forked (zygote.py).
+fork their processes from one zygote when the target can be forked (zygote.py). A scenario of
+the fault `pause` (two live processes, which may also stop by themselves) is pausing.py's.
 """
 
 from __future__ import annotations
