@@ -56,6 +56,10 @@ PAUSES_LOG = "CRASHSWEEP_PAUSES_LOG"
 WORLD = "CRASHSWEEP_WORLD"
 SNAPSHOT = "CRASHSWEEP_SNAPSHOT"
 KILLED_STATUS = 137  # 128 + SIGKILL: what a shell reports for a process killed by SIGKILL
+STOPPED_STATUS = 75
+"""The exit status of a process that stops because another live process drives its run
+(spec/FAULTS.md section 7: refused by a lock or a fencing token, or its temp file renamed by
+the other): a sweep with `pause` takes it as the process's end, any other sweep as a failure."""
 
 _passed = 0
 _seen: dict[str, int] = {}

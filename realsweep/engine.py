@@ -47,7 +47,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any, Protocol
 
 from crashsweep.realsweep import graph, scratch
-from crashsweep.realsweep.nemesis import Nemesis, NemesisError
+from crashsweep.realsweep.nemesis import PAUSE, Fault, Nemesis, NemesisError
 from crashsweep.realsweep.runner import Runner
 from crashsweep.realsweep.scenarios import (
     Check,
@@ -198,7 +198,8 @@ def _scenarios(
     results: list[ScenarioResult] = []
     known = len(baseline.points)
     pending: set[Future[ScenarioResult]] = {workers.scenario(c) for c in _children(baseline)}
-    pending |= {workers.scenario((), f) for f in nemesis.chances(baseline.points)}
+    faults = {workers.scenario((), f): f for f in nemesis.chances(baseline.points)}
+    pending |= set(faults)
     known += len(pending) - len(baseline.points)
     try:
         while pending:
@@ -210,6 +211,11 @@ def _scenarios(
                     children = _children(result)
                     known += len(children)
                     pending |= {workers.scenario(c) for c in children}
+                wakes = _wakes(faults.pop(future, None), result)
+                known += len(wakes)
+                woken = {workers.scenario((), f): f for f in wakes}
+                faults |= woken
+                pending |= set(woken)
                 if progress is not None:
                     progress(len(results), known)
     except BaseException:
@@ -228,6 +234,13 @@ def _scenarios(
         )
     elapsed = time.monotonic() - started
     return SweepResult(options.depth, baseline, reached, workers.processes(), elapsed, unreached)
+
+
+def _wakes(fault: Fault | None, result: ScenarioResult) -> list[Fault]:
+    """After a pause whose restart ran to its stop: the same pause waking at each point the restart passed."""
+    if fault is None or fault.kind != PAUSE or fault.wake or result.unreached:
+        return []
+    return [fault.waking_at(k, result.points) for k in range(1, len(result.points) + 1)]
 
 
 def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:

@@ -25,10 +25,16 @@ number for goes to the first issue of the job the tracker holds. With fresh call
 scripted model names the calls of each reply anew (a counter the model keeps in the work
 directory, beside the loop's files), the turn keeps the IDs its reply gave, and Key(run,
 call) is derived from them.
+
+Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the load. Beside a
+second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
+token refused, or its rename's temp file renamed by the other; it raises `Stopped`, and
+reference_loop.py exits with crashpoint.STOPPED_STATUS.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sys
@@ -47,6 +53,9 @@ from crashsweep.spec.policy import RUNGS, Rung
 CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = "lock.json"
 FLOCK_FILE = "run.flock"
+"""The file the `os-lock` policy holds an OS lock (flock) on, beside the checkpoint."""
+LEASE_FILE = "lease.txt"
+"""The newest fencing token granted (`lease+fencing`), beside the checkpoint: the disk's fence."""
 MODEL_FILE = "model-ids.txt"
 """The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
 
@@ -73,6 +82,14 @@ OFFERS = {
 
 class ToolFailed(Exception):
     """A tool returned a transport error (its write's reply was lost): the call has no result."""
+
+
+class Stopped(Exception):
+    """The process stops: another live process drives the run (spec/FAULTS.md section 7).
+
+    Raised when the OS lock is held, when the disk's fence holds a newer token than this
+    process's, and when a rename finds its temp file gone (the other process renamed it).
+    """
 
 
 def issue_target(job: Job, call: Call) -> Call | None:
@@ -103,6 +120,7 @@ class Loop:
         self.path = workdir / CHECKPOINT_FILE
         self.memory: dict[str, Any] = {}
         self._flock: int | None = None
+        self.token: int | None = None  # the lease's fencing token (lease+fencing)
         self.lose_replies = nemesis.lost_replies()
         self.wrong_answers = nemesis.wrong_answers()
         self.fresh_ids = nemesis.fresh_ids()
@@ -131,20 +149,38 @@ class Loop:
         self.memory = saved
         return not saved["done"]
 
-    def take_lock(self) -> None:
-        """Take the run's lock: an OS lock held until this process dies, and the lock file.
+    def take_lock(self, lock: str) -> None:
+        """Take the run's lock as the design's `lock` policy says (spec/FAULTS.md 7.1, POLICIES.md 1.6).
 
-        The lock file (run ID and process ID, written by temp file and rename) says who drives
-        the run; flock on a file beside it makes a second live process fail at once.
+        `file`: the lock file (run ID and process ID, by temp file and rename), which nobody
+        reads; `os-lock`: flock on a file beside the checkpoint, held until this process dies,
+        refused (Stopped) while another live process holds it; `lease+fencing`: a fencing
+        token from the tracker, sent with every request from now on and recorded at once
+        beside the checkpoint, where every later disk write checks it; `none`: nothing.
         """
-        fd = os.open(self.workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise RuntimeError(f"{self.workdir}: another live process drives this run") from None
-        self._flock = fd
-        self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
+        if lock == "file":
+            self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
+        elif lock == "os-lock":
+            fd = os.open(self.workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise Stopped(f"{self.workdir}: another live process holds the run's OS lock") from None
+            self._flock = fd
+        elif lock == "lease+fencing":
+            self.token = self.tracker.lease()
+            (self.workdir / LEASE_FILE).write_text(str(self.token), encoding="utf-8")
+        elif lock != "none":
+            raise ValueError(f"unknown lock policy {lock!r}")
+
+    def _fence(self) -> None:
+        """Before a disk write under `lease+fencing`: stop if a newer token was granted since ours."""
+        if self.token is None:
+            return
+        newest = int((self.workdir / LEASE_FILE).read_text(encoding="utf-8"))
+        if self.token < newest:
+            raise Stopped(f"fencing token {self.token} is older than the newest, {newest}: the disk refuses it")
 
     # -- saving ---------------------------------------------------------------------------------
 
@@ -164,22 +200,34 @@ class Loop:
 
     def _save_file(self, path: Path, data: Any, what: str) -> None:
         if path != self.path:  # the lock file: synced in full, two points (spec/FAULTS.md 6.1)
+            self._fence()
             checkpoint.write_tmp(path, data)
             crashpoint(f"{what}: tmp written")
-            checkpoint.rename_into_place(path)
+            self._rename(path, sync_dir=True)
             crashpoint(f"{what}: renamed")
             return
         # The checkpoint: the steps of the design's fsync policy, each fsync with its point.
+        self._fence()
         checkpoint.write_tmp(path, data, sync=False)
         crashpoint(f"{what}: tmp written")
         if self.fsync != "none":
-            checkpoint.sync_tmp(path)
+            with contextlib.suppress(FileNotFoundError):  # renamed by another process: nothing left to sync
+                checkpoint.sync_tmp(path)
             crashpoint(f"{what}: tmp synced")
-        checkpoint.rename_into_place(path, sync_dir=False)
+        self._rename(path, sync_dir=False)
         crashpoint(f"{what}: renamed")
         if self.fsync == "full":
             checkpoint.sync_directory(path)
             crashpoint(f"{what}: dir synced")
+
+    def _rename(self, path: Path, *, sync_dir: bool) -> None:
+        """Rename the temp file into place; Stopped when it is gone (another process renamed it first)."""
+        self._fence()
+        try:
+            checkpoint.rename_into_place(path, sync_dir=sync_dir)
+        except FileNotFoundError:
+            gone = checkpoint.tmp_path(path).name
+            raise Stopped(f"{gone}: gone before the rename (another process renamed it)") from None
 
     # -- the model and the turns -------------------------------------------------------------
 
@@ -299,7 +347,11 @@ class Loop:
         """Rung 3: a person looks at the tracker and answers, truthfully unless the nemesis says otherwise."""
         question = pause(f"person answers {call.id}")  # a wrong answer's chance (spec/FAULTS.md section 4)
         count("asks")
-        record = self.tracker.lookup(self.memory["run"], call.id)
+        token, self.tracker.token = self.tracker.token, None  # a person's look is no request: not fenced (7.1)
+        try:
+            record = self.tracker.lookup(self.memory["run"], call.id)
+        finally:
+            self.tracker.token = token
         if question in self.wrong_answers:  # "no" although it happened, "yes" although it did not
             return self.send(call, keyed=keyed) if record else WRONG_ANSWER
         return f"#{record['number']}" if record else self.send(call, keyed=keyed)

@@ -21,8 +21,12 @@ environment of that process). The program under test and its tracker carry the f
   (CRASHSWEEP_FS_JOURNAL) and is killed at the point; the runner then undoes in its work
   directory what the cut loses (fsjournal.cut), and the restart runs on that disk. A sweep
   with power loss runs every scenario (`every_scenario`), in scenarios of one move.
-- `pause` (a second live process, FAULTS.md section 7) is not carried out for real: a sweep
-  with it is refused before any process starts.
+- `pause` (a second live process, FAULTS.md section 7): at each crash point of the first
+  process. The process is held there (the snapshot protocol's FIFO wait, and SIGSTOP), a
+  restart runs beside it on the same disk and tracker, held in turn at its `wake`-th point
+  (or run until it stops), then the paused one goes on with its memory (SIGCONT), then the
+  held one (pausing.py). A sweep with pause runs every scenario (`every_scenario`), in
+  scenarios of one move, as with power loss.
 
 A process may suffer several faults, in the order of its points and pauses (`Fault.position`);
 a crash after them strikes at a later point. The merging sweep (graph.py) makes each a move
@@ -38,7 +42,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from crashsweep.realsweep import fsjournal
 
@@ -52,13 +56,15 @@ ACCEPTED = "tracker accepted "
 PERSON = "person answers "
 RESTART = "restart"
 POWER_LOSS = "power-loss"
-KINDS = ("lost-reply", "key-expiry", "wrong-answer", POWER_LOSS)
+PAUSE = "pause"
+KINDS = ("lost-reply", "key-expiry", "wrong-answer", POWER_LOSS, PAUSE)
 """The fault kinds of spec/faults.py the nemesis knows, in its order."""
+EVERY_SCENARIO = (POWER_LOSS, PAUSE)
+"""The kinds swept scenario by scenario at depth 1 (not yet moves of the merging sweep)."""
+WHAT = {POWER_LOSS: "cuts the power", PAUSE: "pauses a process"}
 IN_PROCESS = ("lost-reply", "wrong-answer")
 """The kinds a running process suffers and goes on; key-expiry strikes between two processes,
-and a power cut ends its process."""
-MODEL_ONLY = ("pause",)
-"""Kinds of spec/faults.py the real sweep does not carry out: a second live process (FAULTS.md section 7)."""
+a power cut ends its process, and a pause puts a second process beside it."""
 
 
 class NemesisError(ValueError):
@@ -71,31 +77,39 @@ class Fault:
 
     lost-reply: `point` is the `index`-th point (from 1) and `occurrence` its pass;
     wrong-answer: `point` is the pause, `index` the points passed before it, `occurrence`
-    its number among the process's pauses; key-expiry: `point` is "restart".
+    its number among the process's pauses; key-expiry: `point` is "restart"; pause: `point`
+    is the `index`-th point, where process 1 is paused, and `wake` the point of the restart
+    where it wakes (its index from 1, and its name as a label, "point#k" past the first
+    pass), 0 and "" when it wakes as the restart stops.
     """
 
     kind: str
     index: int
     point: str
     occurrence: int = 1
+    wake: int = 0
+    wake_at: str = ""
 
     @property
     def label(self) -> str:
         """The fault in words: "lost-reply at tracker accepted create_a" (#k past the first)."""
         if self.kind == "key-expiry":
             return "key-expiry at restart"
+        if self.kind == PAUSE:
+            at = self.point if self.occurrence == 1 else f"{self.point}#{self.occurrence}"
+            return f"pause at {at}, wake at {self.wake_at if self.wake else 'p2 stopped'}"
         where = self.point if self.occurrence == 1 or self.kind != "lost-reply" else f"{self.point}#{self.occurrence}"
         return f"{self.kind} at {where}"
 
     @property
     def code(self) -> str:
-        """A short name for folders and tracker spaces: "lost-reply-3" (its place among the points)."""
-        return f"{self.kind}-{self.index}"
+        """A short name for folders and tracker spaces: "lost-reply-3" (its place among the points), "pause-3-5"."""
+        return f"{self.kind}-{self.index}" + (f"-{self.wake}" if self.kind == PAUSE else "")
 
     @property
     def position(self) -> tuple[int, int]:
         """Where it strikes in its process: (points passed, 0) at a point, (points passed, q) at the q-th pause."""
-        return (self.index, 0) if self.kind in ("lost-reply", POWER_LOSS) else (self.index, self.occurrence)
+        return (self.index, 0) if self.kind in ("lost-reply", POWER_LOSS, PAUSE) else (self.index, self.occurrence)
 
     @property
     def counter(self) -> str:
@@ -111,8 +125,14 @@ class Fault:
         return f"{self.occurrence}:{self.point}"
 
     def env(self) -> dict[str, str]:
-        """The environment that makes the process suffer this fault alone (a power cut needs none)."""
-        return {} if self.kind == POWER_LOSS else process_env((self,))
+        """The environment that makes the process suffer this fault alone (a power cut and a pause need none)."""
+        return {} if self.kind in EVERY_SCENARIO else process_env((self,))
+
+    def waking_at(self, wake: int, points: Sequence[str]) -> Fault:
+        """This pause with its process waking at the restart's point `wake` (from 1) of `points`."""
+        point = points[wake - 1]
+        occurrence = points[:wake].count(point)
+        return replace(self, wake=wake, wake_at=point if occurrence == 1 else f"{point}#{occurrence}")
 
 
 def process_env(faults: Sequence[Fault]) -> dict[str, str]:
@@ -138,14 +158,11 @@ class Nemesis:
     def check(self, depth: int, dedup: bool = True) -> None:
         """Refuse what the real sweep cannot carry out, before any process starts."""
         for kind in self.faults:
-            if kind in MODEL_ONLY:
-                raise NemesisError(
-                    f"the real sweep cannot carry out {kind!r}: explore it in the model (compare --faults {kind})"
-                )
             if kind not in KINDS:
                 raise NemesisError(f"unknown fault {kind!r} (known: {', '.join(KINDS)})")
         if self.every_scenario and depth != 1:
-            raise NemesisError(f"the real sweep cuts the power in scenarios of one move: use depth 1, not {depth}")
+            what = " and ".join(WHAT[k] for k in self.faults if k in EVERY_SCENARIO)
+            raise NemesisError(f"the real sweep {what} in scenarios of one move: use depth 1, not {depth}")
         if self.faults and depth != 1 and not dedup:
             raise NemesisError(
                 f"a sweep of every scenario (--no-dedup) injects faults in scenarios of one move: use depth 1, "
@@ -156,10 +173,10 @@ class Nemesis:
     def every_scenario(self) -> bool:
         """Whether the sweep must run every scenario (no merged worlds).
 
-        A power cut is not yet a move of the merging sweep, so power loss is swept in scenarios
-        of one move, each from scratch.
+        A power cut and a pause are not yet moves of the merging sweep, so they are swept in
+        scenarios of one move, each from scratch.
         """
-        return POWER_LOSS in self.faults
+        return any(kind in EVERY_SCENARIO for kind in self.faults)
 
     def env(self) -> dict[str, str]:
         """The environment of every process of the sweep (the call-ID mode)."""
@@ -187,6 +204,8 @@ class Nemesis:
             for i, (point, risky) in enumerate(zip(points, fsjournal.at_risk(points), strict=True), start=1):
                 if risky and (i, 0) > after:
                     found.append(Fault(POWER_LOSS, i, point, points[:i].count(point)))
+        if PAUSE in self.faults:  # every crash point (a person's pause is none: FAULTS.md 7)
+            found += [Fault(PAUSE, i, p, points[:i].count(p)) for i, p in enumerate(points, start=1) if (i, 0) > after]
         if "wrong-answer" in self.faults:
             for q, (passed, name) in enumerate(pauses, start=1):
                 if name.startswith(PERSON) and (passed, q) > after:

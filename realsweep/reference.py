@@ -100,7 +100,7 @@ def run(
 def state_key(world: World) -> World:
     """The world with the lock file's process ID blanked (and its temp file's): nothing reads it back.
 
-    flock on run.flock is what guards the run; the lock file only tells a person who drives it.
+    No process reads the lock file (the `file` lock policy, spec/FAULTS.md 7.1): it records a holder for a person.
     """
     for name in (loop_parts.LOCK_FILE, loop_parts.LOCK_FILE + checkpoint.TMP_SUFFIX):
         data = world.file(name)

@@ -12,7 +12,9 @@ passes exactly the model's crash points, in the same order.
 `composed` runs any policy of spec/POLICIES.md (a design file) as one code path.
 
 The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
-$CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point.
+$CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point;
+75 (crashpoint.STOPPED_STATUS) when another live process drives the run and this one stops
+(its lock or fencing token refused, or its temp file renamed by the other: spec/FAULTS.md 7).
 A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send` (also when a marked call is
 being settled by a re-send): each design goes on with the call as SITUATIONS.md section 2 says
 for `fails_after_accept` (error-to-model, which hands the error to the model, is not among the
@@ -28,8 +30,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from crashsweep.realsweep.loop_parts import OFFERS, Loop, ToolFailed
-from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.crashpoint import STOPPED_STATUS
+from crashsweep.realsweep.loop_parts import OFFERS, Loop, Stopped, ToolFailed
+from crashsweep.realsweep.tracker_client import FENCED, TrackerClient, TrackerError
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.policy import Policy, PolicyError, read_design_file
 
@@ -101,7 +104,7 @@ def agent_loop(loop: Loop) -> None:
     """The agent's own loop: a run lock, markers and keys, no reply save, no result save after a read."""
     if not loop.resume():
         return
-    loop.take_lock()
+    loop.take_lock("file")
     loop.save("start")
     for turn in loop.turns(save_reply=False):  # the first marker save makes the reply durable
         for call in loop.open_calls(turn):
@@ -124,8 +127,7 @@ def composed(loop: Loop, policy: Policy) -> None:
     """Any policy (spec/POLICIES.md) as one code path; `on_tool_error` needs a failing tool, which real jobs lack."""
     if not loop.resume():
         return
-    if policy.lock == "file":
-        loop.take_lock()
+    loop.take_lock(policy.lock)
     if policy.startup_save:
         loop.save("start")
     saves = policy.result_saves
@@ -188,14 +190,32 @@ def main(argv: list[str] | None = None) -> int:
     offer = OFFERS[args.tracker]
     with TrackerClient(tracker_url, keep_alive=True) as tracker:
         if args.design is None:
-            DESIGNS[args.variant](Loop(workdir, job, tracker, offer))
-            return 0
+            return _stopping(lambda: DESIGNS[args.variant](Loop(workdir, job, tracker, offer)))
         try:
             _, _, policy = read_design_file(args.design)
         except PolicyError as error:
             PARSER.error(str(error))
         # The design's fsync policy and unreadable-checkpoint choice (spec/FAULTS.md section 6).
-        composed(Loop(workdir, job, tracker, offer, fsync=policy.fsync, unreadable=policy.unreadable), policy)
+        loop = Loop(workdir, job, tracker, offer, fsync=policy.fsync, unreadable=policy.unreadable)
+        return _stopping(lambda: composed(loop, policy))
+
+
+def _stopping(run: Callable[[], None]) -> int:
+    """Run the process: 0 when it ends, STOPPED_STATUS when another live process made it stop.
+
+    It stops (spec/FAULTS.md section 7) when its lock or fencing token is refused, at the
+    tracker (409) or on disk, or when a rename finds its temp file gone.
+    """
+    try:
+        run()
+    except Stopped as error:
+        print(f"stopped: {error}", file=sys.stderr)
+        return STOPPED_STATUS
+    except TrackerError as error:
+        if error.status != FENCED:
+            raise
+        print(f"stopped: {error}", file=sys.stderr)
+        return STOPPED_STATUS
     return 0
 
 

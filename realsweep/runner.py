@@ -3,7 +3,8 @@
 A crashed process must have died by SIGKILL at exactly the point it was to die at, and a last
 process must exit 0; anything else is the program's failure (TargetFailed) or a sign that its
 points do not depend only on what is on disk (SweepError). The worker threads of the pool
-fork their processes from one zygote when the target can be forked (zygote.py).
+fork their processes from one zygote when the target can be forked (zygote.py). A scenario of
+the fault `pause` (two live processes, which may also stop by themselves) is pausing.py's.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from crashsweep.realsweep import crashpoint, digest, fsjournal
-from crashsweep.realsweep.nemesis import POWER_LOSS, Fault, Nemesis, process_env
+from crashsweep.realsweep import crashpoint, digest, fsjournal, pausing
+from crashsweep.realsweep.nemesis import PAUSE, POWER_LOSS, Fault, Nemesis, process_env
 from crashsweep.realsweep.scenarios import (
     Check,
     Crash,
@@ -119,20 +120,12 @@ class Runner:
 
         A `fault` (a scenario of one move, with no crash) is suffered by its one process.
         """
-        if self.stop.is_set():
-            raise SweepError("stopped")
+        if fault is not None and fault.kind == PAUSE:
+            return pausing.run(self, fault)  # two live processes (spec/FAULTS.md section 7)
         name = "s" + "".join(f"-{c.index}" for c in crashes) + ("" if fault is None else f"-f{fault.code}")
-        folder = self.root / "scenarios" / name
-        workdir = folder / "work"
-        workdir.mkdir(parents=True, exist_ok=False)
-        env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir)}
+        folder, workdir, env, tracker = self.prepare(name)
         if fault is not None:
             env.update(fault.env())
-        env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
-        tracker = None
-        if self.service is not None:
-            env[TRACKER_URL] = self.service.space_url(name)
-            tracker = TrackerClient(env[TRACKER_URL])
         for number, crash in enumerate(crashes, start=1):
             points = self._process(folder, workdir, env, number, crash.crash_at, crashes)
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
@@ -145,17 +138,38 @@ class Runner:
             fsjournal.cut(workdir, journal)
             first += 1
         points = self._process(folder, workdir, env, first, 0, crashes)
-        try:
-            outcome = self.check(Scenario(crashes, workdir, tracker))
-        except Exception as error:  # the user's check: report which scenario it failed on
-            raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
-        if not isinstance(outcome, Outcome):
-            raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
+        outcome = self.finish(Scenario(crashes, workdir, tracker))
         faults = () if fault is None else (fault.label,)
         result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points), faults=faults)
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
+
+    def prepare(self, name: str) -> tuple[Path, Path, dict[str, str], TrackerClient | None]:
+        """A scenario's fresh folder, work directory, environment and tracker space, all named `name`."""
+        if self.stop.is_set():
+            raise SweepError("stopped")
+        folder = self.root / "scenarios" / name
+        workdir = folder / "work"
+        workdir.mkdir(parents=True, exist_ok=False)
+        env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir)}
+        env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
+        tracker = None
+        if self.service is not None:
+            env[TRACKER_URL] = self.service.space_url(name)
+            tracker = TrackerClient(env[TRACKER_URL])
+        return folder, workdir, env, tracker
+
+    def finish(self, scenario: Scenario) -> Outcome:
+        """The check's outcome of a finished scenario (a failing or wrong check is the sweep's error)."""
+        crashes = scenario.crashes
+        try:
+            outcome = self.check(scenario)
+        except Exception as error:  # the user's check: report which scenario it failed on
+            raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
+        if not isinstance(outcome, Outcome):
+            raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.engine.Outcome")
+        return outcome
 
     def step(
         self,
@@ -224,6 +238,23 @@ class Runner:
         crashes: tuple[Crash, ...],
     ) -> list[str]:
         """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); the points it passed."""
+        return self.ended(folder, workdir, env, number, crash_at, crashes)[1]
+
+    def ended(
+        self,
+        folder: Path,
+        workdir: Path,
+        env: dict[str, str],
+        number: int,
+        crash_at: int | str,
+        crashes: tuple[Crash, ...],
+        *,
+        stops: bool = False,
+    ) -> tuple[int, list[str]]:
+        """Run process `number` as `_process` does; its exit status and points.
+
+        `stops`: it may also stop by itself (crashpoint.STOPPED_STATUS), as beside a second live process.
+        """
         log = folder / f"points-{number}.log"
         env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
         if self.forks:
@@ -242,7 +273,7 @@ class Runner:
         with self._lock:
             self.processes += 1
         points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-        expected = (*CRASH_STATUSES, 0) if crash_at else (0,)  # 0 before its point: `run` reports it
+        expected = (*CRASH_STATUSES, 0) if crash_at else (0, crashpoint.STOPPED_STATUS) if stops else (0,)
         if crash_at and status in CRASH_STATUSES and not _reached(points, str(crash_at)):
             raise TargetFailed(f"{_where(crashes, number)}: killed by SIGKILL before its point {crash_at!r}")
         if status not in expected:
@@ -251,7 +282,7 @@ class Runner:
                 + (f" after {len(points)} point(s), before point {crash_at}" if crash_at else "")
                 + f": {_last_line(folder / f'output-{number}.txt')}"
             )
-        return points
+        return status, points
 
     def _exec(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
         """Start process `number` from the target's argv; its exit status."""

@@ -143,6 +143,10 @@ class ScenarioResult:
     chosen: it has no outcome and is counted and listed apart."""
     faults: tuple[str, ...] = ()
     """The fault moves of the scenario (crashsweep.realsweep.nemesis.Fault labels), each one move beside the crashes."""
+    beside: int = 0
+    """Processes beside the crashes' and the last one's: a pause's restart, and the supervisor's
+    restart when the last live process stopped (spec/FAULTS.md section 7). In a pause scenario
+    `points` are the restart's (where the paused process may wake)."""
 
     @property
     def moves(self) -> int:
@@ -159,7 +163,7 @@ class ScenarioResult:
         return {
             "code": self.code,
             "crashes": [{"index": c.index, "point": c.point, "occurrence": c.occurrence} for c in self.crashes],
-            "processes": self.unreached or len(self.crashes) + 1 + self._power_cuts,
+            "processes": self.unreached or len(self.crashes) + 1 + self._power_cuts + self.beside,
             "counters": dict(sorted(self.counters.items())),
             "outcome": None
             if self.unreached
@@ -178,6 +182,8 @@ class ScenarioResult:
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
         if not steps and self._power_cuts:
             return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
+        if not steps and any(fault.startswith("pause ") for fault in self.faults):
+            return "; ".join(self.faults) + ": each process goes on to its stop, a restart if the run is unfinished"
         if not steps:
             return "; ".join(self.faults) + ", the process goes on to the end"
         faults = f" (faults: {'; '.join(self.faults)})" if self.faults else ""

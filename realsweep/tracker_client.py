@@ -10,8 +10,10 @@ service keeps only connections that ask, tracker_http.py) and `close()` ends the
 reuses one it checks that the service has not closed it meanwhile (an idle connection is
 closed after the service's timeout), so a request is never sent on a dead connection and
 never sent twice. Any failure of a request closes its connection; the next opens another.
-Writes carry an `Idempotency-Key` header when given a key. An error status raises
-`TrackerError` with the service's message. With `lose_next_reply` set, the next write asks
+Writes carry an `Idempotency-Key` header when given a key; once a lease is taken (`lease`),
+every request carries its fencing token (`Fencing-Token`), and an older one than the newest
+granted is refused (409, spec/FAULTS.md 7.1). An error status raises `TrackerError` with the
+service's message. With `lose_next_reply` set, the next write asks
 the service to apply it and lose its reply (a fault the sweep injects, tracker_http.py): the
 call then raises the transport's ConnectionError, as for any reply a network drops.
 """
@@ -32,6 +34,10 @@ codecs.lookup("idna")  # every connection's getaddrinfo encodes its host with it
 
 LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
 """The header that asks the service to apply a write and lose its reply (tracker_http.py)."""
+FENCING_HEADER = "Fencing-Token"
+"""The header that carries a lease's fencing token; the service refuses one older than the newest granted."""
+FENCED = 409
+"""The status of a request refused for its fencing token (a newer lease was granted: spec/FAULTS.md 7.1)."""
 
 
 class TrackerError(RuntimeError):
@@ -55,6 +61,8 @@ class TrackerClient:
         self.timeout = timeout
         self.lose_next_reply = False
         """Set: the next write is applied and its reply lost (the flag is then cleared)."""
+        self.token: int | None = None
+        """A lease's fencing token, sent with every request once set (`lease`)."""
         self.keep_alive = keep_alive
         self._local = threading.local()  # this thread's open connection (keep_alive only)
         self._open: list[http.client.HTTPConnection] = []
@@ -93,6 +101,11 @@ class TrackerClient:
         """The first record call `call` of run `run` left, or None: did it happen?"""
         answer = self._request("GET", "/lookup?" + urlencode({"run": run, "call": call}, quote_via=quote))
         return answer["record"] if answer["found"] else None
+
+    def lease(self) -> int:
+        """Take a lease on this space: a fencing token one higher than any granted before, sent from now on."""
+        self.token = int(self._request("POST", "/lease", {})["token"])
+        return self.token
 
     def records(self) -> list[dict[str, Any]]:
         """Every record of this space, in the order applied."""
@@ -154,6 +167,8 @@ class TrackerClient:
             headers["Content-Type"] = "application/json"
         if key is not None:
             headers["Idempotency-Key"] = key
+        if self.token is not None:
+            headers[FENCING_HEADER] = str(self.token)
         if method == "POST" and self.lose_next_reply:
             headers[LOSE_REPLY_HEADER] = "true"
             self.lose_next_reply = False

@@ -14,6 +14,9 @@ request cut off by the client's death is what it is: not applied if the body was
 applied and committed if it was, with the reply lost; neither leaves a traceback. Anything
 else that fails is one line on stderr and a 500.
 
+A request that carries a fencing token (`Fencing-Token`) older than the newest lease its space
+granted (`POST /lease`) is refused with 409 before it is run (spec/FAULTS.md 7.1).
+
 A fault the sweep injects (spec/FAULTS.md section 2, `lost-reply`): a write that carries the
 header `Crashsweep-Lose-Reply: true` is applied and committed as usual, and then its reply is
 lost: the connection is closed without an answer, as when a network drops it. Only writes
@@ -30,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from crashsweep.realsweep import tracker_request
-from crashsweep.realsweep.tracker_client import LOSE_REPLY_HEADER
+from crashsweep.realsweep.tracker_client import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
 from crashsweep.realsweep.tracker_request import MAX_BODY, HttpError, Route
 from crashsweep.realsweep.tracker_spaces import Spaces, SpacesClosed
 from crashsweep.realsweep.tracker_store import Answer, Store
@@ -153,7 +156,10 @@ class Handler(BaseHTTPRequestHandler):
         body = self._body() if route.method == "POST" else None
         args = tracker_request.arguments(route, body)
         key = self.headers.get("Idempotency-Key") if route.method == "POST" else None
+        token = tracker_request.fencing_token(self.headers.get(FENCING_HEADER))
         with self.server.spaces.use(route.space, create=route.method == "POST") as store:
+            if token is not None and store is not None and store.fenced(token):
+                return FENCED, {"error": f"fencing token {token} is older than the newest lease"}
             return _run(store, route, args, key)
 
     def _body(self) -> dict[str, Any]:
@@ -227,6 +233,8 @@ def _run(store: Store | None, route: Route, args: dict[str, Any], key: str | Non
     if route.name == "records":
         return 200, {"records": store.records() if store else []}
     assert store is not None, "a write creates its space"
+    if route.name == "lease":
+        return store.grant_lease()
     if route.name == "issue":
         return store.create_issue(**args, key=key)
     return store.comment(**args, key=key)

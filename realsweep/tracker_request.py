@@ -33,6 +33,7 @@ _ROUTES = {
     "/lookup": ("lookup", "GET"),
     "/records": ("records", "GET"),
     "/issues": ("issue", "POST"),
+    "/lease": ("lease", "POST"),
 }
 DEFAULT_SPACE = "default"
 
@@ -125,13 +126,22 @@ def arguments(route: Route, body: dict[str, Any] | None) -> dict[str, Any]:
         return {"text": route.query.get("q", "")}
     if route.name == "lookup":
         return {"run": _required(route.query, "run"), "call": _required(route.query, "call")}
-    if route.name in ("health", "records"):
+    if route.name in ("health", "records", "lease"):
         return {}
     fields = body if body is not None else {}
     values = {"body": text(fields, "body", ""), "run": text(fields, "run"), "call": text(fields, "call")}
     if route.name == "issue":
         return {"title": text(fields, "title"), **values}
     return {"issue": route.issue, **values}
+
+
+def fencing_token(value: str | None) -> int | None:
+    """The fencing token a request carries (None: none); else HttpError 400."""
+    if value is None:
+        return None
+    if not _DIGITS.match(value.strip()) or len(value.strip()) > 19:
+        raise HttpError(400, f"Fencing-Token {_shorten(value)!r}: expected a whole number")
+    return int(value)
 
 
 def text(body: dict[str, Any], name: str, default: str | None = None) -> str:

@@ -11,6 +11,9 @@ the stored first answer and changes nothing; the same key with other parameters 
 with 422, as Stripe's API does. A store that ignores keys applies every write.
 `forget_keys` drops every remembered key and keeps the records: a tracker whose keys expired
 (Stripe keeps them 24 hours), the sweep's `key-expiry` fault (spec/FAULTS.md section 3).
+`grant_lease` hands out fencing tokens (one higher than any before) and remembers the newest,
+in a table made at the first grant (a space that never grants one has none); `fenced` says
+whether a token is older than it (spec/FAULTS.md 7.1, `lease+fencing`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     answer TEXT NOT NULL
 );
 """
+
+LEASES_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS leases (space INTEGER PRIMARY KEY CHECK (space = 1), newest INTEGER NOT NULL)"
+)
+"""The newest fencing token granted in this space (one row), made at the first grant only: a
+space that grants no lease keeps exactly the tables (and so the digests, digest.py) it had."""
 
 KEYS_TABLE = "idempotency_keys"
 """The table of remembered keys."""
@@ -120,6 +129,31 @@ class Store:
                 self._db.execute("ROLLBACK")
             raise
         return forgotten
+
+    def grant_lease(self) -> Answer:
+        """A lease: 201 with a fencing token one higher than any granted before, remembered as the newest."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(LEASES_SCHEMA)
+            token = self._newest() + 1
+            self._db.execute("INSERT OR REPLACE INTO leases (space, newest) VALUES (1, ?)", (token,))
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        return 201, {"token": token}
+
+    def fenced(self, token: int) -> bool:
+        """Whether `token` is older than the newest lease granted (its holder is refused)."""
+        return token < self._newest()
+
+    def _newest(self) -> int:
+        """The newest fencing token granted, 0 for none."""
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'leases'").fetchone() is None:
+            return 0
+        row = self._db.execute("SELECT newest FROM leases WHERE space = 1").fetchone()
+        return int(row["newest"]) if row is not None else 0
 
     def records(self) -> list[dict[str, Any]]:
         """Every record, in the order applied."""

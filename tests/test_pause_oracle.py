@@ -52,9 +52,11 @@ from tests.replay_oracle import Environment, sweep
 ONE_WRITE = load_job(Path(__file__).resolve().parents[1] / "examples" / "one-write.toml")
 AGENT_LOOP = ORACLE_DESIGNS["agent-loop"]
 PAUSE = Environment(("pause",))
+HAND_DUPLICATING: dict[Lock, int] = {"file": 22, "none": 3, "lease+fencing": 0, "os-lock": 0}
+"""The scenarios with a duplicate at one move on one-write, per lock, derived by hand (module docstring)."""
 
 
-@pytest.mark.parametrize(("lock", "duplicating"), [("file", 22), ("none", 3), ("lease+fencing", 0), ("os-lock", 0)])
+@pytest.mark.parametrize(("lock", "duplicating"), list(HAND_DUPLICATING.items()))
 def test_duplicates_after_one_pause_on_one_write(lock: Lock, duplicating: int) -> None:
     """The hand-derived scenarios with a duplicate (module docstring); each has exactly one extra record."""
     result = pause_oracle.sweep(replace(AGENT_LOOP, lock=lock), ONE_WRITE, "keyed", 1, PAUSE)

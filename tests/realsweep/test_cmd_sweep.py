@@ -259,7 +259,7 @@ def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_titl
     [
         (["--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
         (["--faults", "flood"], "unknown fault 'flood'"),
-        (["--faults", "pause"], "the real sweep cannot carry out 'pause'"),
+        (["--faults", "pause", "--depth", "2"], "pauses a process in scenarios of one move: use depth 1, not 2"),
     ],
 )
 def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
@@ -313,6 +313,24 @@ def test_sweep_under_faults_merges_worlds_or_runs_every_scenario(capsys: pytest.
     merged = json.loads(capsys.readouterr().out)
     assert "worlds" in merged
     assert (merged["scenarios"], merged["with_dups"], merged["moves"]) == (row["scenarios"], 0, row["moves"])
+
+
+def test_sweep_under_pause_lists_each_scenario_with_where_it_paused_and_woke(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """agent-loop-os-lock on one-write: the restart is refused, one pause scenario per crash point (FAULTS.md 7.1)."""
+    root = EXAMPLES.parents[1] / "examples"
+    listing = tmp_path / "scenarios.jsonl"
+    args = ["sweep", "--design", str(root / "agent-loop-os-lock.toml"), "--job", str(root / "one-write.toml")]
+    assert main([*args, "--faults", "pause", "--depth", "1", "--workers", "2", "--scenarios", str(listing)]) == 0
+    out = capsys.readouterr().out
+    points = int(next(line for line in out.splitlines() if "crash points" in line).split()[-1])
+    assert f"1 move: {2 * points} (crash {points}, pause {points})" in out
+    records = [json.loads(line) for line in listing.read_text().splitlines()]
+    paused = [r for r in records if r.get("faults")]
+    assert len(paused) == points
+    assert ["pause at start: tmp written, wake at p2 stopped"] in [r["faults"] for r in paused]
+    assert {r["processes"] for r in paused} == {2}  # the refused restart, then process 1 finishes the run
 
 
 def test_ctrl_c_with_keep_says_where_the_work_folders_stay(tmp_path: Path) -> None:

@@ -143,3 +143,29 @@ def test_key_expiry_strikes_between_processes_and_no_process_is_told() -> None:
     assert Nemesis(("key-expiry",)).expires_keys
     assert not Nemesis(("lost-reply",)).expires_keys
     assert Nemesis(("key-expiry",)).chances(POINTS, PAUSES) == []
+
+
+def test_a_pause_may_strike_at_every_crash_point_and_wakes_at_a_point_of_the_restart() -> None:
+    """FAULTS.md 7: a chance at each crash point (not at a person's pause); waking is named by the restart's point."""
+    found = Nemesis(("pause",)).chances(POINTS, PAUSES)
+    assert [(f.index, f.point, f.occurrence) for f in found] == [
+        (i, point, POINTS[:i].count(point)) for i, point in enumerate(POINTS, start=1)
+    ]
+    fourth = found[3]
+    assert fourth.env() == {}  # the process is told nothing: the sweep holds it
+    assert fourth.label == "pause at tracker accepted create_a#2, wake at p2 stopped"
+    woken = fourth.waking_at(4, POINTS)
+    assert (woken.wake, woken.wake_at) == (4, "tracker accepted create_a#2")
+    assert woken.label == "pause at tracker accepted create_a#2, wake at tracker accepted create_a#2"
+    assert (fourth.code, woken.code) == ("pause-4-0", "pause-4-4")
+
+
+def test_a_pause_is_swept_scenario_by_scenario_at_depth_one() -> None:
+    """Like a power cut, a pause is no move of the merging sweep yet: every scenario, depth 1 only."""
+    assert Nemesis(("pause",)).every_scenario
+    assert not Nemesis(("lost-reply",)).every_scenario
+    Nemesis(("pause",)).check(1)
+    with pytest.raises(NemesisError, match="the real sweep pauses a process in scenarios of one move: use depth 1"):
+        Nemesis(("pause",)).check(2)
+    with pytest.raises(NemesisError, match="cuts the power and pauses a process"):
+        Nemesis(("power-loss", "pause")).check(3)

@@ -33,6 +33,7 @@ from crashsweep.spec.job import load_job
 from crashsweep.spec.tracker import TRACKERS
 from tests.published import SEED_TABLE
 from tests.realsweep.helpers import child_env
+from tests.test_pause_oracle import HAND_DUPLICATING
 
 os.environ.setdefault(LOOPBACK, "0")  # whichever test imports ray first, Ray's nodes stay on loopback
 
@@ -140,6 +141,20 @@ def test_ray_gives_the_local_json_under_faults_at_depth_2(
         assert row["moves"]["2"][fault] > 0, fault
     for key in ("scenarios", "moves", "with_dups", "dups", "missing"):
         assert row[key] == expected[key], key
+
+
+def test_ray_gives_the_local_json_of_a_pause_sweep(
+    ray_instance: RayEngine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--faults pause (every scenario from scratch, depth 1): a pause scenario is one unit, run by an actor's runner.
+
+    agent-loop-os-lock on one-write: no duplicate (derived by hand in tests/test_pause_oracle.py).
+    """
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = ["sweep", "--design", str(examples / "agent-loop-os-lock.toml"), "--job", str(examples / "one-write.toml")]
+    row = _compare([*args, "--depth", "1", "--faults", "pause"], tmp_path, capsys)
+    assert row["with_dups"] == HAND_DUPLICATING["os-lock"]
+    assert row["moves"]["1"]["pause"] == row["crash_points"]  # the refused restart: one wake choice per pause
 
 
 def test_conform_on_ray_agrees_with_the_model(ray_instance: RayEngine, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.tracker_client import TrackerClient, TrackerError
+from crashsweep.realsweep.tracker_client import FENCED, TrackerClient, TrackerError
 from crashsweep.realsweep.tracker_service import ServiceProcess
 from tests.realsweep.tracker_process import idle, service
 
@@ -96,3 +96,22 @@ def test_a_kept_client_survives_an_error_and_a_lost_reply(keyed_service: Service
             client.create_issue("triage: a", run="r", call="a", key="k1")
         assert client.create_issue("triage: a", run="r", call="a", key="k1") == 1  # the key was kept
         assert [r["call"] for r in client.records()] == ["a"]
+
+
+def test_a_lease_fences_every_request_of_an_older_holder(keyed_service: ServiceProcess) -> None:
+    """Two holders of one space: once the second takes token 2, the first's write, read and lookup get 409."""
+    url = keyed_service.space_url("lease")
+    first, second = TrackerClient(url), TrackerClient(url)
+    assert first.lease() == 1
+    first.create_issue("a", run="r1", call="create_a")
+    assert second.lease() == 2
+    for request in (
+        lambda: first.create_issue("b", run="r1", call="create_b"),
+        lambda: first.search(""),
+        lambda: first.lookup("r1", "create_a"),
+    ):
+        with pytest.raises(TrackerError, match="fencing token 1 is older than the newest lease") as raised:
+            request()
+        assert raised.value.status == FENCED
+    assert [r["call"] for r in second.records()] == ["create_a"]
+    assert len(TrackerClient(url).search("")) == 1  # a request with no token (a person's look) is not fenced

@@ -10,6 +10,7 @@ from crashsweep.realsweep.tracker_request import (
     Route,
     arguments,
     content_length,
+    fencing_token,
     issue_number,
     json_object,
     route,
@@ -142,3 +143,19 @@ def test_arguments_come_from_the_query_for_reads_and_the_body_for_writes() -> No
     assert issue == {"title": "t", "body": "", "run": "r", "call": "c"}
     comment = arguments(route("POST", "/issues/3/comments"), {"body": "b", "run": "r", "call": "c"})
     assert comment == {"issue": 3, "body": "b", "run": "r", "call": "c"}
+
+
+def test_a_fencing_token_is_a_whole_number() -> None:
+    """The Fencing-Token header (FAULTS.md 7.1): absent is None, digits are the token, anything else a 400."""
+    assert fencing_token(None) is None
+    assert fencing_token("12") == 12
+    for bad in ("", "-1", "one", "1" * 20):
+        assert _refusal(fencing_token, bad)[0] == 400
+
+
+def test_a_lease_is_a_post_with_no_arguments() -> None:
+    """POST /spaces/S/lease grants a token in space S; a GET is refused with 405."""
+    found = route("POST", "/spaces/s-3/lease")
+    assert (found.name, found.space) == ("lease", "s-3")
+    assert arguments(found, {}) == {}
+    assert _refusal(route, "GET", "/lease")[0] == 405

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -99,5 +100,30 @@ def test_forgotten_keys_leave_the_records_and_a_resend_is_applied_again(tmp_path
         assert again == (201, {"number": 3, "kind": "issue", "title": "a"})
         assert store.forget_keys() == 1
         assert store.forget_keys() == 0
+    finally:
+        store.close()
+
+
+def test_each_lease_is_one_newer_and_older_tokens_are_fenced(keyed: Store) -> None:
+    """FAULTS.md 7.1: tokens 1, 2, 3 in turn; after the third only 1 and 2 are older than the newest."""
+    assert not keyed.fenced(1)  # no lease yet: nothing is older than the newest
+    assert [keyed.grant_lease() for _ in range(3)] == [(201, {"token": n}) for n in (1, 2, 3)]
+    assert [keyed.fenced(token) for token in (1, 2, 3, 4)] == [True, True, False, False]
+
+
+def test_a_space_that_grants_no_lease_has_no_lease_table(tmp_path: Path) -> None:
+    """The table is made at the first grant, so a sweep without leases sees the tables (and digests) it saw before."""
+    path = tmp_path / "t.sqlite3"
+
+    def tables() -> set[str]:
+        with closing(sqlite3.connect(path)) as db:
+            return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    store = Store(path, honours_keys=True)
+    try:
+        store.create_issue("a", "", "r", "c", None)
+        assert "leases" not in tables()
+        store.grant_lease()
+        assert "leases" in tables()
     finally:
         store.close()

@@ -5,8 +5,9 @@ chance, and for a pause every wake-up point) from scratch; the explorer counts p
 a graph whose worlds hold both processes. Agreement is checked figure for figure per number
 of moves, the tally of crashes and pauses included: agent-loop under each of the four lock
 policies on every tracker at depth 1 on the triage job, at depth 2 on the one-write job,
-random policies with every lock on the one-write job at depths 1 and 2, and the situation
-jobs (a failing write, a gated write) with a pause beside lost replies and wrong answers.
+random policies with every lock on the one-write job at depths 1 and 2, agent-loop with the
+fsyncs of each fsync policy on the one-write job, and the situation jobs (a failing write, a
+gated write) with a pause beside lost replies and wrong answers.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from crashsweep.spec import metrics
 from crashsweep.spec.design import Env
 from crashsweep.spec.faults import fault_counter
 from crashsweep.spec.job import TRIAGE, Job, load_job
-from crashsweep.spec.policy import PAUSE_LOCKS, Lock, Policy, all_policies
+from crashsweep.spec.policy import PAUSE_LOCKS, Fsync, Lock, Policy, all_policies
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants.composed import compose
 from crashsweep.variants.loop_model import LoopModel
@@ -124,4 +125,14 @@ def test_pause_beside_the_other_faults_on_the_situation_jobs(design: str, job: J
     policy = variants.PRESETS[design].policy
     assert explorer_figures(policy, job, "keyless-lookup", env, 1) == oracle_figures(
         policy, job, "keyless-lookup", env, 1
+    )
+
+
+@pytest.mark.parametrize("fsync", ["no-dir-fsync", "full"])
+@pytest.mark.parametrize("lock", PAUSE_LOCKS)
+def test_fsync_points_beside_a_pause_agree_on_one_write(lock: Lock, fsync: Fsync) -> None:
+    """agent-loop with fsyncs: an fsync of a temp file the other process renamed does nothing (FAULTS.md 7 rule 5)."""
+    policy = replace(AGENT_LOOP, lock=lock, fsync=fsync)
+    assert explorer_figures(policy, ONE_WRITE, "keyed", PAUSE, 1) == oracle_figures(
+        policy, ONE_WRITE, "keyed", PAUSE, 1
     )
