@@ -179,8 +179,7 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
         os.dup2(out, 1)
         os.dup2(out, 2)
         os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
+        _become(request["env"])
         sys.argv = [function.__module__, *request["argv"]]
         from crashsweep.realsweep import crashpoint
 
@@ -197,6 +196,21 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
             sys.stderr.flush()
         finally:
             os._exit(status)
+
+
+def _become(env: dict[str, str]) -> None:
+    """Make the process's environment exactly `env`, changing only the variables that differ.
+
+    The zygote's own environment is the sweep's, and a request's differs from it in a few
+    variables (its work directory, its logs, its tracker space): each variable set or unset
+    writes to memory the child shares with the zygote until then, which the kernel must copy
+    page by page, so only those few are touched.
+    """
+    for name in [name for name in os.environ if name not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 class _Server:
