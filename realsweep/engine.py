@@ -22,7 +22,9 @@ and that the point it died at is the one listed (a program whose points change b
 from the same disk state is not deterministic, and is refused).
 Each scenario has its own work directory and its own tracker space (a database of the one
 tracker service the engine starts), so scenarios never see each other's effects, and they
-run in parallel on a pool of `workers` threads, each driving its scenario's subprocesses.
+run in parallel on a pool of threads, at most `workers` of the program's processes at a time
+(runner.py; the pool has twice as many threads, so that reading and saving worlds overlaps
+the running processes).
 After the last process the `check` reads the outcome (an `Outcome`); the counters the
 program reported with `count(...)` over all its processes are summed per scenario.
 

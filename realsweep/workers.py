@@ -50,11 +50,16 @@ class Workers(Protocol[W]):
 
 
 class LocalWorkers:
-    """Units of work on `runner.options.workers` threads of this process, over one runner."""
+    """Units of work on threads of this process, over one runner.
+
+    The runner lets at most `options.workers` processes of the program run at a time; the pool
+    has twice as many threads, so that while those run, other threads restore, digest and save
+    the worlds of their units (work of this process, not of the program) instead of waiting.
+    """
 
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
-        self.pool = ThreadPoolExecutor(max_workers=runner.options.workers, thread_name_prefix="sweep")
+        self.pool = ThreadPoolExecutor(max_workers=2 * runner.options.workers, thread_name_prefix="sweep")
         self._claimed: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
 
