@@ -44,7 +44,6 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any, Protocol
 
@@ -65,7 +64,7 @@ from crashsweep.realsweep.scenarios import (
     TargetFailed,
 )
 from crashsweep.realsweep.tracker_service import ServiceProcess
-from crashsweep.realsweep.workers import LocalWorkers, Workers
+from crashsweep.realsweep.workers import Completions, LocalWorkers, Workers
 
 __all__ = [
     "LOCAL",
@@ -199,24 +198,26 @@ def _scenarios(
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
     results: list[ScenarioResult] = []
     known = len(baseline.points)
-    pending: set[Future[ScenarioResult]] = {workers.scenario(c) for c in _children(baseline)}
-    pending |= {workers.scenario((), f) for f in nemesis.chances(baseline.points)}
-    known += len(pending) - len(baseline.points)
+    waiting: Completions[ScenarioResult] = Completions()
+    for crashes in _children(baseline):
+        waiting.add(workers.scenario(crashes))
+    for fault in nemesis.chances(baseline.points):
+        waiting.add(workers.scenario((), fault))
+    known += len(waiting.pending) - len(baseline.points)
     try:
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                result = future.result()
-                results.append(result)
-                if result.moves < options.depth and not result.faults:
-                    children = _children(result)
-                    known += len(children)
-                    pending |= {workers.scenario(c) for c in children}
-                if progress is not None:
-                    progress(len(results), known)
+        while waiting.pending:
+            result = waiting.next().result()
+            results.append(result)
+            if result.moves < options.depth and not result.faults:
+                children = _children(result)
+                known += len(children)
+                for crashes in children:
+                    waiting.add(workers.scenario(crashes))
+            if progress is not None:
+                progress(len(results), known)
     except BaseException:
         workers.stop()
-        for future in pending:
+        for future in waiting.pending:
             future.cancel()
         raise
     results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))

@@ -31,7 +31,6 @@ not depend on where they ran.
 
 from __future__ import annotations
 
-import queue
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -42,7 +41,7 @@ from crashsweep.realsweep import digest, worlds
 from crashsweep.realsweep.legs import Child, Leg, Unit, code
 from crashsweep.realsweep.nemesis import Fault, Nemesis, restart_fault
 from crashsweep.realsweep.scenarios import Crash, Progress, SweepError, SweepOptions, SweepResult
-from crashsweep.realsweep.workers import Workers
+from crashsweep.realsweep.workers import Completions, Workers
 from crashsweep.realsweep.worlds import Graph, Node
 
 Faults = tuple[Fault, ...]
@@ -62,15 +61,14 @@ class _Sweep:
         self.g = Graph()
         self.done = self.known = 0
         self.pending: dict[Future[Leg[Any]], tuple[Node, Unit[Any]]] = {}
-        self.finished: queue.SimpleQueue[Future[Leg[Any]]] = queue.SimpleQueue()
-        """Each unit's future, once done (its callback puts it): one wake-up per unit, whatever is pending."""
+        self.finished: Completions[Leg[Any]] = Completions()
 
     def run(self) -> None:
         node = self.g.add((digest.digest(digest.World()), 0), None, ())
         self._saved(node, self.workers.empty(), False)
         try:
             while self.pending:
-                future = self.finished.get()
+                future = self.finished.next()
                 node, unit = self.pending.pop(future)
                 leg = future.result()
                 if unit.expire:
@@ -98,9 +96,7 @@ class _Sweep:
         unit = Unit(node.id, node.digest, node.path, node.world, crash, snapshots, faults, node.moves, expire)
         known = self.g.saved.setdefault(unit.level, set())
         self.known += 1
-        future = self.workers.leg(unit, known)
-        self.pending[future] = (node, unit)
-        future.add_done_callback(self.finished.put)
+        self.pending[self.finished.add(self.workers.leg(unit, known))] = (node, unit)
 
     def _saved(self, node: Node, world: object, holds_keys: bool) -> None:
         """The world of `node` is saved: start the process to the end from it, and under key-expiry its expiry."""

@@ -7,6 +7,7 @@ and the world at point k holds done = k (by hand).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from crashsweep.realsweep import digest
 from crashsweep.realsweep.engine import SweepOptions, Target, runner
 from crashsweep.realsweep.legs import Unit
 from crashsweep.realsweep.scenarios import Crash, Outcome, SweepError
-from crashsweep.realsweep.workers import LocalWorkers
+from crashsweep.realsweep.workers import Completions, LocalWorkers
 from tests.realsweep.test_legs import PROGRAM, finished
 
 
@@ -103,3 +104,19 @@ def test_the_pool_runs_at_most_workers_processes_at_a_time(tmp_path: Path, monke
     seen = [int(line) for line in (tmp_path / "seen.txt").read_text().split()]
     assert len(seen) == 8
     assert max(seen) == 2
+
+
+def test_completions_hands_back_each_future_once_in_the_order_they_end() -> None:
+    """Three futures ended 2, 0, 1 (one before it was added): taken back in that order, none left pending."""
+    futures: list[Future[int]] = [Future() for _ in range(3)]
+    futures[2].set_result(2)
+    waiting: Completions[int] = Completions()
+    for future in futures:
+        waiting.add(future)
+    futures[0].set_result(0)
+    futures[1].set_exception(RuntimeError("one"))
+    assert waiting.next() is futures[2]
+    assert waiting.next().result() == 0
+    with pytest.raises(RuntimeError, match="one"):
+        waiting.next().result()
+    assert waiting.pending == set()
