@@ -22,7 +22,9 @@ and that the point it died at is the one listed (a program whose points change b
 from the same disk state is not deterministic, and is refused).
 Each scenario has its own work directory and its own tracker space (a database of the one
 tracker service the engine starts), so scenarios never see each other's effects, and they
-run in parallel on a pool of `workers` threads, each driving its scenario's subprocesses.
+run in parallel on a pool of threads, at most `workers` of the program's processes at a time
+(runner.py; the pool has twice as many threads, so that reading and saving worlds overlaps
+the running processes).
 After the last process the `check` reads the outcome (an `Outcome`); the counters the
 program reported with `count(...)` over all its processes are summed per scenario.
 
@@ -42,7 +44,6 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any, Protocol
 
@@ -63,7 +64,7 @@ from crashsweep.realsweep.scenarios import (
     TargetFailed,
 )
 from crashsweep.realsweep.tracker_service import ServiceProcess
-from crashsweep.realsweep.workers import LocalWorkers, Workers
+from crashsweep.realsweep.workers import Completions, LocalWorkers, Workers
 
 __all__ = [
     "LOCAL",
@@ -197,30 +198,29 @@ def _scenarios(
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
     results: list[ScenarioResult] = []
     known = len(baseline.points)
-    pending: set[Future[ScenarioResult]] = {workers.scenario(c) for c in _children(baseline)}
-    faults = {workers.scenario((), f): f for f in nemesis.chances(baseline.points)}
-    pending |= set(faults)
-    known += len(pending) - len(baseline.points)
+    waiting: Completions[ScenarioResult] = Completions()
+    for crashes in _children(baseline):
+        waiting.add(workers.scenario(crashes))
+    faults = {waiting.add(workers.scenario((), f)): f for f in nemesis.chances(baseline.points)}
+    known += len(waiting.pending) - len(baseline.points)
     try:
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                result = future.result()
-                results.append(result)
-                if result.moves < options.depth and not result.faults:
-                    children = _children(result)
-                    known += len(children)
-                    pending |= {workers.scenario(c) for c in children}
-                wakes = _wakes(faults.pop(future, None), result)
-                known += len(wakes)
-                woken = {workers.scenario((), f): f for f in wakes}
-                faults |= woken
-                pending |= set(woken)
-                if progress is not None:
-                    progress(len(results), known)
+        while waiting.pending:
+            future = waiting.next()
+            result = future.result()
+            results.append(result)
+            if result.moves < options.depth and not result.faults:
+                children = _children(result)
+                known += len(children)
+                for crashes in children:
+                    waiting.add(workers.scenario(crashes))
+            wakes = _wakes(faults.pop(future, None), result)
+            known += len(wakes)
+            faults |= {waiting.add(workers.scenario((), f)): f for f in wakes}
+            if progress is not None:
+                progress(len(results), known)
     except BaseException:
         workers.stop()
-        for future in pending:
+        for future in waiting.pending:
             future.cancel()
         raise
     results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))

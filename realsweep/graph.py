@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from typing import Any
 
 from crashsweep.explorer.counting import count_paths
@@ -41,7 +41,7 @@ from crashsweep.realsweep import digest, worlds
 from crashsweep.realsweep.legs import Child, Leg, Unit, code
 from crashsweep.realsweep.nemesis import Fault, Nemesis, restart_fault
 from crashsweep.realsweep.scenarios import Crash, Progress, SweepError, SweepOptions, SweepResult
-from crashsweep.realsweep.workers import Workers
+from crashsweep.realsweep.workers import Completions, Workers
 from crashsweep.realsweep.worlds import Graph, Node
 
 Faults = tuple[Fault, ...]
@@ -61,25 +61,25 @@ class _Sweep:
         self.g = Graph()
         self.done = self.known = 0
         self.pending: dict[Future[Leg[Any]], tuple[Node, Unit[Any]]] = {}
+        self.finished: Completions[Leg[Any]] = Completions()
 
     def run(self) -> None:
         node = self.g.add((digest.digest(digest.World()), 0), None, ())
         self._saved(node, self.workers.empty(), False)
         try:
             while self.pending:
-                finished, _ = wait(self.pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    node, unit = self.pending.pop(future)
-                    leg = future.result()
-                    if unit.expire:
-                        self._expired(node, leg)
-                    elif unit.crash is None:
-                        self._end(node, unit.faults, leg)
-                    else:
-                        self._crash(node, unit.faults, unit.crash, leg)
-                    self.done += 1
-                    if self.progress is not None:
-                        self.progress(self.done, self.known)
+                future = self.finished.next()
+                node, unit = self.pending.pop(future)
+                leg = future.result()
+                if unit.expire:
+                    self._expired(node, leg)
+                elif unit.crash is None:
+                    self._end(node, unit.faults, leg)
+                else:
+                    self._crash(node, unit.faults, unit.crash, leg)
+                self.done += 1
+                if self.progress is not None:
+                    self.progress(self.done, self.known)
         except BaseException:
             self.workers.stop()
             for future in self.pending:
@@ -96,7 +96,7 @@ class _Sweep:
         unit = Unit(node.id, node.digest, node.path, node.world, crash, snapshots, faults, node.moves, expire)
         known = self.g.saved.setdefault(unit.level, set())
         self.known += 1
-        self.pending[self.workers.leg(unit, known)] = (node, unit)
+        self.pending[self.finished.add(self.workers.leg(unit, known))] = (node, unit)
 
     def _saved(self, node: Node, world: object, holds_keys: bool) -> None:
         """The world of `node` is saved: start the process to the end from it, and under key-expiry its expiry."""

@@ -3,7 +3,8 @@
 A crashed process must have died by SIGKILL at exactly the point it was to die at, and a last
 process must exit 0; anything else is the program's failure (TargetFailed) or a sign that its
 points do not depend only on what is on disk (SweepError). The worker threads of the pool
-fork their processes from one zygote when the target can be forked (zygote.py). A scenario of
+fork their processes from one zygote when the target can be forked (zygote.py), at most
+`options.workers` processes at a time whatever the number of threads (`_slots`). A scenario of
 the fault `pause` (two live processes, which may also stop by themselves) is pausing.py's.
 """
 
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +92,7 @@ class Runner:
         self.processes = 0
         self.stop = threading.Event()
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(options.workers)
         self._zygote_lock = threading.Lock()  # the first worker starts the zygote; the others wait for it
         self._started: Zygote | None = None
         self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
@@ -253,23 +256,15 @@ class Runner:
     ) -> tuple[int, list[str]]:
         """Run process `number` as `_process` does; its exit status and points.
 
-        `stops`: it may also stop by itself (crashpoint.STOPPED_STATUS), as beside a second live process.
+        `stops`: it may also stop by itself (crashpoint.STOPPED_STATUS), as beside a second live
+        process. Such a process takes no slot of `_slots`: the two processes of a pause live at
+        once, one held while the other runs, and a slot each could leave every slot to a held
+        process whose partner waits for one (with one worker, always).
         """
         log = folder / f"points-{number}.log"
         env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
-        if self.forks:
-            try:
-                status = self._zygote().run(
-                    list(self.target.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
-                )
-            except TimeoutError:
-                raise TargetFailed(
-                    f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
-                ) from None
-            except ZygoteError as error:
-                raise SweepError(str(error)) from None
-        else:
-            status = self._exec(folder, workdir, env, number, crashes)
+        with nullcontext() if stops else self._slots:  # at most `workers` crash-only processes at a time
+            status = self._start(folder, workdir, env, number, crashes)
         with self._lock:
             self.processes += 1
         points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
@@ -283,6 +278,21 @@ class Runner:
                 + f": {_last_line(folder / f'output-{number}.txt')}"
             )
         return status, points
+
+    def _start(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
+        """Run process `number` (forked from the zygote, or started from the target's argv); its exit status."""
+        if not self.forks:
+            return self._exec(folder, workdir, env, number, crashes)
+        try:
+            return self._zygote().run(
+                list(self.target.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
+            )
+        except TimeoutError:
+            raise TargetFailed(
+                f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
+            ) from None
+        except ZygoteError as error:
+            raise SweepError(str(error)) from None
 
     def _exec(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
         """Start process `number` from the target's argv; its exit status."""

@@ -1,33 +1,34 @@
-"""A client of the tracker service: one real HTTP request per call, over the standard library.
+"""A client of the tracker service: one real HTTP request per call, over a TCP connection.
 
-It uses http.client, the standard library's HTTP/1.1 client (urllib.request is built on it
-and adds redirects, proxies and cookie handling a loopback service does not need, at twice
-the import time: this module is imported by each of the thousands of processes a sweep
-starts). By default each call opens a connection, sends one request, reads the whole answer
-and closes. A client made with `keep_alive=True` (the reference loop's: one process, a dozen
-requests) keeps one connection per thread open between calls (`Connection: keep-alive`; the
-service keeps only connections that ask, tracker_http.py) and `close()` ends them; before it
-reuses one it checks that the service has not closed it meanwhile (an idle connection is
-closed after the service's timeout), so a request is never sent on a dead connection and
-never sent twice. Any failure of a request closes its connection; the next opens another.
-Writes carry an `Idempotency-Key` header when given a key; once a lease is taken (`lease`),
-every request carries its fencing token (`Fencing-Token`), and an older one than the newest
-granted is refused (409, spec/FAULTS.md 7.1). An error status raises `TrackerError` with the
-service's message. With `lose_next_reply` set, the next write asks
-the service to apply it and lose its reply (a fault the sweep injects, tracker_http.py): the
-call then raises the transport's ConnectionError, as for any reply a network drops.
+Each call sends one HTTP/1.1 request and reads the whole answer (tracker_wire.py: the request
+in one write, the answer read by its Content-Length; this module is run by each of the
+thousands of processes a sweep starts, and the standard library's http.client parses every
+answer's headers with the email package). By default each call opens a connection, sends one
+request, reads the whole answer and closes. A client made with `keep_alive=True` (the
+reference loop's: one process, a dozen requests) keeps one connection per thread open between
+calls (`Connection: keep-alive`; the service keeps only connections that ask, tracker_http.py)
+and `close()` ends them; before it reuses one it checks that the service has not closed it
+meanwhile (an idle connection is closed after the service's timeout), so a request is never
+sent on a dead connection and never sent twice. Any failure of a request closes its
+connection; the next opens another. Writes carry an `Idempotency-Key` header when given a
+key; once a lease is taken (`lease`), every request carries its fencing token
+(`Fencing-Token`), and an older one than the newest granted is refused (409, spec/FAULTS.md
+7.1). An error status raises `TrackerError` with the service's message. With
+`lose_next_reply` set, the next write asks the service to apply it and lose its reply (a
+fault the sweep injects, tracker_http.py): the call then raises the transport's
+ConnectionError, as for any reply a network drops.
 """
 
 from __future__ import annotations
 
 import codecs
-import http.client
 import json
 import select
-import socket
 import threading
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
+
+from crashsweep.realsweep.tracker_wire import Connection
 
 codecs.lookup("idna")  # every connection's getaddrinfo encodes its host with it: found once, at import
 # (a sweep's processes are forked from a process that imported this module, and share the lookup)
@@ -65,7 +66,7 @@ class TrackerClient:
         """A lease's fencing token, sent with every request once set (`lease`)."""
         self.keep_alive = keep_alive
         self._local = threading.local()  # this thread's open connection (keep_alive only)
-        self._open: list[http.client.HTTPConnection] = []
+        self._open: list[Connection] = []
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -122,30 +123,31 @@ class TrackerClient:
     ) -> tuple[int, dict[str, str], bytes]:
         """Send one request as given (`path` already quoted); its status, headers and body."""
         if not self.keep_alive:
-            connection: http.client.HTTPConnection = _Connection(self.host, self.port, timeout=self.timeout)
+            connection = Connection(self.host, self.port, timeout=self.timeout)
             try:
-                return _exchange(connection, method, self.prefix + path, body, headers or {})
+                return connection.exchange(method, self.prefix + path, body, {**(headers or {}), **CLOSE})
             finally:
                 connection.close()
         connection = self._connection()
         try:
-            answer = _exchange(connection, method, self.prefix + path, body, {**(headers or {}), **KEEP})
+            answer = connection.exchange(method, self.prefix + path, body, {**(headers or {}), **KEEP})
         except BaseException:
             connection.close()  # a half-done exchange leaves the connection unusable
+            self._forget()
             raise
-        if connection.sock is None:  # the service closed it after its answer (http.client saw so)
+        if connection.sock is None:  # the service closed it after its answer (the exchange saw so)
             self._forget()
         return answer
 
-    def _connection(self) -> http.client.HTTPConnection:
+    def _connection(self) -> Connection:
         """This thread's kept connection, if it is still open at the service's end; else a new one."""
-        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        connection: Connection | None = getattr(self._local, "connection", None)
         if connection is not None and (connection.sock is None or _dropped(connection.sock)):
             connection.close()
             self._forget()
             connection = None
         if connection is None:
-            connection = _Connection(self.host, self.port, timeout=self.timeout)
+            connection = Connection(self.host, self.port, timeout=self.timeout)
             self._local.connection = connection
             with self._lock:
                 self._open.append(connection)
@@ -182,30 +184,10 @@ class TrackerClient:
         return answer
 
 
-class _Connection(http.client.HTTPConnection):
-    """http.client's connection, with TCP_NODELAY.
-
-    http.client sends a request with a body in two writes (head, then body); Nagle's algorithm
-    would hold the body until the service acknowledges the head, which it may delay by up to
-    40 ms (delayed ACK) on a kept connection.
-    """
-
-    def connect(self) -> None:
-        super().connect()
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
 KEEP = {"Connection": "keep-alive"}
 """The header that asks the service to keep the connection open after its answer."""
-
-
-def _exchange(
-    connection: http.client.HTTPConnection, method: str, url: str, body: bytes | None, headers: dict[str, str]
-) -> tuple[int, dict[str, str], bytes]:
-    """One request and its whole answer on `connection`."""
-    connection.request(method, url, body=body, headers=headers)
-    response = connection.getresponse()
-    return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+CLOSE = {"Connection": "close"}
+"""The header that tells the service the connection ends with this answer (one request per connection)."""
 
 
 def _dropped(sock: Any) -> bool:

@@ -26,8 +26,10 @@ that succeeded lose their reply; a refused request is answered as usual.
 from __future__ import annotations
 
 import json
+import queue
 import socket
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -63,6 +65,32 @@ class TrackerServer(ThreadingHTTPServer):
         super().__init__(address, Handler)
         self.spaces, self.mode, self.quiet = spaces, mode, quiet
         self.request_timeout, self.max_body = request_timeout, max_body
+        self._handed: queue.SimpleQueue[tuple[Any, Any]] = queue.SimpleQueue()
+        self._idle = 0  # connection threads waiting for a connection (each takes one from `_handed`)
+        self._idle_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Hand the connection to a connection thread that is idle, or start one for it.
+
+        The standard library starts a thread per connection and waits until it runs; a sweep
+        opens a connection per process, thousands of them. A connection thread serves its
+        connection to the end, then waits for another. Idle threads are daemons: a stopping
+        service does not wait for them (nor for the clients of kept connections).
+        """
+        with self._idle_lock:
+            if self._idle:
+                self._idle -= 1
+                self._handed.put((request, client_address))
+                return
+        threading.Thread(target=self._serve_connections, args=(request, client_address), daemon=True).start()
+
+    def _serve_connections(self, request: Any, client_address: Any) -> None:
+        """A connection thread: serve one connection to its end, then wait for the next one handed over."""
+        while True:
+            self.process_request_thread(request, client_address)
+            with self._idle_lock:
+                self._idle += 1
+            request, client_address = self._handed.get()
 
     @property
     def url(self) -> str:

@@ -11,12 +11,13 @@ on where it ran.
 
 from __future__ import annotations
 
+import queue
 import shutil
 import threading
 from collections.abc import Set
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from crashsweep.realsweep import digest
 from crashsweep.realsweep.legs import Leg, Unit, run_leg
@@ -25,6 +26,32 @@ from crashsweep.realsweep.runner import Runner
 from crashsweep.realsweep.scenarios import Crash, ScenarioResult
 
 W = TypeVar("W")
+T = TypeVar("T")
+
+
+class Completions(Generic[T]):
+    """The futures a sweep waits for, taken back one at a time as each is done (in the order they end).
+
+    One wake-up per future, whatever else is pending: `concurrent.futures.wait(pending,
+    FIRST_COMPLETED)` sets and removes a waiter on every pending future at each call, which is
+    quadratic in a sweep of thousands of units.
+    """
+
+    def __init__(self) -> None:
+        self.pending: set[Future[T]] = set()
+        self._done: queue.SimpleQueue[Future[T]] = queue.SimpleQueue()
+
+    def add(self, future: Future[T]) -> Future[T]:
+        """Wait for `future` too."""
+        self.pending.add(future)
+        future.add_done_callback(self._done.put)
+        return future
+
+    def next(self) -> Future[T]:
+        """The next future done (blocks until one is); it is no longer pending."""
+        future = self._done.get()
+        self.pending.discard(future)
+        return future
 
 
 class Workers(Protocol[W]):
@@ -50,11 +77,16 @@ class Workers(Protocol[W]):
 
 
 class LocalWorkers:
-    """Units of work on `runner.options.workers` threads of this process, over one runner."""
+    """Units of work on threads of this process, over one runner.
+
+    The runner lets at most `options.workers` processes of the program run at a time; the pool
+    has twice as many threads, so that while those run, other threads restore, digest and save
+    the worlds of their units (work of this process, not of the program) instead of waiting.
+    """
 
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
-        self.pool = ThreadPoolExecutor(max_workers=runner.options.workers, thread_name_prefix="sweep")
+        self.pool = ThreadPoolExecutor(max_workers=2 * runner.options.workers, thread_name_prefix="sweep")
         self._claimed: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
 

@@ -14,6 +14,12 @@ One zygote serves every worker thread of a sweep: the requests of several thread
 flight at once, each child runs alongside the others, and each reply names its request, so
 a sweep of N workers pays one interpreter start, not N.
 
+The entry point's module may define `zygote_warm(argv)` (WARM): the zygote calls it with each
+request's argv before it forks that request's child, so that work that depends on the command
+line alone (parsing it, for the reference loop) is done once in the zygote, whose memory every
+child starts from, instead of in each child. Whatever it raises (a command line it refuses) is
+ignored: the child does the same work itself and meets the error there.
+
 Protocol on the zygote's stdin and stdout, one JSON object per line:
 request {"id": N, "argv": [...], "cwd": DIR, "env": {...}, "output": FILE}; replies
 {"id": N, "pid": P} once forked, then {"id": N, "status": S} once reaped (the exit status,
@@ -22,6 +28,7 @@ request {"id": N, "argv": [...], "cwd": DIR, "env": {...}, "output": FILE}; repl
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import json
@@ -36,6 +43,9 @@ import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+WARM = "zygote_warm"
+"""The optional function of the entry point's module the zygote calls with each request's argv before forking."""
 
 
 class ZygoteError(RuntimeError):
@@ -179,8 +189,7 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
         os.dup2(out, 1)
         os.dup2(out, 2)
         os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
+        _become(request["env"])
         sys.argv = [function.__module__, *request["argv"]]
         from crashsweep.realsweep import crashpoint
 
@@ -199,11 +208,27 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
             os._exit(status)
 
 
+def _become(env: dict[str, str]) -> None:
+    """Make the process's environment exactly `env`, changing only the variables that differ.
+
+    The zygote's own environment is the sweep's, and a request's differs from it in a few
+    variables (its work directory, its logs, its tracker space): each variable set or unset
+    writes to memory the child shares with the zygote until then, which the kernel must copy
+    page by page, so only those few are touched.
+    """
+    for name in [name for name in os.environ if name not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+
+
 class _Server:
     """The zygote's side: fork on each request read from stdin, reap on each SIGCHLD, reply on stdout."""
 
     def __init__(self, function: Any, replies: int) -> None:
         self.function, self.replies = function, replies
+        self.warm = getattr(sys.modules.get(function.__module__), WARM, None)
         self.running: dict[int, int] = {}  # pid -> request id
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
@@ -236,6 +261,9 @@ class _Server:
                     self.fork(json.loads(line))
 
     def fork(self, request: dict[str, Any]) -> None:
+        if self.warm is not None:
+            with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
+                self.warm(list(request["argv"]))
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.explorer.model import Action
+from crashsweep.realsweep import reference_loop
 from crashsweep.realsweep.loop_parts import FLOCK_FILE
 from crashsweep.realsweep.reference_loop import DESIGNS
 from crashsweep.realsweep.tracker_client import TrackerClient
@@ -232,3 +233,19 @@ def test_a_person_told_to_err_answers_wrongly_both_ways(
     records = TrackerClient(url).records()
     assert [r["call"] for r in records] == calls
     assert records[-1]["issue"] == records[commented]["number"]
+
+
+def test_the_zygotes_warm_parse_is_the_one_main_uses_and_a_refused_line_is_left_to_the_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """zygote_warm parses and keeps a command line (main parses it no more); a bad one prints and keeps nothing."""
+    argv = ["--variant", "agent-loop", "--tracker", "keyless"]
+    reference_loop.PARSED.clear()
+    reference_loop.zygote_warm(argv)
+    parsed = reference_loop.PARSED[tuple(argv)]
+    assert (parsed.variant, parsed.tracker) == ("agent-loop", "keyless")
+    assert reference_loop._arguments(tuple(argv)) is parsed
+    with pytest.raises(SystemExit):
+        reference_loop.zygote_warm(["--variant", "no-such-design"])
+    assert capsys.readouterr().err == ""
+    assert list(reference_loop.PARSED) == [tuple(argv)]

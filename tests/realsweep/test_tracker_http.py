@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.tracker_http import TrackerServer
+from crashsweep.realsweep.tracker_service import make_server
 from tests.realsweep.helpers import child_env
 from tests.realsweep.tracker_process import Service, connect, idle, read_reply, request_head, service, stall
 
@@ -296,3 +298,44 @@ def test_a_kept_connection_left_idle_is_closed_after_the_timeout(tmp_path: Path)
         assert 0.5 < time.monotonic() - started < 5
         idle(tracker)
         assert tracker.log() == ""
+
+
+def _connection_threads() -> list[threading.Thread]:
+    """This process's live connection threads of a tracker server (named after their target)."""
+    return [t for t in threading.enumerate() if "_serve_connections" in t.name]
+
+
+def _all_idle(server: TrackerServer) -> None:
+    """Wait (up to 5 s) until every connection thread has finished its connection and waits for another."""
+    deadline = time.monotonic() + 5
+    while server._idle != len(_connection_threads()):  # the pool's own count of idle threads
+        assert time.monotonic() < deadline, "a connection thread never became idle"
+        time.sleep(0.001)
+
+
+def test_connection_threads_are_reused_one_per_live_connection(tmp_path: Path) -> None:
+    """Ten connections one after the other are served by one thread; three open at once by three, then reused."""
+    server = make_server(tmp_path / "db", "keyed")
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    serving.start()
+    try:
+        host, port = server.server_address[:2]
+        for _ in range(10):
+            assert TrackerClient(server.url).health()["ok"]
+            _all_idle(server)
+        assert len(_connection_threads()) == 1
+        kept = [socket.create_connection((str(host), port), timeout=5) for _ in range(3)]
+        for sock in kept:  # each is answered while the others stay open: a thread each
+            sock.sendall(request_head("GET", "/health", "Connection: keep-alive"))
+            assert _read_one(sock)[0] == 200
+        assert len(_connection_threads()) == 3
+        for sock in kept:
+            sock.close()
+        _all_idle(server)
+        assert TrackerClient(server.url).health()["ok"]
+        _all_idle(server)
+        assert len(_connection_threads()) == 3
+    finally:
+        server.shutdown()
+        server.server_close()
+        server.spaces.close()

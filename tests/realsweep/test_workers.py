@@ -7,6 +7,7 @@ and the world at point k holds done = k (by hand).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,8 @@ import pytest
 from crashsweep.realsweep import digest
 from crashsweep.realsweep.engine import SweepOptions, Target, runner
 from crashsweep.realsweep.legs import Unit
-from crashsweep.realsweep.scenarios import Crash, SweepError
-from crashsweep.realsweep.workers import LocalWorkers
+from crashsweep.realsweep.scenarios import Crash, Outcome, SweepError
+from crashsweep.realsweep.workers import Completions, LocalWorkers
 from tests.realsweep.test_legs import PROGRAM, finished
 
 
@@ -66,3 +67,56 @@ def test_a_stopped_runner_starts_nothing(workers: LocalWorkers) -> None:
     with pytest.raises(SweepError, match="stopped"):
         workers.scenario(()).result()
     assert workers.processes() == 0
+
+
+LIVE = """
+import os, time
+from pathlib import Path
+from crashsweep.realsweep.crashpoint import crashpoint
+
+def main():
+    live = Path(os.environ["LIVE_FOLDER"])
+    mine = live / str(os.getpid())
+    mine.touch()
+    time.sleep(0.1)  # long beside a fork: the others the pool would start meanwhile are started
+    seen = os.open(live.parent / "seen.txt", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.write(seen, f"{len(list(live.iterdir()))}\\n".encode())
+    mine.unlink()
+    crashpoint("done")
+"""
+
+
+def test_the_pool_runs_at_most_workers_processes_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight processes on a pool of two workers (four threads): each sees at most two alive, itself included."""
+    (tmp_path / "live.py").write_text(LIVE)
+    (tmp_path / "live").mkdir()
+    monkeypatch.setenv("LIVE_FOLDER", str(tmp_path / "live"))
+    target = Target.entry_point("live:main", path=[str(tmp_path)])
+    options = SweepOptions(tracker=None, root=tmp_path / "root", workers=2)
+    with runner(target, lambda scenario: Outcome(), options) as made:
+        local = LocalWorkers(made)
+        try:
+            unit = Unit(0, "root", (), local.empty(), None)
+            legs = [future.result() for future in [local.leg(unit, set()) for _ in range(8)]]
+        finally:
+            local.close()
+    assert [leg.points for leg in legs] == [("done",)] * 8
+    seen = [int(line) for line in (tmp_path / "seen.txt").read_text().split()]
+    assert len(seen) == 8
+    assert max(seen) == 2
+
+
+def test_completions_hands_back_each_future_once_in_the_order_they_end() -> None:
+    """Three futures ended 2, 0, 1 (one before it was added): taken back in that order, none left pending."""
+    futures: list[Future[int]] = [Future() for _ in range(3)]
+    futures[2].set_result(2)
+    waiting: Completions[int] = Completions()
+    for future in futures:
+        waiting.add(future)
+    futures[0].set_result(0)
+    futures[1].set_exception(RuntimeError("one"))
+    assert waiting.next() is futures[2]
+    assert waiting.next().result() == 0
+    with pytest.raises(RuntimeError, match="one"):
+        waiting.next().result()
+    assert waiting.pending == set()

@@ -157,3 +157,34 @@ def test_a_zygote_that_dies_fails_the_requests_waiting_on_it(tmp_path: Path) -> 
     finally:
         server.close()
         os.kill(int((folder / "p0").read_text()), signal.SIGKILL)
+
+
+WARMING = textwrap.dedent(
+    """
+    import os, sys
+    WARMED = {}
+
+    def zygote_warm(argv):
+        if argv == ["refused"]:
+            raise SystemExit(2)
+        WARMED[tuple(argv)] = os.getpid()
+
+    def main():
+        print("warmed by", WARMED.get(tuple(sys.argv[1:])), "child", os.getpid())
+    """
+)
+
+
+def test_the_modules_warm_function_runs_in_the_zygote_before_each_fork(tmp_path: Path) -> None:
+    """zygote_warm(argv) runs in the zygote (its PID), so the child finds its result; what it raises is ignored."""
+    (tmp_path / "wmod.py").write_text(WARMING)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("wmod:main", env, tmp_path / "zygote.log")
+    try:
+        assert server.run(["--a", "1"], tmp_path, {}, tmp_path / "out.txt", 30) == 0
+        warmed, _, child = (tmp_path / "out.txt").read_text().split()[2:]
+        assert int(warmed) == server.pid != int(child)
+        assert server.run(["refused"], tmp_path, {}, tmp_path / "refused.txt", 30) == 0
+        assert (tmp_path / "refused.txt").read_text().split()[2] == "None"
+    finally:
+        server.close()
