@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from crashsweep.realsweep.runner import _flags
 from crashsweep.realsweep.scenarios import Target
+from tests.test_pause_oracle import HAND_DUPLICATING
 
 
 @pytest.mark.parametrize(
@@ -26,3 +30,19 @@ def test_the_zygote_takes_the_interpreter_flags_of_the_targets_command(
     argv: tuple[str, ...], flags: tuple[str, ...]
 ) -> None:
     assert _flags(Target(argv, fork="pkg.loop:main")) == flags
+
+
+def test_a_pause_sweep_on_one_worker_does_not_wait_on_its_own_slot(tmp_path: Path) -> None:
+    """With one worker slot, a held process 1 must not keep its restart from starting.
+
+    The two processes of a pause live at once; if each took one of the `--workers` slots, a
+    single slot would go to the held process and the restart would wait for it forever. The
+    sweep runs in a child process with a deadline: a hang fails the test instead of stalling it.
+    """
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    argv = [sys.executable, "-m", "crashsweep", "sweep", "--variant", "agent-loop", "--faults", "pause"]
+    argv += ["--depth", "1", "--job", str(examples / "one-write.toml"), "--workers", "1", "--format", "json"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)
+    assert done.returncode == 1, done.stderr  # agent-loop's lock file stops no second process: violated
+    row = json.loads(done.stdout)
+    assert row["with_dups"] == HAND_DUPLICATING["file"]
