@@ -347,11 +347,7 @@ class Loop:
         """Rung 3: a person looks at the tracker and answers, truthfully unless the nemesis says otherwise."""
         question = pause(f"person answers {call.id}")  # a wrong answer's chance (spec/FAULTS.md section 4)
         count("asks")
-        token, self.tracker.token = self.tracker.token, None  # a person's look is no request: not fenced (7.1)
-        try:
-            record = self.tracker.lookup(self.memory["run"], call.id)
-        finally:
-            self.tracker.token = token
+        record = self.tracker.lookup(self.memory["run"], call.id, fenced=False)  # a person's look (7.1)
         if question in self.wrong_answers:  # "no" although it happened, "yes" although it did not
             return self.send(call, keyed=keyed) if record else WRONG_ANSWER
         return f"#{record['number']}" if record else self.send(call, keyed=keyed)

@@ -95,10 +95,11 @@ class Fault:
         """The fault in words: "lost-reply at tracker accepted create_a" (#k past the first)."""
         if self.kind == "key-expiry":
             return "key-expiry at restart"
+        where = self.point
+        if self.occurrence > 1 and self.kind in ("lost-reply", PAUSE):
+            where = f"{self.point}#{self.occurrence}"
         if self.kind == PAUSE:
-            at = self.point if self.occurrence == 1 else f"{self.point}#{self.occurrence}"
-            return f"pause at {at}, wake at {self.wake_at if self.wake else 'p2 stopped'}"
-        where = self.point if self.occurrence == 1 or self.kind != "lost-reply" else f"{self.point}#{self.occurrence}"
+            return f"pause at {where}, wake at {self.wake_at if self.wake else 'p2 stopped'}"
         return f"{self.kind} at {where}"
 
     @property

@@ -234,11 +234,8 @@ def _stopping(run: Callable[[], None]) -> int:
     """
     try:
         run()
-    except Stopped as error:
-        print(f"stopped: {error}", file=sys.stderr)
-        return STOPPED_STATUS
-    except TrackerError as error:
-        if error.status != FENCED:
+    except (Stopped, TrackerError) as error:
+        if isinstance(error, TrackerError) and error.status != FENCED:
             raise
         print(f"stopped: {error}", file=sys.stderr)
         return STOPPED_STATUS

@@ -130,17 +130,17 @@ class Runner:
         if fault is not None:
             env.update(fault.env())
         for number, crash in enumerate(crashes, start=1):
-            points = self._process(folder, workdir, env, number, crash.crash_at, crashes)
+            _, points = self.ended(folder, workdir, env, number, crash.crash_at, crashes)
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
                 return self._unreached(folder, crashes, number)
         first = len(crashes) + 1
         if fault is not None and fault.kind == POWER_LOSS:
             # A power cut: the process dies at the point, then the disk loses what was not durable.
             journal = folder / f"journal-{first}.jsonl"
-            self._process(folder, workdir, {**env, fsjournal.JOURNAL: str(journal)}, first, fault.crash_at, crashes)
+            self.ended(folder, workdir, {**env, fsjournal.JOURNAL: str(journal)}, first, fault.crash_at, crashes)
             fsjournal.cut(workdir, journal)
             first += 1
-        points = self._process(folder, workdir, env, first, 0, crashes)
+        _, points = self.ended(folder, workdir, env, first, 0, crashes)
         outcome = self.finish(Scenario(crashes, workdir, tracker))
         faults = () if fault is None else (fault.label,)
         result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points), faults=faults)
@@ -215,7 +215,7 @@ class Runner:
             taker = Snapshots(folder / "snap", lambda index: at_point(index, live))
             env[crashpoint.SNAPSHOT] = str(taker.folder)
         try:
-            points = self._process(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
+            _, points = self.ended(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
         finally:
             taken = 0 if taker is None else taker.close()
         unreached = crash is not None and points.count(crash.point) < crash.occurrence
@@ -231,18 +231,6 @@ class Runner:
             shutil.rmtree(folder, ignore_errors=True)
         return result
 
-    def _process(
-        self,
-        folder: Path,
-        workdir: Path,
-        env: dict[str, str],
-        number: int,
-        crash_at: int | str,
-        crashes: tuple[Crash, ...],
-    ) -> list[str]:
-        """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); the points it passed."""
-        return self.ended(folder, workdir, env, number, crash_at, crashes)[1]
-
     def ended(
         self,
         folder: Path,
@@ -254,7 +242,7 @@ class Runner:
         *,
         stops: bool = False,
     ) -> tuple[int, list[str]]:
-        """Run process `number` as `_process` does; its exit status and points.
+        """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); its exit status and points.
 
         `stops`: it may also stop by itself (crashpoint.STOPPED_STATUS), as beside a second live
         process. Such a process takes no slot of `_slots`: the two processes of a pause live at

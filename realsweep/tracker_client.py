@@ -98,9 +98,14 @@ class TrackerClient:
         items: list[dict[str, Any]] = self._request("GET", "/search?" + query)["items"]
         return items
 
-    def lookup(self, run: str, call: str) -> dict[str, Any] | None:
-        """The first record call `call` of run `run` left, or None: did it happen?"""
-        answer = self._request("GET", "/lookup?" + urlencode({"run": run, "call": call}, quote_via=quote))
+    def lookup(self, run: str, call: str, *, fenced: bool = True) -> dict[str, Any] | None:
+        """The first record call `call` of run `run` left, or None: did it happen?
+
+        `fenced=False`: without the lease's fencing token (a person's look is no request of the
+        process, spec/FAULTS.md 7.1).
+        """
+        query = "/lookup?" + urlencode({"run": run, "call": call}, quote_via=quote)
+        answer = self._request("GET", query, fenced=fenced)
         return answer["record"] if answer["found"] else None
 
     def lease(self) -> int:
@@ -161,7 +166,15 @@ class TrackerClient:
             if connection in self._open:
                 self._open.remove(connection)
 
-    def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, key: str | None = None) -> Any:
+    def _request(
+        self,
+        method: str,
+        path: str,
+        payload: dict[str, Any] | None = None,
+        key: str | None = None,
+        *,
+        fenced: bool = True,
+    ) -> Any:
         headers = {"Accept": "application/json"}
         body = None
         if payload is not None:
@@ -169,7 +182,7 @@ class TrackerClient:
             headers["Content-Type"] = "application/json"
         if key is not None:
             headers["Idempotency-Key"] = key
-        if self.token is not None:
+        if fenced and self.token is not None:
             headers[FENCING_HEADER] = str(self.token)
         if method == "POST" and self.lose_next_reply:
             headers[LOSE_REPLY_HEADER] = "true"

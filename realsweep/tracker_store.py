@@ -22,7 +22,8 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -120,29 +121,28 @@ class Store:
 
     def forget_keys(self) -> int:
         """Forget every remembered key (the records stay); how many there were."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            forgotten = self._db.execute(f"DELETE FROM {KEYS_TABLE}").rowcount
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
-        return forgotten
+        with self._transaction():
+            return int(self._db.execute(f"DELETE FROM {KEYS_TABLE}").rowcount)
 
     def grant_lease(self) -> Answer:
         """A lease: 201 with a fencing token one higher than any granted before, remembered as the newest."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._db.execute(LEASES_SCHEMA)
             token = self._newest() + 1
             self._db.execute("INSERT OR REPLACE INTO leases (space, newest) VALUES (1, ?)", (token,))
+        return 201, {"token": token}
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One `BEGIN IMMEDIATE` transaction: committed when the block ends, rolled back when it raises."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
             self._db.execute("COMMIT")
         except BaseException:
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             raise
-        return 201, {"token": token}
 
     def fenced(self, token: int) -> bool:
         """Whether `token` is older than the newest lease granted (its holder is refused)."""
