@@ -6,6 +6,7 @@ import pytest
 
 from crashsweep.realsweep.nemesis import (
     CALL_IDS,
+    KINDS,
     LOSE_REPLY,
     WRONG_ANSWER,
     Fault,
@@ -18,6 +19,7 @@ from crashsweep.realsweep.nemesis import (
     restart_fault,
     wrong_answers,
 )
+from crashsweep.spec.faults import FAULTS
 
 POINTS = (
     "start: tmp written",
@@ -169,3 +171,13 @@ def test_a_pause_is_swept_scenario_by_scenario_at_depth_one() -> None:
         Nemesis(("pause",)).check(2)
     with pytest.raises(NemesisError, match="cuts the power and pauses a process"):
         Nemesis(("power-loss", "pause")).check(3)
+
+
+def test_the_real_sweep_carries_out_every_fault_of_the_registry() -> None:
+    """Every kind of spec/faults.py is one the nemesis knows, in the registry's order.
+
+    And a sweep of each at depth 1 passes the nemesis's check (no kind is the model's alone).
+    """
+    assert tuple(FAULTS) == KINDS
+    for kind in FAULTS:
+        Nemesis((kind,)).check(1)  # raises NemesisError for a kind it cannot carry out
