@@ -12,7 +12,6 @@ therefore the end of a shortest counterexample.
 
 from __future__ import annotations
 
-import gc
 import sys
 from array import array
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -22,6 +21,7 @@ from typing import Generic, TypeVar
 
 import networkx as nx
 
+from crashsweep.explorer import collector
 from crashsweep.explorer.core import Core, Parents
 from crashsweep.explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
 from crashsweep.explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
@@ -141,32 +141,31 @@ def explore(
     validate_model(model)
     properties = list(model.properties)
     search = _Search(model, depth, properties, max_states, progress, progress_every)
-    collecting = gc.isenabled()
-    # The search makes millions of objects that live until it ends and form no cycles; the
-    # cyclic collector would walk them all again and again (search time grows quadratically).
-    gc.disable()
-    try:
-        search.run()
-    except KeyboardInterrupt:
-        core = search.core
-        raise ExplorationInterrupted(core.nodes, core.edges, max(core.crashes)) from None
-    finally:
-        if collecting:
-            gc.enable()
-    first, core = search.first, search.core
-    del search  # its index of states is not needed to count: free it first
-    verdicts = {
-        prop.name: Verdict(
-            prop.name, prop.kind, (prop.name in first) == (prop.kind == "sometimes"), first.get(prop.name)
-        )
-        for prop in properties
-    }
-    arrays = Arrays(core.states, core.crashes, core.finished, core.offsets, core.targets, core.deltas)
-    try:
-        counts = count_arrays(arrays, ROOT, model.measures)
-    except CycleFound:
-        raise cycle_error(core.graph(model.crash_point)) from None
-    return Exploration(model, depth, core, ROOT, verdicts, counts, Parents(core, ROOT))
+    # The search and its counting make millions of objects that live as long as the result
+    # and form no cycles: the cyclic collector is paused meanwhile, and kept off them after
+    # (explorer/collector.py says why and what it costs otherwise).
+    with collector.paused() as collecting:
+        try:
+            search.run()
+        except KeyboardInterrupt:
+            core = search.core
+            raise ExplorationInterrupted(core.nodes, core.edges, max(core.crashes)) from None
+        first, core = search.first, search.core
+        del search  # its index of states is not needed to count: free it first
+        verdicts = {
+            prop.name: Verdict(
+                prop.name, prop.kind, (prop.name in first) == (prop.kind == "sometimes"), first.get(prop.name)
+            )
+            for prop in properties
+        }
+        arrays = Arrays(core.states, core.crashes, core.finished, core.offsets, core.targets, core.deltas)
+        try:
+            counts = count_arrays(arrays, ROOT, model.measures)
+        except CycleFound:
+            raise cycle_error(core.graph(model.crash_point)) from None
+        exploration = Exploration(model, depth, core, ROOT, verdicts, counts, Parents(core, ROOT))
+        collector.keep_out(exploration, collecting)
+    return exploration
 
 
 class _Search(Generic[S]):
