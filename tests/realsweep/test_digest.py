@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crashsweep.realsweep.digest import TRACKER_FILE, World, digest, read_world, restore, save
+from crashsweep.realsweep.digest import TRACKER_FILE, World, capture, copy_files, digest, read_world, restore, save
 from crashsweep.realsweep.tracker_store import Store
 
 
@@ -66,3 +66,16 @@ def test_with_file_replaces_one_file_for_a_state_key() -> None:
     world = World((("a", b"1"), ("b", b"2")))
     assert world.with_file("b", b"0") == World((("a", b"1"), ("b", b"0")))
     assert world.file("c") is None
+
+
+def test_copy_files_copies_bytes_folders_and_links_and_capture_reads_them_back(tmp_path: Path) -> None:
+    """The lean copy: every file's bytes, nested folders, a link as a link; the copy is the same world."""
+    source = tmp_path / "source"
+    (source / "a" / "b").mkdir(parents=True)
+    (source / "top.txt").write_bytes(b"1")
+    (source / "a" / "b" / "deep.bin").write_bytes(bytes(range(256)))
+    (source / "link").symlink_to("top.txt")
+    copy_files(source, tmp_path / "copy")
+    assert (tmp_path / "copy" / "link").readlink() == Path("top.txt")
+    assert capture(tmp_path / "copy", None) == capture(source, None)
+    assert [path for path, _ in capture(source, None).files] == ["a/b/deep.bin", "link", "top.txt"]
