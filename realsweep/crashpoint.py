@@ -46,10 +46,10 @@ is the program's own durable state, is fsynced (see checkpoint.py).
 
 from __future__ import annotations
 
+import _thread  # not threading: see zygote_server.py (its fork handler runs in every forked child)
 import hashlib
 import os
 import signal
-import threading
 import uuid
 
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
@@ -70,8 +70,8 @@ _fresh = 0
 _paused = 0
 _pipes: tuple[int, int] | None = None  # the snapshot FIFOs (request, answer), opened at the first point
 _logs: dict[str, int] = {}  # each log's O_APPEND descriptor, by path, opened at its first line
-_lock = threading.Lock()  # threads pass points one at a time: the log's order is the order of decisions
-_logs_lock = threading.Lock()  # the table of open logs
+_lock = _thread.allocate_lock()  # threads pass points one at a time: the log's order is the order of decisions
+_logs_lock = _thread.allocate_lock()  # the table of open logs
 
 
 def crashpoint(name: str) -> None:

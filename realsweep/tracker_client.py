@@ -21,10 +21,10 @@ ConnectionError, as for any reply a network drops.
 
 from __future__ import annotations
 
+import _thread  # not threading: see zygote_server.py (its fork handler runs in every forked child)
 import codecs
 import json
 import select
-import threading
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -65,9 +65,9 @@ class TrackerClient:
         self.token: int | None = None
         """A lease's fencing token, sent with every request once set (`lease`)."""
         self.keep_alive = keep_alive
-        self._local = threading.local()  # this thread's open connection (keep_alive only)
+        self._local = _thread._local()  # this thread's open connection (keep_alive only)
         self._open: list[Connection] = []
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def close(self) -> None:
         """Close the connections kept open (keep_alive); a later call opens a new one."""
