@@ -146,16 +146,30 @@ def fresh_id() -> str:
 
 
 def _chosen(index: int, name: str, occurrence: int) -> bool:
-    """Is the point just passed (the `index`-th, the `occurrence`-th named `name`) the one to die at?"""
-    point = crash_point()
+    """Is the point just passed (the `index`-th, the `occurrence`-th named `name`) the one to die at?
+
+    CRASH_AT is read once per point (each read of os.environ encodes and decodes).
+    """
+    raw = os.environ.get(CRASH_AT, "").strip()
+    point = _point(raw)
     if point is not None:
         return point == (occurrence, name)
-    return index == crash_at()
+    return index == _index(raw)
 
 
 def crash_point() -> tuple[int, str] | None:
     """The (occurrence, name) this process dies at, when CRASH_AT names a point; None otherwise."""
+    return _point(os.environ.get(CRASH_AT, "").strip())
+
+
+def crash_at() -> int:
+    """The index (from 1) of the crash point this process dies at; 0 for none (or when it names a point)."""
     raw = os.environ.get(CRASH_AT, "").strip()
+    return 0 if _point(raw) is not None else _index(raw)
+
+
+def _point(raw: str) -> tuple[int, str] | None:
+    """The (occurrence, name) of a CRASH_AT value "N:NAME"; None for a value without a colon."""
     head, colon, name = raw.partition(":")
     if not colon:
         return None
@@ -164,10 +178,9 @@ def crash_point() -> tuple[int, str] | None:
     return int(head), name
 
 
-def crash_at() -> int:
-    """The index (from 1) of the crash point this process dies at; 0 for none (or when it names a point)."""
-    raw = os.environ.get(CRASH_AT, "").strip()
-    if not raw or crash_point() is not None:
+def _index(raw: str) -> int:
+    """The index of a CRASH_AT value without a colon; 0 for an empty one."""
+    if not raw:
         return 0
     try:
         value = int(raw)

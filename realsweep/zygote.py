@@ -21,7 +21,9 @@ child starts from, instead of in each child. Whatever it raises (a command line 
 ignored: the child does the same work itself and meets the error there.
 
 Protocol on the zygote's stdin and stdout, one JSON object per line:
-request {"id": N, "argv": [...], "cwd": DIR, "env": {...}, "output": FILE}; replies
+request {"id": N, "argv": [...], "cwd": DIR, "env": {NAME: VALUE or null}, "output": FILE}
+(`env`: how the process's environment differs from the one the zygote was started with: a
+value to set, null to remove); replies
 {"id": N, "pid": P} once forked, then {"id": N, "status": S} once reaped (the exit status,
 -9 for a process killed by SIGKILL).
 
@@ -61,13 +63,14 @@ class Zygote:
     ) -> None:
         """`flags`: the interpreter's options (as `-S`: no site-packages) the program's own command line gives it."""
         self.entry, self.log = entry, log
+        self._env = dict(env)  # the zygote's own environment, which each request's is told against
         with open(log, "wb") as errors:
             self._process = subprocess.Popen(
                 [python, *flags, "-m", "crashsweep.realsweep.zygote_server", entry],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=errors,
-                env=dict(env),
+                env=self._env,
             )
         self._ids = itertools.count(1)
         self._waiting: dict[int, queue.SimpleQueue[dict[str, Any] | None]] = {}
@@ -95,7 +98,7 @@ class Zygote:
                 raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
             number = next(self._ids)
             self._waiting[number] = replies
-            request = {"id": number, "argv": argv, "cwd": str(cwd), "env": dict(env), "output": str(output)}
+            request = {"id": number, "argv": argv, "cwd": str(cwd), "env": self._changes(env), "output": str(output)}
             assert self._process.stdin is not None
             try:
                 self._process.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
@@ -114,6 +117,12 @@ class Zygote:
         finally:
             with self._lock:
                 self._waiting.pop(number, None)
+
+    def _changes(self, env: Mapping[str, str]) -> dict[str, str | None]:
+        """How `env` differs from the zygote's environment: the values to set, None for those to remove."""
+        changes: dict[str, str | None] = {name: None for name in self._env if name not in env}
+        changes.update((name, value) for name, value in env.items() if self._env.get(name) != value)
+        return changes
 
     @property
     def pid(self) -> int:

@@ -65,18 +65,19 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
             os._exit(status)
 
 
-def _become(env: dict[str, str]) -> None:
-    """Make the process's environment exactly `env`, changing only the variables that differ.
+def _become(changes: dict[str, str | None]) -> None:
+    """Change the process's environment by `changes`: a value sets its variable, None removes it.
 
-    The zygote's own environment is the sweep's, and a request's differs from it in a few
-    variables (its work directory, its logs, its tracker space): each variable set or unset
-    writes to memory the child shares with the zygote until then, which the kernel must copy
-    page by page, so only those few are touched.
+    A request names only the variables in which its environment differs from the one the
+    zygote was started with (zygote.py; the zygote never changes its own), a few of them (its
+    work directory, its logs, its tracker space): the request stays small to send and read,
+    and each variable set or unset writes to memory the child shares with the zygote until
+    then, which the kernel must copy page by page, so only those few are touched.
     """
-    for name in [name for name in os.environ if name not in env]:
-        del os.environ[name]
-    for name, value in env.items():
-        if os.environ.get(name) != value:
+    for name, value in changes.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
             os.environ[name] = value
 
 
