@@ -28,17 +28,12 @@ import select
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from crashsweep.realsweep.tracker_wire import Connection
+from crashsweep.realsweep.tracker_wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER, Connection
+
+__all__ = ["FENCED", "FENCING_HEADER", "LOSE_REPLY_HEADER", "TrackerClient", "TrackerError"]
 
 codecs.lookup("idna")  # every connection's getaddrinfo encodes its host with it: found once, at import
 # (a sweep's processes are forked from a process that imported this module, and share the lookup)
-
-LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
-"""The header that asks the service to apply a write and lose its reply (tracker_http.py)."""
-FENCING_HEADER = "Fencing-Token"
-"""The header that carries a lease's fencing token; the service refuses one older than the newest granted."""
-FENCED = 409
-"""The status of a request refused for its fencing token (a newer lease was granted: spec/FAULTS.md 7.1)."""
 
 
 class TrackerError(RuntimeError):

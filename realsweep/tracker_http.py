@@ -40,11 +40,11 @@ from http import HTTPStatus
 from typing import Any
 
 from crashsweep.realsweep import tracker_request
-from crashsweep.realsweep.tracker_client import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
 from crashsweep.realsweep.tracker_head import read_head
 from crashsweep.realsweep.tracker_request import MAX_BODY, HttpError, Route
 from crashsweep.realsweep.tracker_spaces import Spaces, SpacesClosed
 from crashsweep.realsweep.tracker_store import Answer, Store
+from crashsweep.realsweep.tracker_wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
 
 REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send its request (headers: per read; body: in all) before it gets 408."""
