@@ -114,7 +114,11 @@ class ServiceProcess:
         ]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
         assert self._process.stdout is not None
-        line = self._process.stdout.readline()
+        try:
+            line = self._process.stdout.readline()
+        except BaseException:  # Ctrl-C while it starts: stop it, or it outlives the sweep (holding its stderr)
+            self.__exit__(None, None, None)
+            raise
         if not line.startswith(READY):
             self.__exit__(None, None, None)
             raise RuntimeError(f"the tracker service did not start (it printed {line!r})")
