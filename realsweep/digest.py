@@ -62,10 +62,43 @@ def read_world(folder: Path) -> World:
     return capture(folder / FILES, folder / TRACKER_FILE)
 
 
-def capture(workdir: Path, space: Path | None) -> World:
-    """The world of a work directory and a space's database (read-only; its WAL included)."""
+def capture(workdir: Path, space: Path | None, live: LiveTables | None = None) -> World:
+    """The world of a work directory and a space's database (read-only; its WAL included).
+
+    `live`: the space's tables read over its kept connection (a process's snapshots).
+    """
     found = sorted(_files(str(workdir), "")) if os.path.isdir(workdir) else []
-    return World(tuple(found), () if space is None else _tables(space))
+    tables = () if space is None else live.read() if live is not None else _tables(space)
+    return World(tuple(found), tables)
+
+
+class LiveTables:
+    """The tables of one live space, read again and again over one read-only connection.
+
+    A snapshot sweep reads a running process's space at each of its points (snapshot.py);
+    opening the database each time cost more than reading it. The connection holds no
+    transaction between reads, so each read sees what the tracker has committed by then (in
+    WAL mode a reader never blocks the tracker's writes). Until the space's file exists (no
+    write yet), there is nothing to read.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def read(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Every table's rows as sorted JSON lists, as `capture` reads them; () while there is no database."""
+        if self._db is None:
+            if not self.path.exists():
+                return ()
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        return _rows(self._db)
+
+    def close(self) -> None:
+        """Close the connection, if one was opened."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 def _files(folder: str, prefix: str) -> Iterator[tuple[str, bytes]]:
@@ -88,11 +121,16 @@ def _tables(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not path.exists():
         return ()
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-        names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        tables = []
-        for name in names:
-            rows = db.execute(f'SELECT * FROM "{name}"').fetchall()
-            tables.append((name, tuple(sorted(json.dumps(list(row)) for row in rows))))
+        return _rows(db)
+
+
+def _rows(db: sqlite3.Connection) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every table's rows, read over `db`, as sorted JSON lists."""
+    names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    tables = []
+    for name in names:
+        rows = db.execute(f'SELECT * FROM "{name}"').fetchall()
+        tables.append((name, tuple(sorted(json.dumps(list(row)) for row in rows))))
     return tuple(tables)
 
 

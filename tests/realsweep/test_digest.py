@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crashsweep.realsweep.digest import TRACKER_FILE, World, capture, copy_files, digest, read_world, restore, save
+from crashsweep.realsweep.digest import (
+    TRACKER_FILE,
+    LiveTables,
+    World,
+    capture,
+    copy_files,
+    digest,
+    read_world,
+    restore,
+    save,
+)
 from crashsweep.realsweep.tracker_store import Store
 
 
@@ -79,3 +89,22 @@ def test_copy_files_copies_bytes_folders_and_links_and_capture_reads_them_back(t
     assert (tmp_path / "copy" / "link").readlink() == Path("top.txt")
     assert capture(tmp_path / "copy", None) == capture(source, None)
     assert [path for path, _ in capture(source, None).files] == ["a/b/deep.bin", "link", "top.txt"]
+
+
+def test_live_tables_read_what_capture_reads_each_time_over_one_connection(tmp_path: Path) -> None:
+    """Nothing before the database exists; then each read sees the writes committed since, as `capture` would."""
+    path = tmp_path / "live.sqlite3"
+    live = LiveTables(path)
+    try:
+        assert live.read() == ()
+        store = Store(path, honours_keys=True)
+        store.create_issue("disk full", "", "run", "create_a", "key-1")
+        first = live.read()
+        assert first == capture(tmp_path / "none", path).tables
+        assert len(dict(first)["records"]) == 1
+        store.create_issue("fan noise", "", "run", "create_b", "key-2")
+        assert live.read() == capture(tmp_path / "none", path).tables
+        assert len(dict(live.read())["records"]) == 2
+        store.close()
+    finally:
+        live.close()
