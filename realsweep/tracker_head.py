@@ -2,9 +2,9 @@
 
 The tracker service (tracker_http.py) answers thousands of short processes a sweep starts, a
 few small requests each. The standard library's http.server parses every request's headers
-with the email package, which cost more of the service's time than the SQLite transaction
-behind the request; here a head is read line by line from the connection's buffered reader
-and checked strictly, which is all a tracker request needs (its body is read by its
+with the email package (over three requests and a space's first open, the service's CPU was
+2.1 to 2.3 ms with it, 2.0 ms with this); here a head is read line by line from the
+connection's buffered reader and checked strictly, which is all a tracker request needs (its body is read by its
 Content-Length, tracker_http.py and tracker_request.py):
 
 - the request line is exactly `METHOD TARGET HTTP/1.x`, one space apart: a method of upper-case
