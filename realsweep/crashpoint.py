@@ -35,7 +35,10 @@ exactly as when the machine's OOM killer or a `kill -9` strikes (os._exit(137) i
 where SIGKILL does not exist).
 
 Each line is one write(2) on an O_APPEND descriptor: no user-space buffer holds it, so it is
-in the kernel before the process can die and no kill can lose it. It is not fsynced: fsync
+in the kernel before the process can die and no kill can lose it. A log's descriptor is opened
+at its first line and kept for the process's life (one write per line, not an open, a write
+and a close: a swept process passes a dozen to forty points), reopened when the variable names
+another file, and closed by `reset`. It is not fsynced: fsync
 guards against a power cut, which this sweep does not simulate, and would cost about a
 millisecond per point on an ordinary disk, for thousands of processes. The checkpoint, which
 is the program's own durable state, is fsynced (see checkpoint.py).
@@ -43,10 +46,10 @@ is the program's own durable state, is fsynced (see checkpoint.py).
 
 from __future__ import annotations
 
+import _thread  # not threading: see zygote_server.py (its fork handler runs in every forked child)
 import hashlib
 import os
 import signal
-import threading
 import uuid
 
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
@@ -66,7 +69,9 @@ _seen: dict[str, int] = {}
 _fresh = 0
 _paused = 0
 _pipes: tuple[int, int] | None = None  # the snapshot FIFOs (request, answer), opened at the first point
-_lock = threading.Lock()  # threads pass points one at a time: the log's order is the order of decisions
+_logs: dict[str, int] = {}  # each log's O_APPEND descriptor, by path, opened at its first line
+_lock = _thread.allocate_lock()  # threads pass points one at a time: the log's order is the order of decisions
+_logs_lock = _thread.allocate_lock()  # the table of open logs
 
 
 def crashpoint(name: str) -> None:
@@ -141,16 +146,30 @@ def fresh_id() -> str:
 
 
 def _chosen(index: int, name: str, occurrence: int) -> bool:
-    """Is the point just passed (the `index`-th, the `occurrence`-th named `name`) the one to die at?"""
-    point = crash_point()
+    """Is the point just passed (the `index`-th, the `occurrence`-th named `name`) the one to die at?
+
+    CRASH_AT is read once per point (each read of os.environ encodes and decodes).
+    """
+    raw = os.environ.get(CRASH_AT, "").strip()
+    point = _point(raw)
     if point is not None:
         return point == (occurrence, name)
-    return index == crash_at()
+    return index == _index(raw)
 
 
 def crash_point() -> tuple[int, str] | None:
     """The (occurrence, name) this process dies at, when CRASH_AT names a point; None otherwise."""
+    return _point(os.environ.get(CRASH_AT, "").strip())
+
+
+def crash_at() -> int:
+    """The index (from 1) of the crash point this process dies at; 0 for none (or when it names a point)."""
     raw = os.environ.get(CRASH_AT, "").strip()
+    return 0 if _point(raw) is not None else _index(raw)
+
+
+def _point(raw: str) -> tuple[int, str] | None:
+    """The (occurrence, name) of a CRASH_AT value "N:NAME"; None for a value without a colon."""
     head, colon, name = raw.partition(":")
     if not colon:
         return None
@@ -159,10 +178,9 @@ def crash_point() -> tuple[int, str] | None:
     return int(head), name
 
 
-def crash_at() -> int:
-    """The index (from 1) of the crash point this process dies at; 0 for none (or when it names a point)."""
-    raw = os.environ.get(CRASH_AT, "").strip()
-    if not raw or crash_point() is not None:
+def _index(raw: str) -> int:
+    """The index of a CRASH_AT value without a colon; 0 for an empty one."""
+    if not raw:
         return 0
     try:
         value = int(raw)
@@ -184,6 +202,10 @@ def reset() -> None:
     with _lock:
         _passed = _fresh = _paused = 0
         _seen.clear()
+        with _logs_lock:
+            for fd in _logs.values():
+                os.close(fd)
+            _logs.clear()
 
 
 def die() -> None:
@@ -213,8 +235,9 @@ def _check_name(name: str) -> None:
 
 
 def _append(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
+    """Append `text` and a newline to the log at `path` in one write (its descriptor kept open)."""
+    with _logs_lock:  # count() comes here from any thread, without `_lock`
+        fd = _logs.get(path)
+        if fd is None:
+            fd = _logs[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.write(fd, (text + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)

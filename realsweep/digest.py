@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -62,13 +62,58 @@ def read_world(folder: Path) -> World:
     return capture(folder / FILES, folder / TRACKER_FILE)
 
 
-def capture(workdir: Path, space: Path | None) -> World:
-    """The world of a work directory and a space's database (read-only; its WAL included)."""
-    found = []
-    if workdir.is_dir():
-        for path in sorted(p for p in workdir.rglob("*") if p.is_file()):
-            found.append((path.relative_to(workdir).as_posix(), path.read_bytes()))
-    return World(tuple(sorted(found)), () if space is None else _tables(space))
+def capture(workdir: Path, space: Path | None, live: LiveTables | None = None) -> World:
+    """The world of a work directory and a space's database (read-only; its WAL included).
+
+    `live`: the space's tables read over its kept connection (a process's snapshots).
+    """
+    found = sorted(_files(str(workdir), "")) if os.path.isdir(workdir) else []
+    tables = () if space is None else live.read() if live is not None else _tables(space)
+    return World(tuple(found), tables)
+
+
+class LiveTables:
+    """The tables of one live space, read again and again over one read-only connection.
+
+    A snapshot sweep reads a running process's space at each of its points (snapshot.py);
+    opening the database each time cost more than reading it. The connection holds no
+    transaction between reads, so each read sees what the tracker has committed by then (in
+    WAL mode a reader never blocks the tracker's writes). Until the space's file exists (no
+    write yet), there is nothing to read.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def read(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Every table's rows as sorted JSON lists, as `capture` reads them; () while there is no database."""
+        if self._db is None:
+            if not self.path.exists():
+                return ()
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        return _rows(self._db)
+
+    def close(self) -> None:
+        """Close the connection, if one was opened."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _files(folder: str, prefix: str) -> Iterator[tuple[str, bytes]]:
+    """Every file under `folder` (into its subfolders, not through links to folders): (prefix + relative path, bytes).
+
+    os.scandir, not Path.rglob: the sweep captures a world after every process (at every
+    point, with snapshots), and the paths' objects cost more than the few files' reads.
+    """
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                yield from _files(entry.path, f"{prefix}{entry.name}/")
+            elif entry.is_file():
+                with open(entry.path, "rb") as file:
+                    yield prefix + entry.name, file.read()
 
 
 def _tables(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -76,11 +121,16 @@ def _tables(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not path.exists():
         return ()
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-        names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        tables = []
-        for name in names:
-            rows = db.execute(f'SELECT * FROM "{name}"').fetchall()
-            tables.append((name, tuple(sorted(json.dumps(list(row)) for row in rows))))
+        return _rows(db)
+
+
+def _rows(db: sqlite3.Connection) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Every table's rows, read over `db`, as sorted JSON lists."""
+    names = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    tables = []
+    for name in names:
+        rows = db.execute(f'SELECT * FROM "{name}"').fetchall()
+        tables.append((name, tuple(sorted(json.dumps(list(row)) for row in rows))))
     return tuple(tables)
 
 
@@ -91,7 +141,7 @@ def save(workdir: Path, space: Path | None, folder: Path) -> None:
     process that wrote it is dead, so nothing writes to it meanwhile.
     """
     folder.mkdir(parents=True)
-    shutil.copytree(workdir, folder / FILES, symlinks=True)
+    copy_files(workdir, folder / FILES)
     if space is not None and space.exists():
         with closing(sqlite3.connect(space)) as source, closing(sqlite3.connect(folder / TRACKER_FILE)) as target:
             target.execute("PRAGMA synchronous=OFF")  # a working copy: a power cut is not what a sweep survives
@@ -100,8 +150,27 @@ def save(workdir: Path, space: Path | None, folder: Path) -> None:
 
 def restore(folder: Path, workdir: Path, space: Path) -> None:
     """Lay a saved world out as a new work directory and a new (not yet opened) space database."""
-    shutil.copytree(folder / FILES, workdir, symlinks=True)
+    copy_files(folder / FILES, workdir)
     saved = folder / TRACKER_FILE
     if saved.exists():
         shutil.copyfile(saved, space)
         os.chmod(space, 0o644)
+
+
+def copy_files(source: Path, target: Path) -> None:
+    """Copy the folder `source` to the new folder `target`: the files' bytes, subfolders, links as links.
+
+    Neither times nor permission bits are copied (shutil.copytree's copy2 sets both, five
+    system calls a file): a world is its files' bytes (`capture`), and the program makes its
+    files with the default mode, which a new file gets again.
+    """
+    os.makedirs(target)
+    with os.scandir(source) as entries:
+        for entry in entries:
+            to = target / entry.name
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry.path), to)
+            elif entry.is_dir():
+                copy_files(Path(entry.path), to)
+            else:
+                shutil.copyfile(entry.path, to)

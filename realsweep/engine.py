@@ -172,13 +172,11 @@ def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis
     root.mkdir(parents=True, exist_ok=True)
     try:
         with ExitStack() as stack:
-            service = (
-                None
-                if options.tracker is None
-                else stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
-            )
-            made = Runner(target, check, options, root, service, nemesis)
+            made = Runner(target, check, options, root, None, nemesis)
             stack.callback(made.close)
+            made.warm()  # the zygote's interpreter starts while the tracker service's does
+            if options.tracker is not None:
+                made.service = stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
             yield made
     finally:
         if not options.keep:

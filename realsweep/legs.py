@@ -104,6 +104,7 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
     after = _after(unit.faults)
     children: list[Child[W]] = []
     at_point = None
+    tables: list[digest.LiveTables] = []  # the live space's tables, over one connection for all its points
     if unit.snapshots:
 
         def at_point(index: int, live: Live) -> None:
@@ -112,9 +113,16 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
             points = live.points_log.read_text(encoding="utf-8").splitlines()[:index]
             crash = Crash(index, points[-1], points.count(points[-1]))
             counters = read_counters(live.counters_log)
-            children.append(_child(runner, unit, crash, live.workdir, live.space, counters, claim, save))
+            if live.space is not None and not tables:
+                tables.append(digest.LiveTables(live.space))
+            reader = tables[0] if tables else None
+            children.append(_child(runner, unit, crash, live.workdir, live.space, counters, claim, save, reader))
 
-    step = runner.step(folder, unit.digest, unit.path, None, at_point, unit.faults)
+    try:
+        step = runner.step(folder, unit.digest, unit.path, None, at_point, unit.faults)
+    finally:
+        for reader in tables:
+            reader.close()
     try:
         struck(unit.path, step, unit.faults)
         outcome = _check(runner, unit, step)
@@ -166,9 +174,13 @@ def _child(
     counters: Mapping[str, int],
     claim: Callable[[str], bool],
     save: Save[W],
+    live: digest.LiveTables | None = None,
 ) -> Child[W]:
-    """The world in `workdir` and `space` after `crash`: its digest, saved when this leg claims it."""
-    world = digest.capture(workdir, space)
+    """The world in `workdir` and `space` after `crash`: its digest, saved when this leg claims it.
+
+    `live`: the space's tables read over the kept connection of a process's snapshots.
+    """
+    world = digest.capture(workdir, space, live)
     key = _key(runner, world)
     saved = save(workdir, space, _name(unit, crash)) if claim(key) else None
     return Child(crash, key, dict(counters), saved, _holds_keys(world))

@@ -10,6 +10,7 @@ the fault `pause` (two live processes, which may also stop by themselves) is pau
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -95,11 +96,31 @@ class Runner:
         self._slots = threading.BoundedSemaphore(options.workers)
         self._zygote_lock = threading.Lock()  # the first worker starts the zygote; the others wait for it
         self._started: Zygote | None = None
+        self._warming: threading.Thread | None = None
         self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
         self._names = itertools.count(1)
+        self._env = {**os.environ, **target.env, **self.nemesis.env()}
+        """Every process's environment before its own variables: read once (os.environ decodes each read)."""
+
+    def warm(self) -> None:
+        """Start the zygote now, on a thread of its own, when processes are forked from one.
+
+        Its interpreter start and imports then overlap whatever the caller starts meanwhile
+        (the tracker service); the first process waits for it (`_zygote`'s lock). A zygote that
+        fails to start here is started again by the first process, which reports the error.
+        """
+        if self.forks:
+            self._warming = threading.Thread(target=self._try_zygote, name="zygote-start", daemon=True)
+            self._warming.start()
+
+    def _try_zygote(self) -> None:
+        with contextlib.suppress(SweepError):
+            self._zygote()
 
     def close(self) -> None:
-        """Stop the zygote."""
+        """Stop the zygote (once it has started, if it was starting)."""
+        if self._warming is not None:
+            self._warming.join()
         with self._zygote_lock:
             zygote, self._started = self._started, None
         if zygote is not None:
@@ -155,7 +176,7 @@ class Runner:
         folder = self.root / "scenarios" / name
         workdir = folder / "work"
         workdir.mkdir(parents=True, exist_ok=False)
-        env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir)}
+        env = {**self._env, WORKDIR: str(workdir)}
         env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
         tracker = None
         if self.service is not None:
@@ -197,7 +218,7 @@ class Runner:
         folder = self.root / "processes" / name
         workdir = folder / "work"
         folder.mkdir(parents=True)
-        env = {**os.environ, **self.target.env, **self.nemesis.env(), WORKDIR: str(workdir), crashpoint.WORLD: digest_}
+        env = {**self._env, WORKDIR: str(workdir), crashpoint.WORLD: digest_}
         env.update(process_env(faults))
         env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
         env[crashpoint.PAUSES_LOG] = str(folder / "pauses.log")

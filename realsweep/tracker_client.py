@@ -21,24 +21,19 @@ ConnectionError, as for any reply a network drops.
 
 from __future__ import annotations
 
+import _thread  # not threading: see zygote_server.py (its fork handler runs in every forked child)
 import codecs
 import json
 import select
-import threading
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from crashsweep.realsweep.tracker_wire import Connection
+from crashsweep.realsweep.tracker_wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER, Connection
+
+__all__ = ["FENCED", "FENCING_HEADER", "LOSE_REPLY_HEADER", "TrackerClient", "TrackerError"]
 
 codecs.lookup("idna")  # every connection's getaddrinfo encodes its host with it: found once, at import
 # (a sweep's processes are forked from a process that imported this module, and share the lookup)
-
-LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
-"""The header that asks the service to apply a write and lose its reply (tracker_http.py)."""
-FENCING_HEADER = "Fencing-Token"
-"""The header that carries a lease's fencing token; the service refuses one older than the newest granted."""
-FENCED = 409
-"""The status of a request refused for its fencing token (a newer lease was granted: spec/FAULTS.md 7.1)."""
 
 
 class TrackerError(RuntimeError):
@@ -65,9 +60,9 @@ class TrackerClient:
         self.token: int | None = None
         """A lease's fencing token, sent with every request once set (`lease`)."""
         self.keep_alive = keep_alive
-        self._local = threading.local()  # this thread's open connection (keep_alive only)
+        self._local = _thread._local()  # this thread's open connection (keep_alive only)
         self._open: list[Connection] = []
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def close(self) -> None:
         """Close the connections kept open (keep_alive); a later call opens a new one."""

@@ -1,18 +1,22 @@
 """The tracker's HTTP side: a threading server whose handler reads a request whole, then runs it.
 
-One thread per connection (the standard library's ThreadingHTTPServer: enough for a loopback
-service of a few thousand small requests, and no dependency). A connection is closed after
-its answer unless the client asked to keep it (`Connection: keep-alive`, as a swept process
-of the reference loop does for its dozen requests: one connection and one thread per process
-instead of one per request), and always after an error answer, whose request may have left
-unread bytes behind; a kept connection that stays idle for the timeout is closed. A request is read and checked
-whole (tracker_request.py) before its space's lock is taken, so a client that stalls holds
-only its own thread, and only until the timeout: every read and write of a connection has
-one, and the body must arrive within it in all (else 408). Every answer is JSON, the
-standard library's own refusals included (a bad request line, an unknown method: 501). A
-request cut off by the client's death is what it is: not applied if the body was not whole,
-applied and committed if it was, with the reply lost; neither leaves a traceback. Anything
-else that fails is one line on stderr and a 500.
+One thread per connection (the standard library's socketserver: enough for a loopback service
+of a few thousand small requests, and no dependency), reused from one connection to the next.
+The HTTP/1.1 exchange is this package's own: a request's head is read and checked strictly by
+tracker_head.py (the standard library's http.server parsed every head with the email package,
+a large part of the service's time per request), its body by its Content-Length, and each
+answer leaves in one write. A connection is closed after its answer unless the client asked to
+keep it (`Connection: keep-alive`, as a swept process of the reference loop does for its few
+requests: one connection and one thread per process instead of one per request), and always
+after an error answer, whose request may have left unread bytes behind; a kept connection that
+stays idle for the timeout is closed without an answer. A request is read and checked whole
+(tracker_request.py) before its space's lock is taken, so a client that stalls holds only its
+own thread, and only until the timeout: every read and write of a connection has one, and the
+body must arrive within it in all (else 408). Every answer is JSON, refusals included (a head
+it cannot read: 400, 414, 431 or 505; a method other than GET and POST: 501). A request cut off
+by the client's death is what it is: not applied if the body was not whole, applied and
+committed if it was, with the reply lost; neither leaves a traceback. Anything else that fails
+is one line on stderr and a 500; a verbose service (`quiet=False`) logs one line per answer.
 
 A request that carries a fencing token (`Fencing-Token`) older than the newest lease its space
 granted (`POST /lease`) is refused with 409 before it is run (spec/FAULTS.md 7.1).
@@ -28,17 +32,19 @@ from __future__ import annotations
 import json
 import queue
 import socket
+import socketserver
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
 from typing import Any
 
 from crashsweep.realsweep import tracker_request
-from crashsweep.realsweep.tracker_client import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
+from crashsweep.realsweep.tracker_head import read_head
 from crashsweep.realsweep.tracker_request import MAX_BODY, HttpError, Route
 from crashsweep.realsweep.tracker_spaces import Spaces, SpacesClosed
 from crashsweep.realsweep.tracker_store import Answer, Store
+from crashsweep.realsweep.tracker_wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
 
 REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send its request (headers: per read; body: in all) before it gets 408."""
@@ -46,11 +52,12 @@ DRAIN_SECONDS = 2.0
 """After an answer sent before the body was read: how long the rest is read and dropped."""
 
 
-class TrackerServer(ThreadingHTTPServer):
+class TrackerServer(socketserver.ThreadingTCPServer):
     """The HTTP server; its handler reaches the spaces, the timeout and the body limit through it."""
 
     daemon_threads = True
     request_queue_size = 128
+    allow_reuse_address = True
 
     def __init__(
         self,
@@ -105,53 +112,49 @@ class TrackerServer(ThreadingHTTPServer):
             _report(f"a connection from {client_address[0]} failed: {type(error).__name__}: {error}")
 
 
-class Handler(BaseHTTPRequestHandler):
-    """One request: read it whole, then run it on its space's store under its lock, then answer in JSON."""
+class Handler(socketserver.BaseRequestHandler):
+    """One connection: each request's head read (tracker_head.py), then the request whole, run, answered in JSON."""
 
     server: TrackerServer
-    protocol_version = "HTTP/1.1"  # so that a connection can be kept; see parse_request
-    wbufsize = -1  # an answer (head and body) leaves in one write, when `_send` flushes it
+    request: socket.socket
 
-    def setup(self) -> None:
-        """Give every read and write on the connection the server's timeout; send each write at once.
+    def handle(self) -> None:
+        """Serve the connection's requests until one is not to be kept, the client leaves or stays idle too long.
 
-        An answer is one write (`wbufsize`); on a kept connection Nagle's algorithm could still
-        hold a write until the client acknowledges the last one, which a client delays by up
-        to 40 ms (delayed ACK): TCP_NODELAY sends it at once.
+        Every read and write has the server's timeout; TCP_NODELAY sends each answer (one
+        write) at once: on a kept connection Nagle's algorithm could hold it until the client
+        acknowledges the last one, which a client delays by up to 40 ms (delayed ACK).
         """
-        super().setup()
-        self.connection.settimeout(self.server.request_timeout)
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.request.settimeout(self.server.request_timeout)
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.rfile = self.request.makefile("rb")
+        try:
+            while self._one():
+                pass
+        finally:
+            self.rfile.close()
 
-    def parse_request(self) -> bool:
-        """The standard library's parsing, then: keep the connection only when the client asked to."""
-        parsed = super().parse_request()
-        headers = getattr(self, "headers", None)  # unset when the request line itself was refused
-        if headers is None or headers.get("Connection", "").lower() != "keep-alive":
-            self.close_connection = True
-        return parsed
+    def _one(self) -> bool:
+        """Read and answer one request; whether the connection carries another."""
+        self.command, self.path = "", ""
+        try:
+            head = read_head(self.rfile)
+        except HttpError as error:  # a head it cannot read: answer, and close (what follows is not a request)
+            self._send(error.status, {"error": error.message}, error.headers, keep=False)
+            return False
+        except (TimeoutError, ConnectionError):  # idle too long, or gone: nothing to answer
+            return False
+        if head is None:
+            return False
+        self.head, self.command, self.path = head, head.method, head.target
+        keep = (head.get("Connection") or "").lower() == "keep-alive"
+        if head.method not in ("GET", "POST"):
+            self._send(501, {"error": f"Unsupported method ({head.method!r})"}, keep=False)
+            return False
+        return self._handle(keep)
 
-    def do_GET(self) -> None:
-        """Reads: search, lookup, records, health."""
-        self._handle()
-
-    def do_POST(self) -> None:
-        """Writes: create an issue, comment."""
-        self._handle()
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The standard library's own refusals (bad request line, unknown method...) as JSON too."""
-        self.close_connection = True
-        if self.request_version == "HTTP/0.9":  # a request line it could not read: answer in HTTP/1.0 all the same
-            self.request_version = "HTTP/1.0"
-        self._send(code, {"error": message or self.responses.get(code, ("error",))[0]})
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet unless the server was started verbose."""
-        if not self.server.quiet:
-            super().log_message(format, *args)
-
-    def _handle(self) -> None:
+    def _handle(self, keep: bool) -> bool:
+        """Answer the request whose head was read; whether the connection carries another."""
         self._unread = self.command == "POST"
         headers: dict[str, str] = {}
         try:
@@ -162,19 +165,20 @@ class Handler(BaseHTTPRequestHandler):
             self._unread = False  # a stalled client: answer, and close without waiting for it
             status, answer = 408, {"error": f"the request was not received within {self.server.request_timeout} s"}
         except ConnectionError:  # the client went away before its request was whole: nothing was applied
-            self.close_connection = True
-            return
+            return False
         except SpacesClosed as error:
             status, answer = 503, {"error": str(error)}
         except Exception as error:
             _report(f"internal error on {self.command} {self.path[:80]!r}: {type(error).__name__}: {error}")
             status, answer = 500, {"error": "internal error: see the tracker's log"}
-        if self.command == "POST" and status < 400 and self.headers.get(LOSE_REPLY_HEADER) == "true":
-            self.close_connection = True  # applied and committed; the reply is lost on the way
-            return
-        self._send(status, answer, headers)
+        if self.command == "POST" and status < 400 and self.head.get(LOSE_REPLY_HEADER) == "true":
+            return False  # applied and committed; the reply is lost on the way
+        keep = keep and status < 400  # an error may leave a body unread: the connection cannot carry another
+        sent = self._send(status, answer, headers, keep=keep)
         if self._unread:
             self._drain()
+            return False
+        return keep and sent
 
     def _answer(self) -> Answer:
         """Route, read and check the request whole; only then take the space's lock and run it."""
@@ -183,8 +187,8 @@ class Handler(BaseHTTPRequestHandler):
             return 200, {"ok": True, "mode": self.server.mode}
         body = self._body() if route.method == "POST" else None
         args = tracker_request.arguments(route, body)
-        key = self.headers.get("Idempotency-Key") if route.method == "POST" else None
-        token = tracker_request.fencing_token(self.headers.get(FENCING_HEADER))
+        key = self.head.get("Idempotency-Key") if route.method == "POST" else None
+        token = tracker_request.fencing_token(self.head.get(FENCING_HEADER))
         with self.server.spaces.use(route.space, create=route.method == "POST") as store:
             if token is not None and store is not None and store.fenced(token):
                 return FENCED, {"error": f"fencing token {token} is older than the newest lease"}
@@ -193,7 +197,7 @@ class Handler(BaseHTTPRequestHandler):
     def _body(self) -> dict[str, Any]:
         """The POST's body as a JSON object, read whole within the request timeout."""
         length = tracker_request.content_length(
-            self.headers.get_all("Content-Length") or [], self.headers.get("Transfer-Encoding"), self.server.max_body
+            self.head.get_all("Content-Length"), self.head.get("Transfer-Encoding"), self.server.max_body
         )
         deadline = time.monotonic() + self.server.request_timeout
         chunks: list[bytes] = []
@@ -202,36 +206,31 @@ class Handler(BaseHTTPRequestHandler):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("the body did not arrive in time")
-            self.connection.settimeout(left)
+            self.request.settimeout(left)
             chunk = self.rfile.read1(min(missing, 1 << 16))
             if not chunk:
                 raise ConnectionAbortedError("the client closed the connection in the middle of the body")
             chunks.append(chunk)
             missing -= len(chunk)
-        self.connection.settimeout(self.server.request_timeout)  # the whole timeout again for the reply
+        self.request.settimeout(self.server.request_timeout)  # the whole timeout again for the reply
         self._unread = False
         return tracker_request.json_object(b"".join(chunks))
 
-    def _send(self, status: int, answer: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        """Send the answer; a client that went away meanwhile simply does not get it."""
+    def _send(self, status: int, answer: dict[str, Any], headers: dict[str, str] | None = None, *, keep: bool) -> bool:
+        """Send the answer in one write; whether it went (a client that went away meanwhile does not get it)."""
         data = json.dumps(answer).encode("utf-8")
+        lines = [f"HTTP/1.1 {status} {_phrase(status)}", f"Connection: {'keep-alive' if keep else 'close'}"]
+        lines += ["Content-Type: application/json", f"Content-Length: {len(data)}"]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+        if answer.get("replayed"):
+            lines.append("Idempotent-Replayed: true")
+        if not self.server.quiet:
+            _report(f"{self.client_address[0]} {self.command or '-'} {self.path[:80] or '-'} {status}")
         try:
-            if status >= 400:  # an error may leave a body unread: the connection cannot carry another request
-                self.close_connection = True
-            self.send_response(status)
-            self.send_header("Connection", "close" if self.close_connection else "keep-alive")
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            if answer.get("replayed"):
-                self.send_header("Idempotent-Replayed", "true")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
-            self.wfile.flush()
+            self.request.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
         except (ConnectionError, TimeoutError):  # what was committed stays committed; the reply is lost
-            self.close_connection = True
+            return False
+        return True
 
     def _drain(self) -> None:
         """After answering before the body was read, read and drop what the client still sends, briefly.
@@ -239,13 +238,12 @@ class Handler(BaseHTTPRequestHandler):
         Closing a socket that holds unread bytes resets the connection, and the reset can destroy
         the answer before the client has read it.
         """
-        self.close_connection = True
         try:
-            self.connection.shutdown(socket.SHUT_WR)
+            self.request.shutdown(socket.SHUT_WR)
             deadline = time.monotonic() + DRAIN_SECONDS
             while (left := deadline - time.monotonic()) > 0:
-                self.connection.settimeout(left)
-                if not self.connection.recv(1 << 16):
+                self.request.settimeout(left)
+                if not self.request.recv(1 << 16):
                     break
         except OSError:
             pass
@@ -266,6 +264,14 @@ def _run(store: Store | None, route: Route, args: dict[str, Any], key: str | Non
     if route.name == "issue":
         return store.create_issue(**args, key=key)
     return store.comment(**args, key=key)
+
+
+def _phrase(status: int) -> str:
+    """The reason phrase of `status` ("OK", "Not Found", ...)."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
 
 
 def _report(line: str) -> None:

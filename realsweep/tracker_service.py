@@ -27,13 +27,16 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crashsweep.realsweep.tracker_http import REQUEST_TIMEOUT, TrackerServer
 from crashsweep.realsweep.tracker_request import MAX_BODY
 from crashsweep.realsweep.tracker_spaces import Spaces
+
+if TYPE_CHECKING:
+    import subprocess
 
 MODES = ("keyed", "keyless")
 READY = "tracker ready at "
@@ -96,6 +99,8 @@ class ServiceProcess:
         self._process: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> ServiceProcess:
+        import subprocess  # the parent's side only: the service itself, which imports this module, never needs it
+
         env = {**os.environ, "PYTHONPATH": package_pythonpath()}
         command = [
             self.python,
@@ -109,7 +114,11 @@ class ServiceProcess:
         ]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
         assert self._process.stdout is not None
-        line = self._process.stdout.readline()
+        try:
+            line = self._process.stdout.readline()
+        except BaseException:  # Ctrl-C while it starts: stop it, or it outlives the sweep (holding its stderr)
+            self.__exit__(None, None, None)
+            raise
         if not line.startswith(READY):
             self.__exit__(None, None, None)
             raise RuntimeError(f"the tracker service did not start (it printed {line!r})")
@@ -117,6 +126,8 @@ class ServiceProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        import subprocess
+
         process, self._process = self._process, None
         if process is None:
             return

@@ -28,6 +28,13 @@ MAX_HEADERS = 100
 """The most header lines an answer may have."""
 NO_BODY = frozenset({204, 304})
 
+LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
+"""The header that asks the service to apply a write and lose its reply (tracker_http.py reads it here)."""
+FENCING_HEADER = "Fencing-Token"
+"""The header that carries a lease's fencing token; the service refuses one older than the newest granted."""
+FENCED = 409
+"""The status of a request refused for its fencing token (a newer lease was granted: spec/FAULTS.md 7.1)."""
+
 
 class Disconnected(ConnectionResetError):
     """The service closed the connection before it sent an answer's status line."""

@@ -21,15 +21,18 @@ child starts from, instead of in each child. Whatever it raises (a command line 
 ignored: the child does the same work itself and meets the error there.
 
 Protocol on the zygote's stdin and stdout, one JSON object per line:
-request {"id": N, "argv": [...], "cwd": DIR, "env": {...}, "output": FILE}; replies
+request {"id": N, "argv": [...], "cwd": DIR, "env": {NAME: VALUE or null}, "output": FILE}
+(`env`: how the process's environment differs from the one the zygote was started with: a
+value to set, null to remove); replies
 {"id": N, "pid": P} once forked, then {"id": N, "status": S} once reaped (the exit status,
 -9 for a process killed by SIGKILL).
+
+This module is the parent's side (a `Zygote`, driven from the sweep's threads); the zygote
+itself runs zygote_server.py, which imports neither this module nor threading.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import json
 import os
@@ -39,13 +42,13 @@ import signal
 import subprocess
 import sys
 import threading
-import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-WARM = "zygote_warm"
-"""The optional function of the entry point's module the zygote calls with each request's argv before forking."""
+from crashsweep.realsweep.zygote_server import WARM
+
+__all__ = ["WARM", "Zygote", "ZygoteError"]
 
 
 class ZygoteError(RuntimeError):
@@ -60,13 +63,14 @@ class Zygote:
     ) -> None:
         """`flags`: the interpreter's options (as `-S`: no site-packages) the program's own command line gives it."""
         self.entry, self.log = entry, log
+        self._env = dict(env)  # the zygote's own environment, which each request's is told against
         with open(log, "wb") as errors:
             self._process = subprocess.Popen(
-                [python, *flags, "-m", "crashsweep.realsweep.zygote", entry],
+                [python, *flags, "-m", "crashsweep.realsweep.zygote_server", entry],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=errors,
-                env=dict(env),
+                env=self._env,
             )
         self._ids = itertools.count(1)
         self._waiting: dict[int, queue.SimpleQueue[dict[str, Any] | None]] = {}
@@ -94,7 +98,7 @@ class Zygote:
                 raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
             number = next(self._ids)
             self._waiting[number] = replies
-            request = {"id": number, "argv": argv, "cwd": str(cwd), "env": dict(env), "output": str(output)}
+            request = {"id": number, "argv": argv, "cwd": str(cwd), "env": self._changes(env), "output": str(output)}
             assert self._process.stdin is not None
             try:
                 self._process.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
@@ -113,6 +117,12 @@ class Zygote:
         finally:
             with self._lock:
                 self._waiting.pop(number, None)
+
+    def _changes(self, env: Mapping[str, str]) -> dict[str, str | None]:
+        """How `env` differs from the zygote's environment: the values to set, None for those to remove."""
+        changes: dict[str, str | None] = {name: None for name in self._env if name not in env}
+        changes.update((name, value) for name, value in env.items() if self._env.get(name) != value)
+        return changes
 
     @property
     def pid(self) -> int:
@@ -173,130 +183,3 @@ class Zygote:
         self._process.poll()
         lines = [line for line in self.log.read_text(errors="replace").splitlines() if line.strip()]
         return lines[-1].strip() if lines else f"exit status {self._process.returncode}"
-
-
-def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> None:
-    """In the forked child: become the requested process, run the entry point, exit. Never returns."""
-    status = 1
-    try:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for fd in inherited:
-            os.close(fd)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        out = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        os.dup2(out, 1)
-        os.dup2(out, 2)
-        os.chdir(request["cwd"])
-        _become(request["env"])
-        sys.argv = [function.__module__, *request["argv"]]
-        from crashsweep.realsweep import crashpoint
-
-        crashpoint.reset()
-        result = function()
-        status = result if isinstance(result, int) else 0
-    except SystemExit as stop:
-        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-    except BaseException:
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(status)
-
-
-def _become(env: dict[str, str]) -> None:
-    """Make the process's environment exactly `env`, changing only the variables that differ.
-
-    The zygote's own environment is the sweep's, and a request's differs from it in a few
-    variables (its work directory, its logs, its tracker space): each variable set or unset
-    writes to memory the child shares with the zygote until then, which the kernel must copy
-    page by page, so only those few are touched.
-    """
-    for name in [name for name in os.environ if name not in env]:
-        del os.environ[name]
-    for name, value in env.items():
-        if os.environ.get(name) != value:
-            os.environ[name] = value
-
-
-class _Server:
-    """The zygote's side: fork on each request read from stdin, reap on each SIGCHLD, reply on stdout."""
-
-    def __init__(self, function: Any, replies: int) -> None:
-        self.function, self.replies = function, replies
-        self.warm = getattr(sys.modules.get(function.__module__), WARM, None)
-        self.running: dict[int, int] = {}  # pid -> request id
-        self.wake_read, self.wake_write = os.pipe()
-        os.set_blocking(self.wake_read, False)
-        os.set_blocking(self.wake_write, False)
-        signal.signal(signal.SIGCHLD, lambda signum, frame: None)  # a handler, so that the wakeup fd is written
-        signal.set_wakeup_fd(self.wake_write)
-
-    def reply(self, data: dict[str, Any]) -> None:
-        os.write(self.replies, (json.dumps(data) + "\n").encode("utf-8"))
-
-    def serve(self) -> None:
-        """Until stdin closes and every child has been reaped."""
-        stdin, buffer, open_ = sys.stdin.fileno(), b"", True
-        while open_ or self.running:
-            readable = select.select([stdin, self.wake_read] if open_ else [self.wake_read], [], [])[0]
-            if self.wake_read in readable:
-                while True:
-                    try:
-                        if not os.read(self.wake_read, 4096):
-                            break
-                    except BlockingIOError:
-                        break
-            self.reap()
-            if stdin in readable:
-                chunk = os.read(stdin, 1 << 16)
-                open_ = bool(chunk)
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    self.fork(json.loads(line))
-
-    def fork(self, request: dict[str, Any]) -> None:
-        if self.warm is not None:
-            with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
-                self.warm(list(request["argv"]))
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            _child(self.function, request, (self.replies, self.wake_read, self.wake_write))
-        self.running[pid] = request["id"]
-        self.reply({"id": request["id"], "pid": pid})
-
-    def reap(self) -> None:
-        """Reply the status of every child that has ended."""
-        while self.running:
-            pid, wait_status = os.waitpid(-1, os.WNOHANG)
-            if pid == 0:
-                return
-            number = self.running.pop(pid, None)
-            if number is not None:
-                self.reply({"id": number, "status": os.waitstatus_to_exitcode(wait_status)})
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Serve fork requests for the entry point named by the one argument, until stdin closes."""
-    from crashsweep.realsweep.entry import load
-
-    args = sys.argv[1:] if argv is None else argv
-    function = load(args[0])
-    replies = os.dup(1)
-    os.dup2(2, 1)  # a stray print of the zygote's must not break the protocol
-    server = _Server(function, replies)
-    gc.freeze()  # what the zygote holds is never collected in a child: its pages stay shared, not copied
-    server.reply({"ready": True})
-    server.serve()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -85,6 +85,30 @@ def test_the_listing_run_passes_every_point(tmp_path: Path) -> None:
     assert log.read_text().splitlines() == ["p0", "p1", "p2"]
 
 
+def test_a_log_is_kept_open_reopened_for_another_file_and_closed_by_reset(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One descriptor per log for the process's life; a variable naming another file gets its lines."""
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+    first, second = tmp_path / "first.log", tmp_path / "second.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(first))
+    crashpoint.reset()
+    crashpoint.crashpoint("a")
+    crashpoint.crashpoint("b")
+    assert list(crashpoint._logs) == [str(first)]
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(second))
+    crashpoint.crashpoint("c")
+    assert first.read_text().splitlines() == ["a", "b"]
+    assert second.read_text().splitlines() == ["c"]
+    crashpoint.reset()
+    assert crashpoint._logs == {}
+    first.unlink()  # a new file of the same name gets the next line, not the removed one
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(first))
+    crashpoint.crashpoint("d")
+    assert first.read_text().splitlines() == ["d"]
+    crashpoint.reset()
+
+
 @pytest.mark.parametrize("name", ["", "  ", "two\nlines"])
 def test_a_name_is_one_non_empty_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> None:
     """Names are lines of the log, so they cannot be empty or hold a newline."""

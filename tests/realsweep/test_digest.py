@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crashsweep.realsweep.digest import TRACKER_FILE, World, digest, read_world, restore, save
+from crashsweep.realsweep.digest import (
+    TRACKER_FILE,
+    LiveTables,
+    World,
+    capture,
+    copy_files,
+    digest,
+    read_world,
+    restore,
+    save,
+)
 from crashsweep.realsweep.tracker_store import Store
 
 
@@ -66,3 +76,35 @@ def test_with_file_replaces_one_file_for_a_state_key() -> None:
     world = World((("a", b"1"), ("b", b"2")))
     assert world.with_file("b", b"0") == World((("a", b"1"), ("b", b"0")))
     assert world.file("c") is None
+
+
+def test_copy_files_copies_bytes_folders_and_links_and_capture_reads_them_back(tmp_path: Path) -> None:
+    """The lean copy: every file's bytes, nested folders, a link as a link; the copy is the same world."""
+    source = tmp_path / "source"
+    (source / "a" / "b").mkdir(parents=True)
+    (source / "top.txt").write_bytes(b"1")
+    (source / "a" / "b" / "deep.bin").write_bytes(bytes(range(256)))
+    (source / "link").symlink_to("top.txt")
+    copy_files(source, tmp_path / "copy")
+    assert (tmp_path / "copy" / "link").readlink() == Path("top.txt")
+    assert capture(tmp_path / "copy", None) == capture(source, None)
+    assert [path for path, _ in capture(source, None).files] == ["a/b/deep.bin", "link", "top.txt"]
+
+
+def test_live_tables_read_what_capture_reads_each_time_over_one_connection(tmp_path: Path) -> None:
+    """Nothing before the database exists; then each read sees the writes committed since, as `capture` would."""
+    path = tmp_path / "live.sqlite3"
+    live = LiveTables(path)
+    try:
+        assert live.read() == ()
+        store = Store(path, honours_keys=True)
+        store.create_issue("disk full", "", "run", "create_a", "key-1")
+        first = live.read()
+        assert first == capture(tmp_path / "none", path).tables
+        assert len(dict(first)["records"]) == 1
+        store.create_issue("fan noise", "", "run", "create_b", "key-2")
+        assert live.read() == capture(tmp_path / "none", path).tables
+        assert len(dict(live.read())["records"]) == 2
+        store.close()
+    finally:
+        live.close()

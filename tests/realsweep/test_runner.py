@@ -1,4 +1,4 @@
-"""The runner's choice of interpreter flags for a target's zygote (its scenarios are run by test_engine/test_graph)."""
+"""The runner's zygote (its flags, its early start) and slots; its scenarios are run by test_engine/test_graph."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.runner import _flags
-from crashsweep.realsweep.scenarios import Target
+from crashsweep.realsweep import reference
+from crashsweep.realsweep.runner import Runner, _flags
+from crashsweep.realsweep.scenarios import SweepOptions, Target
+from crashsweep.spec.job import TRIAGE
 from tests.test_pause_oracle import HAND_DUPLICATING
 
 
@@ -46,3 +48,21 @@ def test_a_pause_sweep_on_one_worker_does_not_wait_on_its_own_slot(tmp_path: Pat
     assert done.returncode == 1, done.stderr  # agent-loop's lock file stops no second process: violated
     row = json.loads(done.stdout)
     assert row["with_dups"] == HAND_DUPLICATING["file"]
+
+
+def test_a_warmed_zygote_is_the_one_processes_fork_from_and_close_stops_it(tmp_path: Path) -> None:
+    """`warm` starts the zygote on a thread: the runner's zygote is that one, and `close` ends it, used or not."""
+    target = reference.target("agent-loop", None, "keyed")
+    for used in (False, True):
+        root = tmp_path / f"used-{used}"
+        root.mkdir()
+        runner = Runner(target, reference.check(TRIAGE), SweepOptions(tracker=None), root, None)
+        runner.warm()
+        assert runner._warming is not None
+        runner._warming.join()
+        zygote = runner._started
+        assert zygote is not None
+        if used:
+            assert runner._zygote() is zygote
+        runner.close()
+        assert zygote._process.poll() is not None
