@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from crashsweep.realsweep.tracker_client import TrackerClient
 from crashsweep.realsweep.tracker_head import MAX_HEADERS, MAX_LINE, Head, header_line, read_head, request_line
 from crashsweep.realsweep.tracker_request import HttpError
-from tests.realsweep.tracker_process import Service, connect, idle, read_reply, service
+from tests.realsweep.tracker_process import Service, connect, read_reply
 
 
 def test_a_head_is_its_request_line_and_headers_in_order() -> None:
@@ -96,15 +94,6 @@ def test_the_limits_of_a_head_are_refused(data: bytes, status: int) -> None:
 def test_a_head_cut_off_by_the_clients_end_is_a_connection_that_went_away(data: bytes) -> None:
     with pytest.raises(ConnectionAbortedError):
         read_head(io.BytesIO(data))
-
-
-@pytest.fixture
-def logged(tmp_path: Path) -> Iterator[Service]:
-    """A service whose stderr must stay empty (no traceback) after the test."""
-    with service(tmp_path / "db") as tracker:
-        yield tracker
-        idle(tracker)
-        assert tracker.log() == ""
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,15 +26,6 @@ from tests.realsweep.helpers import child_env
 from tests.realsweep.tracker_process import Service, connect, idle, read_reply, request_head, service, stall
 
 ISSUE = {"title": "disk full", "run": "r1", "call": "create_a"}
-
-
-@pytest.fixture
-def logged(tmp_path: Path) -> Iterator[Service]:
-    """A keyed service whose stderr is kept; the test fails if it wrote anything there (a traceback above all)."""
-    with service(tmp_path / "db") as tracker:
-        yield tracker
-        idle(tracker)
-        assert tracker.log() == ""
 
 
 def test_a_stalled_body_holds_no_lock_and_a_concurrent_reader_is_answered_at_once(tmp_path: Path) -> None:
