@@ -2,7 +2,8 @@
 
 Three figures, measured one after the other in one run, with the same number of workers:
 
-- bare fork + exit: the parent forks, the child exits at once (os._exit), the parent reaps it;
+- bare fork + exit: a lean interpreter forks, the child exits at once (os._exit), the
+  parent reaps it;
 - fork + one loopback HTTP request + exit: the child asks the tracker service for /health
   (a real service process on 127.0.0.1, a new connection) before it exits, which is the least
   a swept process of the reference loop does;
@@ -14,12 +15,20 @@ Three figures, measured one after the other in one run, with the same number of 
   merged, one process per world pausing at its points: the default of `crashsweep sweep`) or
   `every` (every scenario from scratch, `--no-dedup`).
 
-The first two are run one child at a time per worker, on `--workers` threads, like the
-sweep's pool. Beside each rate is the CPU time it cost per process, every process counted
-(this one, its children, the tracker service, the zygote and the processes it forked): on a
-machine shared with other work the rates move with the load, the CPU time much less. The
-last line is the ratio of the rates, and how many fork + HTTP + exits one swept process costs
-in CPU time.
+The first two are the machine's limit: `--workers` lean interpreters (fork_limit.py, started
+with -S, importing only os, sys, socket, resource and time) fork the children between them,
+one child at a time each. The forker must be lean because a fork costs more the more memory
+the forking process has (its page tables are copied, and torn down at the child's exit):
+forked from this script, which has imported the sweep, a fork + exit costs several times the
+CPU. Beside each rate is the CPU time it cost per process: for the limit, the forkers' over
+their loops (their children's included) and the tracker service's over the same time; for
+the sweep, every process counted (this one, its children, the tracker service, the zygote
+and the processes it forked), then split into this process's own (the sweep's bookkeeping:
+restoring, reading, digesting and saving worlds, the graph) and its children's (the
+program's processes, the zygote, the tracker service). On a machine shared with other work
+the rates move with the load, the CPU time much less. The ratio lines give the ratio of
+the rates, and how many fork + HTTP + exits one swept process costs in CPU time, all of it
+and its processes' alone.
 
     .venv/bin/python benchmarks/process_rate.py [--count 2000] [--workers N] [--depth 1] [--mode kill|snapshots|every]
 
@@ -32,13 +41,13 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -48,42 +57,60 @@ from crashsweep.realsweep.tracker_client import TrackerClient
 from crashsweep.realsweep.tracker_service import ServiceProcess
 from crashsweep.spec.job import TRIAGE
 
-
-def forked(child: Callable[[], None]) -> None:
-    """Fork; the child runs `child` then exits at once; the parent reaps it and checks its status."""
-    pid = os.fork()
-    if pid == 0:  # the child: nothing of the parent's cleanup runs
-        status = 0
-        try:
-            child()
-        except BaseException:
-            status = 1
-        os._exit(status)
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError("a benchmark child failed")
+FORK_LIMIT = Path(__file__).resolve().parent / "fork_limit.py"
 
 
-def rate(count: int, workers: int, child: Callable[[], None]) -> float:
-    """Processes per second: `count` forked children, `workers` at a time."""
+def limit(count: int, workers: int, service: ServiceProcess | None) -> tuple[float, float]:
+    """The machine's limit: (processes per second, CPU seconds per process) of `count` lean forks.
+
+    `workers` lean interpreters (fork_limit.py) fork `count` children between them, each one
+    child at a time, their clocks started together; with a `service`, each child asks it for
+    /health first. The CPU is the forkers' over their loops, their children's included, and
+    the service's over the same time.
+    """
+    shares = [count // workers + (i < count % workers) for i in range(workers)]
+    address = [] if service is None else list(urlsplit(service.url).netloc.split(":"))
+    forkers = [
+        subprocess.Popen(
+            [sys.executable, "-S", str(FORK_LIMIT), str(share), *address],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for share in shares
+    ]
+    for forker in forkers:
+        assert forker.stdout is not None
+        if forker.stdout.readline().strip() != "ready":
+            raise RuntimeError("a lean forker did not start")
+    served = 0.0 if service is None else process_cpu(service.pid)
     started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(lambda _: forked(child), range(count)))
-    return count / (time.monotonic() - started)
+    for forker in forkers:
+        assert forker.stdin is not None
+        forker.stdin.write("go\n")
+        forker.stdin.flush()
+    spent = 0.0
+    for forker in forkers:
+        out, _ = forker.communicate()
+        if forker.returncode != 0:
+            raise RuntimeError("a lean forker failed")
+        spent += float(out.split()[-2])
+    seconds = time.monotonic() - started
+    if service is not None:
+        spent += process_cpu(service.pid) - served
+    return count / seconds, spent / count
 
 
-def cpu_seconds() -> float:
-    """CPU time (user and system) of this process and of every child it has reaped so far."""
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user and system) a running process has used so far (Linux: /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user and system) of this process, and of every child it has reaped so far."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-@contextmanager
-def cpu_used(into: list[float]) -> Iterator[None]:
-    """Append the CPU seconds the block cost (its children reaped by its end) to `into`."""
-    before = cpu_seconds()
-    yield
-    into.append(cpu_seconds() - before)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def sweep_rate(depth: int, workers: int, mode: str) -> tuple[float, int, float]:
@@ -93,41 +120,47 @@ def sweep_rate(depth: int, workers: int, mode: str) -> tuple[float, int, float]:
     return result.processes / result.seconds, result.processes, result.seconds
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr and exit 2 (argparse would print the usage first)."""
+        self.exit(2, f"process_rate.py: {message}\n")
+
+
 def main() -> int:
     """Time the three and print them side by side."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = _Parser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=2000, help="children per fork figure")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--depth", type=int, default=1, help="depth of the sweep timed")
     parser.add_argument("--mode", choices=("kill", "snapshots", "every"), default="kill", help="how the sweep runs")
     args = parser.parse_args()
-    cpu: list[float] = []
-    with cpu_used(cpu):
-        bare = rate(args.count, args.workers, lambda: None)
-    with (
-        cpu_used(cpu),
-        tempfile.TemporaryDirectory(prefix="crashsweep-rate-") as root,
-        ServiceProcess(Path(root), "keyed") as svc,
-    ):
-        client = TrackerClient(svc.url)
-        client.health()  # the service is up before the clock starts
-        http = rate(args.count, args.workers, lambda: None if client.health()["ok"] else os._exit(1))
-    with cpu_used(cpu):
-        swept, processes, seconds = sweep_rate(args.depth, args.workers, args.mode)
+    if args.count < args.workers or args.workers < 1 or args.depth < 1:
+        parser.error("--workers and --depth must be at least 1, and --count at least --workers")
+    bare, bare_cpu = limit(args.count, args.workers, None)
+    with tempfile.TemporaryDirectory(prefix="crashsweep-rate-") as root, ServiceProcess(Path(root), "keyed") as svc:
+        TrackerClient(svc.url).health()  # the service is up before the clock starts
+        http, http_cpu = limit(args.count, args.workers, svc)
+    own, children = cpu_seconds()
+    swept, processes, seconds = sweep_rate(args.depth, args.workers, args.mode)
+    own_after, children_after = cpu_seconds()
+    bookkeeping, program = (own_after - own) / processes, (children_after - children) / processes
     base = scratch.memory_base() if not os.environ.get("TMPDIR") else None
     where = f"a tmpfs ({base})" if base is not None else f"{tempfile.gettempdir()} (no tmpfs with room)"
-    per = [cpu[0] / args.count, cpu[1] / args.count, cpu[2] / processes]
     print(f"{args.workers} workers, {os.cpu_count()} cores; the sweep's scratch folders on {where}")
     label = f"sweep (agent-loop, triage, keyed; depth {args.depth}, {args.mode})"
+    per = bookkeeping + program
     rows = [
-        ("bare fork + exit", f"{bare:8.0f}", f"{per[0] * 1000:8.1f}", ""),
-        ("fork + HTTP request + exit", f"{http:8.0f}", f"{per[1] * 1000:8.1f}", ""),
-        (label, f"{swept:8.0f}", f"{per[2] * 1000:8.1f}", f"   ({processes} in {seconds:.1f} s)"),
-        ("sweep / fork + HTTP + exit", f"{swept / http:8.2f}", f"{per[2] / per[1]:7.1f}x", ""),
+        ("bare fork + exit (lean forker)", f"{bare:8.0f}", f"{bare_cpu * 1000:8.1f}", ""),
+        ("fork + HTTP request + exit (lean forker)", f"{http:8.0f}", f"{http_cpu * 1000:8.1f}", ""),
+        (label, f"{swept:8.0f}", f"{per * 1000:8.1f}", f"   ({processes} in {seconds:.1f} s)"),
+        ("  of which the sweep's own bookkeeping (this process)", "", f"{bookkeeping * 1000:8.1f}", ""),
+        ("  of which its processes (program, zygote, tracker)", "", f"{program * 1000:8.1f}", ""),
+        ("sweep / fork + HTTP + exit", f"{swept / http:8.2f}", f"{per / http_cpu:7.1f}x", ""),
+        ("  its processes alone / fork + HTTP + exit", "", f"{program / http_cpu:7.1f}x", ""),
     ]
-    print(f"  {'':<55}{'processes/s':>11}   {'CPU ms/process':>14}")
+    print(f"  {'':<62}{'processes/s':>11}   {'CPU ms/process':>14}")
     for name, speed, cost, note in rows:
-        print(f"  {name:<55}{speed:>11}   {cost:>14}{note}")
+        print(f"  {name:<62}{speed:>11}   {cost:>14}{note}")
     return 0
 
 

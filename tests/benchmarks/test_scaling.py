@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from crashsweep.explorer import explore
 from crashsweep.spec.tracker import KEYED
 from crashsweep.variants import model
@@ -45,6 +47,30 @@ def test_a_small_grid_prints_each_cell_and_the_targets() -> None:
         assert (int(states.replace(",", "")), int(edges.replace(",", ""))) == (exploration.states, exploration.edges)
     assert "agent-loop depth 1: 40-call rate / 400-call rate" not in done.stdout  # no 400-call cell ran
     assert "targets" in done.stdout
+
+
+def test_the_floor_chain_is_one_scenario_of_length_plus_one_states() -> None:
+    """Chain(n): n + 1 states in a row, n edges, one scenario without crashes ending at n; both properties hold."""
+    chain = scaling.Chain(9)
+    exploration = explore(chain, 1)
+    assert (exploration.states, exploration.edges) == (10, 9)
+    assert exploration.counts.scenarios == {0: 1}
+    assert exploration.counts.measures[0]["last"] == 9
+    assert exploration.holds
+
+
+def test_a_missed_thousand_call_target_prints_the_floor_under_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """Under a 1,000-call cell over 10 s, the explorer alone on as many states; under one that met it, nothing."""
+    slow = scaling.Cell("save-after-reply", 1000, 1, 50, 49, 12.5, 12.0, None)
+    fast = scaling.Cell("agent-loop", 1000, 1, 50, 49, 0.5, 0.4, None)
+    scaling.targets([slow, fast])
+    lines = capsys.readouterr().out.splitlines()
+    slow_line = next(i for i, line in enumerate(lines) if line.startswith("  save-after-reply 1,000 calls"))
+    assert "not met" in lines[slow_line]
+    assert re.fullmatch(r"    the explorer alone on as many states .*: \d+\.\d\d s", lines[slow_line + 1])
+    fast_line = next(i for i, line in enumerate(lines) if line.startswith("  agent-loop 1,000 calls"))
+    assert "(target < 10 s: met)" in lines[fast_line]
+    assert fast_line + 1 == len(lines) or "explorer alone" not in lines[fast_line + 1]
 
 
 def test_bad_options_exit_2_with_one_line() -> None:
