@@ -50,13 +50,16 @@ def test_a_small_grid_prints_each_cell_and_the_targets() -> None:
 
 
 def test_the_floor_chain_is_one_scenario_of_length_plus_one_states() -> None:
-    """Chain(n): n + 1 states in a row, n edges, one scenario without crashes ending at n; both properties hold."""
+    """Chain(n): n + 1 states in a row, n edges, one scenario ending at n; both properties settled by node 1."""
     chain = scaling.Chain(9)
     exploration = explore(chain, 1)
     assert (exploration.states, exploration.edges) == (10, 9)
     assert exploration.counts.scenarios == {0: 1}
     assert exploration.counts.measures[0]["last"] == 9
-    assert exploration.holds
+    assert {name: (v.holds, v.node) for name, v in exploration.verdicts.items()} == {
+        "at-the-root": (False, 1),
+        "moved": (True, 1),
+    }
 
 
 def test_a_missed_thousand_call_target_prints_the_floor_under_it(capsys: pytest.CaptureFixture[str]) -> None:
