@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,28 +81,58 @@ def explore_design(task: Task) -> Summary | str:
 def explore_all(tasks: Sequence[Task], workers: int) -> list[Summary]:
     """Every task's row in task order (one worker: in this process; more: a process pool), with progress."""
     status = runs.StatusLine("frontier")
-    executor = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    executor = ProcessPoolExecutor(max_workers=workers, initializer=_worker_ignores_ctrl_c) if workers > 1 else None
     rows: list[Summary] = []
     try:
         if executor is None:
             results: Iterator[Summary | str] = map(explore_design, tasks)
         else:
             # Small chunks: little pickling overhead, and Ctrl-C waits only for a few designs per worker.
-            results = executor.map(explore_design, tasks, chunksize=CHUNK)
+            with _ctrl_c_held():  # the pool forks its workers at the first submit
+                results = executor.map(explore_design, tasks, chunksize=CHUNK)
         for result in results:
             if isinstance(result, str):
                 raise click.ClickException(result)
             rows.append(result)
             status.show(f"{len(rows)} of {len(tasks)} designs explored")
     except KeyboardInterrupt:
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
         raise runs.Interrupted(f"frontier: interrupted after {len(rows)} of {len(tasks)} designs") from None
     finally:
         status.done()
         if executor is not None:
+            # One call that cancels and waits: after a shutdown(wait=False) the executor forgets
+            # its manager thread, so a second call waits for nothing; and once the executor is
+            # freed, the manager thread can no longer cancel, and its workers would go on
+            # through every design queued before the process could exit.
             executor.shutdown(wait=True, cancel_futures=True)
     return rows
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold SIGINT back in this thread for the block, and take it (KeyboardInterrupt) at the end.
+
+    A fork runs the handlers registered with os.register_at_fork in the parent (logging's
+    releases its lock): a KeyboardInterrupt raised in one of them is reported as ignored and
+    lost, and the frontier would run to its end after a Ctrl-C. Held back, the signal is
+    delivered once the workers exist, where the caller catches it.
+    """
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _worker_ignores_ctrl_c() -> None:
+    """A pool worker's start: Ctrl-C is the parent's to handle, which stops the pool.
+
+    A worker is forked with SIGINT held back (_ctrl_c_held); it ignores the signal, so a
+    terminal's Ctrl-C, sent to every process of the group, leaves it to finish the designs it
+    holds while the parent cancels the rest.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @click.command()
