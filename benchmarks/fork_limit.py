@@ -2,7 +2,7 @@
 
     python -S benchmarks/fork_limit.py COUNT [HOST PORT]
 
-Run by process_rate.py, never imported: it imports only os, sys, socket, resource and time,
+Run by process_rate.py (which imports `cpu` from it, nothing more): it imports only os, sys, socket, resource and time,
 so the process it forks from is as small as a Python process can be (about 3 MB of
 anonymous memory). That matters: fork copies the forking process's page tables and exit
 tears the child's down, so the cost of a fork grows with the forker's memory. Forked from
@@ -40,10 +40,10 @@ def ask(host: str, port: int) -> bool:
     return answer.startswith(b"HTTP/1.1 200 ")
 
 
-def cpu() -> float:
-    """CPU seconds of this process and of the children it has reaped."""
+def cpu() -> tuple[float, float]:
+    """CPU seconds (user and system) of this process, and of the children it has reaped so far."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def main(argv: list[str]) -> int:
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
     target = (argv[1], int(argv[2])) if len(argv) > 2 else None
     print("ready", flush=True)
     sys.stdin.readline()
-    started, spent = time.monotonic(), cpu()
+    started, spent = time.monotonic(), sum(cpu())
     for _ in range(count):
         pid = os.fork()
         if pid == 0:  # the child: nothing of the parent's cleanup runs, whatever happens
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
         if os.waitstatus_to_exitcode(status) != 0:
             print("a child failed", file=sys.stderr)
             return 1
-    print(f"{cpu() - spent} {time.monotonic() - started}", flush=True)
+    print(f"{sum(cpu()) - spent} {time.monotonic() - started}", flush=True)
     return 0
 
 

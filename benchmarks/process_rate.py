@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -50,6 +49,8 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from fork_limit import cpu  # benchmarks/ is this script's folder, first on sys.path
 
 from crashsweep.realsweep import reference, scratch
 from crashsweep.realsweep.engine import SweepOptions
@@ -69,7 +70,8 @@ def limit(count: int, workers: int, service: ServiceProcess | None) -> tuple[flo
     the service's over the same time.
     """
     shares = [count // workers + (i < count % workers) for i in range(workers)]
-    address = [] if service is None else list(urlsplit(service.url).netloc.split(":"))
+    url = None if service is None else urlsplit(service.url)
+    address = [] if url is None else [str(url.hostname), str(url.port)]
     forkers = [
         subprocess.Popen(
             [sys.executable, "-S", str(FORK_LIMIT), str(share), *address],
@@ -107,12 +109,6 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds() -> tuple[float, float]:
-    """CPU seconds (user and system) of this process, and of every child it has reaped so far."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
-
-
 def sweep_rate(depth: int, workers: int, mode: str) -> tuple[float, int, float]:
     """The reference loop's real sweep: (processes per second, processes, seconds)."""
     options = SweepOptions(depth=depth, workers=workers, dedup=mode != "every", snapshots=mode == "snapshots")
@@ -140,9 +136,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="crashsweep-rate-") as root, ServiceProcess(Path(root), "keyed") as svc:
         TrackerClient(svc.url).health()  # the service is up before the clock starts
         http, http_cpu = limit(args.count, args.workers, svc)
-    own, children = cpu_seconds()
+    own, children = cpu()
     swept, processes, seconds = sweep_rate(args.depth, args.workers, args.mode)
-    own_after, children_after = cpu_seconds()
+    own_after, children_after = cpu()
     bookkeeping, program = (own_after - own) / processes, (children_after - children) / processes
     base = scratch.memory_base() if not os.environ.get("TMPDIR") else None
     where = f"a tmpfs ({base})" if base is not None else f"{tempfile.gettempdir()} (no tmpfs with room)"
