@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crashsweep.realsweep.adapters import builtin
-from crashsweep.realsweep.engine import ScenarioResult, SweepOptions, SweepResult, sweep
+from crashsweep.realsweep.sweep import ScenarioResult, SweepOptions, SweepResult, sweep
 from crashsweep.spec.job import TRIAGE
 
 SETUPS = (

@@ -32,7 +32,7 @@ and its processes' alone.
 
     .venv/bin/python benchmarks/process_rate.py [--count 2000] [--workers N] [--depth 1] [--mode kill|snapshots|every]
 
-The sweep keeps its scratch files where `crashsweep sweep` does (realsweep/scratch.py: a
+The sweep keeps its scratch files where `crashsweep sweep` does (realsweep/process/scratch.py: a
 tmpfs when there is one), which the first line names.
 """
 
@@ -52,10 +52,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fork_limit import cpu  # benchmarks/ is this script's folder, first on sys.path
 
-from crashsweep.realsweep import reference, scratch
-from crashsweep.realsweep.engine import SweepOptions
-from crashsweep.realsweep.tracker_client import TrackerClient
-from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.process import scratch
+from crashsweep.realsweep.reference import target as reference
+from crashsweep.realsweep.sweep import SweepOptions
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.job import TRIAGE
 
 FORK_LIMIT = Path(__file__).resolve().parent / "fork_limit.py"

@@ -8,7 +8,7 @@ wall time. Exit status 0 when every real row equals the model's, 1 otherwise. By
 sweep merges worlds and takes snapshots at the points (about 800 processes at depth 2);
 `--kill` kills a process at every point instead, `--no-dedup` runs every scenario (about
 16,000 processes: minutes). `--variants` picks designs of the matrix (e.g. the five seed
-designs at depth 3). CI runs smaller cases (tests/realsweep/test_conformance.py,
+designs at depth 3). CI runs smaller cases (tests/realsweep/reference/test_conformance.py,
 test_graph.py); this script is run by hand:
 
     .venv/bin/python benchmarks/real_conformance.py [--depth 2] [--workers N] [--spawn fork|exec]
@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crashsweep.cmd_sweep import DEFAULT_MATRIX
-from crashsweep.realsweep import conformance
-from crashsweep.realsweep.engine import SweepOptions
+from crashsweep.cli.sweep import DEFAULT_MATRIX
+from crashsweep.realsweep.reference import conformance
+from crashsweep.realsweep.sweep import SweepOptions
 from crashsweep.spec.job import TRIAGE
 
 

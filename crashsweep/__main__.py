@@ -10,9 +10,9 @@ import sys
 
 
 def run(module: str | None = None) -> int:
-    """Import and run crashsweep.cli's main; `module` is the interpreter under `python -m`."""
+    """Import and run crashsweep.cli.main's main; `module` is the interpreter under `python -m`."""
     try:
-        from crashsweep.cli import main
+        from crashsweep.cli.main import main
     except KeyboardInterrupt:
         sys.stderr.write("crashsweep: interrupted; nothing was written\n")
         return 130

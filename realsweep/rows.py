@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from crashsweep.realsweep.engine import ScenarioResult, SweepResult
+from crashsweep.realsweep.sweep import ScenarioResult, SweepResult
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
 from crashsweep.spec import invariants, metrics

@@ -14,12 +14,12 @@ from crashsweep.__main__ import run
 
 
 class _CtrlCOnImport(importlib.abc.MetaPathFinder):
-    """Ctrl-C while crashsweep.cli loads: its import raises KeyboardInterrupt, as the signal would."""
+    """Ctrl-C while crashsweep.cli.main loads: its import raises KeyboardInterrupt, as the signal would."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname == "crashsweep.cli":
+        if fullname == "crashsweep.cli.main":
             raise KeyboardInterrupt
         return None
 
@@ -28,14 +28,14 @@ def test_ctrl_c_while_the_cli_loads_is_one_line_and_exit_130(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No traceback from an interrupted import: the same line as an interrupted command."""
-    monkeypatch.delitem(sys.modules, "crashsweep.cli", raising=False)
+    monkeypatch.delitem(sys.modules, "crashsweep.cli.main", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_CtrlCOnImport(), *sys.meta_path])
     assert run() == 130
     assert capsys.readouterr() == ("", "crashsweep: interrupted; nothing was written\n")
 
 
 def test_run_runs_the_command_line(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Otherwise it is crashsweep.cli.main on the process's arguments: `variants` lists the designs, exit 0."""
+    """Otherwise it is crashsweep.cli.main.main on the process's arguments: `variants` lists the designs, exit 0."""
     monkeypatch.setattr(sys, "argv", ["crashsweep", "variants"])
     assert run() == 0
     assert "save-after-reply" in capsys.readouterr().out

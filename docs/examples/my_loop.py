@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from crashsweep.realsweep import checkpoint
-from crashsweep.realsweep.crashpoint import crashpoint, fresh_id
-from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.probe import checkpoint
+from crashsweep.realsweep.probe.crashpoint import crashpoint, fresh_id
+from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.keys import key as idempotency_key
 
 TITLES = ("disk full on db-1", "fan noise on db-2")

@@ -1,7 +1,7 @@
 """Adapters that sweep agents built on real frameworks, on top of the generic sweep engine.
 
 Each adapter is optional (`pip install crashsweep[langgraph]`, `crashsweep[dbos]`) and uses
-only the public crash point API (crashsweep.realsweep.crashpoint), the tracker client and the engine's
+only the public crash point API (crashsweep.realsweep.probe.crashpoint), the tracker client and the engine's
 values for a check; the engine never imports an adapter.
 
 - script.py: the pieces both share: a scripted model that plays a job file, the tracker tools'

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from crashsweep.realsweep.adapters import script
-from crashsweep.realsweep.engine import Check, SweepError, Target
-from crashsweep.realsweep.tracker_service import package_pythonpath
+from crashsweep.realsweep.sweep import Check, SweepError, Target
+from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.spec.job import Job
 
 FRAMEWORKS = {

@@ -32,8 +32,8 @@ from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
 
 from crashsweep.realsweep.adapters.script import TrackerTools
-from crashsweep.realsweep.crashpoint import crashpoint
-from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.tracker.client import TrackerClient
 
 F = TypeVar("F", bound=Callable[..., Any])
 _ORIGINAL_OUTCOME = SystemDatabase.update_workflow_outcome

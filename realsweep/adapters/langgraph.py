@@ -33,8 +33,8 @@ from langgraph.checkpoint.base import (
 )
 
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
-from crashsweep.realsweep.crashpoint import crashpoint
-from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Job
 
 WAIT_FOR_PUT = 60.0

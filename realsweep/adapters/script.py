@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crashsweep.realsweep.crashpoint import count, crashpoint
-from crashsweep.realsweep.engine import Check, Outcome, Scenario
-from crashsweep.realsweep.tracker_client import TrackerClient
+from crashsweep.realsweep.probe.crashpoint import count, crashpoint
+from crashsweep.realsweep.sweep import Check, Outcome, Scenario
+from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec import metrics
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key

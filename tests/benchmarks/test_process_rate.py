@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.tracker.service import ServiceProcess
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # the scripts are run by path, not installed: import them the same way

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.tracker.service import ServiceProcess
 from tests.realsweep.tracker_process import Service, idle, service
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from crashsweep.realsweep.tracker_service import package_pythonpath
+from crashsweep.realsweep.tracker.service import package_pythonpath
 
 
 def child_env(**extra: str) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from crashsweep.realsweep import rows
-from crashsweep.realsweep.engine import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
 
 
 def scenario(crashes: tuple[int, ...], dups: int = 0, calls: int = 3, asks: int = 0) -> ScenarioResult:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from crashsweep.realsweep.tracker_service import READY
+from crashsweep.realsweep.tracker.service import READY
 from tests.realsweep.helpers import child_env
 
 ESTABLISHED, CLOSE_WAIT = "01", "08"
@@ -44,9 +44,9 @@ class Service:
 
 @contextmanager
 def service(root: Path, *options: str) -> Iterator[Service]:
-    """`python -m crashsweep.realsweep.tracker_service --root ROOT OPTIONS...`, stopped (SIGTERM, then SIGKILL) at the end."""  # noqa: E501
+    """`python -m crashsweep.realsweep.tracker.service --root ROOT OPTIONS...`, stopped (SIGTERM, then SIGKILL) at the end."""  # noqa: E501
     stderr = root.parent / f"{root.name}.stderr"
-    command = [sys.executable, "-m", "crashsweep.realsweep.tracker_service", "--root", str(root), *options]
+    command = [sys.executable, "-m", "crashsweep.realsweep.tracker.service", "--root", str(root), *options]
     with stderr.open("w") as sink:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=sink, text=True, env=child_env())
     try:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from crashsweep.cli.runs import costed
 from crashsweep.explorer.model import Action
 from crashsweep.explorer.search import explore
 from crashsweep.reports.summary import summarize
-from crashsweep.runs import costed
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.tracker import KEYED
 from crashsweep.variants import model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from crashsweep.cli.runs import costed
 from crashsweep.explorer.search import explore
 from crashsweep.reports.summary import Summary, summarize
 from crashsweep.reports.table import (
@@ -17,7 +18,6 @@ from crashsweep.reports.table import (
     table_text,
     to_json,
 )
-from crashsweep.runs import costed
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.tracker import KEYED
 from crashsweep.variants import model

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
+from crashsweep.cli.runs import costed
 from crashsweep.explorer import explore
 from crashsweep.reports.summary import Summary, summarize
-from crashsweep.runs import costed
 from crashsweep.spec.cost import REQUESTS, SAVES, Cost, cost_of, point_counters
 from crashsweep.spec.job import TRIAGE, Call, Job
 from crashsweep.spec.policy import Policy, all_policies

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from crashsweep.cli import main
+from crashsweep.cli.main import main
 from crashsweep.realsweep.adapters import builtin
-from crashsweep.realsweep.engine import SweepError
-from crashsweep.realsweep.tracker_service import package_pythonpath
+from crashsweep.realsweep.sweep import SweepError
+from crashsweep.realsweep.tracker.service import package_pythonpath
 
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 

@@ -13,11 +13,11 @@ import pytest
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
-from crashsweep.realsweep import crashpoint
 from crashsweep.realsweep.adapters import script
 from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, resume, task_name
 from crashsweep.realsweep.adapters.langgraph_agent import build
-from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.probe import crashpoint
+from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.job import TRIAGE
 
 CONFIG: RunnableConfig = {"configurable": {"thread_id": "t-1"}}

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import crashpoint
 from crashsweep.realsweep.adapters.langgraph_agent import parse
-from crashsweep.realsweep.tracker_client import TrackerClient
-from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.probe import crashpoint
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess
 from tests.realsweep.helpers import child_env
 
 AGENT = [sys.executable, "-m", "crashsweep.realsweep.adapters.langgraph_agent"]

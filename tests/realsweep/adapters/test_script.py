@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.adapters import script
-from crashsweep.realsweep.engine import Scenario
-from crashsweep.realsweep.tracker_client import TrackerClient
-from crashsweep.realsweep.tracker_service import ServiceProcess
+from crashsweep.realsweep.sweep import Scenario
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.job import TRIAGE, Call, Job, JobError
 from crashsweep.spec.keys import key
 

@@ -1,0 +1,229 @@
+"""The `crashsweep` command: explore, compare and list loop designs.
+
+Exit status: 0 when every invariant holds, 1 when one is violated (or never exercised),
+2 for bad usage or input, 3 for an internal error, 130 when interrupted. Every error is one line on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from crashsweep.cli import artifacts, prog, runs
+from crashsweep.cli import view as cmd_view
+from crashsweep.cli.frontier import frontier_command
+from crashsweep.cli.fuzz import fuzz
+from crashsweep.cli.options import (
+    FORMATS,
+    check_durability,
+    check_variant,
+    choices_of,
+    chosen_design,
+    design_option,
+    durability_options,
+    job_options,
+    out_option,
+    progress_option,
+    split_names,
+)
+from crashsweep.cli.outdir import OutDirError
+from crashsweep.cli.sweep import conform, sweep, tracker
+from crashsweep.explorer.model import ModelDefinitionError
+from crashsweep.explorer.search import StateLimitExceeded
+from crashsweep.reports import table
+from crashsweep.spec.design import Design
+from crashsweep.spec.job import JobError
+from crashsweep.spec.policy import PolicyError
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
+from crashsweep.variants.design_file import load_design
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="crashsweep")
+def cli() -> None:
+    """Crash a durable agent loop at every point, up to N crashes, and count what it does."""
+
+
+@cli.command()
+@click.option("--variant", callback=check_variant, help="design to explore (see the variants command)")
+@design_option()
+@job_options
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@out_option("write traces (text, JSON), DOT, SVG and index.html of the counterexamples here, whole or not at all")
+@progress_option()
+def explore(
+    variant: str | None,
+    design_path: Path | None,
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    fmt: str,
+    out_dir: Path | None,
+    progress: bool,
+) -> int:
+    """Explore one design: its row, graph size and verdicts."""
+    chosen = chosen_design(variant, design_path)
+    choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
+    exploration, summary = runs.run(chosen, choices)
+    render = {"text": table.row_text, "json": table.to_json, "markdown": table.row_markdown}[fmt]
+    click.echo(render(summary), nl=False)
+    artifacts.after_explore(exploration, summary, job_path, out_dir, text=fmt == "text", design_path=design_path)
+    return 0 if summary.holds else 1
+
+
+SEED_TABLES = (
+    ("The five designs (tracker keyed)", tuple((d.name, "keyed") for d in SEED_DESIGNS)),
+    ("The agent's own loop", (("agent-loop", "keyed"), ("agent-loop", "keyless"))),
+)
+
+
+def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
+    """(variant, tracker) pairs from --variants: NAME uses --tracker, NAME@TRACKER its own."""
+    if names is None:
+        return [(d.name, tracker) for d in SEED_DESIGNS]
+    wanted: list[tuple[str, str]] = []
+    for item in split_names(names, "--variants"):
+        name, at, own = item.partition("@")
+        design(name.strip())  # an unknown name fails before any exploring starts
+        own = own.strip()
+        if at and own not in TRACKERS:
+            what = "no tracker after '@'" if not own else f"unknown tracker {own!r}"
+            raise click.BadParameter(f"{what} in {item!r} (known: {', '.join(TRACKERS)})", param_hint="'--variants'")
+        row = (name.strip(), own or tracker)
+        if row in wanted:
+            raise click.BadParameter(f"{row[0]} ({row[1]}) is named twice", param_hint="'--variants'")
+        wanted.append(row)
+    return wanted
+
+
+@cli.command()
+@job_options
+@click.option(
+    "--variants",
+    "names",
+    help="comma-separated designs, each NAME or NAME@TRACKER, each once (default: the seed's five)",
+)
+@click.option(
+    "--seed-table", is_flag=True, help="both of the seed's tables: the five designs, and agent-loop keyed/keyless"
+)
+@click.option(
+    "--design",
+    "design_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="a design file (TOML) to add as a row, after --variants (repeatable)",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@progress_option()
+@durability_options
+def compare(
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    max_states: int,
+    names: str | None,
+    seed_table: bool,
+    design_paths: tuple[Path, ...],
+    fmt: str,
+    progress: bool,
+    fsync: str | None,
+    unreadable: str | None,
+) -> int:
+    """The table: one row per design, in the seed's column order."""
+    if seed_table and (names is not None or design_paths):
+        raise click.UsageError("--seed-table and --variants/--design choose the rows two ways: give one of them")
+    check_durability(fsync, unreadable)
+    given = [path.resolve() for path in design_paths]
+    twice = next((path for i, path in enumerate(design_paths) if given[i] in given[:i]), None)
+    if twice is not None:
+        raise click.BadParameter(f"{twice} is named twice", param_hint="'--design'")
+    files = [(load_design(path).design, tracker) for path in design_paths]  # a bad file fails before exploring
+    rows_wanted: list[tuple[str | Design, str]] = [
+        *(_rows_wanted(names, tracker) if names is not None or not files else [])
+    ]
+    tables: tuple[tuple[str, tuple[tuple[str | Design, str], ...]], ...] = (
+        SEED_TABLES if seed_table else (("", (*rows_wanted, *files)),)
+    )
+    rows_of = []
+    for title, wanted in tables:
+        rows = []
+        for name, kind in wanted:
+            choices = choices_of(depth, job_path, kind, max_states, progress=progress)
+            rows.append(runs.run_durable(name, choices, fsync, unreadable))
+        rows_of.append((table.titled(title, rows), rows))
+    everything = [row for _, rows in rows_of for row in rows]
+    if fmt == "json":
+        click.echo(table.to_json(everything), nl=False)
+    else:
+        render = table.table_text if fmt == "text" else table.table_markdown
+        render_cost = table.cost_text if fmt == "text" else table.cost_markdown
+        for i, (title, rows) in enumerate(rows_of):
+            heading = f"{'## ' if fmt == 'markdown' else ''}{title}\n\n" if title else ""
+            click.echo(("\n" if i else "") + heading + render(rows) + "\n" + render_cost(rows), nl=False)
+    return 0 if all(row.holds for row in everything) else 1
+
+
+@cli.command(name="variants")
+def listcheck_variants() -> int:
+    """The designs, each with a one-line description."""
+    width = max(len(name) for name in DESIGNS)
+    for name, item in DESIGNS.items():
+        click.echo(f"{name:<{width}}  {item.summary}")
+    return 0
+
+
+# Commands that live in modules of their own are registered here, one line each.
+cli.add_command(cmd_view.replay)
+cli.add_command(cmd_view.view)
+cli.add_command(fuzz)
+cli.add_command(sweep)
+cli.add_command(conform)
+cli.add_command(tracker)
+cli.add_command(frontier_command, name="frontier")
+
+
+def main(argv: list[str] | None = None, *, module: str | None = None) -> int:
+    """Run the command line; turn every user-caused error into one line and an exit status.
+
+    `module` is the interpreter when run as `python -m crashsweep`: the commands crashsweep
+    prints for the user to run then start the same way (crashsweep.cli.prog).
+    """
+    program = prog.typed(os.environ, module=module)
+    try:
+        result = cli.main(args=argv, prog_name=shlex.join(program), standalone_mode=False, obj=program)
+    except click.exceptions.UsageError as error:
+        return _say(f"error: {error.format_message()}", 2)
+    except (JobError, PolicyError, UnknownVariantError, ModelDefinitionError, OutDirError) as error:
+        return _say(f"error: {error}", 2)
+    except StateLimitExceeded as error:
+        return _say(str(error), 2)
+    except runs.Interrupted as error:
+        return _say(str(error), 130)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        return _say("interrupted; nothing was written", 130)
+    except click.ClickException as error:
+        return _say(f"error: {error.format_message()}", 2)
+    except BrokenPipeError:
+        return 1
+    except Exception as error:  # a bug of crashsweep's, not of the user's input
+        if os.environ.get("CRASHSWEEP_DEBUG"):
+            raise
+        return _say(f"internal error: {type(error).__name__}: {error} (CRASHSWEEP_DEBUG=1 shows where)", 3)
+    return result if isinstance(result, int) else 0
+
+
+def _say(message: str, status: int) -> int:
+    """Print `message` as exactly one line on stderr (control characters of user input escaped); `status`."""
+    line = "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
+    click.echo(f"crashsweep: {line}", err=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Options and checks shared by the commands.
+
+--variant/--design, --depth, --job, --tracker, --max-states, --out, --progress, --faults, --call-ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+from click.decorators import FC
+
+from crashsweep.cli import outdir, runs
+from crashsweep.spec.design import Design
+from crashsweep.spec.durability import FSYNCS, UNREADABLES
+from crashsweep.spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import UnknownVariantError, design
+from crashsweep.variants.design_file import load_design
+
+FORMATS = ("text", "json", "markdown")
+
+
+def check_variant(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A --variant callback: an unknown name is a usage error that lists the known ones."""
+    if value is not None:
+        try:
+            design(value)
+        except UnknownVariantError as error:
+            raise click.BadParameter(str(error)) from None
+    return value
+
+
+def design_option() -> Callable[[FC], FC]:
+    """--design FILE: a design file (TOML) of policies, instead of --variant."""
+    return click.option(
+        "--design",
+        "design_path",
+        type=click.Path(path_type=Path, dir_okay=False),
+        help="design file (TOML) of policies, instead of --variant (see README: Your own design)",
+    )
+
+
+def chosen_design(variant: str | None, design_path: Path | None) -> str | Design:
+    """The variant's name, or the design read from --design (PolicyError on a bad file); exactly one."""
+    if (variant is None) == (design_path is None):
+        raise click.UsageError("give either --variant NAME or --design FILE")
+    if design_path is not None:
+        return load_design(design_path).design
+    assert variant is not None
+    return variant
+
+
+def check_out(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """An --out callback: the directory as crashsweep.cli.outdir will publish it, refused before any search."""
+    if value is None:
+        return None
+    try:
+        return outdir.check(value)
+    except outdir.OutDirError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def out_option(help: str) -> Callable[[FC], FC]:
+    """--out DIR: a directory written whole or not at all (crashsweep.cli.outdir)."""
+    return click.option(
+        "--out", "out_dir", type=click.Path(path_type=Path), callback=check_out, metavar="DIR", help=help
+    )
+
+
+def progress_option() -> Callable[[FC], FC]:
+    """--progress: a progress line every few seconds even where stderr is not a terminal (a CI log)."""
+    return click.option(
+        "--progress",
+        is_flag=True,
+        help=f"print a progress line every {runs.PROGRESS_EVERY:g} s even when stderr is not a terminal",
+    )
+
+
+def split_names(value: str, option: str) -> list[str]:
+    """The comma-separated names of `value`, stripped; a usage error for an empty list or an empty name."""
+    names = [name.strip() for name in value.split(",")]
+    if not value.strip():
+        raise click.BadParameter("expected comma-separated names, got nothing", param_hint=f"'{option}'")
+    if "" in names:
+        raise click.BadParameter(
+            f"{value!r} has an empty name (at position {names.index('') + 1})", param_hint=f"'{option}'"
+        )
+    return names
+
+
+def depth_option(default: int = 2, *, with_faults: bool = False) -> Callable[[FC], FC]:
+    """--depth: the most crashes per scenario (for a command with --faults: crashes and faults together)."""
+    more = " (with --faults: crashes and faults together)" if with_faults else ""
+    return click.option(
+        "--depth",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help=f"most crashes per scenario{more}",
+    )
+
+
+_FAULTS_KEY, _CALL_IDS_KEY = "crashsweep.faults", "crashsweep.call_ids"
+
+
+def _keep_faults(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """--faults callback: parse (a bad kind is a usage error naming the known ones) and keep it."""
+    try:
+        ctx.meta[_FAULTS_KEY] = parse_faults(value or "")
+    except FaultError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _keep_call_ids(ctx: click.Context, param: click.Parameter, value: str) -> None:
+    """--call-ids callback: keep whether the model's call IDs are fresh."""
+    try:
+        ctx.meta[_CALL_IDS_KEY] = parse_call_ids(value)
+    except FaultError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def fault_options(f: FC) -> FC:
+    """--faults k1,k2 and --call-ids stable|fresh (spec/FAULTS.md), read back with `environment`.
+
+    Kept in the command's context rather than passed as arguments, so that every command that
+    explores takes them with its shared options and reads them through `choices_of`.
+    """
+    f = click.option(
+        "--call-ids",
+        default="stable",
+        show_default=True,
+        expose_value=False,
+        callback=_keep_call_ids,
+        help=f"the model's call IDs when asked again: {' or '.join(CALL_IDS)}",
+    )(f)
+    return click.option(
+        "--faults",
+        metavar="K1,K2",
+        expose_value=False,
+        callback=_keep_faults,
+        help=f"faults beside crashes, each a move of the depth: {', '.join(FAULTS)}",
+    )(f)
+
+
+def environment() -> tuple[tuple[str, ...], bool]:
+    """The fault kinds and whether call IDs are fresh, as the current command's options gave them."""
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    return meta.get(_FAULTS_KEY, ()), meta.get(_CALL_IDS_KEY, False)
+
+
+def job_option(help: str = "job file (TOML); default: the built-in triage job") -> Callable[[FC], FC]:
+    """--job FILE, read with `runs.read_job`."""
+    return click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help=help)
+
+
+def tracker_option() -> Callable[[FC], FC]:
+    """--tracker: one of spec's tracker kinds, keyed by default."""
+    return click.option(
+        "--tracker",
+        type=click.Choice(list(TRACKERS)),
+        default="keyed",
+        show_default=True,
+        help="what the tracker offers",
+    )
+
+
+def job_options(f: FC) -> FC:
+    """The options every exploring command shares."""
+    for option in reversed(
+        (
+            depth_option(with_faults=True),
+            job_option(),
+            tracker_option(),
+            fault_options,
+            click.option(
+                "--max-states",
+                type=click.IntRange(min=1),
+                default=runs.DEFAULT_MAX_STATES,
+                show_default=True,
+                help="stop (exit 2) beyond this many states",
+            ),
+        )
+    ):
+        f = option(f)
+    return f
+
+
+def choices_of(
+    depth: int, job_path: Path | None, tracker: str, max_states: int, *, progress: bool = False
+) -> runs.Choices:
+    """The user's choices from the shared options (reads the job file: JobError on a bad one)."""
+    job, source = runs.read_job(job_path)
+    faults, fresh_ids = environment()
+    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids, progress)
+
+
+# Durability (spec/FAULTS.md section 6): the designs' fsync policy and unreadable-checkpoint choice.
+
+
+def durability_options(f: FC) -> FC:
+    """--fsync and --unreadable: give every row's design this fsync policy / unreadable-checkpoint choice."""
+    f = click.option(
+        "--unreadable",
+        type=click.Choice(UNREADABLES),
+        default=None,
+        help="what each design does on an unreadable checkpoint (default: the design's own, ask-person)",
+    )(f)
+    return click.option(
+        "--fsync",
+        type=click.Choice(FSYNCS),
+        default=None,
+        help="each design's fsync policy, e.g. with --faults power-loss (default: the design's own, none)",
+    )(f)
+
+
+def check_durability(fsync: str | None, unreadable: str | None) -> None:
+    """Refuse --unreadable fresh-run with an fsync policy that never leaves the checkpoint unreadable."""
+    if unreadable not in (None, "ask-person") and fsync not in (None, "none"):
+        raise click.UsageError(
+            f"--unreadable {unreadable}: only --fsync none can leave the checkpoint unreadable (not {fsync})"
+        )

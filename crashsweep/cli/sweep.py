@@ -1,0 +1,448 @@
+"""`crashsweep sweep`, `crashsweep conform` and `crashsweep tracker serve`: real code, real crashes.
+
+`sweep` runs the real sweep (crashsweep.realsweep.sweep) of the reference loop of a design, or of the
+user's own program (`--target module:function` or a command, with `--check module:function`),
+and prints the explorer's columns. `conform` runs the real sweep and the model side by side
+and prints both rows and every difference. `tracker serve` runs the tracker service.
+Exit status: 0 when the invariants hold (conform: the rows agree), 1 when one is violated
+(conform: they differ) or the program failed by itself, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from crashsweep.cli import prog, runs, sweep_engines, sweep_scenarios, sweep_sources
+from crashsweep.cli.options import (
+    depth_option,
+    design_option,
+    environment,
+    fault_options,
+    job_option,
+    split_names,
+    tracker_option,
+)
+from crashsweep.realsweep import sweep as engine
+from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
+from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
+from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
+from crashsweep.realsweep.probe.entry import load, parse_entry_point
+from crashsweep.realsweep.reference import conformance
+from crashsweep.realsweep.reference import target as reference
+from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
+from crashsweep.realsweep.world import StateKey
+from crashsweep.spec.faults import FaultError, parse_faults
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import SEED_DESIGNS, design
+from crashsweep.variants.design_file import load_design
+
+FORMATS = ("text", "json", "markdown")
+DEFAULT_MATRIX = (
+    *((seed.name, "keyed") for seed in SEED_DESIGNS),
+    ("agent-loop", "keyed"),
+    ("agent-loop", "keyless"),
+)
+"""The seed's five designs against a tracker that honours keys, and agent-loop against both trackers."""
+
+
+def _reference_design(name: str) -> None:
+    """Refuse a name the model does not know, or one the reference loop does not implement."""
+    design(name)
+    if name not in REFERENCE_DESIGNS:
+        raise click.UsageError(
+            f"the reference loop does not implement {name!r} yet (it implements: {', '.join(REFERENCE_DESIGNS)})"
+        )
+
+
+class _Progress(runs.StatusLine):
+    """The sweep's progress: scenarios (a merging sweep: processes) done of those known so far."""
+
+    def __init__(self, label: str, unit: str = "scenarios") -> None:
+        super().__init__(label)
+        self.unit = unit
+
+    def __call__(self, done: int, known: int) -> None:
+        self.show(f"{done}/{known} {self.unit}")
+
+
+def _options(
+    depth: int,
+    workers: int | None,
+    keep: Path | None,
+    timeout: float,
+    tracker: str,
+    spawn: str,
+    dedup: bool = True,
+    state_key: StateKey | None = None,
+    kill: bool = False,
+) -> engine.SweepOptions:
+    return engine.SweepOptions(
+        dedup=dedup,
+        snapshots=dedup and not kill,
+        state_key=state_key,
+        depth=depth,
+        workers=workers or os.cpu_count() or 1,
+        tracker=reference.SERVICE_MODES[tracker],
+        root=keep.resolve() if keep is not None else None,
+        keep=keep is not None,
+        timeout=timeout,
+        spawn=spawn,
+    )
+
+
+ARG_HELP = "with --target: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; repeatable"
+CALL_IDS_HELP = (
+    "with --framework, --variant or --design: the model's call IDs, the job's (stable) or new on every ask"
+    " (fresh)  [default: stable]"
+)
+FAULTS_HELP = (
+    "with --variant or --design: faults beside crashes (spec/FAULTS.md), e.g. lost-reply (with --no-dedup: depth 1)"
+)
+DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
+SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
+CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
+SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
+DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
+KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
+STATE_KEY_HELP = (
+    "module:function(World) -> World that blanks timestamps or random IDs before a world's digest (with dedup)"
+)
+
+
+def _state_key(spec: str | None) -> StateKey | None:
+    """The --state-key function, loaded before any process starts (bad: one line, exit 2)."""
+    if spec is None:
+        return None
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        parse_entry_point(spec)
+        return load(spec)  # type: ignore[return-value]
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--state-key") from None
+
+
+def _nemesis(
+    text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool, dedup: bool
+) -> Nemesis:
+    """The faults and call IDs of a sweep of the reference loop, checked before any process starts."""
+    if text is None:
+        return Nemesis((), reference_loop and call_ids == "fresh")
+    if not reference_loop:
+        raise click.UsageError("--faults goes with --variant or --design (the reference loop)")
+    if replaying:
+        raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
+    try:
+        nemesis = Nemesis(parse_faults(text), call_ids == "fresh")
+        nemesis.check(depth, dedup)
+    except (FaultError, NemesisError) as error:
+        raise click.BadParameter(str(error), param_hint="'--faults'") from None
+    return nemesis
+
+
+def _fail(message: str, status: int) -> int:
+    click.echo(f"crashsweep: {message}", err=True)
+    return status
+
+
+@click.command()
+@click.option("--variant", help="sweep the reference loop of this design (see the variants command)")
+@design_option()
+@click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
+@click.option(
+    "--check", "check_spec", help="with --target: module:function(scenario) -> crashsweep.realsweep.sweep.Outcome"
+)
+@click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP)
+@click.option(
+    "--framework", type=click.Choice(list(FRAMEWORKS)), help="sweep the built-in example agent on a framework"
+)
+@click.option("--keys", type=click.Choice(("on", "off")), help="with --framework: send idempotency keys  [default: on]")
+@click.option("--call-ids", type=click.Choice(CALL_IDS), help=CALL_IDS_HELP)
+@click.option("--faults", "faults_text", metavar="K1,K2", help=FAULTS_HELP)
+@click.option("--durability", type=click.Choice(DURABILITY), help=DURABILITY_HELP)
+@depth_option(with_faults=True)
+@job_option(help="job file (with --variant or --framework)")
+@tracker_option()
+@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
+@click.option("--scenarios", "scenarios_path", type=click.Path(path_type=Path, dir_okay=False), help=SCENARIOS_HELP)
+@click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
+@click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
+@click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
+@click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
+@click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
+@click.option("--kill", is_flag=True, help=KILL_HELP)
+@sweep_engines.engine_options
+def sweep(
+    variant: str | None,
+    design_path: Path | None,
+    target_spec: str | None,
+    check_spec: str | None,
+    target_args: tuple[str, ...],
+    framework: str | None,
+    keys: str | None,
+    call_ids: str | None,
+    faults_text: str | None,
+    durability: str | None,
+    depth: int,
+    job_path: Path | None,
+    tracker: str,
+    workers: int | None,
+    fmt: str,
+    keep: Path | None,
+    scenarios_path: Path | None,
+    crash_points: tuple[str, ...],
+    timeout: float,
+    spawn: str,
+    dedup: bool,
+    state_key_spec: str | None,
+    kill: bool,
+    engine_name: str,
+    address: str | None,
+) -> int:
+    """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
+    sweep_engines.refuse(engine_name, address, **{"--crash": crash_points, "--keep": keep is not None})
+    sweep_sources.combination(
+        variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
+    )
+    if crash_points and (scenarios_path is not None or fmt != "text"):
+        raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
+    args = sweep_scenarios.parse_args(target_args)
+    crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
+    reference_loop = variant is not None or design_path is not None
+    nemesis = _nemesis(faults_text, call_ids, depth, reference_loop, bool(crashes), dedup)
+    _writable(scenarios_path)
+    if (state_key_spec is not None or kill) and not dedup:
+        raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
+    dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
+    if design_path is not None:
+        variant = load_design(design_path).name  # a bad design file fails before any process starts
+    options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
+    options = dataclasses.replace(options, every=scenarios_path is not None or keep is not None)
+    progress = _Progress("sweep", "processes" if dedup else "scenarios")
+    try:
+        if variant is not None:
+            if design_path is None:
+                _reference_design(variant)
+            source = sweep_sources.variant_source(variant, job_path, tracker, design_path, nemesis)
+        elif framework is not None:
+            source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
+        else:
+            assert target_spec is not None
+            assert check_spec is not None
+            source = _target_source(target_spec, check_spec, args, tracker)
+        source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
+        if crashes:
+            scenario = engine.replay(source.target, source.check, options, crashes, source.nemesis)
+            return _replayed(source.label, scenario)
+        with sweep_engines.opened(engine_name, address, workers) as chosen:
+            result = source.run(dataclasses.replace(options, engine=chosen), progress)
+    except KeyboardInterrupt:
+        if keep is None:
+            raise
+        raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {keep}") from None
+    except engine.TargetFailed as error:
+        return _fail(f"the program failed: {error}", 1)
+    except (engine.SweepError, ValueError) as error:
+        return _fail(f"error: {error}", 2)
+    finally:
+        progress.done()
+    _record(result, scenarios_path, keep)
+    return sweep_sources.report(result, source, tracker, fmt)
+
+
+def _target_source(target_spec: str, check_spec: str, args: dict[str, str], tracker: str) -> sweep_sources.Source:
+    """The user's own program and check."""
+    target, check = _user_target(target_spec, check_spec, args)
+    command = [*prog.current(), "sweep", "--target", target_spec, "--check", check_spec, "--tracker", tracker]
+    command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
+    return sweep_sources.Source(target, check, target.label, "-", command)
+
+
+def _writable(path: Path | None) -> None:
+    """Refuse, before any work, a --scenarios file that cannot be written."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder}: no such folder", param_hint="--scenarios")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise click.BadParameter(f"{path}: cannot write here", param_hint="--scenarios")
+
+
+def _record(result: engine.SweepResult, path: Path | None, keep: Path | None) -> None:
+    """Every scenario as JSON lines, to --scenarios and into the --keep folder."""
+    for target in (path, None if keep is None else keep / "scenarios.jsonl"):
+        if target is not None:
+            sweep_scenarios.write_jsonl(target, result)
+
+
+def _replayed(label: str, scenario: engine.ScenarioResult) -> int:
+    """Print one re-run scenario; 0 when it left neither a duplicate nor a loss."""
+    click.echo(sweep_scenarios.replay_text(label, scenario), nl=False)
+    o = scenario.outcome
+    return 1 if scenario.unreached or o.dups or o.missing else 0
+
+
+def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[engine.Target, engine.Check]:
+    """The user's program and check; the current directory is where their modules are found.
+
+    `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row.
+    """
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    parse_entry_point(check_spec)
+    try:
+        parse_entry_point(target_spec)
+    except ValueError:
+        target = engine.Target.command(target_spec)
+    else:
+        target = engine.Target.entry_point(target_spec, path=[here])
+    check = load(check_spec)
+    if args:
+        shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
+        env = {**target.env, ARGS: json.dumps(args)}
+        target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
+    return target, check  # type: ignore[return-value]
+
+
+@click.command()
+@click.option(
+    "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
+)
+@click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
+@click.option(
+    "--design",
+    "design_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="a design file (TOML) to add, after --variants (repeatable)",
+)
+@depth_option(default=1, with_faults=True)
+@fault_options
+@job_option(help="job file (TOML)")
+@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
+@click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
+@click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
+@click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
+@click.option("--kill", is_flag=True, help=KILL_HELP)
+@sweep_engines.engine_options
+def conform(
+    names: str | None,
+    trackers: tuple[str, ...],
+    design_paths: tuple[Path, ...],
+    depth: int,
+    job_path: Path | None,
+    workers: int | None,
+    fmt: str,
+    spawn: str,
+    dedup: bool,
+    kill: bool,
+    engine_name: str,
+    address: str | None,
+) -> int:
+    """The real sweep and the model side by side: both rows of each design, and every difference.
+
+    With --faults and --call-ids (spec/FAULTS.md) both sides suffer the same faults, at any
+    depth (with --no-dedup, the real sweep injects faults at depth 1 only).
+    """
+    if kill and not dedup:
+        raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
+    sweep_engines.refuse(engine_name, address)
+    nemesis = Nemesis(*environment())
+    dedup = dedup and not nemesis.every_scenario
+    try:
+        nemesis.check(depth, dedup)
+    except NemesisError as error:
+        raise click.BadParameter(str(error), param_hint="'--faults'") from None
+    files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
+    if names is None and not trackers and not files:
+        matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
+    else:
+        chosen = split_names(names, "--variants") if names is not None else [] if files else list(REFERENCE_DESIGNS)
+        given_files = [str(path.resolve()) for path in design_paths]
+        for option, given in (("--variants", chosen), ("--tracker", list(trackers)), ("--design", given_files)):
+            twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
+            if twice is not None:
+                raise click.BadParameter(f"{twice} is named twice", param_hint=f"'{option}'")
+        kinds = trackers or ("keyed",)
+        matrix = [(name, kind, None) for name in chosen for kind in kinds]
+        matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
+    for name, _, path in matrix:
+        if path is None:
+            _reference_design(name)
+    job, _ = runs.read_job(job_path)
+    results = []
+    try:
+        with sweep_engines.opened(engine_name, address, workers) as where:
+            for name, kind, path in matrix:
+                progress = _Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
+                try:
+                    options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
+                    options = dataclasses.replace(options, engine=where)
+                    results.append(conformance.conform(name, job, job_path, kind, options, progress, path, nemesis))
+                finally:
+                    progress.done()
+    except engine.TargetFailed as error:
+        return _fail(f"the reference loop failed: {error}", 1)
+    except engine.SweepError as error:
+        return _fail(f"error: {error}", 2)
+    click.echo(conformance.render(results, fmt), nl=False)
+    return 0 if all(c.agrees for c in results) else 1
+
+
+@click.group()
+def tracker() -> None:
+    """The tracker service the real sweep writes to."""
+
+
+@tracker.command()
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="keep the databases in this folder  [default: a temporary folder, removed when the service stops]",
+)
+@click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True)
+@click.option("--verbose", is_flag=True, help="log every request on stderr")
+def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> int:
+    """Serve the tracker (one SQLite database per space under --root) until Ctrl-C or SIGTERM."""
+    import shutil
+    import tempfile
+
+    from crashsweep.realsweep.tracker import service as tracker_service
+
+    temporary = root is None
+    if root is None:
+        root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return _fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
+    try:
+        server = tracker_service.make_server(root, mode, host, port, quiet=not verbose)
+    except OSError as error:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
+        return _fail(f"error: cannot serve on {host}:{port}: {error.strerror or error}", 2)
+    note = " (temporary: removed when stopped; --root DIR keeps the databases)" if temporary else ""
+    click.echo(
+        f"tracker ({mode}) serving {root}{note} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops"
+    )
+    try:
+        tracker_service.serve(server)
+    finally:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0

@@ -1,0 +1,119 @@
+"""`crashsweep sweep`'s scenario record: every scenario as JSON lines, the re-run commands, unreached ones.
+
+`--scenarios FILE.jsonl` (and `scenarios.jsonl` in the `--keep` folder) holds one line per
+scenario: its crash points (index, name, occurrence), processes, counters and outcome; the
+uninterrupted run comes first, with no crashes. The text report adds, for the first
+counterexample of each kind, the command that re-runs exactly that scenario (`--crash` once
+per crashed process, the point by name and occurrence), and the scenarios whose chosen point
+was not reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from crashsweep.realsweep.sweep import Crash, ScenarioResult, SweepResult
+from crashsweep.spec import invariants
+
+SHOWN_UNREACHED = 10
+
+
+def parse_args(pairs: Sequence[str]) -> dict[str, str]:
+    """`--arg key=value` pairs as a dict; click.BadParameter for one that is not key=value."""
+    args: dict[str, str] = {}
+    for pair in pairs:
+        name, equals, value = pair.partition("=")
+        if not equals or not name.strip():
+            raise click.BadParameter(f"{pair!r}: expected key=value", param_hint="--arg")
+        args[name.strip()] = value
+    return args
+
+
+def parse_crash(text: str) -> tuple[str, int]:
+    """`--crash NAME` or `NAME#K` (the K-th pass of the point): (name, occurrence)."""
+    name, hash_sign, occurrence = text.rpartition("#")
+    if hash_sign and occurrence.isdigit() and int(occurrence) >= 1 and name:
+        return name, int(occurrence)
+    if not text.strip():
+        raise click.BadParameter("a crash point's name cannot be empty", param_hint="--crash")
+    return text, 1
+
+
+def crash_arguments(crashes: Sequence[Crash]) -> list[str]:
+    """The `--crash` options that re-run these crashes."""
+    out: list[str] = []
+    for crash in crashes:
+        point = crash.point
+        ambiguous = point.rpartition("#")[2].isdigit() and "#" in point
+        label = point if crash.occurrence == 1 and not ambiguous else f"{point}#{crash.occurrence}"
+        out += ["--crash", label]
+    return out
+
+
+def rerun_lines(result: SweepResult, command: Sequence[str]) -> list[str]:
+    """For the first scenario of crashes with a duplicate and the first with a loss: the command that re-runs it.
+
+    `--crash` names crashes only: a scenario with a fault move (crashsweep.realsweep.faults.nemesis) is not offered.
+    """
+    lines = []
+    for name in (invariants.NO_DUPLICATE, invariants.NO_LOSS):
+        first = next((s for s in result.scenarios if _violates(s, name) and not s.faults), None)
+        if first is not None:
+            lines.append(
+                f"  re-run ({name}, scenario {first.code}):  {shlex.join([*command, *crash_arguments(first.crashes)])}"
+            )
+    return lines
+
+
+def _violates(scenario: ScenarioResult, invariant: str) -> bool:
+    if invariant == invariants.NO_DUPLICATE:
+        return scenario.outcome.dups > 0
+    return scenario.outcome.missing > 0
+
+
+def unreached_lines(result: SweepResult) -> list[str]:
+    """The scenarios whose chosen point was not reached: how many, and which."""
+    if not result.unreached:
+        return []
+    shown = ", ".join(_unreached(s) for s in result.unreached[:SHOWN_UNREACHED])
+    more = f", and {len(result.unreached) - SHOWN_UNREACHED} more" if len(result.unreached) > SHOWN_UNREACHED else ""
+    return [f"  unreached     {len(result.unreached)} scenario(s) whose chosen point was not reached: {shown}{more}"]
+
+
+def _unreached(scenario: ScenarioResult) -> str:
+    crash = scenario.crashes[scenario.unreached - 1]
+    return f"{scenario.code} (process {scenario.unreached}, {crash.label!r})"
+
+
+def write_jsonl(path: Path, result: SweepResult) -> None:
+    """Every scenario, the uninterrupted run first, one JSON object a line; written whole or not at all."""
+    lines = [json.dumps(s.record()) for s in (result.baseline, *result.scenarios, *result.unreached)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write("".join(line + "\n" for line in lines))
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def replay_text(label: str, scenario: ScenarioResult) -> str:
+    """One re-run scenario in words: its crashes, its outcome and counters."""
+    steps = ", restart, ".join(f"crash at {c.label!r}" for c in scenario.crashes) + ", restart to the end"
+    if scenario.unreached:
+        crash = scenario.crashes[scenario.unreached - 1]
+        return f"{label}\n  {steps}\n  process {scenario.unreached} ended without reaching {crash.label!r}\n"
+    o = scenario.outcome
+    counters = "   ".join(f"{k} {v}" for k, v in sorted(scenario.counters.items())) or "-"
+    return (
+        f"{label}\n  {steps}\n  dups {o.dups}   missing {o.missing}   applied {o.applied}\n  counters      {counters}\n"
+    )

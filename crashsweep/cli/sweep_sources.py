@@ -1,0 +1,130 @@
+"""What `crashsweep sweep` sweeps (a design, a framework's example agent, your program), and its report.
+
+A `Source` holds the target and check, the row's names and the command line that names the
+same source again (the re-run commands of the text report add `--crash` to it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from crashsweep.cli import prog, runs, sweep_scenarios
+from crashsweep.realsweep import rows
+from crashsweep.realsweep import sweep as engine
+from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.reference import target as reference
+from crashsweep.reports import table
+
+
+def combination(
+    variant: str | None,
+    design_path: Path | None,
+    target_spec: str | None,
+    check_spec: str | None,
+    target_args: tuple[str, ...],
+    framework: str | None,
+    framework_options: tuple[str | None, ...],
+    job_path: Path | None,
+) -> None:
+    """Refuse options that do not go together, before any work."""
+    if sum(x is not None for x in (variant, design_path, target_spec, framework)) != 1:
+        raise click.UsageError(
+            "give either --variant or --design (the reference loop), --target (your own program)"
+            " or --framework (an example agent)"
+        )
+    if target_spec is not None and (check_spec is None or job_path is not None):
+        raise click.UsageError("--target needs --check module:function, and takes no --job")
+    if target_spec is None and (check_spec is not None or target_args):
+        raise click.UsageError("--check and --arg go with --target")
+    keys, call_ids, durability = framework_options
+    if framework is None and (keys is not None or durability is not None):
+        raise click.UsageError("--keys and --durability go with --framework")
+    if call_ids is not None and target_spec is not None:
+        raise click.UsageError("--call-ids goes with --framework, --variant or --design")
+    if framework_options[2] is not None and framework != "langgraph":
+        raise click.UsageError("--durability goes with --framework langgraph")
+
+
+@dataclass
+class Source:
+    """What is swept: the target and check, the row's names, and the command that names it again."""
+
+    target: engine.Target
+    check: engine.Check
+    label: str
+    job: str
+    command: list[str]
+    sweep: Callable[[engine.SweepOptions, engine.Progress], engine.SweepResult] | None = None
+    nemesis: Nemesis = field(default_factory=Nemesis)
+    """The faults and call IDs of the reference loop's sweep (spec/FAULTS.md); none for the others."""
+
+    def run(self, options: engine.SweepOptions, progress: engine.Progress) -> engine.SweepResult:
+        """Sweep it."""
+        if self.sweep is not None:
+            return self.sweep(options, progress)
+        return engine.sweep(self.target, self.check, options, progress)
+
+
+def variant_source(
+    variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None, nemesis: Nemesis | None = None
+) -> Source:
+    """The reference loop of design `variant` or of the design file (already checked), under `nemesis`'s faults.
+
+    The command that names it again keeps fresh call IDs (they hold in every process) and not
+    the faults: it re-runs scenarios of crashes only.
+    """
+    job, _ = runs.read_job(job_path)
+    env = nemesis or Nemesis()
+    named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
+    fresh = ["--call-ids", "fresh"] if env.fresh_ids else []
+    command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker, *fresh]
+    return Source(
+        reference.target(variant, job_path, tracker, design_path),
+        reference.check(job),
+        variant,
+        job.name,
+        command,
+        lambda options, progress: reference.run(variant, job, job_path, tracker, options, progress, design_path, env),
+        env,
+    )
+
+
+def framework_source(
+    framework: str, job_path: Path | None, tracker: str, keys: str | None, call_ids: str | None, durability: str | None
+) -> Source:
+    """A framework's built-in example agent (defaults: keys on, stable call IDs, LangGraph's durability)."""
+    job, _ = runs.read_job(job_path)
+    keys, call_ids = keys or "on", call_ids or "stable"
+    mode = durability or ("async" if framework == "langgraph" else None)
+    target = builtin.target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
+    command = [*prog.current(), "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
+    command += [*(["--durability", mode] if mode else []), *job_args(job_path), "--tracker", tracker]
+    return Source(target, builtin.check(job), target.label, job.name, command)
+
+
+def report(result: engine.SweepResult, source: Source, tracker: str, fmt: str) -> int:
+    """Print the row; 0 when both invariants hold."""
+    faults, fresh = source.nemesis.faults, source.nemesis.fresh_ids
+    row = rows.summary(result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh)
+    if fmt == "json":
+        data = json.loads(rows.to_json(row, result))
+        data["unreached"] = [s.code for s in result.unreached]
+        click.echo(json.dumps(data, indent=2))
+    elif fmt == "markdown":
+        click.echo(table.row_markdown(row), nl=False)
+    else:
+        click.echo(rows.row_text(row, result, rows.counterexamples(result)), nl=False)
+        extra = sweep_scenarios.unreached_lines(result) + sweep_scenarios.rerun_lines(result, source.command)
+        if extra:
+            click.echo("\n".join(extra))
+    return 0 if row.holds else 1
+
+
+def job_args(job_path: Path | None) -> list[str]:
+    return [] if job_path is None else ["--job", str(job_path)]

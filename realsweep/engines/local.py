@@ -1,0 +1,130 @@
+"""Where a sweep's processes run: the seam between the sweep's bookkeeping and the engines.
+
+The sweep of every scenario (engine.py) and the merging sweep (graph.py) keep their results
+and their graph in the calling process and hand out units of work: a whole scenario
+(`scenario`), or one process from a saved world (`leg`, legs.py). A `Workers` runs them and
+answers with futures. `LocalWorkers` runs them on a pool of threads over one `Runner` (one
+tracker service, a zygote per thread, worlds saved as folders); ray_engine.py runs them as
+Ray actor tasks on a cluster. Both give the same results, so the sweep's rows do not depend
+on where it ran.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import threading
+from collections.abc import Set
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+from crashsweep.realsweep import world as digest
+from crashsweep.realsweep.faults.nemesis import Fault
+from crashsweep.realsweep.process.runner import Runner
+from crashsweep.realsweep.process.units import Leg, Unit, run_leg
+from crashsweep.realsweep.values import Crash, ScenarioResult
+
+W = TypeVar("W")
+T = TypeVar("T")
+
+
+class Completions(Generic[T]):
+    """The futures a sweep waits for, taken back one at a time as each is done (in the order they end).
+
+    One wake-up per future, whatever else is pending: `concurrent.futures.wait(pending,
+    FIRST_COMPLETED)` sets and removes a waiter on every pending future at each call, which is
+    quadratic in a sweep of thousands of units.
+    """
+
+    def __init__(self) -> None:
+        self.pending: set[Future[T]] = set()
+        self._done: queue.SimpleQueue[Future[T]] = queue.SimpleQueue()
+
+    def add(self, future: Future[T]) -> Future[T]:
+        """Wait for `future` too."""
+        self.pending.add(future)
+        future.add_done_callback(self._done.put)
+        return future
+
+    def next(self) -> Future[T]:
+        """The next future done (blocks until one is); it is no longer pending."""
+        future = self._done.get()
+        self.pending.discard(future)
+        return future
+
+
+class Workers(Protocol[W]):
+    """Runs a sweep's units of work and answers with futures; W is how it holds a saved world."""
+
+    def empty(self) -> W:
+        """The empty world (no file, no tracker record), saved: where the first process starts."""
+
+    def leg(self, unit: Unit[W], known: Set[str]) -> Future[Leg[W]]:
+        """Run one unit of a merging sweep (legs.py); `known`: digests of worlds the graph holds at its level."""
+
+    def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:
+        """Run one whole scenario from scratch (the sweep of every scenario)."""
+
+    def release(self, world: W) -> None:
+        """Forget a saved world: no process will start from it any more."""
+
+    def processes(self) -> int:
+        """How many processes have run so far."""
+
+    def stop(self) -> None:
+        """Start no more work (the sweep failed or was interrupted); work already queued is cancelled."""
+
+
+class LocalWorkers:
+    """Units of work on threads of this process, over one runner.
+
+    The runner lets at most `options.workers` processes of the program run at a time; the pool
+    has twice as many threads, so that while those run, other threads restore, digest and save
+    the worlds of their units (work of this process, not of the program) instead of waiting.
+    """
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self.pool = ThreadPoolExecutor(max_workers=2 * runner.options.workers, thread_name_prefix="sweep")
+        self._claimed: set[tuple[str, int]] = set()
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Wait for the threads (the sweep is over or failed)."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def empty(self) -> Path:
+        folder = self.runner.root / "worlds" / "root"
+        (folder / digest.FILES).mkdir(parents=True)
+        return folder
+
+    def leg(self, unit: Unit[Path], known: Set[str]) -> Future[Leg[Path]]:
+        level = unit.level
+
+        def claim(key: str) -> bool:
+            """Exactly one leg saves each new world: the first to find it."""
+            with self._lock:
+                new = (key, level) not in self._claimed
+                self._claimed.add((key, level))
+            return new
+
+        return self.pool.submit(run_leg, self.runner, unit, unit.world, claim, self._save)
+
+    def _save(self, workdir: Path, space: Path | None, name: str) -> Path:
+        folder = self.runner.root / "worlds" / name
+        digest.save(workdir, space, folder)
+        return folder
+
+    def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:
+        return self.pool.submit(self.runner.run, crashes, fault)
+
+    def release(self, world: Path) -> None:
+        if not self.runner.options.keep:
+            shutil.rmtree(world, ignore_errors=True)
+
+    def processes(self) -> int:
+        return self.runner.processes
+
+    def stop(self) -> None:
+        self.runner.stop.set()

@@ -1,0 +1,13 @@
+"""One scenario's processes: started or forked, killed at their points, held and let go.
+
+- runner.py: a scenario from a fresh work directory, each process in turn, then the check.
+- zygote.py (the parent's side) and zygote_server.py (the warm process): processes of a
+  Python entry point forked from a process that imported its modules.
+- snapshots.py: the world at every crash point a process passes, taken while it waits there.
+- pausing.py: two live processes on one disk and tracker (spec/FAULTS.md section 7).
+- units.py: the merging sweep's unit of work: one process from a saved world, and the worlds
+  it left.
+- scratch.py: where a sweep keeps its scratch files.
+
+This file imports nothing.
+"""

@@ -1,0 +1,359 @@
+"""Running one scenario: a fresh work directory, each process in turn (started or forked), the check.
+
+A crashed process must have died by SIGKILL at exactly the point it was to die at, and a last
+process must exit 0; anything else is the program's failure (TargetFailed) or a sign that its
+points do not depend only on what is on disk (SweepError). The worker threads of the pool
+fork their processes from one zygote when the target can be forked (zygote.py), at most
+`options.workers` processes at a time whatever the number of threads (`_slots`). A scenario of
+the fault `pause` (two live processes, which may also stop by themselves) is pausing.py's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+from crashsweep.realsweep import world as digest
+from crashsweep.realsweep.faults.nemesis import PAUSE, POWER_LOSS, Fault, Nemesis, process_env
+from crashsweep.realsweep.probe import crashpoint, fsjournal
+from crashsweep.realsweep.process import pausing
+from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
+from crashsweep.realsweep.process.zygote import Zygote, ZygoteError
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.realsweep.values import (
+    Check,
+    Crash,
+    Outcome,
+    Scenario,
+    ScenarioResult,
+    SweepError,
+    SweepOptions,
+    Target,
+    TargetFailed,
+)
+
+TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
+WORKDIR = "CRASHSWEEP_WORKDIR"
+CRASH_STATUSES = (-9, crashpoint.KILLED_STATUS)
+
+
+@dataclass(frozen=True)
+class Live:
+    """Where a running process's world is: what a snapshot reads while the process waits at a point."""
+
+    workdir: Path
+    space: Path | None
+    points_log: Path
+    counters_log: Path
+
+
+AtPoint = Callable[[int, Live], None]
+"""Called while the process waits at its point `index` (from 1), stopped: read its world there."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One process run from a saved world: the points it passed, its counters, where its world is now."""
+
+    points: tuple[str, ...]
+    counters: Mapping[str, int]
+    folder: Path
+    workdir: Path
+    space: Path | None
+    tracker: TrackerClient | None
+    unreached: bool
+    snapshots: int = 0
+    """How many points it paused at for `at_point` (0 for a program that ignores the protocol)."""
+    pauses: tuple[tuple[int, str], ...] = ()
+    """Its pauses (crashpoint.pause: a fault's chances that are no crash point): (points passed before, name)."""
+
+
+class Runner:
+    """Runs scenarios: fresh directories, subprocesses, the check."""
+
+    def __init__(
+        self,
+        target: Target,
+        check: Check,
+        options: SweepOptions,
+        root: Path,
+        service: ServiceProcess | None,
+        nemesis: Nemesis | None = None,
+    ) -> None:
+        self.target, self.check, self.options, self.root, self.service = target, check, options, root, service
+        self.nemesis = nemesis or Nemesis()
+        self.processes = 0
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(options.workers)
+        self._zygote_lock = threading.Lock()  # the first worker starts the zygote; the others wait for it
+        self._started: Zygote | None = None
+        self._warming: threading.Thread | None = None
+        self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
+        self._names = itertools.count(1)
+        self._env = {**os.environ, **target.env, **self.nemesis.env()}
+        """Every process's environment before its own variables: read once (os.environ decodes each read)."""
+
+    def warm(self) -> None:
+        """Start the zygote now, on a thread of its own, when processes are forked from one.
+
+        Its interpreter start and imports then overlap whatever the caller starts meanwhile
+        (the tracker service); the first process waits for it (`_zygote`'s lock). A zygote that
+        fails to start here is started again by the first process, which reports the error.
+        """
+        if self.forks:
+            self._warming = threading.Thread(target=self._try_zygote, name="zygote-start", daemon=True)
+            self._warming.start()
+
+    def _try_zygote(self) -> None:
+        with contextlib.suppress(SweepError):
+            self._zygote()
+
+    def close(self) -> None:
+        """Stop the zygote (once it has started, if it was starting)."""
+        if self._warming is not None:
+            self._warming.join()
+        with self._zygote_lock:
+            zygote, self._started = self._started, None
+        if zygote is not None:
+            zygote.close()
+
+    def _zygote(self) -> Zygote:
+        """The zygote every worker thread forks its processes from, started on first use."""
+        with self._zygote_lock:
+            if self._started is None:
+                assert self.target.fork is not None
+                log = self.root / "zygote.txt"
+                env = {**os.environ, **self.target.env}
+                try:
+                    self._started = Zygote(self.target.fork, env, log, flags=_flags(self.target))
+                except ZygoteError as error:
+                    raise SweepError(str(error)) from None
+            return self._started
+
+    def run(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> ScenarioResult:
+        """Run one scenario from a fresh work directory: each crash in turn, then a process to the end.
+
+        A `fault` (a scenario of one move, with no crash) is suffered by its one process.
+        """
+        if fault is not None and fault.kind == PAUSE:
+            return pausing.run(self, fault)  # two live processes (spec/FAULTS.md section 7)
+        name = "s" + "".join(f"-{c.index}" for c in crashes) + ("" if fault is None else f"-f{fault.code}")
+        folder, workdir, env, tracker = self.prepare(name)
+        if fault is not None:
+            env.update(fault.env())
+        for number, crash in enumerate(crashes, start=1):
+            _, points = self.ended(folder, workdir, env, number, crash.crash_at, crashes)
+            if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
+                return self._unreached(folder, crashes, number)
+        first = len(crashes) + 1
+        if fault is not None and fault.kind == POWER_LOSS:
+            # A power cut: the process dies at the point, then the disk loses what was not durable.
+            journal = folder / f"journal-{first}.jsonl"
+            self.ended(folder, workdir, {**env, fsjournal.JOURNAL: str(journal)}, first, fault.crash_at, crashes)
+            fsjournal.cut(workdir, journal)
+            first += 1
+        _, points = self.ended(folder, workdir, env, first, 0, crashes)
+        outcome = self.finish(Scenario(crashes, workdir, tracker))
+        faults = () if fault is None else (fault.label,)
+        result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points), faults=faults)
+        if not self.options.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+        return result
+
+    def prepare(self, name: str) -> tuple[Path, Path, dict[str, str], TrackerClient | None]:
+        """A scenario's fresh folder, work directory, environment and tracker space, all named `name`."""
+        if self.stop.is_set():
+            raise SweepError("stopped")
+        folder = self.root / "scenarios" / name
+        workdir = folder / "work"
+        workdir.mkdir(parents=True, exist_ok=False)
+        env = {**self._env, WORKDIR: str(workdir)}
+        env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
+        tracker = None
+        if self.service is not None:
+            env[TRACKER_URL] = self.service.space_url(name)
+            tracker = TrackerClient(env[TRACKER_URL])
+        return folder, workdir, env, tracker
+
+    def finish(self, scenario: Scenario) -> Outcome:
+        """The check's outcome of a finished scenario (a failing or wrong check is the sweep's error)."""
+        crashes = scenario.crashes
+        try:
+            outcome = self.check(scenario)
+        except Exception as error:  # the user's check: report which scenario it failed on
+            raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
+        if not isinstance(outcome, Outcome):
+            raise SweepError(f"the check returned {type(outcome).__name__}, not crashsweep.realsweep.sweep.Outcome")
+        return outcome
+
+    def step(
+        self,
+        world: Path,
+        digest_: str,
+        path: tuple[Crash, ...],
+        crash: Crash | None,
+        at_point: AtPoint | None = None,
+        faults: tuple[Fault, ...] = (),
+    ) -> Step:
+        """Run one process from the world saved in `world` (digest `digest_`), reached by the crashes `path`.
+
+        It suffers `faults` (in-process ones, told by the nemesis) and dies at `crash` (None:
+        it runs to the end); `fresh_id()` in it derives its IDs from the digest. With
+        `at_point` it pauses at every point while `at_point` reads its world (snapshot.py).
+        The caller reads or saves the world it left, then removes `step.folder`.
+        """
+        if self.stop.is_set():
+            raise SweepError("stopped")
+        with self._lock:
+            name = f"p{next(self._names)}"
+        folder = self.root / "processes" / name
+        workdir = folder / "work"
+        folder.mkdir(parents=True)
+        env = {**self._env, WORKDIR: str(workdir), crashpoint.WORLD: digest_}
+        env.update(process_env(faults))
+        env[crashpoint.COUNTERS_LOG] = str(folder / "counters.log")
+        env[crashpoint.PAUSES_LOG] = str(folder / "pauses.log")
+        space, tracker = None, None
+        if self.service is not None:
+            space = self.service.root / f"{name}.sqlite3"
+            env[TRACKER_URL] = self.service.space_url(name)
+            tracker = TrackerClient(env[TRACKER_URL])
+        digest.restore(world, workdir, space or folder / "no-tracker.sqlite3")
+        crashes = path if crash is None else (*path, crash)
+        number = len(crashes) + (crash is None)
+        taker = None
+        if at_point is not None:
+            live = Live(workdir, space, folder / f"points-{number}.log", folder / "counters.log")
+            taker = Snapshots(folder / "snap", lambda index: at_point(index, live))
+            env[crashpoint.SNAPSHOT] = str(taker.folder)
+        try:
+            _, points = self.ended(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
+        finally:
+            taken = 0 if taker is None else taker.close()
+        unreached = crash is not None and points.count(crash.point) < crash.occurrence
+        counters = read_counters(folder / "counters.log")
+        logged = folder / "pauses.log"
+        pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
+        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses)
+
+    def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int) -> ScenarioResult:
+        """A scenario whose process `number` ended normally without passing its chosen point."""
+        result = ScenarioResult(crashes, Outcome(), read_counters(folder / "counters.log"), (), unreached=number)
+        if not self.options.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+        return result
+
+    def ended(
+        self,
+        folder: Path,
+        workdir: Path,
+        env: dict[str, str],
+        number: int,
+        crash_at: int | str,
+        crashes: tuple[Crash, ...],
+        *,
+        stops: bool = False,
+    ) -> tuple[int, list[str]]:
+        """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); its exit status and points.
+
+        `stops`: it may also stop by itself (crashpoint.STOPPED_STATUS), as beside a second live
+        process. Such a process takes no slot of `_slots`: the two processes of a pause live at
+        once, one held while the other runs, and a slot each could leave every slot to a held
+        process whose partner waits for one (with one worker, always).
+        """
+        log = folder / f"points-{number}.log"
+        env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
+        with nullcontext() if stops else self._slots:  # at most `workers` crash-only processes at a time
+            status = self._start(folder, workdir, env, number, crashes)
+        with self._lock:
+            self.processes += 1
+        points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        expected = (*CRASH_STATUSES, 0) if crash_at else (0, crashpoint.STOPPED_STATUS) if stops else (0,)
+        if crash_at and status in CRASH_STATUSES and not _reached(points, str(crash_at)):
+            raise TargetFailed(f"{_where(crashes, number)}: killed by SIGKILL before its point {crash_at!r}")
+        if status not in expected:
+            raise TargetFailed(
+                f"{_where(crashes, number)}: exited with status {status}"
+                + (f" after {len(points)} point(s), before point {crash_at}" if crash_at else "")
+                + f": {_last_line(folder / f'output-{number}.txt')}"
+            )
+        return status, points
+
+    def _start(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
+        """Run process `number` (forked from the zygote, or started from the target's argv); its exit status."""
+        if not self.forks:
+            return self._exec(folder, workdir, env, number, crashes)
+        try:
+            return self._zygote().run(
+                list(self.target.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
+            )
+        except TimeoutError:
+            raise TargetFailed(
+                f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
+            ) from None
+        except ZygoteError as error:
+            raise SweepError(str(error)) from None
+
+    def _exec(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
+        """Start process `number` from the target's argv; its exit status."""
+        with open(folder / f"output-{number}.txt", "wb") as output:
+            try:
+                return subprocess.run(
+                    self.target.argv,
+                    cwd=workdir,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    timeout=self.options.timeout,
+                    check=False,
+                ).returncode
+            except subprocess.TimeoutExpired:
+                raise TargetFailed(
+                    f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
+                ) from None
+            except OSError as error:
+                raise SweepError(f"cannot start {self.target.argv[0]!r}: {error.strerror or error}") from None
+
+
+FLAGS = frozenset({"-S", "-s", "-E", "-I", "-B", "-O", "-OO", "-u"})
+"""The interpreter's options a zygote takes over from the program's command line (none takes an argument)."""
+
+
+def _flags(target: Target) -> tuple[str, ...]:
+    """The options before `-m` of a target that runs this interpreter (`python -S -m ...`: ("-S",)).
+
+    The zygote starts as the program would (the reference loop's `-S` spares it site-packages).
+    """
+    argv = target.argv
+    if not argv or argv[0] != sys.executable or "-m" not in argv:
+        return ()
+    return tuple(flag for flag in argv[1 : argv.index("-m")] if flag in FLAGS)
+
+
+def _where(crashes: tuple[Crash, ...], number: int) -> str:
+    """The scenario (and process, from 1) in words."""
+    where = f"scenario {','.join(str(c.index) for c in crashes)}" if crashes else "the uninterrupted run"
+    return f"{where}, process {number}" if number else where
+
+
+def _reached(points: list[str], crash_at: str) -> bool:
+    """Did the listed points include the crash point "k:name" (the k-th pass of name)?"""
+    occurrence, _, name = crash_at.partition(":")
+    return points.count(name) >= int(occurrence)
+
+
+def _last_line(path: Path) -> str:
+    lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "(no output)"

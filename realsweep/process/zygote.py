@@ -1,0 +1,185 @@
+"""A fork server: processes of a Python entry point, forked from a warm process instead of started.
+
+A sweep runs thousands of short processes; starting a Python interpreter and importing the
+loop's modules (http.client, json, dataclasses, ...) costs more than the loop's own work. A
+zygote pays it once: it imports the entry point's module and nothing else of the program,
+then for each request forks a child that runs the entry point in a fresh work directory with
+the request's environment. The child is a real process with its own memory, killed for real
+at its crash point (SIGKILL); the next process of the scenario is another fresh fork of the
+zygote, which never ran the program, so it knows only what it reads from disk and from the
+tracker, exactly like a process started from scratch. Only what happens at import time is
+shared, which is why the entry point's module should have no effects at import.
+
+One zygote serves every worker thread of a sweep: the requests of several threads are in
+flight at once, each child runs alongside the others, and each reply names its request, so
+a sweep of N workers pays one interpreter start, not N.
+
+The entry point's module may define `zygote_warm(argv)` (WARM): the zygote calls it with each
+request's argv before it forks that request's child, so that work that depends on the command
+line alone (parsing it, for the reference loop) is done once in the zygote, whose memory every
+child starts from, instead of in each child. Whatever it raises (a command line it refuses) is
+ignored: the child does the same work itself and meets the error there.
+
+Protocol on the zygote's stdin and stdout, one JSON object per line:
+request {"id": N, "argv": [...], "cwd": DIR, "env": {NAME: VALUE or null}, "output": FILE}
+(`env`: how the process's environment differs from the one the zygote was started with: a
+value to set, null to remove); replies
+{"id": N, "pid": P} once forked, then {"id": N, "status": S} once reaped (the exit status,
+-9 for a process killed by SIGKILL).
+
+This module is the parent's side (a `Zygote`, driven from the sweep's threads); the zygote
+itself runs zygote_server.py, which imports neither this module nor threading.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import select
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from crashsweep.realsweep.process.zygote_server import WARM
+
+__all__ = ["WARM", "Zygote", "ZygoteError"]
+
+
+class ZygoteError(RuntimeError):
+    """The zygote could not start, or died."""
+
+
+class Zygote:
+    """A running zygote of entry point `entry` ("module:function"), driven from the parent's threads."""
+
+    def __init__(
+        self, entry: str, env: Mapping[str, str], log: Path, *, python: str = sys.executable, flags: Sequence[str] = ()
+    ) -> None:
+        """`flags`: the interpreter's options (as `-S`: no site-packages) the program's own command line gives it."""
+        self.entry, self.log = entry, log
+        self._env = dict(env)  # the zygote's own environment, which each request's is told against
+        with open(log, "wb") as errors:
+            self._process = subprocess.Popen(
+                [python, *flags, "-m", "crashsweep.realsweep.process.zygote_server", entry],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                env=self._env,
+            )
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, queue.SimpleQueue[dict[str, Any] | None]] = {}
+        self._lock = threading.Lock()  # one request written at a time; the table of waiting requests
+        self._dead = False
+        self._reader: threading.Thread | None = None
+        try:
+            ready = self._first_line(60.0)
+            if ready.get("ready") is not True:
+                raise ZygoteError(f"{entry}: the fork server did not start: {ready}")
+        except (ZygoteError, TimeoutError):
+            self.close()
+            raise
+        self._reader = threading.Thread(target=self._read, name=f"zygote-{self._process.pid}", daemon=True)
+        self._reader.start()
+
+    def run(self, argv: list[str], cwd: Path, env: Mapping[str, str], output: Path, timeout: float) -> int:
+        """Fork one process with `argv` as its sys.argv[1:]; its exit status. TimeoutError after `timeout`.
+
+        Any thread may call it; the processes of several calls run at the same time.
+        """
+        replies: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        with self._lock:
+            if self._dead:
+                raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
+            number = next(self._ids)
+            self._waiting[number] = replies
+            request = {"id": number, "argv": argv, "cwd": str(cwd), "env": self._changes(env), "output": str(output)}
+            assert self._process.stdin is not None
+            try:
+                self._process.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
+                self._process.stdin.flush()
+            except BrokenPipeError:
+                self._waiting.pop(number, None)
+                raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}") from None
+        try:
+            pid = int(self._reply(replies, 30.0)["pid"])
+            try:
+                return int(self._reply(replies, timeout)["status"])
+            except TimeoutError:
+                os.kill(pid, signal.SIGKILL)
+                self._reply(replies, 30.0)
+                raise
+        finally:
+            with self._lock:
+                self._waiting.pop(number, None)
+
+    def _changes(self, env: Mapping[str, str]) -> dict[str, str | None]:
+        """How `env` differs from the zygote's environment: the values to set, None for those to remove."""
+        changes: dict[str, str | None] = {name: None for name in self._env if name not in env}
+        changes.update((name, value) for name, value in env.items() if self._env.get(name) != value)
+        return changes
+
+    @property
+    def pid(self) -> int:
+        """The zygote's process ID."""
+        return self._process.pid
+
+    def close(self) -> None:
+        """Stop the zygote (it waits for the processes it forked)."""
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        if self._reader is not None:
+            self._reader.join()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+
+    def _reply(self, replies: queue.SimpleQueue[dict[str, Any] | None], timeout: float) -> dict[str, Any]:
+        try:
+            reply = replies.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no answer from the fork server within {timeout:g} s") from None
+        if reply is None:
+            raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
+        return reply
+
+    def _first_line(self, timeout: float) -> dict[str, Any]:
+        """The zygote's first line ({"ready": true}), read before the reader thread starts."""
+        assert self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        if not select.select([fd], [], [], timeout)[0]:
+            raise TimeoutError(f"no answer from the fork server within {timeout:g} s")
+        line = self._process.stdout.readline()
+        if not line:
+            raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def _read(self) -> None:
+        """The reader thread: hand each reply to the request it names; at the end, fail every waiting one."""
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            reply = json.loads(line)
+            with self._lock:
+                waiting = self._waiting.get(reply["id"])
+            if waiting is not None:
+                waiting.put(reply)
+        with self._lock:
+            self._dead = True
+            waiting_all = list(self._waiting.values())
+        for replies in waiting_all:
+            replies.put(None)
+
+    def _last_error(self) -> str:
+        self._process.poll()
+        lines = [line for line in self.log.read_text(errors="replace").splitlines() if line.strip()]
+        return lines[-1].strip() if lines else f"exit status {self._process.returncode}"

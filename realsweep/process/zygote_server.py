@@ -1,0 +1,160 @@
+"""The zygote itself (zygote.py is the parent's side): fork a child per request, reap it, reply.
+
+`python -m crashsweep.realsweep.process.zygote_server module:function` imports the entry point's module
+(and with it the program's own imports), freezes its objects (gc.freeze: a child's collections
+never touch, and so never copy, the pages it shares with the zygote), then serves the protocol
+of zygote.py on its stdin and stdout until stdin closes and every child is reaped. For each
+request it calls the module's `zygote_warm(argv)` (WARM) if there is one, forks, and in the
+child becomes the requested process (its descriptors, work directory, environment and
+argv) and runs the entry point; SIGCHLD wakes it (a wakeup pipe) to reap and reply.
+
+It imports no more than it needs, and above all not threading: once imported, threading's
+fork handler runs in every forked child (Python code that reinitialises its locks and its
+table of threads), which cost each child about half a millisecond and a hundred copied
+pages. A program that imports threading itself still pays that, and is served all the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import select
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+WARM = "zygote_warm"
+"""The optional function of the entry point's module the zygote calls with each request's argv before forking."""
+
+
+def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> None:
+    """In the forked child: become the requested process, run the entry point, exit. Never returns."""
+    status = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in inherited:
+            os.close(fd)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        out = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.chdir(request["cwd"])
+        _become(request["env"])
+        sys.argv = [function.__module__, *request["argv"]]
+        from crashsweep.realsweep.probe import crashpoint
+
+        crashpoint.reset()
+        result = function()
+        status = result if isinstance(result, int) else 0
+    except SystemExit as stop:
+        status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:
+        import traceback  # only a failing child needs it: not imported in the zygote, whose memory children share
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(status)
+
+
+def _become(changes: dict[str, str | None]) -> None:
+    """Change the process's environment by `changes`: a value sets its variable, None removes it.
+
+    A request names only the variables in which its environment differs from the one the
+    zygote was started with (zygote.py; the zygote never changes its own), a few of them (its
+    work directory, its logs, its tracker space): the request stays small to send and read,
+    and each variable set or unset writes to memory the child shares with the zygote until
+    then, which the kernel must copy page by page, so only those few are touched.
+    """
+    for name, value in changes.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+class _Server:
+    """The zygote's side: fork on each request read from stdin, reap on each SIGCHLD, reply on stdout."""
+
+    def __init__(self, function: Any, replies: int) -> None:
+        self.function, self.replies = function, replies
+        self.warm = getattr(sys.modules.get(function.__module__), WARM, None)
+        self.running: dict[int, int] = {}  # pid -> request id
+        self.wake_read, self.wake_write = os.pipe()
+        os.set_blocking(self.wake_read, False)
+        os.set_blocking(self.wake_write, False)
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)  # a handler, so that the wakeup fd is written
+        signal.set_wakeup_fd(self.wake_write)
+
+    def reply(self, data: dict[str, Any]) -> None:
+        os.write(self.replies, (json.dumps(data) + "\n").encode("utf-8"))
+
+    def serve(self) -> None:
+        """Until stdin closes and every child has been reaped."""
+        stdin, buffer, open_ = sys.stdin.fileno(), b"", True
+        while open_ or self.running:
+            readable = select.select([stdin, self.wake_read] if open_ else [self.wake_read], [], [])[0]
+            if self.wake_read in readable:
+                while True:
+                    try:
+                        if not os.read(self.wake_read, 4096):
+                            break
+                    except BlockingIOError:
+                        break
+            self.reap()
+            if stdin in readable:
+                chunk = os.read(stdin, 1 << 16)
+                open_ = bool(chunk)
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    self.fork(json.loads(line))
+
+    def fork(self, request: dict[str, Any]) -> None:
+        if self.warm is not None:
+            with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
+                self.warm(list(request["argv"]))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(self.function, request, (self.replies, self.wake_read, self.wake_write))
+        self.running[pid] = request["id"]
+        self.reply({"id": request["id"], "pid": pid})
+
+    def reap(self) -> None:
+        """Reply the status of every child that has ended."""
+        while self.running:
+            pid, wait_status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                return
+            number = self.running.pop(pid, None)
+            if number is not None:
+                self.reply({"id": number, "status": os.waitstatus_to_exitcode(wait_status)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve fork requests for the entry point named by the one argument, until stdin closes."""
+    from crashsweep.realsweep.probe.entry import load
+
+    args = sys.argv[1:] if argv is None else argv
+    function = load(args[0])
+    replies = os.dup(1)
+    os.dup2(2, 1)  # a stray print of the zygote's must not break the protocol
+    server = _Server(function, replies)
+    gc.freeze()  # what the zygote holds is never collected in a child: its pages stay shared, not copied
+    server.reply({"ready": True})
+    server.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,246 @@
+"""The reference durable agent loop: real code, one code path per design, every crash point marked.
+
+Each design below is the whole process, from load to exit, as plain Python that reads like
+its variant's docstring in variants/; the parts it calls (loop_parts.py) save to a real
+checkpoint file and send real HTTP requests to the tracker service. A crash point is a
+`crashpoint(...)` call at the place SEMANTICS.md puts it, so that under a sweep this program
+passes exactly the model's crash points, in the same order.
+
+    python -m crashsweep.realsweep.reference.loop --variant keys-and-markers [--job FILE] [--tracker keyed]
+    python -m crashsweep.realsweep.reference.loop --design FILE [--job FILE] [--tracker keyed]
+
+`composed` runs any policy of spec/POLICIES.md (a design file) as one code path.
+
+The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
+$CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point;
+75 (crashpoint.STOPPED_STATUS) when another live process drives the run and this one stops
+(its lock or fencing token refused, or its temp file renamed by the other: spec/FAULTS.md 7).
+A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send` (also when a marked call is
+being settled by a re-send): each design goes on with the call as SITUATIONS.md section 2 says
+for `fails_after_accept` (error-to-model, which hands the error to the model, is not among the
+designs here, and the sweep refuses a lost reply for a composed policy with on_tool_error =
+"model").
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS
+from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, ToolFailed
+from crashsweep.realsweep.tracker.client import FENCED, TrackerClient, TrackerError
+from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.policy import Policy, PolicyError, read_design_file
+
+TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
+WORKDIR = "CRASHSWEEP_WORKDIR"
+
+
+def save_once_per_turn(loop: Loop) -> None:
+    """Saves only when a turn is complete; a crash inside a turn asks the model again."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=False):
+        for call in loop.open_calls(turn):
+            try:
+                loop.store(turn, call, loop.send(call, keyed=False))
+            except ToolFailed:
+                continue  # no result: the call comes again and is sent again
+        loop.end_turn(turn)
+
+
+def save_after_reply(loop: Loop, *, keyed: bool = False) -> None:
+    """Saves the reply before its calls and each result after; `keyed` sends Key(run, call)."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=True):
+        for call in loop.open_calls(turn):
+            try:
+                loop.store(turn, call, loop.send(call, keyed=keyed))
+            except ToolFailed:
+                continue  # no result: the call comes again and is sent again (with the same key)
+            loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def idempotency_keys(loop: Loop) -> None:
+    """save-after-reply, and every write carries Key(run ID, call ID)."""
+    save_after_reply(loop, keyed=True)
+
+
+def attempt_markers(loop: Loop, *, keyed: bool = False) -> None:
+    """A marker before each write: a marked write without a result goes up the ladder."""
+    if not loop.resume():
+        return
+    loop.save("start")
+    for turn in loop.turns(save_reply=True):
+        for call in loop.open_calls(turn):
+            try:
+                if loop.has_marker(turn, call):
+                    answer = loop.settle(call, keyed=keyed)
+                else:
+                    if call.writes:
+                        loop.mark(turn, call)
+                    answer = loop.send(call, keyed=keyed)
+            except ToolFailed:
+                continue  # marked, no result: the call comes again and is settled on the ladder
+            loop.store(turn, call, answer)
+            loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def keys_and_markers(loop: Loop) -> None:
+    """attempt-markers with keys on every write: rung 1 settles every marker."""
+    attempt_markers(loop, keyed=True)
+
+
+def agent_loop(loop: Loop) -> None:
+    """The agent's own loop: a run lock, markers and keys, no reply save, no result save after a read."""
+    if not loop.resume():
+        return
+    loop.take_lock("file")
+    loop.save("start")
+    for turn in loop.turns(save_reply=False):  # the first marker save makes the reply durable
+        for call in loop.open_calls(turn):
+            try:
+                if loop.has_marker(turn, call):
+                    answer = loop.settle(call, keyed=True)
+                else:
+                    if call.writes:
+                        loop.mark(turn, call)
+                    answer = loop.send(call, keyed=True)
+            except ToolFailed:
+                continue  # marked, no result: the call comes again and is settled on the ladder
+            loop.store(turn, call, answer)
+            if call.writes:  # a read is harmless to repeat
+                loop.save_result(call)
+        loop.end_turn(turn)
+
+
+def composed(loop: Loop, policy: Policy) -> None:
+    """Any policy (spec/POLICIES.md) as one code path; `on_tool_error` needs a failing tool, which real jobs lack."""
+    if not loop.resume():
+        return
+    loop.take_lock(policy.lock)
+    if policy.startup_save:
+        loop.save("start")
+    saves = policy.result_saves
+    for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
+        for call in loop.open_calls(turn):
+            try:
+                if loop.has_marker(turn, call):
+                    answer = loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
+                else:
+                    if call.writes and policy.markers == "before-writes":
+                        loop.mark(turn, call)
+                    answer = loop.send(call, keyed=policy.keyed)
+            except ToolFailed:
+                continue  # no result: the call comes again (settled if marked, else sent again)
+            loop.store(turn, call, answer)
+            if saves == "each-call" or (saves == "writes-only" and call.writes):
+                loop.save_result(call)
+        loop.end_turn(turn, save=saves != "none")
+
+
+DESIGNS: dict[str, Callable[[Loop], None]] = {
+    "save-once-per-turn": save_once_per_turn,
+    "save-after-reply": save_after_reply,
+    "idempotency-keys": idempotency_keys,
+    "attempt-markers": attempt_markers,
+    "keys-and-markers": keys_and_markers,
+    "agent-loop": agent_loop,
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of one process (its defaults from the environment are read by `main`)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m crashsweep.realsweep.reference.loop", description=__doc__.split("\n")[0]
+    )
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--variant", choices=list(DESIGNS))
+    which.add_argument("--design", type=Path, help="design file (TOML) of policies")
+    parser.add_argument("--job", type=Path, help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--tracker", choices=list(OFFERS), default="keyed", help="what the tracker offers")
+    parser.add_argument("--tracker-url", help=f"default: ${TRACKER_URL}")
+    parser.add_argument("--workdir", type=Path, help=f"default: ${WORKDIR}, else the current directory")
+    return parser
+
+
+PARSER = _parser()
+"""Built once at import: a sweep forks each process from a zygote that imported this module, so
+no process builds it again (building one costs a cold process several milliseconds: gettext
+lookups and regular expressions), which is a large part of a short process's time."""
+
+
+PARSED: dict[tuple[str, ...], argparse.Namespace] = {}
+"""The command lines parsed so far (a sweep gives every process the same one); read, never changed."""
+
+
+def _arguments(argv: tuple[str, ...]) -> argparse.Namespace:
+    """The parsed command line, parsed once."""
+    parsed = PARSED.get(argv)
+    if parsed is None:
+        parsed = PARSED[argv] = PARSER.parse_args(list(argv))
+    return parsed
+
+
+def zygote_warm(argv: list[str]) -> None:
+    """Parse `argv` in the zygote before it forks (zygote.py): each process then finds it parsed.
+
+    Parsing in a fresh fork costs about half a millisecond of a process that does little else,
+    most of it copying the memory pages argparse touches. A refused command line prints
+    nothing here (and is not kept): the process parses it again and reports it.
+    """
+    if tuple(argv) not in PARSED:
+        with contextlib.redirect_stderr(io.StringIO()):
+            _arguments(tuple(argv))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one process of the loop; exit 0 when the run is done."""
+    args = _arguments(tuple(sys.argv[1:] if argv is None else argv))
+    tracker_url = args.tracker_url or os.environ.get(TRACKER_URL)
+    if not tracker_url:
+        PARSER.error(f"no tracker: pass --tracker-url or set {TRACKER_URL}")
+    workdir = args.workdir or Path(os.environ.get(WORKDIR) or ".")
+    job = load_job(args.job) if args.job is not None else TRIAGE
+    offer = OFFERS[args.tracker]
+    with TrackerClient(tracker_url, keep_alive=True) as tracker:
+        if args.design is None:
+            return _stopping(lambda: DESIGNS[args.variant](Loop(workdir, job, tracker, offer)))
+        try:
+            _, _, policy = read_design_file(args.design)
+        except PolicyError as error:
+            PARSER.error(str(error))
+        # The design's fsync policy and unreadable-checkpoint choice (spec/FAULTS.md section 6).
+        loop = Loop(workdir, job, tracker, offer, fsync=policy.fsync, unreadable=policy.unreadable)
+        return _stopping(lambda: composed(loop, policy))
+
+
+def _stopping(run: Callable[[], None]) -> int:
+    """Run the process: 0 when it ends, STOPPED_STATUS when another live process made it stop.
+
+    It stops (spec/FAULTS.md section 7) when its lock or fencing token is refused, at the
+    tracker (409) or on disk, or when a rename finds its temp file gone.
+    """
+    try:
+        run()
+    except (Stopped, TrackerError) as error:
+        if isinstance(error, TrackerError) and error.status != FENCED:
+            raise
+        print(f"stopped: {error}", file=sys.stderr)
+        return STOPPED_STATUS
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

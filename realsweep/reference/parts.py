@@ -1,0 +1,366 @@
+"""The parts every reference design is built from: memory, saves, the scripted model, sends, the ladder.
+
+`Loop` is one process of a durable agent loop (SEMANTICS.md section 4): it loads the
+checkpoint from disk (never the temp file), holds the run in memory as plain JSON-ready data,
+saves it with a real two-step save (temp file, rename, both fsynced), asks the job's scripted
+model for the next reply, and sends calls to the real tracker service over HTTP. Each crash
+point of SEMANTICS.md is a `crashpoint(...)` call here, at the place the contract puts it;
+reference_loop.py arranges these parts into one readable code path per design.
+
+Memory: {"run": ID, "done": bool, "turns": [{"index": k, "results": {call: answer},
+"marked": [call, ...], "complete": bool}]}.
+
+The tools: a write whose tool is `comment` comments on the first issue the job files (as in
+the triage job: "comments on the first issue"); every other write files an issue; every read
+searches the issues.
+
+Faults (spec/FAULTS.md, told by the sweep's nemesis through the environment, nemesis.py): a
+write whose reply is lost passes `tracker accepted <call>` and `tool failed <call>` and raises
+`ToolFailed`; the design's loop body then runs again for the call, which has no result
+(SITUATIONS.md section 2). The person of rung 3 is asked at a pause ("person answers <call>",
+crashpoint.pause); a question the nemesis names is answered wrongly: "no" when the tracker
+holds the call's record (the call is sent again), "yes" when it does not (the loop stores
+WRONG_ANSWER, a result no record stands behind). A comment whose issue the loop so never got a
+number for goes to the first issue of the job the tracker holds. With fresh call IDs the
+scripted model names the calls of each reply anew (a counter the model keeps in the work
+directory, beside the loop's files), the turn keeps the IDs its reply gave, and Key(run,
+call) is derived from them.
+
+Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the load. Beside a
+second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
+token refused, or its rename's temp file renamed by the other; it raises `Stopped`, and
+reference_loop.py exits with crashpoint.STOPPED_STATUS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from crashsweep.realsweep.faults import nemesis
+from crashsweep.realsweep.probe import checkpoint
+from crashsweep.realsweep.probe.crashpoint import count, crashpoint, fresh_id, pause
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.spec.job import Call, Job, JobError
+from crashsweep.spec.keys import key
+from crashsweep.spec.policy import RUNGS, Rung
+
+CHECKPOINT_FILE = "checkpoint.json"
+LOCK_FILE = "lock.json"
+FLOCK_FILE = "run.flock"
+"""The file the `os-lock` policy holds an OS lock (flock) on, beside the checkpoint."""
+LEASE_FILE = "lease.txt"
+"""The newest fencing token granted (`lease+fencing`), beside the checkpoint: the disk's fence."""
+MODEL_FILE = "model-ids.txt"
+"""The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
+
+WRONG_ANSWER = "said to have happened"
+"""The result a person's wrong "yes" puts in memory (spec/process.py's): no record stands behind it."""
+
+Turn = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TrackerOffer:
+    """What the loop knows the tracker offers: honouring keys, and a lookup it may use as rung 2."""
+
+    honours_keys: bool
+    lookup: bool
+
+
+OFFERS = {
+    "keyed": TrackerOffer(honours_keys=True, lookup=False),
+    "keyless": TrackerOffer(honours_keys=False, lookup=False),
+    "keyless-lookup": TrackerOffer(honours_keys=False, lookup=True),
+}
+
+
+class ToolFailed(Exception):
+    """A tool returned a transport error (its write's reply was lost): the call has no result."""
+
+
+class Stopped(Exception):
+    """The process stops: another live process drives the run (spec/FAULTS.md section 7).
+
+    Raised when the OS lock is held, when the disk's fence holds a newer token than this
+    process's, and when a rename finds its temp file gone (the other process renamed it).
+    """
+
+
+def issue_target(job: Job, call: Call) -> Call | None:
+    """The call whose issue `call` comments on (None: `call` files an issue or only reads)."""
+    if not call.writes or call.tool != "comment":
+        return None
+    for candidate in job.calls[: job.calls.index(call)]:
+        if candidate.writes and candidate.tool != "comment":
+            return candidate
+    raise JobError(f"calls.{call.id}: a comment needs an earlier write that files an issue to comment on")
+
+
+class Loop:
+    """One process of the loop: its memory, its files in `workdir`, the job and the tracker."""
+
+    def __init__(
+        self,
+        workdir: Path,
+        job: Job,
+        tracker: TrackerClient,
+        offer: TrackerOffer,
+        *,
+        fsync: str = "none",
+        unreadable: str = "ask-person",
+    ) -> None:
+        self.workdir, self.job, self.tracker, self.offer = workdir, job, tracker, offer
+        self.fsync, self.unreadable = fsync, unreadable  # spec/FAULTS.md section 6
+        self.path = workdir / CHECKPOINT_FILE
+        self.memory: dict[str, Any] = {}
+        self._flock: int | None = None
+        self.token: int | None = None  # the lease's fencing token (lease+fencing)
+        self.lose_replies = nemesis.lost_replies()
+        self.wrong_answers = nemesis.wrong_answers()
+        self.fresh_ids = nemesis.fresh_ids()
+        self._sent: dict[str, int] = {}  # write requests sent per call by this process
+
+    # -- start --------------------------------------------------------------------------------
+
+    def resume(self) -> bool:
+        """Load the checkpoint (never the temp file); False when the run is already done.
+
+        No checkpoint: begin a new run with a fresh run ID (`fresh_id()`: 128 random bits, never
+        repeated; under a deduplicating sweep, derived from the world the process started from).
+        """
+        try:
+            saved = checkpoint.load(self.path)
+        except checkpoint.CheckpointError:
+            # Unreadable (a power cut, spec/FAULTS.md 6.4): refuse and ask a person, or begin afresh.
+            if self.unreadable == "ask-person":
+                count("asks")
+                print(f"{self.path}: unreadable checkpoint; a person must look at it", file=sys.stderr)
+                return False
+            saved = None
+        if saved is None:
+            self.memory = {"run": fresh_id(), "done": False, "turns": []}
+            return True
+        self.memory = saved
+        return not saved["done"]
+
+    def take_lock(self, lock: str) -> None:
+        """Take the run's lock as the design's `lock` policy says (spec/FAULTS.md 7.1, POLICIES.md 1.6).
+
+        `file`: the lock file (run ID and process ID, by temp file and rename), which nobody
+        reads; `os-lock`: flock on a file beside the checkpoint, held until this process dies,
+        refused (Stopped) while another live process holds it; `lease+fencing`: a fencing
+        token from the tracker, sent with every request from now on and recorded at once
+        beside the checkpoint, where every later disk write checks it; `none`: nothing.
+        """
+        if lock == "file":
+            self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
+        elif lock == "os-lock":
+            fd = os.open(self.workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise Stopped(f"{self.workdir}: another live process holds the run's OS lock") from None
+            self._flock = fd
+        elif lock == "lease+fencing":
+            self.token = self.tracker.lease()
+            (self.workdir / LEASE_FILE).write_text(str(self.token), encoding="utf-8")
+        elif lock != "none":
+            raise ValueError(f"unknown lock policy {lock!r}")
+
+    def _fence(self) -> None:
+        """Before a disk write under `lease+fencing`: stop if a newer token was granted since ours."""
+        if self.token is None:
+            return
+        newest = int((self.workdir / LEASE_FILE).read_text(encoding="utf-8"))
+        if self.token < newest:
+            raise Stopped(f"fencing token {self.token} is older than the newest, {newest}: the disk refuses it")
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def save(self, what: str) -> None:
+        """Save(what): the whole memory to the temp file, then rename it over the checkpoint."""
+        self._save_file(self.path, self.memory, what)
+
+    def save_marker(self, call: Call) -> None:
+        """The marker save before a write."""
+        self.save(f"marker {call.id}")
+        crashpoint(f"marker saved {call.id}")
+
+    def save_result(self, call: Call) -> None:
+        """The result save after a call."""
+        self.save(f"result {call.id}")
+        crashpoint(f"result saved {call.id}")
+
+    def _save_file(self, path: Path, data: Any, what: str) -> None:
+        if path != self.path:  # the lock file: synced in full, two points (spec/FAULTS.md 6.1)
+            self._fence()
+            checkpoint.write_tmp(path, data)
+            crashpoint(f"{what}: tmp written")
+            self._rename(path, sync_dir=True)
+            crashpoint(f"{what}: renamed")
+            return
+        # The checkpoint: the steps of the design's fsync policy, each fsync with its point.
+        self._fence()
+        checkpoint.write_tmp(path, data, sync=False)
+        crashpoint(f"{what}: tmp written")
+        if self.fsync != "none":
+            with contextlib.suppress(FileNotFoundError):  # renamed by another process: nothing left to sync
+                checkpoint.sync_tmp(path)
+            crashpoint(f"{what}: tmp synced")
+        self._rename(path, sync_dir=False)
+        crashpoint(f"{what}: renamed")
+        if self.fsync == "full":
+            checkpoint.sync_directory(path)
+            crashpoint(f"{what}: dir synced")
+
+    def _rename(self, path: Path, *, sync_dir: bool) -> None:
+        """Rename the temp file into place; Stopped when it is gone (another process renamed it first)."""
+        self._fence()
+        try:
+            checkpoint.rename_into_place(path, sync_dir=sync_dir)
+        except FileNotFoundError:
+            gone = checkpoint.tmp_path(path).name
+            raise Stopped(f"{gone}: gone before the rename (another process renamed it)") from None
+
+    # -- the model and the turns -------------------------------------------------------------
+
+    def turns(self, *, save_reply: bool) -> Iterator[Turn]:
+        """The turns to work on, asking the scripted model when the last one is complete.
+
+        An incomplete last turn is continued without a model call (its reply was saved). At
+        the final answer the run is marked done and saved, and the iteration ends.
+        """
+        while True:
+            turns = self.memory["turns"]
+            if turns and not turns[-1]["complete"]:
+                yield turns[-1]
+                continue
+            count("model_calls")
+            k = len(turns) + 1
+            if k > len(self.job.turns):  # the scripted model's final answer
+                crashpoint("final reply arrived")
+                self.memory["done"] = True
+                self.save("final")
+                return
+            crashpoint(f"reply {k} arrived")
+            turns.append({"index": k, "results": {}, "marked": [], "complete": False, **self._ids(k)})
+            if save_reply:
+                self.save(f"reply {k}")
+            yield turns[-1]
+
+    def _ids(self, k: int) -> dict[str, Any]:
+        """With fresh call IDs: {"ids": {call: ID}} for reply `k`, new on every ask; else nothing."""
+        if not self.fresh_ids:
+            return {}
+        counter = self.workdir / MODEL_FILE
+        asked = int(counter.read_text(encoding="utf-8")) + 1 if counter.exists() else 1
+        counter.write_text(str(asked), encoding="utf-8")
+        return {"ids": {call.id: f"{call.id}.{asked}" for call in self.job.turns[k - 1]}}
+
+    def open_calls(self, turn: Turn) -> Iterator[Call]:
+        """The first call of `turn` that has no result yet, again and again until every call has one.
+
+        A call whose tool failed (ToolFailed) still has no result, so it comes again: the loop
+        body decides anew what it calls for (SITUATIONS.md section 2).
+        """
+        while True:
+            call = next((c for c in self.job.turns[turn["index"] - 1] if c.id not in turn["results"]), None)
+            if call is None:
+                return
+            yield call
+
+    def has_marker(self, turn: Turn, call: Call) -> bool:
+        """Whether `call` has an attempt marker in `turn`."""
+        return call.id in turn["marked"]
+
+    def mark(self, turn: Turn, call: Call) -> None:
+        """Record an attempt marker for `call` and save it before the call goes out."""
+        turn["marked"].append(call.id)
+        self.save_marker(call)
+
+    def store(self, turn: Turn, call: Call, answer: str) -> None:
+        """Put `answer` in memory as the result of `call`."""
+        turn["results"][call.id] = answer
+
+    def end_turn(self, turn: Turn, *, save: bool = True) -> None:
+        """Mark the turn complete and Save(turn k) (unless `save` is false: result_saves = "none")."""
+        turn["complete"] = True
+        if save:
+            self.save(f"turn {turn['index']}")
+
+    # -- sending and settling ------------------------------------------------------------------
+
+    def send(self, call: Call, *, keyed: bool) -> str:
+        """Send `call` to the tracker (a write with Key(run, call) when `keyed`); its answer."""
+        run = self.memory["run"]
+        if not call.writes:
+            found = self.tracker.search(self.job.name)
+            crashpoint(f"tool returned {call.id}")
+            return f"{len(found)} issues"
+        call_id = self.memory["turns"][-1].get("ids", {}).get(call.id, call.id)
+        request_key = key(run, call_id) if keyed else None
+        target = issue_target(self.job, call)
+        title = f"{self.job.name}: {call.id}"
+        self._sent[call.id] = self._sent.get(call.id, 0) + 1
+        lose = (call.id, self._sent[call.id]) in self.lose_replies
+        self.tracker.lose_next_reply = lose
+        try:
+            if target is None:
+                number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key)
+            else:
+                number = self.tracker.comment(
+                    self._issue_of(target), run=run, call=call.id, body=title, key=request_key
+                )
+        except ConnectionError:
+            if not lose:
+                raise
+            crashpoint(f"tracker accepted {call.id}")  # the tracker applied it; the reply never came
+            crashpoint(f"tool failed {call.id}")
+            raise ToolFailed(call.id) from None
+        crashpoint(f"tracker accepted {call.id}")
+        crashpoint(f"tool returned {call.id}")
+        return f"#{number}"
+
+    def settle(self, call: Call, *, keyed: bool, ladder: tuple[Rung, ...] = RUNGS) -> str:
+        """Settle a call that has a marker and no result, on the first rung of `ladder` open to it."""
+        for rung in ladder:
+            if rung == "rerun-when-harmless" and (not call.writes or (keyed and self.offer.honours_keys)):
+                count("reruns")  # rung 1: a repeat is harmless
+                return self.send(call, keyed=keyed)
+            if rung == "lookup" and self.offer.lookup:
+                count("lookups")  # rung 2: ask the tracker
+                record = self.tracker.lookup(self.memory["run"], call.id)
+                crashpoint(f"lookup answered {call.id}")
+                return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+            if rung == "person":
+                return self._ask_person(call, keyed=keyed)
+        raise RuntimeError(f"no rung of {ladder} settles {call.id}")
+
+    def _ask_person(self, call: Call, *, keyed: bool) -> str:
+        """Rung 3: a person looks at the tracker and answers, truthfully unless the nemesis says otherwise."""
+        question = pause(f"person answers {call.id}")  # a wrong answer's chance (spec/FAULTS.md section 4)
+        count("asks")
+        record = self.tracker.lookup(self.memory["run"], call.id, fenced=False)  # a person's look (7.1)
+        if question in self.wrong_answers:  # "no" although it happened, "yes" although it did not
+            return self.send(call, keyed=keyed) if record else WRONG_ANSWER
+        return f"#{record['number']}" if record else self.send(call, keyed=keyed)
+
+    def _issue_of(self, target: Call) -> int:
+        for turn in self.memory["turns"]:
+            answer = turn["results"].get(target.id)
+            if answer is not None and answer.startswith("#"):
+                return int(answer.lstrip("#"))
+            if answer is not None:  # a person's wrong "yes": no number; the first issue of the job instead
+                found = self.tracker.search(self.job.name)
+                if not found:
+                    raise RuntimeError(f"{target.id} was said to have happened, and the tracker holds no issue")
+                return int(found[0]["number"])
+        raise RuntimeError(f"{target.id} has no result to comment on")

@@ -1,0 +1,122 @@
+"""Sweeping the reference loop: its target command, its check, and its row in the explorer's shape.
+
+The target is `python -S -m crashsweep.realsweep.reference.loop --variant V [--job FILE] --tracker T`
+(or `--design FILE` instead of `--variant V`, the loop composed from a design file's policies):
+`-S` skips site-packages, which the loop does not need (it imports only the standard library,
+this package and spec/), and saves a sizeable part of each process's start; the package's
+own folder goes on PYTHONPATH instead. The modules the loop imports are byte-compiled once
+before the sweep, so that no process compiles them again. The check counts, per write of the
+job, the records the tracker holds for it (over every run): dups, missing, applied.
+Its state key (`state_key`, used by a deduplicating sweep unless another is given) blanks the
+process ID in the lock file, the only part of its world that differs between two processes
+that started from the same world.
+"""
+
+from __future__ import annotations
+
+import compileall
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.probe import checkpoint
+from crashsweep.realsweep.reference import parts as loop_parts
+from crashsweep.realsweep.reference.loop import DESIGNS
+from crashsweep.realsweep.sweep import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
+from crashsweep.realsweep.sweep import Progress as SweepProgress
+from crashsweep.realsweep.tracker.service import package_pythonpath
+from crashsweep.realsweep.world import World
+from crashsweep.spec.job import Job
+from crashsweep.spec.policy import PolicyError, read_design_file
+
+UNSUPPORTED = ("approval", "fails_after_accept")
+"""Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
+SERVICE_MODES = {"keyed": "keyed", "keyless": "keyless", "keyless-lookup": "keyless"}
+
+
+def target(variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None) -> Target:
+    """The command that runs one process of the reference loop of design `variant` (or of the design file)."""
+    if design_path is not None:
+        args = ["--design", str(design_path.resolve()), "--tracker", tracker]
+    elif variant not in DESIGNS:
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(DESIGNS)})")
+    else:
+        args = ["--variant", variant, "--tracker", tracker]
+    if job_path is not None:
+        args += ["--job", str(job_path.resolve())]
+    argv = (sys.executable, "-S", "-m", "crashsweep.realsweep.reference.loop", *args)
+    env = {"PYTHONPATH": package_pythonpath()}
+    return Target(
+        argv, env, f"reference loop {variant}", fork="crashsweep.realsweep.reference.loop:main", fork_argv=tuple(args)
+    )
+
+
+def check(job: Job) -> Check:
+    """The check of the reference loop on `job`: the tracker's records, per write of the job."""
+
+    def outcome(scenario: Scenario) -> Outcome:
+        assert scenario.tracker is not None, "the reference loop needs a tracker"
+        return Outcome.of((record["call"] for record in scenario.tracker.records()), job.writes)
+
+    return outcome
+
+
+def precompile() -> None:
+    """Byte-compile this package and spec/ so that each loop process loads them compiled."""
+    here = Path(__file__).absolute().parent  # as imported; spec/ is its sibling, checked out or installed
+    for folder in (here, here.parent / "spec"):
+        compileall.compile_dir(folder, quiet=2, maxlevels=0)
+
+
+def run(
+    variant: str,
+    job: Job,
+    job_path: Path | None,
+    tracker: str,
+    options: SweepOptions,
+    progress: SweepProgress | None = None,
+    design_path: Path | None = None,
+    nemesis: Nemesis | None = None,
+) -> SweepResult:
+    """Sweep the reference loop of `variant` (or of the design file) on `job` against a tracker of kind `tracker`.
+
+    `nemesis`: the faults and call IDs (spec/FAULTS.md) the loop and the tracker suffer.
+    """
+    if tracker not in SERVICE_MODES:
+        raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
+    for call in job.calls:
+        loop_parts.issue_target(job, call)  # a comment with no issue before it fails here, not in a process
+        for option in UNSUPPORTED:
+            if getattr(call, option, False):
+                raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
+    if nemesis is not None and "lost-reply" in nemesis.faults and design_path is not None:
+        _refuse_error_to_model(design_path)
+    precompile()
+    options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
+    return sweep(target(variant, job_path, tracker, design_path), check(job), options, progress, nemesis)
+
+
+def state_key(world: World) -> World:
+    """The world with the lock file's process ID blanked (and its temp file's): nothing reads it back.
+
+    No process reads the lock file (the `file` lock policy, spec/FAULTS.md 7.1): it records a holder for a person.
+    """
+    for name in (loop_parts.LOCK_FILE, loop_parts.LOCK_FILE + checkpoint.TMP_SUFFIX):
+        data = world.file(name)
+        if data is not None:
+            lock = json.loads(data)
+            lock["pid"] = 0
+            world = world.with_file(name, json.dumps(lock, sort_keys=True).encode("utf-8"))
+    return world
+
+
+def _refuse_error_to_model(design_path: Path) -> None:
+    """A lost reply under on_tool_error = "model" goes to the model, which the reference loop does not script."""
+    try:
+        _, _, policy = read_design_file(design_path)
+    except PolicyError as error:
+        raise SweepError(str(error)) from None
+    if policy.on_tool_error == "model":
+        raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")

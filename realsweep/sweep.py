@@ -1,0 +1,253 @@
+"""The sweep engine for real code: crash a real program at every crash point, up to N crashes deep.
+
+It knows nothing about agent loops. A `Target` is a command that runs one process of the
+program (for a `module:function` entry point, `python -m crashsweep.realsweep.probe.entry module:function`);
+the program marks its crash points with crashsweep.realsweep.probe.crashpoint. The engine:
+
+1. runs the program once, uninterrupted, in a fresh work directory, and lists the points it
+   passes (the baseline);
+2. for each point i, runs a scenario in a fresh work directory: a process that dies at point
+   i, then a restart that runs to the end; the restart's points are listed too;
+3. below the depth, extends each scenario by one more crash: dies at i, the restart dies at
+   each point j it passes, and the next restart runs to the end; and so on.
+
+With `options.dedup` it runs the same processes once per distinct world instead (graph.py):
+scenarios that reach the same files and tracker state share their future, and are counted
+by paths with the explorer's counting, faults included (graph.py).
+
+Every process is a real subprocess, started from the target's argv or, for a Python entry
+point, forked from a zygote that imported its modules (zygote.py: no interpreter start per
+process). A crashed one died by SIGKILL at its chosen point: the engine checks its status,
+and that the point it died at is the one listed (a program whose points change between runs
+from the same disk state is not deterministic, and is refused).
+Each scenario has its own work directory and its own tracker space (a database of the one
+tracker service the engine starts), so scenarios never see each other's effects, and they
+run in parallel on a pool of threads, at most `workers` of the program's processes at a time
+(runner.py; the pool has twice as many threads, so that reading and saving worlds overlaps
+the running processes).
+After the last process the `check` reads the outcome (an `Outcome`); the counters the
+program reported with `count(...)` over all its processes are summed per scenario.
+
+Faults beside crashes (spec/FAULTS.md) are the nemesis's (nemesis.py). The merging sweep
+makes them moves of its graph at any depth, on either engine; without dedup the engine runs,
+beside the one-crash scenarios, a scenario of one fault move at each chance the nemesis finds
+among the baseline's points (depth 1 only).
+
+Where the processes run is an `Engine`'s choice (`options.engine`): the local engine (None,
+`LOCAL`) runs them on threads of this process (workers.LocalWorkers); ray_engine.py runs the
+same units of work as Ray tasks across a cluster. The sweep's bookkeeping (the results, the
+graph of worlds, the counting) stays here either way, so the results are the same.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from typing import Any, Protocol
+
+from crashsweep.realsweep.dedup import graph
+from crashsweep.realsweep.engines.local import Completions, LocalWorkers, Workers
+from crashsweep.realsweep.faults.nemesis import PAUSE, Fault, Nemesis, NemesisError
+from crashsweep.realsweep.process import scratch
+from crashsweep.realsweep.process.runner import Runner
+from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.realsweep.values import (
+    Check,
+    Crash,
+    Outcome,
+    Progress,
+    Scenario,
+    ScenarioResult,
+    SweepError,
+    SweepOptions,
+    SweepResult,
+    Target,
+    TargetFailed,
+)
+
+__all__ = [
+    "LOCAL",
+    "Check",
+    "Crash",
+    "Engine",
+    "Outcome",
+    "Progress",
+    "Scenario",
+    "ScenarioResult",
+    "SweepError",
+    "SweepOptions",
+    "SweepResult",
+    "Target",
+    "TargetFailed",
+    "replay",
+    "sweep",
+]
+
+
+class Engine(Protocol):
+    """Where a sweep's processes run: it gives the sweep a `Workers` (workers.py) for its units of work."""
+
+    def workers(
+        self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
+    ) -> AbstractContextManager[Workers[Any]]:
+        """Workers for one sweep, ready to run its units; closed (and cleaned up) when the sweep ends."""
+
+
+class _Local:
+    """The local engine: a runner in a root folder of this machine, its units on a pool of threads."""
+
+    @contextmanager
+    def workers(
+        self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
+    ) -> Iterator[Workers[Any]]:
+        with runner(target, check, options, nemesis) as one:
+            workers = LocalWorkers(one)
+            try:
+                yield workers
+            finally:
+                workers.close()
+
+
+LOCAL: Engine = _Local()
+
+
+def sweep(
+    target: Target,
+    check: Check,
+    options: SweepOptions,
+    progress: Progress | None = None,
+    nemesis: Nemesis | None = None,
+) -> SweepResult:
+    """Run the baseline and every scenario up to `options.depth` moves; see the module docstring."""
+    started = time.monotonic()
+    if nemesis is not None:
+        try:
+            nemesis.check(options.depth, options.dedup)
+        except NemesisError as error:
+            raise SweepError(str(error)) from None
+    _check_options(options)
+    engine = options.engine or LOCAL
+    with engine.workers(target, check, options, nemesis) as workers:
+        if options.dedup:
+            return graph.sweep(workers, options, nemesis or Nemesis(), target.label, progress, started)
+        return _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
+
+
+def replay(
+    target: Target,
+    check: Check,
+    options: SweepOptions,
+    crashes: Sequence[tuple[str, int]],
+    nemesis: Nemesis | None = None,
+) -> ScenarioResult:
+    """Run exactly one scenario: process 1 dies at the first (point, occurrence), its restart at the next, ...
+
+    Its crashes' indices are 0: the scenario is named by its points, not by a listing.
+    `nemesis` gives the processes their call IDs (a fault move is not re-run here).
+    """
+    if not crashes:
+        raise SweepError("a scenario to re-run needs at least one crash point")
+    with runner(target, check, options, nemesis) as one:
+        return one.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
+
+
+def _check_options(options: SweepOptions) -> None:
+    """Refuse options no engine can run, before any process starts."""
+    if options.depth < 1:
+        raise SweepError(f"depth must be at least 1, got {options.depth}")
+    if options.spawn not in ("fork", "exec"):
+        raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
+    if options.workers < 1:
+        raise SweepError(f"workers must be at least 1, got {options.workers}")
+
+
+@contextmanager
+def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
+    """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
+    _check_options(options)
+    root = scratch.folder() if options.root is None else options.root
+    if root.exists() and any(root.iterdir()):
+        raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        with ExitStack() as stack:
+            made = Runner(target, check, options, root, None, nemesis)
+            stack.callback(made.close)
+            made.warm()  # the zygote's interpreter starts while the tracker service's does
+            if options.tracker is not None:
+                made.service = stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
+            yield made
+    finally:
+        if not options.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _scenarios(
+    workers: Workers[Any],
+    target: Target,
+    options: SweepOptions,
+    nemesis: Nemesis,
+    progress: Progress | None,
+    started: float,
+) -> SweepResult:
+    baseline = workers.scenario(()).result()
+    if not baseline.points:
+        raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
+    results: list[ScenarioResult] = []
+    known = len(baseline.points)
+    waiting: Completions[ScenarioResult] = Completions()
+    for crashes in _children(baseline):
+        waiting.add(workers.scenario(crashes))
+    faults = {waiting.add(workers.scenario((), f)): f for f in nemesis.chances(baseline.points)}
+    known += len(waiting.pending) - len(baseline.points)
+    try:
+        while waiting.pending:
+            future = waiting.next()
+            result = future.result()
+            results.append(result)
+            if result.moves < options.depth and not result.faults:
+                children = _children(result)
+                known += len(children)
+                for crashes in children:
+                    waiting.add(workers.scenario(crashes))
+            wakes = _wakes(faults.pop(future, None), result)
+            known += len(wakes)
+            faults |= {waiting.add(workers.scenario((), f)): f for f in wakes}
+            if progress is not None:
+                progress(len(results), known)
+    except BaseException:
+        workers.stop()
+        for future in waiting.pending:
+            future.cancel()
+        raise
+    results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
+    reached = tuple(r for r in results if not r.unreached)
+    unreached = tuple(r for r in results if r.unreached)
+    if not reached:
+        first = unreached[0].crashes[-1]
+        raise SweepError(
+            f"no process ever reached its chosen point (the first was to die at {first.label!r}): the program's "
+            "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
+        )
+    elapsed = time.monotonic() - started
+    return SweepResult(options.depth, baseline, reached, workers.processes(), elapsed, unreached)
+
+
+def _wakes(fault: Fault | None, result: ScenarioResult) -> list[Fault]:
+    """After a pause whose restart ran to its stop: the same pause waking at each point the restart passed."""
+    if fault is None or fault.kind != PAUSE or fault.wake or result.unreached:
+        return []
+    return [fault.waking_at(k, result.points) for k in range(1, len(result.points) + 1)]
+
+
+def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:
+    """The scenarios one crash deeper: the last process of `result` dies at each of its points."""
+    if result.unreached:
+        return []
+    children = []
+    for i, point in enumerate(result.points, start=1):
+        occurrence = result.points[:i].count(point)
+        children.append((*result.crashes, Crash(i, point, occurrence)))
+    return children

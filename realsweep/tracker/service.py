@@ -1,0 +1,179 @@
+"""The tracker service: a small HTTP/JSON issue tracker on SQLite, in a process of its own.
+
+It is the outside world a swept loop writes to, so it must outlive every crash of the loop:
+it runs as its own process (`python -m crashsweep.realsweep.tracker.service`, or `crashsweep tracker
+serve`), and its databases are SQLite files in WAL mode whose writes are committed before the
+reply is sent (tracker_store.py). Its HTTP side (tracker_http.py) reads each request whole,
+within a timeout, before it locks a space (tracker_spaces.py), and answers every request in
+JSON, refusals included (tracker_request.py). On SIGTERM or Ctrl-C it stops at once: no client
+holds a lock, so the only wait is for a write in progress to commit.
+
+Routes (JSON bodies; POSTs may carry an `Idempotency-Key` header):
+
+    POST /issues                  {title, body?, run, call}   -> 201 {number, ...}
+    POST /issues/<n>/comments     {body?, run, call}          -> 201 {number, issue, ...}
+    GET  /search?q=TEXT           -> {items: [...]}
+    GET  /lookup?run=R&call=C     -> {found, record}     "did call C of run R happen?"
+    GET  /records                 -> {records: [...]}
+    GET  /health                  -> {ok, mode}
+
+Every route may be prefixed by `/spaces/<name>`: each space is a database of its own
+(`<root>/<name>.sqlite3`), so that the scenarios of a sweep share one server and never see
+each other's records. Without the prefix the space is `default`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from crashsweep.realsweep.tracker.request import MAX_BODY
+from crashsweep.realsweep.tracker.server import REQUEST_TIMEOUT, TrackerServer
+from crashsweep.realsweep.tracker.spaces import Spaces
+
+if TYPE_CHECKING:
+    import subprocess
+
+MODES = ("keyed", "keyless")
+READY = "tracker ready at "
+
+
+def make_server(
+    root: Path,
+    mode: str,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    quiet: bool = True,
+    request_timeout: float = REQUEST_TIMEOUT,
+    max_body: int = MAX_BODY,
+) -> TrackerServer:
+    """A tracker server bound to (host, port) (port 0: any free port), not yet serving."""
+    if mode not in MODES:
+        raise ValueError(f"tracker mode {mode!r}: expected one of {', '.join(MODES)}")
+    root.mkdir(parents=True, exist_ok=True)
+    spaces = Spaces(root, honours_keys=mode == "keyed")
+    return TrackerServer((host, port), spaces, mode, quiet=quiet, request_timeout=request_timeout, max_body=max_body)
+
+
+def serve(server: TrackerServer) -> None:
+    """Serve until Ctrl-C or SIGTERM, then close every database once the requests using it are done."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopping already: a second signal must not cut the close
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        server.server_close()
+        server.spaces.close()
+
+
+def package_pythonpath(env: dict[str, str] | None = None) -> str:
+    """PYTHONPATH for a child process that must import this package (and spec/) without site.
+
+    That is the folder that holds this module's top-level package, as it was imported: not
+    resolved, as in a checkout the installed names are links (crashsweep/realsweep -> ../realsweep).
+    """
+    depth = len((__package__ or "").split("."))
+    source = str(Path(__file__).absolute().parents[depth])
+    existing = (env if env is not None else os.environ).get("PYTHONPATH")
+    return source + os.pathsep + existing if existing else source
+
+
+class ServiceProcess:
+    """The tracker service started as a child process; a context manager that stops it."""
+
+    def __init__(self, root: Path, mode: str, *, python: str = sys.executable) -> None:
+        self.root, self.mode, self.python = root, mode, python
+        self.url = ""
+        self._process: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> ServiceProcess:
+        import subprocess  # the parent's side only: the service itself, which imports this module, never needs it
+
+        env = {**os.environ, "PYTHONPATH": package_pythonpath()}
+        command = [
+            self.python,
+            "-S",  # no site-packages: the service imports only the standard library and this package
+            "-m",
+            "crashsweep.realsweep.tracker.service",
+            "--root",
+            str(self.root),
+            "--mode",
+            self.mode,
+        ]
+        self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+        assert self._process.stdout is not None
+        try:
+            line = self._process.stdout.readline()
+        except BaseException:  # Ctrl-C while it starts: stop it, or it outlives the sweep (holding its stderr)
+            self.__exit__(None, None, None)
+            raise
+        if not line.startswith(READY):
+            self.__exit__(None, None, None)
+            raise RuntimeError(f"the tracker service did not start (it printed {line!r})")
+        self.url = line[len(READY) :].strip()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import subprocess
+
+        process, self._process = self._process, None
+        if process is None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    @property
+    def pid(self) -> int:
+        """The service's process ID."""
+        assert self._process is not None, "the service is not running"
+        return self._process.pid
+
+    def space_url(self, name: str) -> str:
+        """The base URL of space `name`."""
+        return f"{self.url}/spaces/{name}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m crashsweep.realsweep.tracker.service --root DIR [--mode keyed] [--port 0]`; prints its URL when ready."""  # noqa: E501
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.tracker.service", description=main.__doc__)
+    parser.add_argument("--root", type=Path, required=True, help="folder of the databases, one per space")
+    parser.add_argument("--mode", choices=MODES, default="keyed")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=REQUEST_TIMEOUT, help="seconds a client has to send")
+    parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
+    args = parser.parse_args(argv)
+    if not args.timeout > 0:
+        parser.error(f"--timeout {args.timeout}: expected a number of seconds above 0")
+    try:
+        server = make_server(
+            args.root, args.mode, args.host, args.port, quiet=not args.verbose, request_timeout=args.timeout
+        )
+    except OSError as error:
+        print(f"tracker: cannot serve {args.root} on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 2
+    print(READY + server.url, flush=True)
+    serve(server)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

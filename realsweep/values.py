@@ -1,0 +1,251 @@
+"""The sweep's values: the target, crashes, scenarios, outcomes, results, options and errors.
+
+A `Target` says how to start one process of the program under test; a scenario is a tuple of
+`Crash`es (process 1 dies at its point i, the restart at its point j, ...) after which a last
+process runs to the end; the `Check` reads its final world into an `Outcome`. Users of the
+engine import these from crashsweep.realsweep.sweep.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from crashsweep.realsweep.tracker.client import TrackerClient
+
+if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
+    from crashsweep.explorer.counting import Counts
+    from crashsweep.realsweep.sweep import Engine
+    from crashsweep.realsweep.world import StateKey
+
+
+class SweepError(RuntimeError):
+    """The sweep cannot go on: bad input, or a program that does not behave as a sweep needs."""
+
+
+class TargetFailed(SweepError):
+    """A process of the program failed by itself (not at its crash point): a finding about the program."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """How to start one process of the program: argv and extra environment.
+
+    A Python program may also name `fork`, an entry point ("module:function", called with no
+    arguments, `fork_argv` as its sys.argv[1:]) that a zygote can fork instead of starting
+    `argv` (see zygote.py): the same program, without an interpreter start per process.
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    label: str = ""
+    fork: str | None = None
+    fork_argv: tuple[str, ...] = ()
+
+    @classmethod
+    def command(cls, line: str | Sequence[str]) -> Target:
+        """A command line (a string is split like a shell would, without running a shell)."""
+        argv = tuple(shlex.split(line)) if isinstance(line, str) else tuple(line)
+        if not argv:
+            raise SweepError("the target command is empty")
+        return cls(argv, label=shlex.join(argv))
+
+    @classmethod
+    def entry_point(cls, spec: str, *, path: Iterable[str] = ()) -> Target:
+        """A `module:function` entry point, run by `python -m crashsweep.realsweep.probe.entry`.
+
+        `path` joins PYTHONPATH.
+        """
+        from crashsweep.realsweep.probe.entry import parse_entry_point
+        from crashsweep.realsweep.tracker.service import package_pythonpath
+
+        parse_entry_point(spec)
+        pythonpath = os.pathsep.join([*path, package_pythonpath()])
+        return cls(
+            (sys.executable, "-m", "crashsweep.realsweep.probe.entry", spec),
+            {"PYTHONPATH": pythonpath},
+            spec,
+            fork=spec,
+        )
+
+
+@dataclass(frozen=True)
+class Crash:
+    """A crash: at the `index`-th point (from 1) of the listing process, named `point`.
+
+    The dying process is told the point by name and `occurrence` (its `occurrence`-th pass of
+    `point`), which is the same point of the work even when threads list points in another
+    order; for a program with one thread it is exactly the `index`-th point.
+    """
+
+    index: int
+    point: str
+    occurrence: int = 1
+
+    @property
+    def crash_at(self) -> str:
+        """The value of CRASHSWEEP_CRASH_AT that makes a process die here ("2:point name")."""
+        return f"{self.occurrence}:{self.point}"
+
+    @property
+    def label(self) -> str:
+        """The point and, past the first, its occurrence: "saved#2"."""
+        return self.point if self.occurrence == 1 else f"{self.point}#{self.occurrence}"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What a check sees of a finished scenario: its crashes, work directory and tracker."""
+
+    crashes: tuple[Crash, ...]
+    workdir: Path
+    tracker: TrackerClient | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check found in a scenario's final world.
+
+    dups: effects beyond the first, over the writes (sum of max(0, effects - 1));
+    missing: writes with no effect at all; applied: effects seen (a witness that the
+    no-duplicate check had something to look at).
+    """
+
+    dups: int = 0
+    missing: int = 0
+    applied: int = 0
+
+    @classmethod
+    def of(cls, effects: Iterable[str], expected: Iterable[str]) -> Outcome:
+        """The outcome when `effects` names the write behind each effect and `expected` lists the writes."""
+        seen = list(effects)
+        wanted = list(expected)
+        return cls(
+            dups=sum(max(0, seen.count(write) - 1) for write in wanted),
+            missing=sum(1 for write in wanted if write not in seen),
+            applied=len(seen),
+        )
+
+
+Check = Callable[[Scenario], Outcome]
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """One scenario run: its crashes, outcome, summed counters, and its last process's points."""
+
+    crashes: tuple[Crash, ...]
+    outcome: Outcome
+    counters: Mapping[str, int]
+    points: tuple[str, ...]
+    unreached: int = 0
+    """0, or the process (from 1) that ended normally without passing its chosen point: its
+    threads took another course than the listing process's. Such a scenario did not happen as
+    chosen: it has no outcome and is counted and listed apart."""
+    faults: tuple[str, ...] = ()
+    """The fault moves of the scenario (the labels of realsweep.faults' Fault), each one move beside the crashes."""
+    beside: int = 0
+    """Processes beside the crashes' and the last one's: a pause's restart, and the supervisor's
+    restart when the last live process stopped (spec/FAULTS.md section 7). In a pause scenario
+    `points` are the restart's (where the paused process may wake)."""
+
+    @property
+    def moves(self) -> int:
+        """Crashes and faults: the moves of the adversary (spec/FAULTS.md section 1)."""
+        return len(self.crashes) + len(self.faults)
+
+    @property
+    def code(self) -> str:
+        """The scenario's crash indices, e.g. "5,12" (process 1 dies at point 5, the restart at 12)."""
+        return ",".join([str(crash.index) for crash in self.crashes] + [f"[{fault}]" for fault in self.faults])
+
+    def record(self) -> dict[str, object]:
+        """The scenario as one JSON-ready record: crashes, processes, counters, outcome, unreached."""
+        return {
+            "code": self.code,
+            "crashes": [{"index": c.index, "point": c.point, "occurrence": c.occurrence} for c in self.crashes],
+            "processes": self.unreached or len(self.crashes) + 1 + self._power_cuts + self.beside,
+            "counters": dict(sorted(self.counters.items())),
+            "outcome": None
+            if self.unreached
+            else {"dups": self.outcome.dups, "missing": self.outcome.missing, "applied": self.outcome.applied},
+            "unreached": self.unreached,
+            **({"faults": list(self.faults)} if self.faults else {}),
+        }
+
+    @property
+    def _power_cuts(self) -> int:
+        """Power cuts among the fault moves: each kills its process and a restart follows (spec/FAULTS.md 6)."""
+        return sum(fault.startswith("power-loss ") for fault in self.faults)
+
+    def describe(self) -> str:
+        """The scenario in words."""
+        steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
+        if not steps and self._power_cuts:
+            return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
+        if not steps and any(fault.startswith("pause ") for fault in self.faults):
+            return "; ".join(self.faults) + ": each process goes on to its stop, a restart if the run is unfinished"
+        if not steps:
+            return "; ".join(self.faults) + ", the process goes on to the end"
+        faults = f" (faults: {'; '.join(self.faults)})" if self.faults else ""
+        return ", restart, ".join(steps) + ", restart to the end" + faults
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The baseline (no crash) and every scenario, ordered by crash count, then crash indices."""
+
+    depth: int
+    baseline: ScenarioResult
+    scenarios: tuple[ScenarioResult, ...]
+    processes: int
+    seconds: float
+    unreached: tuple[ScenarioResult, ...] = ()
+    """The scenarios whose chosen point was not reached (ScenarioResult.unreached), apart."""
+    counts: Counts | None = None
+    """A deduplicating sweep's scenarios and figures counted by paths (crashsweep.explorer.count_paths over
+    the graph of real worlds); `scenarios` then holds one scenario per final world, the one with
+    the smallest crash indices. None: `scenarios` is every scenario."""
+    worlds: tuple[int, int] = (0, 0)
+    """A deduplicating sweep's worlds: (distinct, reached); (0, 0) for a sweep of every scenario."""
+    snapshots: bool = False
+    """The crashed worlds were snapshots of runs paused at their points, not left by kills."""
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """How to sweep: depth, workers, tracker mode (None: no tracker), where, limits, how to spawn.
+
+    spawn "fork": processes of a target that names an entry point are forked from a zygote;
+    "exec": every process is a new interpreter started from `argv`.
+    """
+
+    depth: int = 2
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    tracker: str | None = "keyed"
+    root: Path | None = None
+    keep: bool = False
+    timeout: float = 120.0
+    spawn: str = "fork"
+    dedup: bool = False
+    """Merge the scenarios that reach the same world (digest.py, graph.py); False: run every scenario."""
+    state_key: StateKey | None = None
+    """With dedup: rewrites a world's timestamps or random IDs before its digest (digest.py)."""
+    every: bool = False
+    """With dedup: list every scenario in SweepResult.scenarios (the graph's paths, expanded), not
+    one per final world; for `--scenarios` and `--keep`."""
+    snapshots: bool = False
+    """With dedup: take the crashed worlds of a node from one run's snapshots (snapshot.py); False:
+    one process killed for real at each point."""
+    engine: Engine | None = None
+    """Where the processes run (engine.Engine; ray_engine.RayEngine: across a cluster); None: here, on threads."""
+
+
+Progress = Callable[[int, int], None]
+"""Called after each scenario with (scenarios done, scenarios known so far); by a merging sweep,
+after each process with (processes done, processes known so far)."""

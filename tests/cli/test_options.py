@@ -1,0 +1,46 @@
+"""Tests of crashsweep.cli.options: the shared options' checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+
+from crashsweep.cli.options import check_out, check_variant, choices_of, split_names
+
+
+def test_unknown_variant_is_a_bad_parameter_listing_known_ones() -> None:
+    """An unknown --variant fails with the list of known designs."""
+    with pytest.raises(click.BadParameter, match=r"unknown variant 'x' \(known: save-once-per-turn"):
+        check_variant(click.Context(click.Command("c")), click.Option(["--variant"]), "x")
+    assert check_variant(click.Context(click.Command("c")), click.Option(["--variant"]), "agent-loop") == "agent-loop"
+
+
+def test_choices_carry_the_tracker_kind() -> None:
+    """choices_of turns names into values: the tracker's kind, the depth, the state limit."""
+    choices = choices_of(3, None, "keyless-lookup", 99)
+    assert (choices.tracker.name, choices.tracker.lookup, choices.depth, choices.max_states) == (
+        "keyless-lookup",
+        True,
+        3,
+        99,
+    )
+    assert choices.job.name == "triage"
+
+
+def test_split_names_refuses_empty_lists_and_names() -> None:
+    """Names are stripped; an empty value, or an empty name between commas, is a bad parameter."""
+    assert split_names(" a , b@keyed ", "--variants") == ["a", "b@keyed"]
+    for value, message in (("", "got nothing"), (" , ", "position 1"), ("a,,b", "position 2"), ("a,", "position 2")):
+        with pytest.raises(click.BadParameter, match=message):
+            split_names(value, "--variants")
+
+
+def test_check_out_gives_an_absolute_path_or_a_bad_parameter(tmp_path: Path) -> None:
+    """--out is checked as it is parsed: usable gives the absolute path, unusable a one-line bad parameter."""
+    context, option = click.Context(click.Command("c")), click.Option(["--out"])
+    assert check_out(context, option, None) is None
+    assert check_out(context, option, tmp_path / "new") == tmp_path / "new"
+    with pytest.raises(click.BadParameter, match="/dev/null is not a directory"):
+        check_out(context, option, Path("/dev/null/x"))

@@ -1,0 +1,356 @@
+"""The commands: `sweep` of a design and of your own loop, `conform`, and `tracker serve`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from crashsweep.cli.main import main
+from crashsweep.realsweep.tracker.client import TrackerClient
+from tests.realsweep.helpers import child_env
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
+EXAMPLE = [CRASHSWEEP, "sweep", "--target", "my_loop:run", "--check", "my_loop_check:check"]
+
+
+def test_sweep_of_a_design_prints_the_explorers_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """save-after-reply at depth 1: 34 scenarios, 9 with a duplicate, exit 1 (no-duplicate violated)."""
+    status = main(["sweep", "--variant", "save-after-reply", "--depth", "1", "--format", "json", "--workers", "2"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert (data["crash_points"], data["scenarios"], data["with_dups"], data["dups"]) == (34, {"1": 34}, 9, 9)
+    assert data["invariants"]["no-duplicate"]["holds"] is False
+
+
+MY_DESIGN = Path(__file__).resolve().parents[2] / "docs" / "my-design.toml"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sweep"], "give either --variant"),
+        (["sweep", "--variant", "nope"], "unknown variant 'nope'"),
+        (["sweep", "--target", "my_loop:run"], "--target needs --check"),
+        (["sweep", "--variant", "agent-loop", "--target", "x:y"], "give either --variant"),
+        (["sweep", "--target", "my_loop:run", "--check", "nothing"], "expected module:function"),
+        (["sweep", "--variant", "agent-loop", "--design", str(MY_DESIGN)], "give either --variant or --design"),
+        (["sweep", "--design", "/nonexistent.toml"], "cannot read design file"),
+        (["conform", "--design", "/nonexistent.toml"], "cannot read design file"),
+        (["sweep", "--framework", "langgraph", "--variant", "agent-loop"], "give either --variant"),
+        (["sweep", "--variant", "agent-loop", "--keys", "off"], "go with --framework"),
+        (["sweep", "--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
+        (["sweep", "--framework", "ray"], "'ray' is not one of"),
+        (["sweep", "--framework", "dbos", "--arg", "a=1"], "--check and --arg go with --target"),
+        (["sweep", "--target", "my_loop:run", "--check", "my_loop_check:check", "--arg", "x"], "expected key=value"),
+        (["sweep", "--framework", "dbos", "--scenarios", "/no/such/folder/s.jsonl"], "no such folder"),
+        (["sweep", "--framework", "dbos", "--crash", "x", "--format", "json"], "--crash re-runs one scenario"),
+        (["sweep", "--variant", "agent-loop", "--state-key", "no_such_module:key"], "cannot import"),
+        (["sweep", "--variant", "agent-loop", "--state-key", "nocolon"], "expected module:function"),
+        (["sweep", "--variant", "agent-loop", "--no-dedup", "--kill"], "go with dedup"),
+        (["conform", "--no-dedup", "--kill"], "--kill goes with dedup"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Usage errors (sources, design files, framework, scenario and dedup options): exit 2, one line, no traceback."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_the_readme_example_sweeps_clean_against_a_keyed_tracker() -> None:
+    """docs/examples/my_loop.py at depth 2 through the real command: no duplicate, nothing missing, exit 0."""
+    done = subprocess.run(
+        [*EXAMPLE, "--depth", "2"],
+        cwd=EXAMPLES,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "crash points  5" in done.stdout
+    assert "1 crash: 5   2 crashes: 12   (17 in all)" in done.stdout
+    assert "no-duplicate  holds" in done.stdout
+
+
+def test_the_example_against_a_keyless_tracker_finds_the_duplicate() -> None:
+    """The same loop against a tracker that ignores keys: a crash after `filed` files the issue twice."""
+    done = subprocess.run(
+        [*EXAMPLE, "--depth", "1", "--tracker", "keyless"],
+        cwd=EXAMPLES,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "no-duplicate  VIOLATED  first in scenario 2: crash at point 2 'filed disk full on db-1'" in done.stdout
+
+
+def test_conform_prints_both_rows_and_no_difference(capsys: pytest.CaptureFixture[str]) -> None:
+    """idempotency-keys at depth 1: the model's row, the real row, and "no difference"."""
+    assert main(["conform", "--variants", "idempotency-keys", "--depth", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "idempotency-keys (model)" in out
+    assert "idempotency-keys (real)" in out
+    assert "idempotency-keys: no difference" in out
+
+
+def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
+    """`crashsweep tracker serve --port 0` prints its URL, answers, and stops on SIGTERM."""
+    command = [CRASHSWEEP, "tracker", "serve", "--root", str(tmp_path / "db"), "--port", "0", "--mode", "keyless"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=child_env()) as server:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = line.split(" at ")[1].split(" ")[0]
+        client = TrackerClient(url)
+        assert client.health() == {"ok": True, "mode": "keyless"}
+        client.create_issue("disk full", run="r", call="c")
+        os.kill(server.pid, signal.SIGTERM)
+        assert server.wait(timeout=10) == 0
+    assert (tmp_path / "db" / "default.sqlite3").exists()
+
+
+def test_the_example_design_file_is_swept_for_real(capsys: pytest.CaptureFixture[str]) -> None:
+    """sweep --design docs/my-design.toml: real processes, the explorer's crash points, nothing duplicated."""
+    assert main(["explore", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json"]) == 0
+    modelled = json.loads(capsys.readouterr().out)
+    status = main(["sweep", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json", "--workers", "2"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert data["variant"] == "my-design"
+    assert data["crash_points"] == modelled["crash_points"]
+    assert (data["with_dups"], data["missing"]) == (0, 0)
+
+
+def test_conform_takes_a_design_file(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["conform", "--design", str(MY_DESIGN), "--workers", "2"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "my-design: no difference" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variants", ""], "got nothing"),
+        (["--variants", ",,,"], "has an empty name (at position 1)"),
+        (["--variants", "keys-and-markers,keys-and-markers"], "keys-and-markers is named twice"),
+        (["--variants", "keys-and-markers", "--tracker", "keyed", "--tracker", "keyed"], "keyed is named twice"),
+    ],
+)
+def test_conform_refuses_empty_and_repeated_names_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """The same checks as compare's --variants: one line, exit 2, nothing swept."""
+    assert main(["conform", *args, "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_conform_refuses_a_design_file_given_twice(capsys: pytest.CaptureFixture[str]) -> None:
+    """As --variants: the same design file twice is refused in one line before any sweep."""
+    assert main(["conform", "--design", str(MY_DESIGN), "--design", str(MY_DESIGN), "--depth", "1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "is named twice" in err
+
+
+def test_tracker_serve_without_root_writes_nothing_here_and_removes_its_temporary_folder(tmp_path: Path) -> None:
+    """No --root: the databases go to the temporary folder it prints, which SIGTERM removes; the cwd stays empty."""
+    command = [CRASHSWEEP, "tracker", "serve", "--port", "0"]
+    server = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env()
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert "(temporary: removed when stopped; --root DIR keeps the databases)" in line
+        root = Path(line.split(" serving ")[1].split(" (temporary")[0])
+        client = TrackerClient(line.split(" at ")[1].split(" ")[0])
+        client.create_issue("disk full", run="r", call="c")
+        assert (root / "default.sqlite3").exists()
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=10)
+        assert (server.returncode, err) == (0, "")
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.communicate()
+    assert not root.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tracker_serve_refuses_a_root_it_cannot_make_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--root under a regular file: exit 2 and one line, before anything is served."""
+    (tmp_path / "file").write_text("")
+    assert main(["tracker", "serve", "--root", str(tmp_path / "file" / "db"), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"crashsweep: error: cannot use --root {tmp_path / 'file' / 'db'}: Not a directory\n"
+
+
+def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_path: Path) -> None:
+    """The README example with --arg: the row names it, and --keep holds scenarios.jsonl.
+
+    The example's 5 crash points give 5 one-crash scenarios: 6 lines with the uninterrupted run.
+    """
+    keep = tmp_path / "kept"
+    args = [*EXAMPLE, "--depth", "1", "--arg", "note=x y", "--keep", str(keep), "--workers", "2"]
+    done = subprocess.run(args, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("my_loop:run 'note=x y'  (real sweep")
+    lines = (keep / "scenarios.jsonl").read_text().splitlines()
+    assert len(lines) == 6
+    assert json.loads(lines[0])["crashes"] == []
+
+
+def test_dedup_and_every_scenario_print_the_same_row(capsys: pytest.CaptureFixture[str]) -> None:
+    """sweep merges worlds by default (snapshots); --kill kills for real; --no-dedup runs every scenario."""
+    base = ["sweep", "--variant", "save-once-per-turn", "--depth", "1", "--format", "json", "--workers", "2"]
+    rows = []
+    for extra in ([], ["--kill"], ["--no-dedup"]):
+        assert main([*base, *extra]) == 1  # save-once-per-turn duplicates: exit 1
+        rows.append(json.loads(capsys.readouterr().out))
+    assert rows[0]["crashed_worlds"] == "snapshots"
+    assert rows[1]["crashed_worlds"] == "killed"
+    assert "worlds" not in rows[2]
+    assert rows[0]["worlds"] == rows[1]["worlds"]
+    assert rows[0]["processes"] < rows[1]["processes"] < rows[2]["processes"]
+    same = [
+        {k: v for k, v in row.items() if k not in ("processes", "seconds", "worlds", "crashed_worlds")} for row in rows
+    ]
+    assert same[0] == same[1] == same[2]
+    assert same[0]["scenarios"] == {"1": 18}  # the published table: save-once-per-turn, depth 1
+
+
+def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_title(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """save-after-reply loses each write's reply in turn: both rows count 34 crash points + 3 lost replies."""
+    args = ["conform", "--variants", "save-after-reply", "--faults", "lost-reply", "--call-ids", "fresh"]
+    assert main([*args, "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "faults lost-reply" in out
+    assert "fresh call IDs" in out
+    assert "save-after-reply: no difference" in out
+    for side in ("model", "real"):
+        row = next(line for line in out.splitlines() if f"save-after-reply ({side})" in line)
+        assert row.split()[2] == "37"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
+        (["--faults", "flood"], "unknown fault 'flood'"),
+        (["--faults", "pause", "--depth", "2"], "pauses a process in scenarios of one move: use depth 1, not 2"),
+    ],
+)
+def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["conform", "--variants", "agent-loop", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    """idempotency-keys: 34 crash points and 3 writes whose reply may be lost; the key keeps it clean."""
+    args = ["sweep", "--variant", "idempotency-keys", "--faults", "lost-reply", "--depth", "1", "--workers", "2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "depth 1, faults lost-reply)" in out
+    assert "1 move: 37 (crash 34, lost-reply 3)" in out
+    assert "with_dups 0" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--crash", "x"], "takes no --faults"),
+        (["--framework", "dbos", "--faults", "lost-reply", "--depth", "1"], "--faults goes with --variant"),
+        (["--target", "m:f", "--check", "m:g", "--call-ids", "fresh"], "--call-ids goes with"),
+    ],
+)
+def test_sweep_refuses_faults_it_cannot_inject_before_sweeping(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert main(["sweep", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_sweep_under_faults_merges_worlds_or_runs_every_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    """A sweep with --faults merges worlds by default (the row has worlds); --no-dedup runs every scenario."""
+    args = ["sweep", "--variant", "idempotency-keys", "--faults", "lost-reply", "--depth", "1", "--workers", "2"]
+    assert main([*args, "--format", "json", "--no-dedup"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert "worlds" not in row
+    assert row["scenarios"] == {"1": 37}
+    assert row["with_dups"] == 0
+    assert main([*args, "--format", "json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert "worlds" in merged
+    assert (merged["scenarios"], merged["with_dups"], merged["moves"]) == (row["scenarios"], 0, row["moves"])
+
+
+def test_sweep_under_pause_lists_each_scenario_with_where_it_paused_and_woke(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """agent-loop-os-lock on one-write: the restart is refused, one pause scenario per crash point (FAULTS.md 7.1)."""
+    root = EXAMPLES.parents[1] / "examples"
+    listing = tmp_path / "scenarios.jsonl"
+    args = ["sweep", "--design", str(root / "agent-loop-os-lock.toml"), "--job", str(root / "one-write.toml")]
+    assert main([*args, "--faults", "pause", "--depth", "1", "--workers", "2", "--scenarios", str(listing)]) == 0
+    out = capsys.readouterr().out
+    points = int(next(line for line in out.splitlines() if "crash points" in line).split()[-1])
+    assert f"1 move: {2 * points} (crash {points}, pause {points})" in out
+    records = [json.loads(line) for line in listing.read_text().splitlines()]
+    paused = [r for r in records if r.get("faults")]
+    assert len(paused) == points
+    assert ["pause at start: tmp written, wake at p2 stopped"] in [r["faults"] for r in paused]
+    assert {r["processes"] for r in paused} == {2}  # the refused restart, then process 1 finishes the run
+
+
+def test_ctrl_c_with_keep_says_where_the_work_folders_stay(tmp_path: Path) -> None:
+    """SIGINT during `sweep --keep`: one line naming the folder (not "nothing was written"), exit 130."""
+    keep = tmp_path / "kept"
+    command = [CRASHSWEEP, "sweep", "--variant", "keys-and-markers", "--depth", "3", "--no-dedup", "--keep", str(keep)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env())
+    # Depth 3 with every scenario from scratch runs for many minutes; the first kept folder says
+    # the sweep is under way.
+    deadline = 120
+    for _ in range(deadline * 10):
+        if keep.is_dir() and any(keep.iterdir()):
+            break
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert process.poll() is None, process.communicate()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert out == ""
+    assert err == f"crashsweep: interrupted; the work folders swept so far stay in {keep}\n"
+    assert any(keep.iterdir())

@@ -1,0 +1,417 @@
+"""Tests of crashsweep.cli.view and explore --out: replay, view, written files, headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import webbrowser
+from pathlib import Path
+
+import pytest
+
+from crashsweep.cli.main import main
+from crashsweep.variants import SEED_DESIGNS
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_dot = pytest.mark.requires_tool("dot")
+JOB = """\
+name = "tiny"
+turns = [["make <it>"]]
+
+[calls]
+"make <it>" = { tool = "create_issue", writes = true }
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the CLI in-process; its exit status, stdout and stderr."""
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def replay_lines(out: str) -> list[str]:
+    """The replay command lines `explore` printed (without the --pytest ones)."""
+    return [line.split("replay: ", 1)[1] for line in out.splitlines() if " replay: crashsweep replay " in line]
+
+
+@needs_dot
+def test_explore_out_writes_a_one_crash_counterexample(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """explore --out writes the shortest no-duplicate counterexample (one crash), both SVGs and index.html."""
+    out_dir = tmp_path / "out"
+    status, out, _ = run(capsys, "explore", "--variant", "save-after-reply", "--depth", "2", "--out", str(out_dir))
+    assert status == 1
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert names == sorted(
+        [
+            "index.html",
+            "no-duplicate.graph.dot",
+            "no-duplicate.graph.svg",
+            "no-duplicate.sequence.dot",
+            "no-duplicate.sequence.svg",
+            "no-duplicate.trace.json",
+            "no-duplicate.trace.txt",
+            "test_save_after_reply_violates_no_duplicate.py",
+        ]
+    )
+    for name in names:
+        assert f"wrote {out_dir / name}" in out
+    data = json.loads((out_dir / "no-duplicate.trace.json").read_text(encoding="utf-8"))
+    assert (data["invariant"], data["crashes"], data["length"], data["path"]) == ("no-duplicate", 1, 10, "10:7=1")
+    assert [step["kind"] for step in data["steps"]].count("crash") == 1
+    for name in ("no-duplicate.graph.svg", "no-duplicate.sequence.svg"):
+        assert "<svg" in (out_dir / name).read_text(encoding="utf-8")
+    assert (out_dir / "index.html").read_text(encoding="utf-8").count("<svg") == 2
+
+
+@pytest.mark.parametrize("variant", [design.name for design in SEED_DESIGNS])
+def test_every_printed_replay_command_reproduces_its_violation(
+    capsys: pytest.CaptureFixture[str], variant: str
+) -> None:
+    """For each seed design, every replay command explore prints exits 1 and names the same violation."""
+    status, out, _ = run(capsys, "explore", "--variant", variant, "--depth", "2")
+    violated = [line.split()[0] for line in out.splitlines() if "VIOLATED" in line]
+    commands = replay_lines(out)
+    assert len(commands) == len(violated)
+    assert status == (1 if violated else 0)
+    for invariant, command in zip(violated, commands, strict=True):
+        words = shlex.split(command)
+        assert words[:2] == ["crashsweep", "replay"]
+        replay_status, trace, _ = run(capsys, *words[1:])
+        assert replay_status == 1
+        assert f"VIOLATED {invariant} after step" in trace
+
+
+def test_replay_bad_code_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """A code that does not fit the model is a one-line error with exit status 2."""
+    for code in ("10:7=5", "ten", "3:9=1"):
+        status, out, err = run(capsys, "replay", "--variant", "save-after-reply", "--path", code)
+        assert status == 2
+        assert out == ""
+        assert len(err.strip().splitlines()) == 1
+        assert err.startswith("crashsweep: error:")
+        assert "--path" in err
+
+
+def test_replay_of_a_clean_path_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """A path that violates nothing prints its trace and exits 0."""
+    status, out, _ = run(capsys, "replay", "--variant", "idempotency-keys", "--path", "10:7=1")
+    assert status == 0
+    assert "no violation: no invariant is violated" in out
+
+
+def test_replay_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """--format json prints the JSON trace."""
+    status, out, _ = run(capsys, "replay", "--variant", "save-after-reply", "--path", "10:7=1", "--format", "json")
+    assert status == 1
+    data = json.loads(out)
+    assert (data["variant"], data["invariant"], data["violated"]) == ("save-after-reply", "no-duplicate", True)
+
+
+def test_replay_pytest_snippet_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The printed pytest snippet, with a job file, is a test that passes."""
+    job = tmp_path / "tiny job.toml"
+    job.write_text(JOB, encoding="utf-8")
+    status, out, _ = run(capsys, "explore", "--variant", "save-once-per-turn", "--depth", "1", "--job", str(job))
+    assert status == 1
+    (command,) = replay_lines(out)
+    assert str(job.resolve()) in shlex.split(command)
+    status, snippet, _ = run(capsys, *shlex.split(command)[1:], "--pytest")
+    assert status == 1
+    test_file = tmp_path / "test_replayed.py"
+    test_file.write_text(snippet, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "make <it> has 2 records" in snippet
+
+
+def test_explore_without_dot_writes_dot_sources(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without dot: DOT sources and the page are written, one line says how to install graphviz, exit 1."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    out_dir = tmp_path / "out"
+    status, out, err = run(capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--out", str(out_dir))
+    assert status == 1
+    assert (out_dir / "no-duplicate.graph.dot").exists()
+    assert (out_dir / "no-duplicate.sequence.dot").exists()
+    assert not list(out_dir.glob("*.svg"))
+    assert err.count("\n") == 1
+    assert "install graphviz" in err
+    assert "Traceback" not in err
+    assert "was not found" in (out_dir / "index.html").read_text(encoding="utf-8")
+    assert "wrote" in out
+
+
+def test_explore_json_with_out_keeps_stdout_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """With --format json the list of written files goes to stderr, so stdout stays JSON."""
+    status, out, err = run(
+        capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--format", "json", "--out", str(tmp_path)
+    )
+    assert status == 1
+    assert json.loads(out)["variant"] == "save-after-reply"
+    assert f"wrote {tmp_path / 'index.html'}" in err
+
+
+def test_view_without_opening(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """view --no-open writes one page and prints where it is."""
+    status, out, _ = run(
+        capsys, "view", "--variant", "save-after-reply", "--depth", "1", "--out", str(tmp_path), "--no-open"
+    )
+    assert status == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    assert (tmp_path / "index.html").as_uri() in out
+
+
+def test_view_opens_a_browser_or_says_it_could_not(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """view opens the page's file URL; where no browser opens, it prints the path instead."""
+    opened: list[str] = []
+
+    def browser(url: str) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(webbrowser, "open", browser)
+    status, out, _ = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1")
+    assert status == 0
+    (url,) = opened
+    assert url.startswith(tmp_path.as_uri())
+    assert url.endswith("/index.html")
+    assert "opened it in your browser" in out
+    monkeypatch.setattr(webbrowser, "open", lambda url: False)
+    status, out, _ = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1")
+    assert "no browser could be opened here" in out
+
+
+MEASURE = """
+<script>
+document.body.setAttribute("data-svgs", Array.from(document.querySelectorAll("svg")).map(function (s) {
+  var r = s.getBoundingClientRect(); return Math.round(r.width) + "x" + Math.round(r.height);
+}).join(" "));
+document.body.setAttribute("data-trace", document.querySelector("pre.trace").getBoundingClientRect().height > 0);
+</script>
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.requires_tool("chromium", "chromium-browser")
+@needs_dot
+def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Real headless Chromium lays out both SVGs and the trace; a screenshot is kept in tmp_path."""
+    out_dir = tmp_path / "out"
+    status, _, _ = run(capsys, "explore", "--variant", "save-after-reply", "--depth", "2", "--out", str(out_dir))
+    assert status == 1
+    page = out_dir / "index.html"
+    measured = tmp_path / "measured.html"  # a copy with a script that measures what was laid out
+    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    assert CHROMIUM is not None
+    flags = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1280,4000",
+    ]
+    dom = subprocess.run([*flags, "--dump-dom", measured.as_uri()], capture_output=True, text=True, timeout=180)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert dom.stdout.count("<svg") == 2
+    assert 'class="node"' in dom.stdout
+    assert "VIOLATED no-duplicate after step 10: create_a has 2 records: #1 and #2" in dom.stdout
+    sizes = dom.stdout.split('data-svgs="', 1)[1].split('"', 1)[0].split()
+    assert len(sizes) == 2
+    for size in sizes:
+        width, height = (int(n) for n in size.split("x"))
+        assert width > 200, sizes
+        assert height > 200, sizes
+    assert 'data-trace="true"' in dom.stdout
+    screenshot = tmp_path / "page.png"
+    shot = subprocess.run(
+        [*flags, f"--screenshot={screenshot}", page.as_uri()], capture_output=True, text=True, timeout=180
+    )
+    assert shot.returncode == 0, shot.stderr[-2000:]
+    assert screenshot.read_bytes().startswith(b"\x89PNG")
+    assert screenshot.stat().st_size > 50_000
+    print(f"screenshot of the page: {screenshot}")
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "my-design.toml"
+SAVE_AFTER_REPLY = Path(__file__).resolve().parents[1] / "docs" / "designs" / "save-after-reply.toml"
+
+
+def test_view_and_replay_take_a_design_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """view --design writes the page; the page's replay command names the file and reproduces the violation."""
+    status, out, _ = run(
+        capsys, "view", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--out", str(tmp_path), "--no-open"
+    )
+    assert status == 1
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert f"crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 --tracker keyed --path " in page
+    status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
+    assert status == 1
+    assert "VIOLATED no-duplicate" in out
+    assert f"replay: crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1" in out
+
+
+def test_the_example_design_file_is_explored(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """docs/my-design.toml keys every call and saves the reply first: on a keyed tracker both invariants hold."""
+    status, _, _ = run(capsys, "view", "--design", str(EXAMPLE), "--out", str(tmp_path), "--no-open")
+    assert status == 0
+    assert "my-design" in (tmp_path / "index.html").read_text(encoding="utf-8")
+
+
+def test_replay_pytest_snippet_of_a_design_file_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The pytest snippet of a design file's counterexample loads the file and passes."""
+    status, snippet, _ = run(
+        capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1", "--pytest"
+    )
+    assert status == 1
+    assert f"load_design(Path({json.dumps(str(SAVE_AFTER_REPLY))})).design" in snippet
+    test_file = tmp_path / "test_replayed.py"
+    test_file.write_text(snippet, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_replaying_past_the_end_of_the_run_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """A code longer than its run names the run's length: the last code that replays, and the first that does not."""
+    status, out, err = run(capsys, "replay", "--variant", "save-after-reply", "--path", "99:7=1")
+    assert (status, out) == (2, "")
+    assert err.count("\n") == 1
+    length = int(err.split("the path is longer than the run, which finishes after ", 1)[1].split()[0])
+    status, out, _ = run(capsys, "replay", "--variant", "save-after-reply", "--path", f"{length}:7=1")
+    assert status == 1
+    assert f"{length} steps, 1 crash, path {length}:7=1" in out  # the run is exactly that long
+    assert (
+        "longer than the run"
+        in run(capsys, "replay", "--variant", "save-after-reply", "--path", f"{length + 1}:7=1")[2]
+    )
+
+
+def test_view_reuses_one_directory_per_design_and_leaves_no_temp_directory(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three views without --out make one private directory with one page per design, tracker and depth."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for variant in ("idempotency-keys", "idempotency-keys", "save-after-reply"):
+        run(capsys, "view", "--variant", variant, "--depth", "1", "--no-open")
+    (base,) = tmp_path.iterdir()
+    assert base.name.startswith("crashsweep-view-")
+    assert oct(base.stat().st_mode & 0o777) == oct(0o700)
+    assert sorted(p.name for p in base.iterdir()) == ["idempotency-keys-keyed-depth1", "save-after-reply-keyed-depth1"]
+    assert [p.name for p in (base / "idempotency-keys-keyed-depth1").iterdir()] == ["index.html"]
+
+
+def test_view_refuses_a_default_place_that_is_not_the_users(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file (or another user's link) where the view directory goes: one line asking for --out, exit 2."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    (tmp_path / f"crashsweep-view-{os.getuid()}").symlink_to(tmp_path)
+    status, out, err = run(capsys, "view", "--variant", "idempotency-keys", "--depth", "1", "--no-open")
+    assert (status, out) == (2, "")
+    assert "give --out" in err
+    assert err.count("\n") == 1
+
+
+def test_the_page_names_the_launcher_by_a_path_that_works_anywhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep, the terminal hint says bin/crashsweep; the page the absolute path of it."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    status, out, _ = run(
+        capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--out", str(tmp_path / "o")
+    )
+    assert status == 1
+    assert " replay: bin/crashsweep replay --variant save-after-reply " in out
+    page = (tmp_path / "o" / "index.html").read_text(encoding="utf-8")
+    absolute = str(Path.cwd() / "bin" / "crashsweep")
+    assert f'<pre class="command">{absolute} replay --variant save-after-reply' in page
+    assert f"replay: {absolute} replay " in (tmp_path / "o" / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+
+
+def test_a_design_files_hints_start_with_the_launcher_and_name_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run as bin/crashsweep with --design: hints say bin/crashsweep and --design FILE; the page, the full path."""
+    monkeypatch.setenv("CRASHSWEEP_PROG", "bin/crashsweep")
+    status, out, _ = run(
+        capsys, "explore", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--out", str(tmp_path / "o")
+    )
+    assert status == 1
+    assert f" replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+    assert f" pytest: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+    absolute = str(Path.cwd() / "bin" / "crashsweep")
+    page = (tmp_path / "o" / "index.html").read_text(encoding="utf-8")
+    assert f'<pre class="command">{absolute} replay --design {SAVE_AFTER_REPLY} --depth 1 ' in page
+    trace_file = (tmp_path / "o" / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+    assert f"replay: {absolute} replay --design {SAVE_AFTER_REPLY} --depth 1 " in trace_file
+    status, out, _ = run(capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1")
+    assert status == 1
+    assert f"replay: bin/crashsweep replay --design {SAVE_AFTER_REPLY} --depth 1 " in out
+
+
+def test_view_of_a_design_file_gets_one_directory_whatever_its_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out, a design file named with a slash and a space still gets one directory under the base."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    design = tmp_path / "odd.toml"
+    design.write_text(
+        SAVE_AFTER_REPLY.read_text(encoding="utf-8").replace('name = "save-after-reply"', 'name = "../a/b c"'),
+        encoding="utf-8",
+    )
+    status, _, _ = run(capsys, "view", "--design", str(design), "--depth", "1", "--no-open")
+    assert status == 1
+    (base,) = (tmp_path / "tmp").iterdir()
+    assert [p.name for p in base.iterdir()] == [".._a_b_c-keyed-depth1"]
+    assert [p.name for p in (base / ".._a_b_c-keyed-depth1").iterdir()] == ["index.html"]
+
+
+def test_explore_out_draws_two_lanes_for_a_paused_process(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """agent-loop with `pause`: the page, the trace and the sequence diagram show both processes."""
+    out_dir = tmp_path / "out"
+    argv = ("explore", "--variant", "agent-loop", "--depth", "1", "--faults", "pause", "--out", str(out_dir))
+    status, _, _ = run(capsys, *argv)
+    assert status == 1
+    trace_text = (out_dir / "no-duplicate.trace.txt").read_text(encoding="utf-8")
+    assert "lane 2" in trace_text
+    assert "process 1 WAKES with its stale memory" in trace_text
+    assert "second process" in (out_dir / "no-duplicate.sequence.svg").read_text(encoding="utf-8")
+    page = (out_dir / "index.html").read_text(encoding="utf-8")
+    assert "second process" in page
+    assert "WAKES with its stale memory" in page
+    data = json.loads((out_dir / "no-duplicate.trace.json").read_text(encoding="utf-8"))
+    assert [(s["kind"], s["action"]) for s in data["steps"] if s["kind"] == "fault" or s["action"] == "wake"] == [
+        ("fault", "pause"),
+        ("step", "wake"),
+    ]
+    assert data["length"] == 18

@@ -1,0 +1,43 @@
+"""Entry points: "module:function" is parsed strictly and run with exit statuses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep.probe.entry import load, parse_entry_point
+from tests.realsweep.helpers import child_env
+
+
+@pytest.mark.parametrize("spec", ["module", "mod:", ":func", "a b:c", "mod:func:x"])
+def test_a_malformed_entry_point_is_refused(spec: str) -> None:
+    """Only module:function (dotted names) is accepted."""
+    with pytest.raises(ValueError, match="expected module:function"):
+        parse_entry_point(spec)
+
+
+def test_load_names_what_is_missing() -> None:
+    """A missing module or attribute is named in the message."""
+    with pytest.raises(ValueError, match="cannot import"):
+        load("no_such_module_here:run")
+    with pytest.raises(ValueError, match="has no 'nothing'"):
+        load("crashsweep.realsweep.probe.entry:nothing")
+    assert load("crashsweep.realsweep.probe.entry:parse_entry_point") is parse_entry_point
+
+
+def test_the_runner_exits_0_after_the_function_returns(tmp_path: Path) -> None:
+    """`python -m crashsweep.realsweep.probe.entry mod:func` calls the function; a raise exits 1 with the traceback."""
+    (tmp_path / "mod.py").write_text("def ok():\n    print('ran')\n\ndef bad():\n    raise KeyError('x')\n")
+    env = child_env(PYTHONPATH=f"{tmp_path}:{child_env()['PYTHONPATH']}")
+    ok = subprocess.run(
+        [sys.executable, "-m", "crashsweep.realsweep.probe.entry", "mod:ok"], env=env, capture_output=True, text=True
+    )
+    assert (ok.returncode, ok.stdout) == (0, "ran\n")
+    bad = subprocess.run(
+        [sys.executable, "-m", "crashsweep.realsweep.probe.entry", "mod:bad"], env=env, capture_output=True, text=True
+    )
+    assert bad.returncode == 1
+    assert "KeyError" in bad.stderr

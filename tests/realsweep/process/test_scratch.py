@@ -1,0 +1,69 @@
+"""Where a sweep's scratch folder goes: a tmpfs with room when there is one, else the usual temporary folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep.process import scratch
+
+MOUNTS = """\
+sysfs /sys sysfs rw,nosuid 0 0
+/dev/vda / ext4 rw,relatime 0 0
+shm {where} tmpfs rw,nosuid,nodev 0 0
+"""
+
+
+def test_a_tmpfs_mount_point_is_recognised_and_the_last_mount_wins() -> None:
+    table = MOUNTS.format(where="/dev/shm")
+    assert scratch.is_tmpfs(table, Path("/dev/shm"))
+    assert not scratch.is_tmpfs(table, Path("/"))
+    assert not scratch.is_tmpfs(table, Path("/nowhere"))
+    assert not scratch.is_tmpfs(table + "/dev/vdb /dev/shm ext4 rw 0 0\n", Path("/dev/shm"))
+
+
+def test_a_writable_tmpfs_with_room_is_the_base(tmp_path: Path) -> None:
+    mounts = tmp_path / "mounts"
+    mounts.write_text(MOUNTS.format(where=tmp_path))
+    assert scratch.memory_base(tmp_path, mounts, room=1) == tmp_path
+
+
+def test_a_tmpfs_without_room_is_not(tmp_path: Path) -> None:
+    """Docker's 64 MiB /dev/shm could not hold a deep sweep's worlds: the disk is used instead."""
+    mounts = tmp_path / "mounts"
+    mounts.write_text(MOUNTS.format(where=tmp_path))
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    assert scratch.memory_base(tmp_path, mounts, room=free + (1 << 40)) is None
+
+
+def test_a_folder_that_is_not_a_tmpfs_mount_or_unreadable_mounts_give_none(tmp_path: Path) -> None:
+    mounts = tmp_path / "mounts"
+    mounts.write_text(MOUNTS.format(where="/dev/shm"))
+    assert scratch.memory_base(tmp_path, mounts, room=1) is None
+    assert scratch.memory_base(tmp_path, tmp_path / "no-such-file", room=1) is None
+
+
+def test_tmpdir_set_by_the_user_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # tempfile reads TMPDIR once; make it read it again
+    made = scratch.folder()
+    assert made.parent == tmp_path
+    assert made.name.startswith("crashsweep-")
+    assert not any(made.iterdir())
+
+
+def test_without_tmpdir_the_folder_is_new_and_under_the_memory_base_when_there_is_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TMPDIR", raising=False)
+    made = scratch.folder()
+    try:
+        base = scratch.memory_base()
+        assert made.parent == (base if base is not None else Path(tempfile.gettempdir()))
+        assert made.is_dir()
+        assert not any(made.iterdir())
+    finally:
+        made.rmdir()

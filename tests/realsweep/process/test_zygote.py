@@ -1,0 +1,190 @@
+"""The fork server: each process a fresh fork that never saw the previous one, killed for real."""
+
+from __future__ import annotations
+
+import os
+import signal
+import textwrap
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep.process.zygote import Zygote, ZygoteError
+from tests.realsweep.helpers import child_env
+
+MODULE = textwrap.dedent(
+    """
+    import os, sys
+    from crashsweep.realsweep.probe.crashpoint import crashpoint
+    CALLS = []
+
+    def main():
+        CALLS.append(1)
+        print("calls", len(CALLS), "cwd", os.getcwd(), "argv", sys.argv[1:], "colour", os.environ.get("COLOUR"))
+        mode = os.environ.get("MODE")
+        if mode == "crash":
+            try:
+                crashpoint("inside")
+            finally:
+                print("finally ran")
+        if mode == "exit":
+            raise SystemExit(3)
+        if mode == "raise":
+            raise RuntimeError("boom")
+    """
+)
+
+
+@pytest.fixture
+def zygote(tmp_path: Path) -> Iterator[Zygote]:
+    """A zygote of zmod:main."""
+    (tmp_path / "zmod.py").write_text(MODULE)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("zmod:main", env, tmp_path / "zygote.log")
+    yield server
+    server.close()
+
+
+def test_each_process_starts_from_the_zygotes_memory(zygote: Zygote, tmp_path: Path) -> None:
+    """Two runs: each sees CALLS == [] at start (a fork of the zygote, not of the last child), its cwd and env."""
+    work = tmp_path / "work"
+    work.mkdir()
+    for n in range(2):
+        status = zygote.run(["a", "b"], work, {"COLOUR": f"c{n}"}, tmp_path / f"out{n}.txt", 30)
+        assert status == 0
+        assert (tmp_path / f"out{n}.txt").read_text().strip() == f"calls 1 cwd {work} argv ['a', 'b'] colour c{n}"
+
+
+def test_a_crash_point_kills_the_fork_with_sigkill(zygote: Zygote, tmp_path: Path) -> None:
+    """The chosen point kills the child: status -9, and its finally block never ran."""
+    env = {"MODE": "crash", "CRASHSWEEP_POINTS_LOG": str(tmp_path / "p.log"), "CRASHSWEEP_CRASH_AT": "1"}
+    assert zygote.run([], tmp_path, env, tmp_path / "out.txt", 30) == -9
+    assert "finally ran" not in (tmp_path / "out.txt").read_text()
+    assert zygote.run([], tmp_path, {}, tmp_path / "out2.txt", 30) == 0  # the zygote goes on
+
+
+def test_exit_statuses_and_tracebacks_reach_the_parent(zygote: Zygote, tmp_path: Path) -> None:
+    """SystemExit(3) gives 3; an exception gives 1 with its traceback in the output."""
+    assert zygote.run([], tmp_path, {"MODE": "exit"}, tmp_path / "exit.txt", 30) == 3
+    assert zygote.run([], tmp_path, {"MODE": "raise"}, tmp_path / "raise.txt", 30) == 1
+    assert "RuntimeError: boom" in (tmp_path / "raise.txt").read_text()
+
+
+def test_a_zygote_of_a_missing_entry_point_fails_to_start(tmp_path: Path) -> None:
+    """An entry point that cannot be imported: ZygoteError with the reason."""
+    with pytest.raises(ZygoteError, match="no_such_module"):
+        Zygote("no_such_module:main", child_env(), tmp_path / "zygote.log")
+
+
+def test_the_zygote_starts_with_the_interpreter_flags_it_is_given(tmp_path: Path) -> None:
+    """flags=("-S",): the forked processes run without site, as `python -S -m ...` would; without flags, with it."""
+    (tmp_path / "flagmod.py").write_text("import sys\n\ndef main():\n    print('no_site', sys.flags.no_site)\n")
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    for flags, expected in (((), "no_site 0"), (("-S",), "no_site 1")):
+        server = Zygote("flagmod:main", env, tmp_path / "zygote.log", flags=flags)
+        try:
+            assert server.run([], tmp_path, {}, tmp_path / "out.txt", 30) == 0
+        finally:
+            server.close()
+        assert (tmp_path / "out.txt").read_text().strip() == expected
+
+
+MEETING = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+
+    def main():
+        folder = Path(os.environ["FOLDER"])
+        (folder / os.environ["NAME"]).write_text(str(os.getpid()))
+        deadline = time.monotonic() + 20
+        while len(list(folder.iterdir())) < int(os.environ["COUNT"]):
+            if time.monotonic() > deadline:
+                sys.exit(4)  # the others never ran beside this one
+            time.sleep(0.01)
+    """
+)
+
+
+def test_one_zygote_runs_the_processes_of_several_threads_at_once(tmp_path: Path) -> None:
+    """Three threads, three children that each wait until all three exist: they can only all exit 0 together."""
+    (tmp_path / "meet.py").write_text(MEETING)
+    folder = tmp_path / "met"
+    folder.mkdir()
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("meet:main", env, tmp_path / "zygote.log")
+    try:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            runs = [
+                pool.submit(
+                    server.run,
+                    [],
+                    tmp_path,
+                    {"FOLDER": str(folder), "NAME": f"p{n}", "COUNT": "3"},
+                    tmp_path / f"o{n}",
+                    60,
+                )
+                for n in range(3)
+            ]
+            assert [run.result() for run in runs] == [0, 0, 0]
+        pids = {(folder / f"p{n}").read_text() for n in range(3)}
+        assert len(pids) == 3
+    finally:
+        server.close()
+
+
+def test_a_zygote_that_dies_fails_the_requests_waiting_on_it(tmp_path: Path) -> None:
+    """SIGKILL to the zygote while its child runs: the waiting run raises ZygoteError, and so does the next."""
+    (tmp_path / "meet.py").write_text(MEETING)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("meet:main", env, tmp_path / "zygote.log")
+    folder = tmp_path / "met"
+    folder.mkdir()
+    request = {"FOLDER": str(folder), "NAME": "p0", "COUNT": "2"}  # waits for a second process that never comes
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            waiting = pool.submit(server.run, [], tmp_path, request, tmp_path / "o0", 60)
+            while not (folder / "p0").exists():
+                time.sleep(0.01)
+            os.kill(server.pid, signal.SIGKILL)
+            with pytest.raises(ZygoteError, match="died"):
+                waiting.result()
+        with pytest.raises(ZygoteError, match="died"):
+            server.run([], tmp_path, request, tmp_path / "o1", 60)
+    finally:
+        server.close()
+        os.kill(int((folder / "p0").read_text()), signal.SIGKILL)
+
+
+WARMING = textwrap.dedent(
+    """
+    import os, sys
+    WARMED = {}
+
+    def zygote_warm(argv):
+        if argv == ["refused"]:
+            raise SystemExit(2)
+        WARMED[tuple(argv)] = os.getpid()
+
+    def main():
+        print("warmed by", WARMED.get(tuple(sys.argv[1:])), "child", os.getpid())
+    """
+)
+
+
+def test_the_modules_warm_function_runs_in_the_zygote_before_each_fork(tmp_path: Path) -> None:
+    """zygote_warm(argv) runs in the zygote (its PID), so the child finds its result; what it raises is ignored."""
+    (tmp_path / "wmod.py").write_text(WARMING)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("wmod:main", env, tmp_path / "zygote.log")
+    try:
+        assert server.run(["--a", "1"], tmp_path, {}, tmp_path / "out.txt", 30) == 0
+        warmed, _, child = (tmp_path / "out.txt").read_text().split()[2:]
+        assert int(warmed) == server.pid != int(child)
+        assert server.run(["refused"], tmp_path, {}, tmp_path / "refused.txt", 30) == 0
+        assert (tmp_path / "refused.txt").read_text().split()[2] == "None"
+    finally:
+        server.close()

@@ -1,0 +1,311 @@
+"""Conformance: the real sweep's row equals the model's, for every design at depth 1 and one at depth 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crashsweep import variants
+from crashsweep.explorer.search import explore
+from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.reference import conformance
+from crashsweep.realsweep.reference.loop import DESIGNS
+from crashsweep.realsweep.sweep import SweepOptions
+from crashsweep.reports.summary import summarize
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import TRACKERS
+
+DEPTH_1 = [
+    ("save-once-per-turn", "keyed"),
+    ("save-after-reply", "keyed"),
+    ("idempotency-keys", "keyed"),
+    ("attempt-markers", "keyed"),
+    ("keys-and-markers", "keyed"),
+    ("agent-loop", "keyed"),
+    ("agent-loop", "keyless"),
+    ("agent-loop", "keyless-lookup"),
+]
+
+
+@pytest.mark.parametrize(("variant", "tracker"), DEPTH_1)
+def test_every_design_conforms_at_depth_1(variant: str, tracker: str) -> None:
+    """One crash at every point of the real loop: the same row as the model's."""
+    result = conformance.conform(variant, TRIAGE, None, tracker, SweepOptions(depth=1))
+    assert result.differences == []
+    assert result.real.scenarios[1] == result.real.crash_points
+
+
+@pytest.mark.slow
+def test_save_once_per_turn_conforms_at_depth_2() -> None:
+    """Two crashes deep: 18 and 225 scenarios, 164 with duplicates, 294 duplicates, calls+ 338, as the seed."""
+    result = conformance.conform("save-once-per-turn", TRIAGE, None, "keyed", SweepOptions(depth=2))
+    assert result.differences == []
+    real = result.real
+    assert (real.crash_points, real.scenarios[1], real.scenarios[2]) == (18, 18, 225)
+    assert (real.with_dups, real.dups, real.missing, real.asks, real.calls_plus) == (164, 294, 0, 0, 338)
+    assert "no difference" in conformance.render([result])
+
+
+def test_started_processes_conform_like_forked_ones() -> None:
+    """--spawn exec (a new interpreter per process, no zygote): the same row as the model's."""
+    result = conformance.conform("save-after-reply", TRIAGE, None, "keyed", SweepOptions(depth=1, spawn="exec"))
+    assert result.differences == []
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+NOT_SWEPT_FOR_REAL: dict[str, str] = {}
+"""Presets the reference loop cannot run, each with the reason (none: every preset runs for real)."""
+
+
+def test_every_preset_has_a_design_file_or_a_named_exclusion() -> None:
+    files = {path.stem for path in (DOCS / "designs").glob("*.toml")}
+    assert set(variants.PRESETS) == files | set(NOT_SWEPT_FOR_REAL)
+    assert not files & set(NOT_SWEPT_FOR_REAL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(variants.PRESETS) - set(NOT_SWEPT_FOR_REAL)))
+def test_every_preset_composed_for_real_conforms_at_depth_1(name: str) -> None:
+    """The reference loop composed from the preset's design file: the same row as the composed model's."""
+    result = conformance.conform(
+        name, TRIAGE, None, "keyed", SweepOptions(depth=1), None, DOCS / "designs" / f"{name}.toml"
+    )
+    assert result.differences == []
+    assert result.real.scenarios[1] == result.real.crash_points
+
+
+@pytest.mark.parametrize("tracker", ["keyed", "keyless", "keyless-lookup"])
+def test_the_example_design_file_is_swept_for_real(tracker: str) -> None:
+    """docs/my-design.toml, crashed for real at every point: the same row as its model's."""
+    result = conformance.conform(
+        "my-design", TRIAGE, None, tracker, SweepOptions(depth=1), None, DOCS / "my-design.toml"
+    )
+    assert result.differences == []
+    # Keys honoured: a resent write is harmless. Ignored, and no markers: a crash between the
+    # tracker's accept and the result save resends the write, a duplicate.
+    assert (result.real.with_dups == 0) == (tracker == "keyed")
+
+
+@pytest.mark.parametrize("tracker", ["keyless", "keyless-lookup"])
+def test_a_composed_ladder_conforms_for_real(tracker: str) -> None:
+    """attempt-markers' design file (ladder: lookup, then a person) crashed for real: the model's row."""
+    path = DOCS / "designs" / "attempt-markers.toml"
+    result = conformance.conform("attempt-markers", TRIAGE, None, tracker, SweepOptions(depth=1), None, path)
+    assert result.differences == []
+    # A crash between a marker save and the result save leaves a marked write to settle: the
+    # lookup rung does it where the tracker offers one, a person everywhere else.
+    assert (result.real.lookups > 0, result.real.asks > 0) == (tracker == "keyless-lookup", tracker == "keyless")
+
+
+# Faults (spec/FAULTS.md) at depth 1, for every design the reference loop has. The triage job
+# has three write requests in its uninterrupted run (create_a, create_b, comment_a), so
+# lost-reply adds exactly three one-move scenarios to the crash points. Its effect, derived
+# from SITUATIONS.md section 2: with no marker and no key (save-once-per-turn,
+# save-after-reply) the write is sent again at once and applied twice: one more scenario with
+# a duplicate per lost reply; with a key the tracker honours, the re-send is answered from
+# the key (idempotency-keys), or rung 1 re-runs it (keys-and-markers, agent-loop: +1 rerun
+# each); with a marker and no key on a keyed tracker (attempt-markers) a person is asked
+# (+1 question each), who looks at the tracker and finds it. The crash-only figures come
+# from the model explored without faults.
+LOST_REPLY_ADDS = {
+    "save-once-per-turn": {"with_dups": 3, "dups": 3},
+    "save-after-reply": {"with_dups": 3, "dups": 3},
+    "idempotency-keys": {},
+    "attempt-markers": {"asks": 3},
+    "keys-and-markers": {"reruns": 3},
+    "agent-loop": {"reruns": 3},
+}
+FAULTED = SweepOptions(depth=1, workers=2)
+
+
+def _crash_only(variant: str) -> dict[str, int]:
+    row = summarize(
+        explore(variants.model(variant, TRIAGE, TRACKERS["keyed"]), 1), variant=variant, job="triage", tracker="keyed"
+    )
+    return {name: getattr(row, name) for name in ("with_dups", "dups", "missing", "asks", "reruns", "lookups")}
+
+
+def test_lost_reply_figures_cover_every_design_of_the_reference_loop() -> None:
+    assert set(LOST_REPLY_ADDS) == set(DESIGNS)
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_lost_reply(variant: str) -> None:
+    """The tracker drops the reply of each write in turn: the same row as the model's, as derived above."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=Nemesis(("lost-reply",)))
+    assert result.differences == []
+    real = result.real
+    assert real.scenarios[1] == real.crash_points + len(TRIAGE.writes)
+    assert real.moves == {1: {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes)}}
+    expected = _crash_only(variant)
+    for name, more in LOST_REPLY_ADDS[variant].items():
+        expected[name] += more
+    assert {name: getattr(real, name) for name in expected} == expected
+    assert sorted(s.faults for s in result.sweep.scenarios if s.faults) == sorted(
+        (f"lost-reply at tracker accepted {call}",) for call in TRIAGE.writes
+    )
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_key_expiry_and_wrong_answer(variant: str) -> None:
+    """Neither has a chance at depth 1 (no restart, no person before the first move): the crash-only row."""
+    nemesis = Nemesis(("key-expiry", "wrong-answer"))
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=nemesis)
+    assert result.differences == []
+    real = result.real
+    assert real.moves == {1: {"crash": real.crash_points, "key-expiry": 0, "wrong-answer": 0}}
+    assert real.scenarios[1] == real.crash_points
+    assert {name: getattr(real, name) for name in _crash_only(variant)} == _crash_only(variant)
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_with_fresh_call_ids(variant: str) -> None:
+    """Every design makes the reply durable before its first keyed write: verdicts as with stable IDs."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=Nemesis(fresh_ids=True))
+    assert result.differences == []
+    assert {name: getattr(result.real, name) for name in _crash_only(variant)} == _crash_only(variant)
+
+
+def test_fresh_call_ids_make_keys_sent_before_the_reply_save_duplicate() -> None:
+    """FAULTS.md section 5's worked example: 3 of the design's 30 crash points duplicate, for real too."""
+    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    stable = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", FAULTED, None, path)
+    fresh = conformance.conform(
+        "keys-before-reply-save", TRIAGE, None, "keyed", FAULTED, None, path, Nemesis(fresh_ids=True)
+    )
+    assert stable.differences == []
+    assert fresh.differences == []
+    assert (stable.real.crash_points, stable.real.with_dups) == (30, 0)
+    assert (fresh.real.crash_points, fresh.real.with_dups, fresh.real.dups) == (30, 3, 3)
+
+
+# Power loss (spec/FAULTS.md 6): the reference loop's checkpoint records its file operations and
+# the runner builds the disk a cut leaves; the model's figures are pinned in tests/variants/test_power_loss.py.
+DESIGN_FILES = Path(__file__).resolve().parents[2] / "docs" / "designs"
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_power_loss_without_fsync(variant: str) -> None:
+    """fsync none (every design of the reference loop): every point from the first save on is a chance."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=Nemesis(("power-loss",)))
+    assert result.differences == []
+    assert result.real.moves[1]["power-loss"] > 0
+
+
+@pytest.mark.parametrize(
+    ("design", "fields", "figures"),
+    [
+        ("save-after-reply", 'fsync = "full"', (74, 18, 18, 0)),
+        ("save-after-reply", 'fsync = "no-dir-fsync"', (78, 27, 29, 0)),
+        ("save-after-reply", 'unreadable = "fresh-run"', (68, 33, 57, 0)),
+        ("attempt-markers", 'fsync = "no-dir-fsync"', (99, 6, 6, 0)),
+    ],
+)
+def test_designs_conform_under_each_fsync_policy(
+    tmp_path: Path, design: str, fields: str, figures: tuple[int, int, int, int]
+) -> None:
+    """A design file with its fsync policy: model and real agree, on the figures derived by hand."""
+    text = (DESIGN_FILES / f"{design}.toml").read_text(encoding="utf-8")
+    path = tmp_path / f"{design}.toml"
+    path.write_text(text + fields + "\n", encoding="utf-8")
+    nemesis = Nemesis(("power-loss",))
+    result = conformance.conform(design, TRIAGE, None, "keyed", FAULTED, design_path=path, nemesis=nemesis)
+    assert result.differences == []
+    real = result.real
+    assert (real.scenarios[1], real.with_dups, real.dups, real.missing) == figures
+
+
+# Faults as moves of the merging sweep (graph.py): the same rows as the model's at any depth.
+MERGED = SweepOptions(depth=1, workers=2, dedup=True, snapshots=True)
+EVERY_FAULT = Nemesis(("lost-reply", "key-expiry", "wrong-answer"))
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_every_design_conforms_under_every_fault_with_merged_worlds(variant: str) -> None:
+    """Depth 1, worlds merged: lost-reply strikes at the three writes, the other two have no chance yet."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", MERGED, nemesis=EVERY_FAULT)
+    assert result.differences == []
+    real = result.real
+    assert real.moves == {
+        1: {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes), "key-expiry": 0, "wrong-answer": 0}
+    }
+    assert result.sweep.counts is not None  # counted by paths over the graph of real worlds
+
+
+# Depth 2 (one crash or fault, then another): the figures are the README's published model
+# rows ("Faults": keys that expire, a person who errs), which the real sweep must reproduce.
+DEPTH_2 = SweepOptions(depth=2, workers=2, dedup=True, snapshots=True)
+FIGURES = ("scenarios", "with_dups", "dups", "missing", "asks", "calls_plus")
+
+
+def _figures(result: conformance.Conformance) -> tuple[object, ...]:
+    real = result.real
+    return (real.scenarios[1], real.scenarios[2], *(getattr(real, name) for name in FIGURES[1:]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant", "tracker", "published"),
+    [
+        ("keys-and-markers", "keyed", (43, 1049, 9, 9, 0, 0, 292)),
+        ("agent-loop", "keyed", (38, 902, 9, 9, 0, 0, 323)),
+        ("agent-loop", "keyless-lookup", (38, 869, 0, 0, 0, 0, 318)),
+    ],
+)
+def test_expired_keys_duplicate_for_real_where_rung_1_resends(
+    variant: str, tracker: str, published: tuple[int, ...]
+) -> None:
+    """A crash, then the tracker forgets its keys before the restart: a re-send with its key is new to it.
+
+    The lookup rung asks the tracker whether the call happened, which does not depend on keys;
+    and a tracker that ignores keys remembers none, so they never expire (FAULTS.md 3).
+    """
+    result = conformance.conform(variant, TRIAGE, None, tracker, DEPTH_2, nemesis=Nemesis(("key-expiry",)))
+    assert result.differences == []
+    assert _figures(result) == published
+    assert (result.real.moves[2]["key-expiry"] > 0) == (tracker == "keyed")
+    expired = [s for s in result.sweep.scenarios if s.faults == ("key-expiry at restart",) and s.outcome.dups]
+    assert bool(expired) == (tracker == "keyed")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("variant", "published"),
+    [("attempt-markers", (43, 1011, 9, 9, 6, 684, 288)), ("keys-and-markers", (43, 1014, 0, 0, 0, 0, 288))],
+)
+def test_a_person_who_errs_duplicates_or_loses_for_real(variant: str, published: tuple[int, ...]) -> None:
+    """A wrong "no" sends again (a duplicate), a wrong "yes" stores a result no record stands behind (a loss).
+
+    keys-and-markers settles every marker on rung 1 (a key the tracker honours): no person is asked.
+    """
+    result = conformance.conform(variant, TRIAGE, None, "keyed", DEPTH_2, nemesis=Nemesis(("wrong-answer",)))
+    assert result.differences == []
+    assert _figures(result) == published
+    assert (result.real.moves[2]["wrong-answer"] > 0) == (variant == "attempt-markers")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["save-after-reply", "idempotency-keys"])
+def test_lost_replies_two_moves_deep_conform(variant: str) -> None:
+    """A lost reply and a crash, or two lost replies: a re-send without a key duplicates, one with a key does not."""
+    result = conformance.conform(variant, TRIAGE, None, "keyed", DEPTH_2, nemesis=Nemesis(("lost-reply",)))
+    assert result.differences == []
+    real = result.real
+    assert real.moves[1] == {"crash": real.crash_points, "lost-reply": len(TRIAGE.writes)}
+    assert real.moves[2]["lost-reply"] > 0
+    assert (real.with_dups > 0) == (variant == "save-after-reply")
+
+
+@pytest.mark.slow
+def test_fresh_call_ids_with_merged_worlds_two_crashes_deep() -> None:
+    """The README's published row (keys-before-reply-save, fresh IDs): 30 and 521 scenarios, 102 with 111 duplicates.
+
+    The scripted model's counter of replies lives in the work directory, so it is part of a
+    world: merging worlds keeps apart the ones whose next ask hands out other IDs.
+    """
+    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    fresh = Nemesis(fresh_ids=True)
+    result = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", DEPTH_2, None, path, fresh)
+    assert result.differences == []
+    assert _figures(result) == (30, 521, 102, 111, 0, 0, 326)

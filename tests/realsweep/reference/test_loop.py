@@ -1,0 +1,252 @@
+"""The reference loop passes the model's crash points in the model's order, and restarts from disk."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crashsweep.explorer.model import Action
+from crashsweep.realsweep.reference import loop as reference_loop
+from crashsweep.realsweep.reference.loop import DESIGNS
+from crashsweep.realsweep.reference.parts import FLOCK_FILE
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.spec.design import Design
+from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import DESIGNS as MODULES
+from crashsweep.variants import PRESETS, model
+from tests.realsweep.helpers import child_env
+
+
+def model_points(variant: str | Design, tracker: str = "keyed") -> list[str]:
+    """The crash points of the model's uninterrupted run, in order."""
+    loop = model(variant, TRIAGE, TRACKERS[tracker])
+    state, points = loop.initial(), []
+    while not loop.is_finished(state):
+        action: Action = loop.actions(state)[0]  # start, then always continue
+        state, _ = loop.step(state, action)
+        point = loop.crash_point(state)
+        if point is not None:
+            points.append(point)
+    return points
+
+
+def run_loop(
+    variant: str, workdir: Path, url: str, *, crash_at: int = 0, tracker: str = "keyed", **extra: str
+) -> tuple[int, list[str], str]:
+    """One real process of the loop (`extra`: more environment); its status, the points it passed, its output."""
+    log = workdir / "points.log"
+    log.unlink(missing_ok=True)
+    env = child_env(
+        CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT=str(crash_at), **extra
+    )
+    command = [
+        sys.executable,
+        "-S",
+        "-m",
+        "crashsweep.realsweep.reference.loop",
+        "--variant",
+        variant,
+        "--tracker",
+        tracker,
+    ]
+    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    points = log.read_text().splitlines() if log.exists() else []
+    return done.returncode, points, done.stderr
+
+
+@pytest.mark.parametrize("variant", list(DESIGNS))
+def test_an_uninterrupted_run_passes_the_models_points_in_order(
+    variant: str, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """The real loop's points are the model's, name for name (18, 34 or 43 for the seed designs, 38 for agent-loop)."""
+    status, points, errors = run_loop(variant, tmp_path, keyed_service.space_url(variant))
+    assert status == 0, errors
+    assert points == model_points(variant)
+    records = TrackerClient(keyed_service.space_url(variant)).records()
+    assert [r["call"] for r in records] == ["create_a", "create_b", "comment_a"]
+    assert records[2]["issue"] == records[0]["number"]  # comment_a comments on the issue create_a filed
+
+
+def test_a_finished_run_exits_at_once(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """A restart that finds the run done passes no point and sends nothing."""
+    url = keyed_service.space_url("done")
+    assert run_loop("agent-loop", tmp_path, url)[0] == 0
+    status, points, _ = run_loop("agent-loop", tmp_path, url)
+    assert (status, points) == (0, [])
+    assert len(TrackerClient(url).records()) == 3
+
+
+def test_a_temp_file_left_by_a_crash_is_ignored_by_the_restart(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """Killed at `start: tmp written`: the restart ignores the temp file's run ID and begins a fresh run."""
+    url = keyed_service.space_url("tmp")
+    status, points, _ = run_loop("save-once-per-turn", tmp_path, url, crash_at=1)
+    assert status in (-9, 137)
+    assert points == ["start: tmp written"]
+    stale_run = json.loads((tmp_path / "checkpoint.json.tmp").read_text())["run"]
+    assert not (tmp_path / "checkpoint.json").exists()
+    assert run_loop("save-once-per-turn", tmp_path, url)[0] == 0
+    run = json.loads((tmp_path / "checkpoint.json").read_text())["run"]
+    assert run != stale_run
+    assert {r["run"] for r in TrackerClient(url).records()} == {run}
+
+
+def test_without_keys_a_resent_write_is_a_duplicate(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """save-after-reply killed after the tracker accepted create_a: the restart files it again."""
+    url = keyed_service.space_url("dup")
+    expected = model_points("save-after-reply")
+    index = expected.index("tracker accepted create_a") + 1
+    assert run_loop("save-after-reply", tmp_path, url, crash_at=index)[0] in (-9, 137)
+    assert run_loop("save-after-reply", tmp_path, url)[0] == 0
+    assert [r["call"] for r in TrackerClient(url).records()].count("create_a") == 2
+
+
+def test_the_lookup_rung_settles_a_marked_write_without_a_person(
+    keyless_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """agent-loop against keyless-lookup, killed after create_a was accepted: the restart asks the tracker."""
+    url = keyless_service.space_url("lookup")
+    expected = model_points("agent-loop", "keyless-lookup")
+    index = expected.index("tracker accepted create_a") + 1
+    assert run_loop("agent-loop", tmp_path, url, crash_at=index, tracker="keyless-lookup")[0] in (-9, 137)
+    status, points, _ = run_loop("agent-loop", tmp_path, url, tracker="keyless-lookup")
+    assert status == 0
+    assert "lookup answered create_a" in points
+    assert "tracker accepted create_a" not in points
+    assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
+
+
+def test_agent_loops_lock_file_is_no_os_lock(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """agent-loop's lock is `file` (FAULTS.md 7.1): an OS lock another process holds does not stop it.
+
+    The OS lock is the `os-lock` policy's (tests/realsweep/reference/test_parts.py: its refusal, in a real
+    two-process run).
+    """
+    fd = os.open(tmp_path / FLOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        status, points, errors = run_loop("agent-loop", tmp_path, keyed_service.space_url("lock"))
+    finally:
+        os.close(fd)
+    assert status == 0, errors
+    assert points[:2] == ["lock: tmp written", "lock: renamed"]
+    assert [r["call"] for r in TrackerClient(keyed_service.space_url("lock")).records()] == [
+        "create_a",
+        "create_b",
+        "comment_a",
+    ]
+
+
+DESIGN_FILES = Path(__file__).resolve().parents[2] / "docs" / "designs"
+
+
+def run_design(design: Path, workdir: Path, url: str, tracker: str = "keyed") -> tuple[int, list[str], str]:
+    """One real, uninterrupted process of the loop composed from a design file."""
+    log = workdir / "points.log"
+    env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="0")
+    command = [
+        sys.executable,
+        "-S",
+        "-m",
+        "crashsweep.realsweep.reference.loop",
+        "--design",
+        str(design),
+        "--tracker",
+        tracker,
+    ]
+    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    points = log.read_text().splitlines() if log.exists() else []
+    return done.returncode, points, done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(path.stem for path in DESIGN_FILES.glob("*.toml")))
+def test_a_composed_design_passes_the_models_points_in_order(
+    name: str, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """The loop composed from docs/designs/NAME.toml passes the model's points (hand-written if any), name for name."""
+    url = keyed_service.space_url(f"composed-{name}")
+    status, points, errors = run_design(DESIGN_FILES / f"{name}.toml", tmp_path, url)
+    assert status == 0, errors
+    assert points == model_points(name if name in MODULES else PRESETS[name].design)
+    assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
+
+
+def test_a_design_with_no_saves_but_the_final_one(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """No startup, reply, result or turn save (POLICIES.md 1.1): replies, sends, then the final save only."""
+    design = tmp_path / "bare.toml"
+    design.write_text(
+        'name = "bare"\nstartup_save = false\nreply_save = "never"\nresult_saves = "none"\n'
+        'markers = "none"\nkeys = "none"\nlock = "none"\n'
+    )
+    status, points, errors = run_design(design, tmp_path, keyed_service.space_url("bare"))
+    assert status == 0, errors
+    assert points == [
+        "reply 1 arrived",
+        "tracker accepted create_a", "tool returned create_a",
+        "tracker accepted create_b", "tool returned create_b",
+        "reply 2 arrived",
+        "tool returned search",
+        "tracker accepted comment_a", "tool returned comment_a",
+        "final reply arrived", "final: tmp written", "final: renamed",
+    ]  # fmt: skip
+
+
+def test_a_bad_design_file_is_one_line_and_exit_2(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    design = tmp_path / "bad.toml"
+    design.write_text('name = "bad"\n')
+    status, points, errors = run_design(design, tmp_path, keyed_service.space_url("bad"))
+    assert (status, points) == (2, [])
+    assert errors.splitlines()[-1].endswith(f"{design}: startup_save: missing (true or false)")
+
+
+@pytest.mark.parametrize(
+    ("crash", "calls", "commented"),
+    [
+        ("marker saved create_a", ["create_b", "comment_a"], 0),  # a wrong "yes": create_a is never filed
+        ("tool returned create_a", ["create_a", "create_a", "create_b", "comment_a"], 1),  # a wrong "no": twice
+    ],
+)
+def test_a_person_told_to_err_answers_wrongly_both_ways(
+    keyed_service: ServiceProcess, tmp_path: Path, crash: str, calls: list[str], commented: int
+) -> None:
+    """FAULTS.md section 4's worked example, for real: attempt-markers, a crash, then the first question is wrong.
+
+    A wrong "no" sends create_a again at once, and comment_a goes to the issue that second
+    send answered. After a wrong "yes" the result names no issue, so comment_a goes to the
+    job's first issue the tracker holds (create_b's).
+    """
+    url = keyed_service.space_url("wrong")
+    index = model_points("attempt-markers").index(crash) + 1
+    assert run_loop("attempt-markers", tmp_path, url, crash_at=index)[0] in (-9, 137)
+    pauses = tmp_path / "pauses.log"
+    status, _, err = run_loop(
+        "attempt-markers", tmp_path, url, CRASHSWEEP_WRONG_ANSWER="1", CRASHSWEEP_PAUSES_LOG=str(pauses)
+    )
+    assert status == 0, err
+    assert pauses.read_text().split("\n")[0].endswith(" person answers create_a")
+    records = TrackerClient(url).records()
+    assert [r["call"] for r in records] == calls
+    assert records[-1]["issue"] == records[commented]["number"]
+
+
+def test_the_zygotes_warm_parse_is_the_one_main_uses_and_a_refused_line_is_left_to_the_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """zygote_warm parses and keeps a command line (main parses it no more); a bad one prints and keeps nothing."""
+    argv = ["--variant", "agent-loop", "--tracker", "keyless"]
+    reference_loop.PARSED.clear()
+    reference_loop.zygote_warm(argv)
+    parsed = reference_loop.PARSED[tuple(argv)]
+    assert (parsed.variant, parsed.tracker) == ("agent-loop", "keyless")
+    assert reference_loop._arguments(tuple(argv)) is parsed
+    with pytest.raises(SystemExit):
+        reference_loop.zygote_warm(["--variant", "no-such-design"])
+    assert capsys.readouterr().err == ""
+    assert list(reference_loop.PARSED) == [tuple(argv)]

@@ -1,0 +1,44 @@
+"""Sweeping the reference loop: its target, its check, and the job options it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep.reference import target as reference
+from crashsweep.realsweep.sweep import SweepError, SweepOptions
+from crashsweep.spec.job import Call, Job
+
+
+def test_the_target_runs_the_loop_without_site_and_can_be_forked() -> None:
+    """Exec: python -S -m crashsweep.realsweep.reference.loop; fork: reference_loop:main with the same arguments."""
+    target = reference.target("agent-loop", Path("job.toml"), "keyless")
+    assert target.argv[1:4] == ("-S", "-m", "crashsweep.realsweep.reference.loop")
+    assert target.fork == "crashsweep.realsweep.reference.loop:main"
+    assert target.argv[4:] == target.fork_argv
+    assert target.fork_argv[:4] == ("--variant", "agent-loop", "--tracker", "keyless")
+    assert target.fork_argv[5] == str(Path("job.toml").resolve())
+
+
+def test_an_unknown_variant_or_tracker_is_refused() -> None:
+    """Bad names fail before any process starts."""
+    with pytest.raises(ValueError, match="unknown variant"):
+        reference.target("nope", None, "keyed")
+    job = Job("j", ((Call("a", "create_issue", True),),))
+    with pytest.raises(SweepError, match="unknown tracker"):
+        reference.run("agent-loop", job, None, "sometimes", SweepOptions(depth=1))
+
+
+def test_a_job_the_reference_loop_cannot_run_is_refused_before_any_process() -> None:
+    """A comment with no issue before it: refused with the call named."""
+    job = Job("j", ((Call("note", "comment", True),),))
+    with pytest.raises(ValueError, match=r"calls\.note"):
+        reference.run("agent-loop", job, None, "keyed", SweepOptions(depth=1))
+
+
+def test_job_options_the_reference_loop_lacks_are_refused() -> None:
+    """An approval gate is a later issue's: refused by name instead of swept wrongly."""
+    job = Job("j", ((Call("a", "create_issue", True, approval=True),),))
+    with pytest.raises(SweepError, match="does not implement 'approval'"):
+        reference.run("agent-loop", job, None, "keyed", SweepOptions(depth=1))

@@ -1,0 +1,29 @@
+"""A scenario's result in words and as a record: a power cut kills its process, and a restart follows."""
+
+from __future__ import annotations
+
+from crashsweep.realsweep.sweep import Outcome
+from crashsweep.realsweep.values import ScenarioResult
+
+
+def test_a_power_cut_scenario_says_its_process_died() -> None:
+    """One cut (spec/FAULTS.md 6): two processes, the one that died and the restart; a lost reply has one."""
+    cut = ScenarioResult((), Outcome(), {}, ("start: tmp written",), faults=("power-loss at reply 1 arrived",))
+    assert (
+        cut.describe()
+        == "power-loss at reply 1 arrived: the process dies, what was not fsynced is lost, restart to the end"
+    )
+    assert cut.record()["processes"] == 2
+    lost = ScenarioResult((), Outcome(), {}, ("start: tmp written",), faults=("lost-reply at tracker accepted a",))
+    assert lost.describe() == "lost-reply at tracker accepted a, the process goes on to the end"
+    assert lost.record()["processes"] == 1
+
+
+def test_a_pause_scenario_counts_the_processes_beside_the_first() -> None:
+    """A pause (spec/FAULTS.md 7): process 1, its restart, and the supervisor's restart when the last one stopped."""
+    label = "pause at lock: renamed, wake at p2 stopped"
+    alone = ScenarioResult((), Outcome(), {}, (), faults=(label,), beside=1)
+    restarted = ScenarioResult((), Outcome(), {}, (), faults=(label,), beside=2)
+    assert (alone.record()["processes"], restarted.record()["processes"]) == (2, 3)
+    assert alone.record()["faults"] == [label]
+    assert alone.describe() == f"{label}: each process goes on to its stop, a restart if the run is unfinished"
