@@ -41,21 +41,20 @@ graph of worlds, the counting) stays here either way, so the results are the sam
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, ExitStack, contextmanager
-from typing import Any, Protocol
+from contextlib import contextmanager
+from typing import Any
 
 from crashsweep.realsweep.dedup import graph
-from crashsweep.realsweep.engines.local import Completions, LocalWorkers, Workers
+from crashsweep.realsweep.engines.local import LocalWorkers
 from crashsweep.realsweep.faults.nemesis import PAUSE, Fault, Nemesis, NemesisError
-from crashsweep.realsweep.process import scratch
-from crashsweep.realsweep.process.runner import Runner
-from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.realsweep.process.runner import check_options, runner
 from crashsweep.realsweep.values import (
     Check,
+    Completions,
     Crash,
+    Engine,
     Outcome,
     Progress,
     Scenario,
@@ -65,6 +64,7 @@ from crashsweep.realsweep.values import (
     SweepResult,
     Target,
     TargetFailed,
+    Workers,
 )
 
 __all__ = [
@@ -84,15 +84,6 @@ __all__ = [
     "replay",
     "sweep",
 ]
-
-
-class Engine(Protocol):
-    """Where a sweep's processes run: it gives the sweep a `Workers` (workers.py) for its units of work."""
-
-    def workers(
-        self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
-    ) -> AbstractContextManager[Workers[Any]]:
-        """Workers for one sweep, ready to run its units; closed (and cleaned up) when the sweep ends."""
 
 
 class _Local:
@@ -127,7 +118,7 @@ def sweep(
             nemesis.check(options.depth, options.dedup)
         except NemesisError as error:
             raise SweepError(str(error)) from None
-    _check_options(options)
+    check_options(options)
     engine = options.engine or LOCAL
     with engine.workers(target, check, options, nemesis) as workers:
         if options.dedup:
@@ -151,37 +142,6 @@ def replay(
         raise SweepError("a scenario to re-run needs at least one crash point")
     with runner(target, check, options, nemesis) as one:
         return one.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
-
-
-def _check_options(options: SweepOptions) -> None:
-    """Refuse options no engine can run, before any process starts."""
-    if options.depth < 1:
-        raise SweepError(f"depth must be at least 1, got {options.depth}")
-    if options.spawn not in ("fork", "exec"):
-        raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
-    if options.workers < 1:
-        raise SweepError(f"workers must be at least 1, got {options.workers}")
-
-
-@contextmanager
-def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
-    """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
-    _check_options(options)
-    root = scratch.folder() if options.root is None else options.root
-    if root.exists() and any(root.iterdir()):
-        raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
-    root.mkdir(parents=True, exist_ok=True)
-    try:
-        with ExitStack() as stack:
-            made = Runner(target, check, options, root, None, nemesis)
-            stack.callback(made.close)
-            made.warm()  # the zygote's interpreter starts while the tracker service's does
-            if options.tracker is not None:
-                made.service = stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
-            yield made
-    finally:
-        if not options.keep:
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def _scenarios(

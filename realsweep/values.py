@@ -4,23 +4,32 @@ A `Target` says how to start one process of the program under test; a scenario i
 `Crash`es (process 1 dies at its point i, the restart at its point j, ...) after which a last
 process runs to the end; the `Check` reads its final world into an `Outcome`. Users of the
 engine import these from crashsweep.realsweep.sweep.
+
+The seams live here too, beside the values they speak of, so that no layer imports the one
+above it: a `Unit` of work and its `Leg` (run by process/units.py), the `Workers` that run
+units (engines/) and the `Engine` that gives a sweep its workers.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import shlex
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.tracker.client import TrackerClient
 
 if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
+    from concurrent.futures import Future
+
     from crashsweep.explorer.counting import Counts
-    from crashsweep.realsweep.sweep import Engine
+    from crashsweep.realsweep.faults.nemesis import Nemesis
     from crashsweep.realsweep.world import StateKey
 
 
@@ -249,3 +258,123 @@ class SweepOptions:
 Progress = Callable[[int, int], None]
 """Called after each scenario with (scenarios done, scenarios known so far); by a merging sweep,
 after each process with (processes done, processes known so far)."""
+
+
+# The seams: what an engine runs (units of work, legs) and the protocols an engine implements.
+
+W = TypeVar("W")
+"""How an engine holds a saved world: a folder (local), an object of the cluster's store (Ray)."""
+
+Save = Callable[[Path, Path | None, str], W]
+"""Save the world of (work directory, tracker space) under a name; the engine's handle of it."""
+
+
+@dataclass(frozen=True)
+class Unit(Generic[W]):
+    """One process to run from node `node` (world `digest`, reached by `path`): to the end, or killed at `crash`."""
+
+    node: int
+    digest: str
+    path: tuple[Crash, ...]
+    world: W
+    crash: Crash | None = None
+    snapshots: bool = False
+    """Run to the end, pausing at every point for a snapshot of its world (the node is below the depth)."""
+    faults: tuple[Fault, ...] = ()
+    """The in-process faults the process suffers, in the order they strike (a crash comes after them)."""
+    moves: int | None = None
+    """The node's moves (crashes and faults) so far; None: as many as the crashes of its path."""
+    expire: bool = False
+    """key-expiry: run no process; the node's world with every key forgotten is the one child."""
+
+    @property
+    def level(self) -> int:
+        """The moves of the worlds this unit leaves (what their digests are told apart by)."""
+        return (len(self.path) if self.moves is None else self.moves) + len(self.faults) + 1
+
+
+@dataclass(frozen=True)
+class Child(Generic[W]):
+    """A crashed world: the crash that left it, its digest (state key applied), the counters up to it."""
+
+    crash: Crash | None
+    """None for the world an expiry left (no process ran)."""
+    digest: str
+    counters: Mapping[str, int]
+    world: W | None
+    """The saved world, when this leg claimed the digest; None when another had it."""
+    holds_keys: bool = False
+    """Whether its tracker remembers some idempotency key (key-expiry's chance at the restart)."""
+
+
+@dataclass(frozen=True)
+class Leg(Generic[W]):
+    """What one process from a unit did: points, counters, outcome (to the end), crashed worlds, fault chances."""
+
+    points: tuple[str, ...] = ()
+    counters: Mapping[str, int] | None = None
+    outcome: Outcome | None = None
+    children: tuple[Child[W], ...] = ()
+    snapshots: int = 0
+    unreached: bool = False
+    chances: tuple[Fault, ...] = ()
+    """The in-process faults the nemesis finds open after the unit's last fault (runs to the end only)."""
+
+
+T = TypeVar("T")
+
+
+class Completions(Generic[T]):
+    """The futures a sweep waits for, taken back one at a time as each is done (in the order they end).
+
+    One wake-up per future, whatever else is pending: `concurrent.futures.wait(pending,
+    FIRST_COMPLETED)` sets and removes a waiter on every pending future at each call, which is
+    quadratic in a sweep of thousands of units.
+    """
+
+    def __init__(self) -> None:
+        self.pending: set[Future[T]] = set()
+        self._done: queue.SimpleQueue[Future[T]] = queue.SimpleQueue()
+
+    def add(self, future: Future[T]) -> Future[T]:
+        """Wait for `future` too."""
+        self.pending.add(future)
+        future.add_done_callback(self._done.put)
+        return future
+
+    def next(self) -> Future[T]:
+        """The next future done (blocks until one is); it is no longer pending."""
+        future = self._done.get()
+        self.pending.discard(future)
+        return future
+
+
+class Workers(Protocol[W]):
+    """Runs a sweep's units of work and answers with futures; W is how it holds a saved world."""
+
+    def empty(self) -> W:
+        """The empty world (no file, no tracker record), saved: where the first process starts."""
+
+    def leg(self, unit: Unit[W], known: Set[str]) -> Future[Leg[W]]:
+        """Run one unit of a merging sweep (legs.py); `known`: digests of worlds the graph holds at its level."""
+
+    def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:
+        """Run one whole scenario from scratch (the sweep of every scenario)."""
+
+    def release(self, world: W) -> None:
+        """Forget a saved world: no process will start from it any more."""
+
+    def processes(self) -> int:
+        """How many processes have run so far."""
+
+    def stop(self) -> None:
+        """Start no more work (the sweep failed or was interrupted); work already queued is cancelled."""
+
+
+class Engine(Protocol):
+    """Where a sweep's processes run: it gives the sweep a `Workers` (workers.py) for its units of work."""
+
+    def workers(
+        self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
+    ) -> AbstractContextManager[Workers[Any]]:
+        """Workers for one sweep, ready to run its units; closed (and cleaned up) when the sweep ends."""

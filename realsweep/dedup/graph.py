@@ -40,10 +40,20 @@ from crashsweep.explorer.counting import count_paths
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.dedup import worlds
 from crashsweep.realsweep.dedup.worlds import Graph, Node
-from crashsweep.realsweep.engines.local import Completions, Workers
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, restart_fault
-from crashsweep.realsweep.process.units import Child, Leg, Unit, code
-from crashsweep.realsweep.values import Crash, Progress, SweepError, SweepOptions, SweepResult
+from crashsweep.realsweep.process.units import code
+from crashsweep.realsweep.values import (
+    Child,
+    Completions,
+    Crash,
+    Leg,
+    Progress,
+    SweepError,
+    SweepOptions,
+    SweepResult,
+    Unit,
+    Workers,
+)
 
 Faults = tuple[Fault, ...]
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.process.runner import Runner
-from crashsweep.realsweep.process.units import Leg, Unit, run_leg
-from crashsweep.realsweep.values import Crash, ScenarioResult
+from crashsweep.realsweep.process.units import run_leg
+from crashsweep.realsweep.values import Crash, Leg, ScenarioResult, Unit
 
 
 class Host:
@@ -38,7 +38,7 @@ class Host:
         """Set up for a sweep: its own folder, runner and tracker service (`paths`: where the user's modules are)."""
         import ray
 
-        from crashsweep.realsweep.sweep import runner
+        from crashsweep.realsweep.process.runner import runner
 
         self.end()
         sys.path.extend(path for path in paths if path not in sys.path)

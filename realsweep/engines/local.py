@@ -11,69 +11,21 @@ on where it ran.
 
 from __future__ import annotations
 
-import queue
 import shutil
 import threading
 from collections.abc import Set
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Generic, Protocol, TypeVar
+from typing import TypeVar
 
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.process.runner import Runner
-from crashsweep.realsweep.process.units import Leg, Unit, run_leg
-from crashsweep.realsweep.values import Crash, ScenarioResult
+from crashsweep.realsweep.process.units import run_leg
+from crashsweep.realsweep.values import Crash, Leg, ScenarioResult, Unit
 
 W = TypeVar("W")
 T = TypeVar("T")
-
-
-class Completions(Generic[T]):
-    """The futures a sweep waits for, taken back one at a time as each is done (in the order they end).
-
-    One wake-up per future, whatever else is pending: `concurrent.futures.wait(pending,
-    FIRST_COMPLETED)` sets and removes a waiter on every pending future at each call, which is
-    quadratic in a sweep of thousands of units.
-    """
-
-    def __init__(self) -> None:
-        self.pending: set[Future[T]] = set()
-        self._done: queue.SimpleQueue[Future[T]] = queue.SimpleQueue()
-
-    def add(self, future: Future[T]) -> Future[T]:
-        """Wait for `future` too."""
-        self.pending.add(future)
-        future.add_done_callback(self._done.put)
-        return future
-
-    def next(self) -> Future[T]:
-        """The next future done (blocks until one is); it is no longer pending."""
-        future = self._done.get()
-        self.pending.discard(future)
-        return future
-
-
-class Workers(Protocol[W]):
-    """Runs a sweep's units of work and answers with futures; W is how it holds a saved world."""
-
-    def empty(self) -> W:
-        """The empty world (no file, no tracker record), saved: where the first process starts."""
-
-    def leg(self, unit: Unit[W], known: Set[str]) -> Future[Leg[W]]:
-        """Run one unit of a merging sweep (legs.py); `known`: digests of worlds the graph holds at its level."""
-
-    def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:
-        """Run one whole scenario from scratch (the sweep of every scenario)."""
-
-    def release(self, world: W) -> None:
-        """Forget a saved world: no process will start from it any more."""
-
-    def processes(self) -> int:
-        """How many processes have run so far."""
-
-    def stop(self) -> None:
-        """Start no more work (the sweep failed or was interrupted); work already queued is cancelled."""
 
 
 class LocalWorkers:

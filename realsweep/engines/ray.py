@@ -38,8 +38,7 @@ from typing import Any
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.engines.host import Host, pack
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis
-from crashsweep.realsweep.process.units import Leg, Unit
-from crashsweep.realsweep.values import Check, Crash, ScenarioResult, SweepError, SweepOptions, Target
+from crashsweep.realsweep.values import Check, Crash, Leg, ScenarioResult, SweepError, SweepOptions, Target, Unit
 
 INSTALL = "pip install 'crashsweep[ray]'"
 OBJECT_STORE = 80 * 1024 * 1024

@@ -17,15 +17,15 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Mapping
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.faults.nemesis import PAUSE, POWER_LOSS, Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint, fsjournal
-from crashsweep.realsweep.process import pausing
+from crashsweep.realsweep.process import pausing, scratch
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.zygote import Zygote, ZygoteError
 from crashsweep.realsweep.tracker.client import TrackerClient
@@ -357,3 +357,34 @@ def _reached(points: list[str], crash_at: str) -> bool:
 def _last_line(path: Path) -> str:
     lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     return lines[-1].strip() if lines else "(no output)"
+
+
+def check_options(options: SweepOptions) -> None:
+    """Refuse options no engine can run, before any process starts."""
+    if options.depth < 1:
+        raise SweepError(f"depth must be at least 1, got {options.depth}")
+    if options.spawn not in ("fork", "exec"):
+        raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
+    if options.workers < 1:
+        raise SweepError(f"workers must be at least 1, got {options.workers}")
+
+
+@contextmanager
+def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
+    """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
+    check_options(options)
+    root = scratch.folder() if options.root is None else options.root
+    if root.exists() and any(root.iterdir()):
+        raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        with ExitStack() as stack:
+            made = Runner(target, check, options, root, None, nemesis)
+            stack.callback(made.close)
+            made.warm()  # the zygote's interpreter starts while the tracker service's does
+            if options.tracker is not None:
+                made.service = stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
+            yield made
+    finally:
+        if not options.keep:
+            shutil.rmtree(root, ignore_errors=True)

@@ -25,74 +25,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
 
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.faults.nemesis import ACCEPTED, Fault
 from crashsweep.realsweep.process.runner import Live, Runner, Step
 from crashsweep.realsweep.process.snapshots import read_counters
 from crashsweep.realsweep.tracker.store import KEYS_TABLE, forget_keys
-from crashsweep.realsweep.values import Crash, Outcome, Scenario, SweepError
-
-W = TypeVar("W")
-"""How an engine holds a saved world: a folder (local), an object of the cluster's store (Ray)."""
-
-Save = Callable[[Path, Path | None, str], W]
-"""Save the world of (work directory, tracker space) under a name; the engine's handle of it."""
-
-
-@dataclass(frozen=True)
-class Unit(Generic[W]):
-    """One process to run from node `node` (world `digest`, reached by `path`): to the end, or killed at `crash`."""
-
-    node: int
-    digest: str
-    path: tuple[Crash, ...]
-    world: W
-    crash: Crash | None = None
-    snapshots: bool = False
-    """Run to the end, pausing at every point for a snapshot of its world (the node is below the depth)."""
-    faults: tuple[Fault, ...] = ()
-    """The in-process faults the process suffers, in the order they strike (a crash comes after them)."""
-    moves: int | None = None
-    """The node's moves (crashes and faults) so far; None: as many as the crashes of its path."""
-    expire: bool = False
-    """key-expiry: run no process; the node's world with every key forgotten is the one child."""
-
-    @property
-    def level(self) -> int:
-        """The moves of the worlds this unit leaves (what their digests are told apart by)."""
-        return (len(self.path) if self.moves is None else self.moves) + len(self.faults) + 1
-
-
-@dataclass(frozen=True)
-class Child(Generic[W]):
-    """A crashed world: the crash that left it, its digest (state key applied), the counters up to it."""
-
-    crash: Crash | None
-    """None for the world an expiry left (no process ran)."""
-    digest: str
-    counters: Mapping[str, int]
-    world: W | None
-    """The saved world, when this leg claimed the digest; None when another had it."""
-    holds_keys: bool = False
-    """Whether its tracker remembers some idempotency key (key-expiry's chance at the restart)."""
-
-
-@dataclass(frozen=True)
-class Leg(Generic[W]):
-    """What one process from a unit did: points, counters, outcome (to the end), crashed worlds, fault chances."""
-
-    points: tuple[str, ...] = ()
-    counters: Mapping[str, int] | None = None
-    outcome: Outcome | None = None
-    children: tuple[Child[W], ...] = ()
-    snapshots: int = 0
-    unreached: bool = False
-    chances: tuple[Fault, ...] = ()
-    """The in-process faults the nemesis finds open after the unit's last fault (runs to the end only)."""
+from crashsweep.realsweep.values import Child, Crash, Leg, Outcome, Save, Scenario, SweepError, Unit, W
 
 
 def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], bool], save: Save[W]) -> Leg[W]:

@@ -83,6 +83,7 @@ from crashsweep.spec.cost import Cost
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.policy import PAUSE_LOCKS, Lock, Policy, all_policies
 from crashsweep.variants.presets import BUILT_IN
+from tests.paths import ROOT
 from tests.replay_oracle import replay, sweep
 
 BUILT_IN_POLICIES = [preset.policy.as_mapping() for preset in BUILT_IN]
@@ -514,7 +515,7 @@ def test_faults_reach_every_design_of_the_frontier() -> None:
     assert by_preset["idempotency-keys"]["number"] in data["safe"]
     assert by_preset["save-after-reply"]["number"] not in data["safe"]
     for name in ("save-after-reply", "idempotency-keys", "keys-and-markers"):
-        design = Path(__file__).resolve().parents[1] / "docs" / "designs" / f"{name}.toml"
+        design = ROOT / "docs" / "designs" / f"{name}.toml"
         buffer = io.StringIO()
         with contextlib.redirect_stdout(buffer):
             code = main(
@@ -572,7 +573,7 @@ def test_the_lock_axis_widens_only_with_pause(
         return every[:2]
 
     monkeypatch.setattr(cmd_frontier, "all_policies", first_two)
-    job = Path(__file__).resolve().parent.parent / "examples" / "one-write.toml"
+    job = ROOT / "examples" / "one-write.toml"
     main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", *faults])
     assert asked == [locks]
     assert capsys.readouterr().out.startswith("2 designs")

@@ -18,6 +18,7 @@ from crashsweep.spec.invariants import NO_DUPLICATE, no_duplicate
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.tracker import KEYED, KEYLESS
 from crashsweep.variants import model
+from tests.paths import ROOT
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -158,7 +159,7 @@ def test_the_defaults_are_the_library_defaults() -> None:
     assert defaults["tracker"] == "keyed"
 
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = ROOT / "docs"
 
 
 def test_a_design_file_is_fuzzed_and_its_replay_command_names_the_file(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,6 +25,7 @@ from crashsweep.cli.main import main
 from crashsweep.explorer import search
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import DESIGNS
+from tests.paths import ROOT
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -160,7 +161,7 @@ def test_seed_table_and_variants_exclude_each_other(capsys: pytest.CaptureFixtur
 
 def test_ctrl_c_prints_how_far_it_got() -> None:
     """SIGINT during a long exploration: one line with the states explored, exit 130, no traceback."""
-    job = Path(__file__).resolve().parent.parent / "examples" / "forty-calls.toml"
+    job = ROOT / "examples" / "forty-calls.toml"
     command = [sys.executable, "-m", "crashsweep", "explore", "--variant", "save-once-per-turn", "--depth", "5"]
     process = subprocess.Popen(
         [*command, "--job", str(job), "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -179,7 +180,7 @@ def test_ctrl_c_prints_how_far_it_got() -> None:
     assert err.count("\n") == 1
 
 
-DESIGNS_DIR = Path(__file__).resolve().parents[1] / "docs" / "designs"
+DESIGNS_DIR = ROOT / "docs" / "designs"
 
 
 @pytest.mark.parametrize(
@@ -277,7 +278,7 @@ def test_the_example_design_file_has_its_hand_counted_points(capsys: pytest.Capt
     reply 2 (1 + 2), search (1: no result save after a read), comment_a (2 + 3), turn 2 (2),
     final reply (1), final (2) = 31.
     """
-    example = Path(__file__).resolve().parents[1] / "docs" / "my-design.toml"
+    example = ROOT / "docs" / "my-design.toml"
     status, out, _ = _run(capsys, "explore", "--design", str(example), "--format", "json")
     data = json.loads(out)
     assert (status, data["variant"], data["crash_points"], data["with_dups"], data["missing"]) == (
@@ -287,9 +288,6 @@ def test_the_example_design_file_has_its_hand_counted_points(capsys: pytest.Capt
         0,
         0,
     )
-
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize(

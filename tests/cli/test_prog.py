@@ -12,6 +12,7 @@ import click
 import pytest
 
 from crashsweep.cli import prog
+from tests.paths import ROOT
 
 
 def test_the_launcher_as_typed_comes_first() -> None:
@@ -49,7 +50,6 @@ def test_current_reads_the_root_context() -> None:
     assert seen == [("bin/crashsweep",)]
 
 
-ROOT = Path(__file__).resolve().parent.parent
 BARE_PATH = os.pathsep.join(
     d for d in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep) if not (Path(d) / "crashsweep").exists()
 )

@@ -14,9 +14,10 @@ import pytest
 
 from crashsweep.cli.main import main
 from crashsweep.realsweep.tracker.client import TrackerClient
+from tests.paths import ROOT
 from tests.realsweep.helpers import child_env
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+EXAMPLES = ROOT / "docs" / "examples"
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 EXAMPLE = [CRASHSWEEP, "sweep", "--target", "my_loop:run", "--check", "my_loop_check:check"]
 
@@ -30,7 +31,7 @@ def test_sweep_of_a_design_prints_the_explorers_columns(capsys: pytest.CaptureFi
     assert data["invariants"]["no-duplicate"]["holds"] is False
 
 
-MY_DESIGN = Path(__file__).resolve().parents[2] / "docs" / "my-design.toml"
+MY_DESIGN = ROOT / "docs" / "my-design.toml"
 
 
 @pytest.mark.parametrize(

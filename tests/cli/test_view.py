@@ -16,6 +16,7 @@ import pytest
 
 from crashsweep.cli.main import main
 from crashsweep.variants import SEED_DESIGNS
+from tests.paths import ROOT
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_dot = pytest.mark.requires_tool("dot")
@@ -255,8 +256,8 @@ def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], t
     print(f"screenshot of the page: {screenshot}")
 
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "my-design.toml"
-SAVE_AFTER_REPLY = Path(__file__).resolve().parents[1] / "docs" / "designs" / "save-after-reply.toml"
+EXAMPLE = ROOT / "docs" / "my-design.toml"
+SAVE_AFTER_REPLY = ROOT / "docs" / "designs" / "save-after-reply.toml"
 
 
 def test_view_and_replay_take_a_design_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -13,9 +13,8 @@ import pytest
 
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.engines.host import Host, pack, unpack
-from crashsweep.realsweep.process.units import Unit
 from crashsweep.realsweep.sweep import SweepOptions, Target
-from crashsweep.realsweep.values import Crash
+from crashsweep.realsweep.values import Crash, Unit
 from tests.realsweep.process.test_units import PROGRAM, finished
 
 

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep import world as digest
-from crashsweep.realsweep.engines.local import Completions, LocalWorkers
-from crashsweep.realsweep.process.units import Unit
-from crashsweep.realsweep.sweep import SweepOptions, Target, runner
-from crashsweep.realsweep.values import Crash, Outcome, SweepError
+from crashsweep.realsweep.engines.local import LocalWorkers
+from crashsweep.realsweep.process.runner import runner
+from crashsweep.realsweep.values import Completions, Crash, Outcome, SweepError, SweepOptions, Target, Unit
 from tests.realsweep.process.test_units import PROGRAM, finished
 
 

@@ -31,6 +31,7 @@ from crashsweep.realsweep.values import SweepError
 from crashsweep.reports.summary import summarize
 from crashsweep.spec.job import load_job
 from crashsweep.spec.tracker import TRACKERS
+from tests.paths import ROOT
 from tests.published import SEED_TABLE
 from tests.realsweep.helpers import child_env
 from tests.test_pause_oracle import HAND_DUPLICATING
@@ -150,7 +151,7 @@ def test_ray_gives_the_local_json_of_a_pause_sweep(
 
     agent-loop-os-lock on one-write: no duplicate (derived by hand in tests/test_pause_oracle.py).
     """
-    examples = Path(__file__).resolve().parents[2] / "examples"
+    examples = ROOT / "examples"
     args = ["sweep", "--design", str(examples / "agent-loop-os-lock.toml"), "--job", str(examples / "one-write.toml")]
     row = _compare([*args, "--depth", "1", "--faults", "pause"], tmp_path, capsys)
     assert row["with_dups"] == HAND_DUPLICATING["os-lock"]

@@ -39,7 +39,9 @@ def test_a_temp_file_left_by_a_crash_is_ignored_on_restart(tmp_path: Path) -> No
     path = tmp_path / "state.json"
     assert checkpoint.tmp_path(path).read_text() == '{"version":2}'
     restart = run_python(
-        "from pathlib import Path\nfrom crashsweep.realsweep.probe import checkpoint\nprint(checkpoint.load(Path('state.json')))",
+        "from pathlib import Path\n"
+        "from crashsweep.realsweep.probe import checkpoint\n"
+        "print(checkpoint.load(Path('state.json')))",
         tmp_path,
     )
     assert restart.stdout.strip() == "{'version': 1}"

@@ -11,14 +11,16 @@ import pytest
 from crashsweep.realsweep import sweep as engine
 from crashsweep.realsweep.faults.nemesis import PAUSE, Fault, Nemesis
 from crashsweep.realsweep.process.runner import Runner
+from crashsweep.realsweep.process.runner import runner as runner_of
 from crashsweep.realsweep.reference import conformance
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.values import ScenarioResult, SweepOptions
 from crashsweep.spec.job import load_job
 from crashsweep.spec.policy import Lock
+from tests.paths import ROOT
 from tests.test_pause_oracle import HAND_DUPLICATING
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = ROOT / "examples"
 ONE_WRITE_PATH = EXAMPLES / "one-write.toml"
 ONE_WRITE = load_job(ONE_WRITE_PATH)
 DESIGN_OF: dict[Lock, Path | None] = {
@@ -64,7 +66,7 @@ def agent_loop(lock: Lock, tmp_path: Path) -> Iterator[Runner]:
     """A runner of agent-loop with `lock` on the one-write job, with its tracker service."""
     target = reference.target("agent-loop", ONE_WRITE_PATH, "keyed", DESIGN_OF[lock])
     options = SweepOptions(depth=1, workers=1, root=tmp_path / "sweep")
-    with engine.runner(target, reference.check(ONE_WRITE), options, Nemesis((PAUSE,))) as runner:
+    with runner_of(target, reference.check(ONE_WRITE), options, Nemesis((PAUSE,))) as runner:
         yield runner
 
 

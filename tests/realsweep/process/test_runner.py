@@ -13,6 +13,7 @@ from crashsweep.realsweep.process.runner import Runner, _flags
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.values import SweepOptions, Target
 from crashsweep.spec.job import TRIAGE
+from tests.paths import ROOT
 from tests.test_pause_oracle import HAND_DUPLICATING
 
 
@@ -41,7 +42,7 @@ def test_a_pause_sweep_on_one_worker_does_not_wait_on_its_own_slot(tmp_path: Pat
     single slot would go to the held process and the restart would wait for it forever. The
     sweep runs in a child process with a deadline: a hang fails the test instead of stalling it.
     """
-    examples = Path(__file__).resolve().parents[2] / "examples"
+    examples = ROOT / "examples"
     argv = [sys.executable, "-m", "crashsweep", "sweep", "--variant", "agent-loop", "--faults", "pause"]
     argv += ["--depth", "1", "--job", str(examples / "one-write.toml"), "--workers", "1", "--format", "json"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path, check=False)

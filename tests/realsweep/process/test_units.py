@@ -17,11 +17,10 @@ import pytest
 
 from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis
-from crashsweep.realsweep.process.runner import Runner, Step
-from crashsweep.realsweep.process.units import Unit, code, run_leg, struck
-from crashsweep.realsweep.sweep import Outcome, Scenario, SweepError, SweepOptions, Target, runner
+from crashsweep.realsweep.process.runner import Runner, Step, runner
+from crashsweep.realsweep.process.units import code, run_leg, struck
 from crashsweep.realsweep.tracker.store import KEYS_TABLE, Store
-from crashsweep.realsweep.values import Crash
+from crashsweep.realsweep.values import Crash, Outcome, Scenario, SweepError, SweepOptions, Target, Unit
 
 PROGRAM = textwrap.dedent(
     """

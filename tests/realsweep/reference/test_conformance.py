@@ -15,6 +15,7 @@ from crashsweep.realsweep.sweep import SweepOptions
 from crashsweep.reports.summary import summarize
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.tracker import TRACKERS
+from tests.paths import ROOT
 
 DEPTH_1 = [
     ("save-once-per-turn", "keyed"),
@@ -53,7 +54,7 @@ def test_started_processes_conform_like_forked_ones() -> None:
     assert result.differences == []
 
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = ROOT / "docs"
 NOT_SWEPT_FOR_REAL: dict[str, str] = {}
 """Presets the reference loop cannot run, each with the reason (none: every preset runs for real)."""
 
@@ -169,7 +170,7 @@ def test_every_design_conforms_with_fresh_call_ids(variant: str) -> None:
 
 def test_fresh_call_ids_make_keys_sent_before_the_reply_save_duplicate() -> None:
     """FAULTS.md section 5's worked example: 3 of the design's 30 crash points duplicate, for real too."""
-    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    path = ROOT / "examples" / "keys-before-reply-save.toml"
     stable = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", FAULTED, None, path)
     fresh = conformance.conform(
         "keys-before-reply-save", TRIAGE, None, "keyed", FAULTED, None, path, Nemesis(fresh_ids=True)
@@ -182,7 +183,7 @@ def test_fresh_call_ids_make_keys_sent_before_the_reply_save_duplicate() -> None
 
 # Power loss (spec/FAULTS.md 6): the reference loop's checkpoint records its file operations and
 # the runner builds the disk a cut leaves; the model's figures are pinned in tests/variants/test_power_loss.py.
-DESIGN_FILES = Path(__file__).resolve().parents[2] / "docs" / "designs"
+DESIGN_FILES = ROOT / "docs" / "designs"
 
 
 @pytest.mark.parametrize("variant", list(DESIGNS))
@@ -304,7 +305,7 @@ def test_fresh_call_ids_with_merged_worlds_two_crashes_deep() -> None:
     The scripted model's counter of replies lives in the work directory, so it is part of a
     world: merging worlds keeps apart the ones whose next ask hands out other IDs.
     """
-    path = Path(__file__).parents[2] / "examples" / "keys-before-reply-save.toml"
+    path = ROOT / "examples" / "keys-before-reply-save.toml"
     fresh = Nemesis(fresh_ids=True)
     result = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", DEPTH_2, None, path, fresh)
     assert result.differences == []

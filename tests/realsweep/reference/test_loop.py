@@ -22,6 +22,7 @@ from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import DESIGNS as MODULES
 from crashsweep.variants import PRESETS, model
+from tests.paths import ROOT
 from tests.realsweep.helpers import child_env
 
 
@@ -144,7 +145,7 @@ def test_agent_loops_lock_file_is_no_os_lock(keyed_service: ServiceProcess, tmp_
     ]
 
 
-DESIGN_FILES = Path(__file__).resolve().parents[2] / "docs" / "designs"
+DESIGN_FILES = ROOT / "docs" / "designs"
 
 
 def run_design(design: Path, workdir: Path, url: str, tracker: str = "keyed") -> tuple[int, list[str], str]:

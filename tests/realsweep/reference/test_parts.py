@@ -18,6 +18,7 @@ from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.job import TRIAGE, Call, Job, JobError
 from crashsweep.spec.tracker import TRACKERS
+from tests.paths import ROOT
 from tests.realsweep.helpers import child_env
 
 
@@ -46,7 +47,7 @@ def test_the_offers_match_the_models_tracker_kinds() -> None:
 
 # -- the lock policies in a real two-process run (spec/FAULTS.md 7.1) -------------------------
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = ROOT / "examples"
 DESIGN_OF: dict[str, list[str]] = {
     "file": ["--variant", "agent-loop"],
     "none": ["--design", str(EXAMPLES / "agent-loop-none.toml")],
