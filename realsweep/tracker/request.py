@@ -5,9 +5,9 @@ can be wrong is an `HttpError` with the status and one line to send back as JSON
 header, body or field the tracker cannot read (a Content-Length that is missing on a POST, not
 a number or negative; a body that is not a JSON object, is nested too deeply or holds a lone
 surrogate; an issue number out of range), 413 for a body larger than the limit, 404 for an
-unknown route and 405 for a known route asked with the other method. These functions do no
-I/O, so that the service (tracker_service.py) reads the whole body first and only then takes
-a space's lock.
+unknown route and 405 for a known route asked with another method. The routes, and the fields
+each reads, are the table in routes.py. These functions do no I/O, so that the service
+(server.py) reads the whole body first and only then takes a space's lock.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from crashsweep.realsweep.tracker.routes import ENDPOINTS, ROUTES, Endpoint, Field
+
 MAX_BODY = 1 << 20
 """The largest body accepted (1 MiB): a tracker record is a title, a body and two names."""
 
@@ -25,16 +27,7 @@ MAX_ISSUE = (1 << 63) - 1
 """The largest issue number SQLite can hold (a signed 64-bit integer)."""
 
 _SPACE = re.compile(r"^/spaces/([A-Za-z0-9][A-Za-z0-9_.-]{0,99})(/.*)$")
-_COMMENTS = re.compile(r"^/issues/([0-9]+)/comments$")
 _DIGITS = re.compile(r"^[0-9]+$")
-_ROUTES = {
-    "/health": ("health", "GET"),
-    "/search": ("search", "GET"),
-    "/lookup": ("lookup", "GET"),
-    "/records": ("records", "GET"),
-    "/issues": ("issue", "POST"),
-    "/lease": ("lease", "POST"),
-}
 DEFAULT_SPACE = "default"
 
 
@@ -58,6 +51,11 @@ class Route:
     query: dict[str, str] = field(default_factory=dict, hash=False)
     issue: int | None = None
 
+    @property
+    def endpoint(self) -> Endpoint:
+        """The route's entry in the table (routes.py)."""
+        return ENDPOINTS[self.name]
+
 
 def route(method: str, target: str) -> Route:
     """The route of `method target`, or HttpError 400 (unreadable target), 404 or 405."""
@@ -69,18 +67,18 @@ def route(method: str, target: str) -> Route:
     match = _SPACE.match(path)
     if match:
         space, path = match.group(1), match.group(2)
-    comments = _COMMENTS.match(path)
-    if comments:
-        name, allowed = "comment", "POST"
-    elif path in _ROUTES:
-        name, allowed = _ROUTES[path]
-    else:
+    found = [(endpoint, m) for endpoint in ROUTES if (m := endpoint.pattern.fullmatch(path))]
+    if not found:
         raise HttpError(404, f"no route {method} {_shorten(parts.path)}")
-    if method != allowed:
+    chosen = [(endpoint, m) for endpoint, m in found if endpoint.method == method]
+    if not chosen:
+        allowed = ", ".join(endpoint.method for endpoint, _ in found)
         raise HttpError(405, f"{_shorten(parts.path)} answers {allowed}, not {method}", {"Allow": allowed})
+    endpoint, matched = chosen[0]
     query = {name: values[0] for name, values in parse_qs(parts.query).items()}
-    issue = issue_number(comments.group(1)) if comments else None
-    return Route(name, space, method, query, issue)
+    digits = matched.groupdict().get("issue")
+    issue = issue_number(digits) if digits is not None else None
+    return Route(endpoint.name, space, method, query, issue)
 
 
 def issue_number(digits: str) -> int:
@@ -121,18 +119,20 @@ def json_object(data: bytes) -> dict[str, Any]:
 
 
 def arguments(route: Route, body: dict[str, Any] | None) -> dict[str, Any]:
-    """The checked arguments of the store's method for `route`, from the query or the body."""
-    if route.name == "search":
-        return {"text": route.query.get("q", "")}
-    if route.name == "lookup":
-        return {"run": _required(route.query, "run"), "call": _required(route.query, "call")}
-    if route.name in ("health", "records", "lease"):
-        return {}
+    """The checked arguments of `route`'s handler: its table entry's fields, in their order."""
     fields = body if body is not None else {}
-    values = {"body": text(fields, "body", ""), "run": text(fields, "run"), "call": text(fields, "call")}
-    if route.name == "issue":
-        return {"title": text(fields, "title"), **values}
-    return {"issue": route.issue, **values}
+    return {spec.name: _field(spec, route, fields) for spec in route.endpoint.fields}
+
+
+def _field(spec: Field, route: Route, body: dict[str, Any]) -> Any:
+    """One field of a request, read from where the route's table entry says; else HttpError 400."""
+    if spec.source == "path":
+        return route.issue
+    if spec.source == "body":
+        return text(body, spec.param, spec.default)
+    if spec.default is not None:
+        return route.query.get(spec.param, spec.default)
+    return _required(route.query, spec.param)
 
 
 def fencing_token(value: str | None) -> int | None:

@@ -41,9 +41,10 @@ from typing import Any
 
 from crashsweep.realsweep.tracker import request as tracker_request
 from crashsweep.realsweep.tracker.head import read_head
-from crashsweep.realsweep.tracker.request import MAX_BODY, HttpError, Route
+from crashsweep.realsweep.tracker.request import MAX_BODY, HttpError
+from crashsweep.realsweep.tracker.routes import Call
 from crashsweep.realsweep.tracker.spaces import Spaces, SpacesClosed
-from crashsweep.realsweep.tracker.store import Answer, Store
+from crashsweep.realsweep.tracker.store import Answer
 from crashsweep.realsweep.tracker.wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
 
 REQUEST_TIMEOUT = 10.0
@@ -181,10 +182,15 @@ class Handler(socketserver.BaseRequestHandler):
         return keep and sent
 
     def _answer(self) -> Answer:
-        """Route, read and check the request whole; only then take the space's lock and run it."""
+        """Route, read and check the request whole; only then take the space's lock and run its handler.
+
+        The route's table entry (routes.py) names the fields read and the handler run; one that
+        is not `in_space` (the health check) is answered at once, without touching a space.
+        """
         route = tracker_request.route(self.command, self.path)
-        if route.name == "health":
-            return 200, {"ok": True, "mode": self.server.mode}
+        endpoint = route.endpoint
+        if not endpoint.in_space:
+            return endpoint.run(Call(None, {}, None, self.server.mode))
         body = self._body() if route.method == "POST" else None
         args = tracker_request.arguments(route, body)
         key = self.head.get("Idempotency-Key") if route.method == "POST" else None
@@ -192,7 +198,7 @@ class Handler(socketserver.BaseRequestHandler):
         with self.server.spaces.use(route.space, create=route.method == "POST") as store:
             if token is not None and store is not None and store.fenced(token):
                 return FENCED, {"error": f"fencing token {token} is older than the newest lease"}
-            return _run(store, route, args, key)
+            return endpoint.run(Call(store, args, key, self.server.mode))
 
     def _body(self) -> dict[str, Any]:
         """The POST's body as a JSON object, read whole within the request timeout."""
@@ -247,23 +253,6 @@ class Handler(socketserver.BaseRequestHandler):
                     break
         except OSError:
             pass
-
-
-def _run(store: Store | None, route: Route, args: dict[str, Any], key: str | None) -> Answer:
-    """Run the checked request on `store` (None: a space with no database yet, read as empty)."""
-    if route.name == "search":
-        return 200, {"items": store.search(**args) if store else []}
-    if route.name == "lookup":
-        record = store.lookup(**args) if store else None
-        return 200, {"found": record is not None, "record": record}
-    if route.name == "records":
-        return 200, {"records": store.records() if store else []}
-    assert store is not None, "a write creates its space"
-    if route.name == "lease":
-        return store.grant_lease()
-    if route.name == "issue":
-        return store.create_issue(**args, key=key)
-    return store.comment(**args, key=key)
 
 
 def _phrase(status: int) -> str:
