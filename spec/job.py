@@ -8,18 +8,15 @@ Loading a job file fails with a `JobError` whose message names the offending fie
 
 from __future__ import annotations
 
-import os
-import stat
 import tomllib
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crashsweep.spec import files
+
 CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval"})
 JOB_KEYS = frozenset({"name", "turns", "calls"})
-MAX_JOB_BYTES = 1 << 20
-"""A job file is a short script: larger files are refused before they are read (1 MiB)."""
 
 
 class JobError(ValueError):
@@ -81,11 +78,7 @@ def _field(call_id: str) -> str:
 
 
 def _text(where: str, value: str) -> str:
-    """`value`, unless it holds a control character (NUL, a newline...): those break every report."""
-    bad = next((char for char in value if unicodedata.category(char) in ("Cc", "Cs")), None)
-    if bad is not None:
-        raise JobError(f"{where}: contains the control character U+{ord(bad):04X}; use printable text")
-    return value
+    return files.printable(where, value, JobError)
 
 
 def _call(call_id: str, raw: object) -> Call:
@@ -120,10 +113,7 @@ def job_from_mapping(data: Mapping[str, object]) -> Job:
     unknown = sorted(set(data) - JOB_KEYS)
     if unknown:
         raise JobError(f"unknown top-level key {unknown[0]!r} (known: name, turns, calls)")
-    name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise JobError("name: expected a non-empty string")
-    _text("name", name)
+    name = files.name("name", data.get("name"), JobError)
     raw_calls = data.get("calls", {})
     if not isinstance(raw_calls, Mapping):
         raise JobError("calls: expected a table of calls")
@@ -147,40 +137,9 @@ def job_from_mapping(data: Mapping[str, object]) -> Job:
     return Job(name, tuple(turns))
 
 
-def read_job_text(path: Path) -> str:
-    """The text of a job file: a regular file of at most MAX_JOB_BYTES of UTF-8 (a leading BOM is dropped).
-
-    Opened without blocking and checked before reading, so a FIFO, a device such as /dev/zero
-    or a huge file is refused at once instead of hanging or filling memory.
-    """
-    try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as error:
-        raise JobError(f"{path}: cannot read job file: {error.strerror or error}") from None
-    mode = os.fstat(handle).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(handle)
-        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
-        raise JobError(f"{path}: cannot read job file: it is {what}")
-    with os.fdopen(handle, "rb") as file:
-        data = file.read(MAX_JOB_BYTES + 1)
-    if len(data) > MAX_JOB_BYTES:
-        raise JobError(f"{path}: job file larger than {MAX_JOB_BYTES // 1024} KiB; a job is a short script")
-    try:
-        return data.decode("utf-8-sig")  # "-sig": a byte-order mark some editors write is dropped
-    except UnicodeDecodeError:
-        raise JobError(f"{path}: not UTF-8 text") from None
-
-
 def load_job(path: Path) -> Job:
-    """Read a job file (TOML); any problem becomes a one-line `JobError` naming the file."""
-    text = read_job_text(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise JobError(f"{path}: not valid TOML: {' '.join(str(error).split())}") from None
-    except RecursionError:
-        raise JobError(f"{path}: not usable TOML: nested too deeply") from None
+    """Read a job file (TOML, read by spec/files.py); any problem becomes a one-line `JobError` naming the file."""
+    data = files.read_toml(path, "job file", JobError)
     try:
         return job_from_mapping(data)
     except JobError as error:

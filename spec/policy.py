@@ -10,12 +10,13 @@ every valid combination in a fixed order, so the whole design space can be explo
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from itertools import permutations, product
 from pathlib import Path
 from typing import Literal, TypeAlias, get_args
+
+from crashsweep.spec import files
 
 ReplySave: TypeAlias = Literal["before-first-send", "never"]
 ResultSaves: TypeAlias = Literal["each-call", "writes-only", "whole-turn", "none"]
@@ -270,26 +271,18 @@ NAMING_KEYS = ("name", "summary")
 
 def named_policy(data: Mapping[str, object], source: str) -> tuple[str, str, Policy]:
     """A design file's name, summary (default: "the design in SOURCE") and policy, from parsed TOML."""
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise PolicyError("name: expected a non-empty string")
+    name = files.name("name", data.get("name"), PolicyError)
     summary = data.get("summary", f"the design in {source}")
     if not isinstance(summary, str):
         raise PolicyError("summary: expected a string")
+    files.printable("summary", summary, PolicyError)
     policy = policy_from_mapping({key: value for key, value in data.items() if key not in NAMING_KEYS})
     return name, summary, policy
 
 
 def read_design_file(path: Path) -> tuple[str, str, Policy]:
-    """Read a design file (TOML); any problem becomes a one-line `PolicyError` naming the file."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PolicyError(f"{path}: cannot read design file: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise PolicyError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as error:
-        raise PolicyError(f"{path}: not valid TOML: {error}") from None
+    """Read a design file (TOML, by spec/files.py); any problem becomes a one-line `PolicyError` naming the file."""
+    data = files.read_toml(path, "design file", PolicyError)
     try:
         return named_policy(data, str(path))
     except PolicyError as error:

@@ -1,0 +1,76 @@
+"""Reading a user's input file (a job, a design): one reader, so every kind is refused alike.
+
+A user's file is read only when it is a regular file of at most `MAX_BYTES` of UTF-8 (a
+leading byte-order mark, which some editors write, is dropped), and parsed as TOML with a
+nesting too deep for the parser refused as such. It is opened without blocking and checked
+before it is read, so a FIFO hangs nothing, a device such as /dev/zero fills no memory, and a
+huge file is refused at once. Each problem is one line naming the file, raised as the
+caller's own error class (JobError, PolicyError), so each command reports it as it reports
+its other bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+MAX_BYTES = 1 << 20
+"""The largest input file read (1 MiB): a job or a design is a short script."""
+
+
+def read_text(path: Path, what: str, error: type[Exception]) -> str:
+    """The text of the `what` file at `path` ("job file", "design file"); `error` for any problem."""
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as problem:
+        raise error(f"{path}: cannot read {what}: {problem.strerror or problem}") from None
+    mode = os.fstat(handle).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(handle)
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
+        raise error(f"{path}: cannot read {what}: it is {kind}")
+    with os.fdopen(handle, "rb") as file:
+        data = file.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise error(f"{path}: {what} larger than {MAX_BYTES // 1024} KiB; a {what.split()[0]} is a short script")
+    try:
+        return data.decode("utf-8-sig")  # "-sig": a byte-order mark some editors write is dropped
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text") from None
+
+
+def read_toml(path: Path, what: str, error: type[Exception]) -> dict[str, Any]:
+    """The TOML table of the `what` file at `path`, read as `read_text` reads it; `error` for any problem."""
+    text = read_text(path, what, error)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{path}: not valid TOML: {' '.join(str(problem).split())}") from None
+    except RecursionError:
+        raise error(f"{path}: not usable TOML: nested too deeply") from None
+
+
+NAME_MAX = 100
+"""The longest name a job or design may have: names become file names (`view`'s folder, at most
+255 bytes) and table rows."""
+
+
+def printable(where: str, value: str, error: type[Exception]) -> str:
+    """`value`, unless it holds a control character (NUL, a newline...): those break every report."""
+    bad = next((char for char in value if unicodedata.category(char) in ("Cc", "Cs")), None)
+    if bad is not None:
+        raise error(f"{where}: contains the control character U+{ord(bad):04X}; use printable text")
+    return value
+
+
+def name(where: str, value: object, error: type[Exception]) -> str:
+    """A job's or design's name: a non-empty, printable string of at most NAME_MAX characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise error(f"{where}: expected a non-empty string")
+    if len(value) > NAME_MAX:
+        raise error(f"{where}: {len(value)} characters long; a name has at most {NAME_MAX}")
+    return printable(where, value, error)
