@@ -20,8 +20,8 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import outdir, prog, runs
-from crashsweep.cli.options import FORMATS, choices_of, job_options, out_option
+from crashsweep.cli import formats, outdir, prog, runs
+from crashsweep.cli.options import choices_of, job_options, out_option
 from crashsweep.explorer.search import StateLimitExceeded, explore
 from crashsweep.reports import frontier_page
 from crashsweep.reports.frontier import (
@@ -30,8 +30,6 @@ from crashsweep.reports.frontier import (
     cheapest_design_file,
     frontier,
     frontier_json,
-    frontier_markdown,
-    frontier_text,
 )
 from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.design import Env
@@ -137,7 +135,7 @@ def _worker_ignores_ctrl_c() -> None:
 
 @click.command()
 @job_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@formats.format_option(formats.FRONTIER)
 @out_option("write index.html (a chart of cost against safety), frontier.svg, frontier.json and cheapest.toml here")
 @click.option(
     "--workers",
@@ -180,10 +178,9 @@ def frontier_command(
         faults=choices.faults,
         fresh_ids=choices.fresh_ids,
     )
-    render = {"text": frontier_text, "json": frontier_json, "markdown": frontier_markdown}[fmt]
-    click.echo(render(result), nl=False)
+    click.echo(formats.render(fmt, formats.FRONTIER, result), nl=False)
     if out_dir is not None:
-        _write(out_dir, result, choices, text=fmt == "text")
+        _write(out_dir, result, choices, text=formats.for_people(fmt))
     return 0 if result.cheapest is not None else 1
 
 

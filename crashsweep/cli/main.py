@@ -13,12 +13,11 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import artifacts, prog, runs
+from crashsweep.cli import artifacts, formats, prog, runs
 from crashsweep.cli import view as cmd_view
 from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
 from crashsweep.cli.options import (
-    FORMATS,
     check_durability,
     check_variant,
     choices_of,
@@ -53,7 +52,7 @@ def cli() -> None:
 @click.option("--variant", callback=check_variant, help="design to explore (see the variants command)")
 @design_option()
 @job_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@formats.format_option(formats.ROW)
 @out_option("write traces (text, JSON), DOT, SVG and index.html of the counterexamples here, whole or not at all")
 @progress_option()
 def explore(
@@ -71,9 +70,9 @@ def explore(
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     exploration, summary = runs.run(chosen, choices)
-    render = {"text": table.row_text, "json": table.to_json, "markdown": table.row_markdown}[fmt]
-    click.echo(render(summary), nl=False)
-    artifacts.after_explore(exploration, summary, job_path, out_dir, text=fmt == "text", design_path=design_path)
+    click.echo(formats.render(fmt, formats.ROW, summary), nl=False)
+    text = formats.for_people(fmt)
+    artifacts.after_explore(exploration, summary, job_path, out_dir, text=text, design_path=design_path)
     return 0 if summary.holds else 1
 
 
@@ -119,7 +118,7 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
     type=click.Path(path_type=Path, dir_okay=False),
     help="a design file (TOML) to add as a row, after --variants (repeatable)",
 )
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@formats.format_option(formats.TABLES)
 @progress_option()
 @durability_options
 def compare(
@@ -158,14 +157,7 @@ def compare(
             rows.append(runs.run_durable(name, choices, fsync, unreadable))
         rows_of.append((table.titled(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
-    if fmt == "json":
-        click.echo(table.to_json(everything), nl=False)
-    else:
-        render = table.table_text if fmt == "text" else table.table_markdown
-        render_cost = table.cost_text if fmt == "text" else table.cost_markdown
-        for i, (title, rows) in enumerate(rows_of):
-            heading = f"{'## ' if fmt == 'markdown' else ''}{title}\n\n" if title else ""
-            click.echo(("\n" if i else "") + heading + render(rows) + "\n" + render_cost(rows), nl=False)
+    click.echo(formats.render(fmt, formats.TABLES, formats.Tables(rows_of)), nl=False)
     return 0 if all(row.holds for row in everything) else 1
 
 

@@ -19,8 +19,6 @@ from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import UnknownVariantError, design
 from crashsweep.variants.design_file import load_design
 
-FORMATS = ("text", "json", "markdown")
-
 
 def check_variant(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A --variant callback: an unknown name is a usage error that lists the known ones."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import prog, runs, sweep_engines, sweep_scenarios, sweep_sources
+from crashsweep.cli import formats, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.cli.options import (
     depth_option,
     design_option,
@@ -43,7 +43,6 @@ from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import SEED_DESIGNS, design
 from crashsweep.variants.design_file import load_design
 
-FORMATS = ("text", "json", "markdown")
 DEFAULT_MATRIX = (
     *((seed.name, "keyed") for seed in SEED_DESIGNS),
     ("agent-loop", "keyed"),
@@ -172,7 +171,7 @@ def _fail(message: str, status: int) -> int:
 @job_option(help="job file (with --variant or --framework)")
 @tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@formats.format_option(formats.SWEEP)
 @click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
 @click.option("--scenarios", "scenarios_path", type=click.Path(path_type=Path, dir_okay=False), help=SCENARIOS_HELP)
 @click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
@@ -214,7 +213,7 @@ def sweep(
     sweep_sources.combination(
         variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
     )
-    if crash_points and (scenarios_path is not None or fmt != "text"):
+    if crash_points and (scenarios_path is not None or fmt != formats.TEXT.name):
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
@@ -332,7 +331,7 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
 @fault_options
 @job_option(help="job file (TOML)")
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
-@click.option("--format", "fmt", type=click.Choice(("text", "markdown")), default="text", show_default=True)
+@formats.format_option(formats.CONFORMANCE)
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
@@ -397,7 +396,7 @@ def conform(
         return _fail(f"the reference loop failed: {error}", 1)
     except engine.SweepError as error:
         return _fail(f"error: {error}", 2)
-    click.echo(conformance.render(results, fmt), nl=False)
+    click.echo(formats.render(fmt, formats.CONFORMANCE, results), nl=False)
     return 0 if all(c.agrees for c in results) else 1
 
 

@@ -6,20 +6,18 @@ same source again (the re-run commands of the text report add `--crash` to it).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
-from crashsweep.cli import prog, runs, sweep_scenarios
+from crashsweep.cli import formats, prog, runs
 from crashsweep.realsweep import rows
 from crashsweep.realsweep import sweep as engine
 from crashsweep.realsweep.adapters import builtin
 from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.reference import target as reference
-from crashsweep.reports import table
 
 
 def combination(
@@ -112,17 +110,7 @@ def report(result: engine.SweepResult, source: Source, tracker: str, fmt: str) -
     """Print the row; 0 when both invariants hold."""
     faults, fresh = source.nemesis.faults, source.nemesis.fresh_ids
     row = rows.summary(result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh)
-    if fmt == "json":
-        data = json.loads(rows.to_json(row, result))
-        data["unreached"] = [s.code for s in result.unreached]
-        click.echo(json.dumps(data, indent=2))
-    elif fmt == "markdown":
-        click.echo(table.row_markdown(row), nl=False)
-    else:
-        click.echo(rows.row_text(row, result, rows.counterexamples(result)), nl=False)
-        extra = sweep_scenarios.unreached_lines(result) + sweep_scenarios.rerun_lines(result, source.command)
-        if extra:
-            click.echo("\n".join(extra))
+    click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command)), nl=False)
     return 0 if row.holds else 1
 
 

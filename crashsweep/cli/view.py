@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import artifacts, outdir, prog, runs
+from crashsweep.cli import artifacts, formats, outdir, prog, runs
 from crashsweep.cli.options import (
     check_variant,
     choices_of,
@@ -33,7 +33,6 @@ from crashsweep.cli.options import (
     progress_option,
 )
 from crashsweep.explorer.path import replay as replay_path
-from crashsweep.reports import trace
 from crashsweep.reports.counterexample import from_path
 from crashsweep.reports.replay import pytest_snippet
 
@@ -43,7 +42,7 @@ from crashsweep.reports.replay import pytest_snippet
 @design_option()
 @click.option("--path", "code", required=True, help="the path code printed with a counterexample (e.g. 10:7=1)")
 @job_options
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@formats.format_option(formats.TRACE)
 @click.option("--pytest", "as_pytest", is_flag=True, help="print a pytest test that replays the path and asserts it")
 def _replay(
     variant: str | None,
@@ -77,8 +76,7 @@ def _replay(
     if as_pytest:
         click.echo(pytest_snippet(cx), nl=False)
     else:
-        program = prog.current()
-        click.echo(trace.to_json(cx, program=program) if fmt == "json" else trace.text(cx, program=program), nl=False)
+        click.echo(formats.render(fmt, formats.TRACE, formats.Traced(cx, prog.current())), nl=False)
     return 1 if cx.violated else 0
 
 
