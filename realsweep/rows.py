@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from crashsweep.realsweep.faults.registry import kind_of
 from crashsweep.realsweep.sweep import ScenarioResult, SweepResult
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
@@ -112,7 +113,7 @@ def _moves(result: SweepResult, faults: tuple[str, ...]) -> dict[int, dict[str, 
         kinds = {"crash": sum(len(s.crashes) for s in chosen), **dict.fromkeys(faults, 0)}
         for s in chosen:
             for fault in s.faults:
-                kind = fault.split(" ", 1)[0]  # a label: "lost-reply at tracker accepted create_a"
+                kind = kind_of(fault)  # a label: "lost-reply at tracker accepted create_a"
                 kinds[kind] = kinds.get(kind, 0) + 1
         tally[k] = kinds
     return tally

@@ -48,7 +48,7 @@ from typing import Any
 
 from crashsweep.realsweep.dedup import graph
 from crashsweep.realsweep.engines.local import LocalWorkers
-from crashsweep.realsweep.faults.nemesis import PAUSE, Fault, Nemesis, NemesisError
+from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.process.runner import check_options, runner
 from crashsweep.realsweep.values import (
     Check,
@@ -196,10 +196,10 @@ def _scenarios(
 
 
 def _wakes(fault: Fault | None, result: ScenarioResult) -> list[Fault]:
-    """After a pause whose restart ran to its stop: the same pause waking at each point the restart passed."""
-    if fault is None or fault.kind != PAUSE or fault.wake or result.unreached:
+    """The moves a fault's scenario opens once run (after a pause whose restart ran to its stop, its wakes)."""
+    if fault is None or result.unreached:
         return []
-    return [fault.waking_at(k, result.points) for k in range(1, len(result.points) + 1)]
+    return fault.next_moves(result.points)
 
 
 def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:

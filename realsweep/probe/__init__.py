@@ -5,6 +5,7 @@
 - entry.py: `python -m crashsweep.realsweep.probe.entry module:function`, one swept process.
 - checkpoint.py: a real atomic save (temp file, fsync, rename, fsync the folder).
 - fsjournal.py: the save's file operations on record, and the disk a power cut leaves.
+- faults_env.py: the faults a process is told to suffer, read from its environment.
 
 Standard library only, and nothing else of crashsweep (checked by import-linter): a swept
 process imports only these, so each of the thousands of processes a sweep starts stays cheap.

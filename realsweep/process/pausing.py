@@ -1,6 +1,6 @@
 """A pause for real (spec/FAULTS.md section 7): two live processes on one disk and tracker, held and let go.
 
-A scenario of the fault `pause` (nemesis.Fault, kind "pause") runs, in one fresh work
+A scenario of the fault `pause` (faults/pause.py, which hands it to `Runner.pause`) runs, in one fresh work
 directory and tracker space:
 
 1. process 1, held at its `index`-th crash point: it waits there on the snapshot protocol's

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crashsweep.realsweep import world as digest
-from crashsweep.realsweep.faults.nemesis import PAUSE, POWER_LOSS, Fault, Nemesis, process_env
-from crashsweep.realsweep.probe import crashpoint, fsjournal
+from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
+from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.process import pausing, scratch
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
+from crashsweep.realsweep.process.stage import FaultStage
 from crashsweep.realsweep.process.zygote import Zygote, ZygoteError
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
@@ -144,10 +145,12 @@ class Runner:
     def run(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> ScenarioResult:
         """Run one scenario from a fresh work directory: each crash in turn, then a process to the end.
 
-        A `fault` (a scenario of one move, with no crash) is suffered by its one process.
+        A `fault` (a scenario of one move, with no crash) is suffered by its one process, or
+        is carried out by its kind: a scenario of its own (pause), a process it ends (power loss).
         """
-        if fault is not None and fault.kind == PAUSE:
-            return pausing.run(self, fault)  # two live processes (spec/FAULTS.md section 7)
+        alone = None if fault is None else fault.alone(self)
+        if alone is not None:
+            return alone
         name = "s" + "".join(f"-{c.index}" for c in crashes) + ("" if fault is None else f"-f{fault.code}")
         folder, workdir, env, tracker = self.prepare(name)
         if fault is not None:
@@ -157,12 +160,8 @@ class Runner:
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
                 return self._unreached(folder, crashes, number)
         first = len(crashes) + 1
-        if fault is not None and fault.kind == POWER_LOSS:
-            # A power cut: the process dies at the point, then the disk loses what was not durable.
-            journal = folder / f"journal-{first}.jsonl"
-            self.ended(folder, workdir, {**env, fsjournal.JOURNAL: str(journal)}, first, fault.crash_at, crashes)
-            fsjournal.cut(workdir, journal)
-            first += 1
+        if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
+            first += 1  # the fault ended that process (a power cut)
         _, points = self.ended(folder, workdir, env, first, 0, crashes)
         outcome = self.finish(Scenario(crashes, workdir, tracker))
         faults = () if fault is None else (fault.label,)
@@ -170,6 +169,10 @@ class Runner:
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
+
+    def pause(self, fault: Fault) -> ScenarioResult:
+        """A scenario of two live processes (spec/FAULTS.md section 7): the pause kind's (faults/pause.py)."""
+        return pausing.run(self, fault)
 
     def prepare(self, name: str) -> tuple[Path, Path, dict[str, str], TrackerClient | None]:
         """A scenario's fresh folder, work directory, environment and tracker space, all named `name`."""

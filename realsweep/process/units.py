@@ -4,8 +4,8 @@ A `Unit` names a node of the graph of real worlds (its digest, the crashes that 
 where its world is saved) and what to do from it: run a process to the end (`crash` None),
 or kill one at `crash`, the process suffering the unit's `faults` first (lost-reply,
 wrong-answer: told by the nemesis through its environment, spec/FAULTS.md); or, for
-key-expiry (`expire`), no process at all: the node's world with every key forgotten
-(tracker_store.forget_keys on a copy). `run_leg` does it with a `Runner`, wherever the runner
+key-expiry (`expire`), no process at all: the node's world with every key forgotten (the
+move's `before_restart` on a copy). `run_leg` does it with a `Runner`, wherever the runner
 is: on a thread of the local engine, or in a Ray actor on another machine (ray_engine.py). It
 returns a `Leg`: the points the process passed, its counters, the outcome of its final world
 (the check reads it where the process ran), the fault chances the nemesis finds after its
@@ -28,10 +28,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from crashsweep.realsweep import world as digest
-from crashsweep.realsweep.faults.nemesis import ACCEPTED, Fault
+from crashsweep.realsweep.faults.nemesis import Fault, restart_fault
 from crashsweep.realsweep.process.runner import Live, Runner, Step
 from crashsweep.realsweep.process.snapshots import read_counters
-from crashsweep.realsweep.tracker.store import KEYS_TABLE, forget_keys
+from crashsweep.realsweep.tracker.store import KEYS_TABLE
 from crashsweep.realsweep.values import Child, Crash, Leg, Outcome, Save, Scenario, SweepError, Unit, W
 
 
@@ -88,7 +88,8 @@ def _killed(
 
 
 def _expired(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], bool], save: Save[W]) -> Leg[W]:
-    """key-expiry before the restart from the unit's world: a copy of it whose tracker forgot every key."""
+    """key-expiry before the restart from the unit's world: a copy of it as the kind leaves it (no key remembered)."""
+    fault = restart_fault()
     copy = Path(tempfile.mkdtemp(dir=runner.root, prefix="expiring-"))
     try:
         shutil.copytree(folder / digest.FILES, copy / digest.FILES, symlinks=True)
@@ -96,10 +97,10 @@ def _expired(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str],
         if (folder / digest.TRACKER_FILE).exists():
             space = copy / digest.TRACKER_FILE
             shutil.copyfile(folder / digest.TRACKER_FILE, space)
-            forget_keys(space)
+            fault.before_restart(space)
         world = digest.capture(copy / digest.FILES, space)
         key = _key(runner, world)
-        saved = save(copy / digest.FILES, space, f"n{unit.node}-key-expiry") if claim(key) else None
+        saved = save(copy / digest.FILES, space, f"n{unit.node}-{fault.name}") if claim(key) else None
         return Leg(children=(Child(None, key, {}, saved, _holds_keys(world)),))
     finally:
         shutil.rmtree(copy, ignore_errors=True)
@@ -134,7 +135,7 @@ def _key(runner: Runner, world: digest.World) -> str:
 
 def _name(unit: Unit[W], crash: Crash) -> str:
     """A name for the world a unit left at `crash`, told apart from the other units' of its node by its faults."""
-    faults = "".join(f"-{f.kind}-{f.index}.{f.occurrence}" for f in unit.faults)
+    faults = "".join(f"-{f.name}-{f.index}.{f.occurrence}" for f in unit.faults)
     return f"n{unit.node}{faults}-{crash.index}"
 
 
@@ -151,12 +152,7 @@ def _after(faults: tuple[Fault, ...]) -> tuple[int, int]:
 def struck(path: tuple[Crash, ...], step: Step, faults: tuple[Fault, ...]) -> None:
     """Check that each fault struck where it was found: a program whose course changed is not deterministic."""
     for fault in faults:
-        if fault.kind == "lost-reply":
-            call = fault.point[len(ACCEPTED) :]
-            hit = step.points[fault.index - 1 : fault.index + 1] == (fault.point, f"tool failed {call}")
-        else:
-            hit = step.pauses[fault.occurrence - 1 : fault.occurrence] == ((fault.index, fault.point),)
-        if not hit:
+        if not fault.struck(step.points, step.pauses):
             raise SweepError(
                 f"scenario {code(path)}: {fault.label} did not strike where the same process offered it: "
                 "the program's points must depend only on what is on disk and at the tracker"

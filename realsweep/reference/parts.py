@@ -14,8 +14,8 @@ The tools: a write whose tool is `comment` comments on the first issue the job f
 the triage job: "comments on the first issue"); every other write files an issue; every read
 searches the issues.
 
-Faults (spec/FAULTS.md, told by the sweep's nemesis through the environment, nemesis.py): a
-write whose reply is lost passes `tracker accepted <call>` and `tool failed <call>` and raises
+Faults (spec/FAULTS.md, told by the sweep's nemesis through the environment, read with
+probe/faults_env.py): a write whose reply is lost passes `tracker accepted <call>` and `tool failed <call>` and raises
 `ToolFailed`; the design's loop body then runs again for the call, which has no result
 (SITUATIONS.md section 2). The person of rung 3 is asked at a pause ("person answers <call>",
 crashpoint.pause); a question the nemesis names is answered wrongly: "no" when the tracker
@@ -43,8 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from crashsweep.realsweep.faults import nemesis
-from crashsweep.realsweep.probe import checkpoint
+from crashsweep.realsweep.probe import checkpoint, faults_env
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint, fresh_id, pause
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
@@ -122,9 +121,9 @@ class Loop:
         self.memory: dict[str, Any] = {}
         self._flock: int | None = None
         self.token: int | None = None  # the lease's fencing token (lease+fencing)
-        self.lose_replies = nemesis.lost_replies()
-        self.wrong_answers = nemesis.wrong_answers()
-        self.fresh_ids = nemesis.fresh_ids()
+        self.lose_replies = faults_env.lost_replies()
+        self.wrong_answers = faults_env.wrong_answers()
+        self.fresh_ids = faults_env.fresh_ids()
         self._sent: dict[str, int] = {}  # write requests sent per call by this process
 
     # -- start --------------------------------------------------------------------------------

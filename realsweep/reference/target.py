@@ -91,7 +91,7 @@ def run(
         for option in UNSUPPORTED:
             if getattr(call, option, False):
                 raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
-    if nemesis is not None and "lost-reply" in nemesis.faults and design_path is not None:
+    if nemesis is not None and nemesis.fails_tool_calls and design_path is not None:
         _refuse_error_to_model(design_path)
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)

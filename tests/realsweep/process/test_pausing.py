@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep import sweep as engine
-from crashsweep.realsweep.faults.nemesis import PAUSE, Fault, Nemesis
+from crashsweep.realsweep.faults.nemesis import Fault, Nemesis
+from crashsweep.realsweep.faults.pause import PAUSE, waking_at
 from crashsweep.realsweep.process.runner import Runner
 from crashsweep.realsweep.process.runner import runner as runner_of
 from crashsweep.realsweep.reference import conformance
@@ -42,7 +43,7 @@ def test_the_one_write_pause_sweep_agrees_with_the_model_and_the_hand_derivation
         "keyed",
         OPTIONS,
         design_path=DESIGN_OF[lock],
-        nemesis=Nemesis((PAUSE,)),
+        nemesis=Nemesis((PAUSE.name,)),
     )
     assert found.differences == []
     assert found.real.with_dups == HAND_DUPLICATING[lock]
@@ -53,7 +54,7 @@ def test_the_one_write_pause_sweep_agrees_with_the_model_and_the_hand_derivation
 def test_under_os_lock_each_crash_point_has_one_pause_scenario() -> None:
     """The restart is refused before its first point, so the paused process wakes only as it stops (FAULTS.md 7.1)."""
     result = reference.run(
-        "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", OPTIONS, None, DESIGN_OF["os-lock"], Nemesis((PAUSE,))
+        "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", OPTIONS, None, DESIGN_OF["os-lock"], Nemesis((PAUSE.name,))
     )
     pauses = [s for s in result.scenarios if s.faults]
     assert len(pauses) == len(result.baseline.points)
@@ -66,7 +67,7 @@ def agent_loop(lock: Lock, tmp_path: Path) -> Iterator[Runner]:
     """A runner of agent-loop with `lock` on the one-write job, with its tracker service."""
     target = reference.target("agent-loop", ONE_WRITE_PATH, "keyed", DESIGN_OF[lock])
     options = SweepOptions(depth=1, workers=1, root=tmp_path / "sweep")
-    with runner_of(target, reference.check(ONE_WRITE), options, Nemesis((PAUSE,))) as runner:
+    with runner_of(target, reference.check(ONE_WRITE), options, Nemesis((PAUSE.name,))) as runner:
         yield runner
 
 
@@ -106,7 +107,7 @@ def test_woken_at_a_point_of_the_restart_it_renames_the_restarts_temp_file(tmp_p
     with agent_loop("none", tmp_path) as runner:
         fault, stopped = pause_at(runner, "start: tmp written")
         wake = stopped.points.index("result create_a: tmp written") + 1
-        result = runner.run((), fault.waking_at(wake, stopped.points))
+        result = runner.run((), waking_at(fault, wake, stopped.points))
     assert result.faults == ("pause at start: tmp written, wake at result create_a: tmp written",)
     assert (result.outcome.dups, result.outcome.applied) == (1, 2)
     assert result.record()["processes"] == 3
@@ -117,7 +118,7 @@ def test_a_pause_needs_depth_one() -> None:
     """Deeper scenarios with a second live process are the model's for now: refused before any process starts."""
     with pytest.raises(engine.SweepError, match="pauses a process in scenarios of one move: use depth 1, not 2"):
         reference.run(
-            "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", SweepOptions(depth=2), nemesis=Nemesis((PAUSE,))
+            "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", SweepOptions(depth=2), nemesis=Nemesis((PAUSE.name,))
         )
 
 
@@ -131,7 +132,7 @@ def test_an_fsync_of_a_temp_file_the_restart_renamed_does_nothing(tmp_path: Path
     )
     design.write_text(text.replace('name = "agent-loop-none"', 'name = "agent-loop-none-synced"'))
     found = conformance.conform(
-        "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", OPTIONS, design_path=design, nemesis=Nemesis((PAUSE,))
+        "agent-loop", ONE_WRITE, ONE_WRITE_PATH, "keyed", OPTIONS, design_path=design, nemesis=Nemesis((PAUSE.name,))
     )
     assert found.differences == []
     assert "start: tmp synced" in found.sweep.baseline.points  # the fsyncs are there, each with its point

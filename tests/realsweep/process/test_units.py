@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep import world as digest
+from crashsweep.realsweep.faults.lost_reply import LOST_REPLY
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis
+from crashsweep.realsweep.faults.wrong_answer import WRONG_ANSWER
 from crashsweep.realsweep.process.runner import Runner, Step, runner
 from crashsweep.realsweep.process.units import code, run_leg, struck
 from crashsweep.realsweep.tracker.store import KEYS_TABLE, Store
@@ -160,8 +162,8 @@ def test_code_names_a_scenario_by_its_crash_indices() -> None:
 
 def test_a_fault_that_did_not_strike_where_it_was_offered_stops_the_sweep(tmp_path: Path) -> None:
     """A process told to lose a reply or hear a wrong answer must show it in its points and pauses."""
-    lost = Fault("lost-reply", 2, "tracker accepted create_a", 1)
-    wrong = Fault("wrong-answer", 3, "person answers create_b", 1)
+    lost = Fault(LOST_REPLY, 2, "tracker accepted create_a", 1)
+    wrong = Fault(WRONG_ANSWER, 3, "person answers create_b", 1)
 
     def step(points: tuple[str, ...], pauses: tuple[tuple[int, str], ...] = ()) -> Step:
         return Step(points, {}, tmp_path, tmp_path, None, None, False, 0, pauses)
@@ -181,7 +183,7 @@ ASKING = textwrap.dedent(
     import os
     from pathlib import Path
     from crashsweep.realsweep.probe.crashpoint import crashpoint, pause
-    from crashsweep.realsweep.faults.nemesis import wrong_answers
+    from crashsweep.realsweep.probe.faults_env import wrong_answers
 
     def main():
         work = Path(os.environ["CRASHSWEEP_WORKDIR"])
@@ -217,7 +219,7 @@ def test_a_process_suffers_its_faults_and_crashes_only_after_them(tmp_path: Path
         digest.save(workdir, space, saved / name)
         return saved / name
 
-    wrong = Fault("wrong-answer", 1, "person answers create_a", 1)
+    wrong = Fault(WRONG_ANSWER, 1, "person answers create_a", 1)
     with runner(target, answered, options, Nemesis(("wrong-answer",))) as made:
         plain = run_leg(made, Unit(0, "root", (), world, None, True), world, lambda key: False, save)
         assert (plain.points, plain.chances, plain.outcome) == (("start", "answered yes"), (wrong,), Outcome())

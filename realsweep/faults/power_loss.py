@@ -1,0 +1,46 @@
+"""power-loss for real (spec/FAULTS.md section 6): the power goes, and what was not fsynced is lost.
+
+It may strike at each point where a cut would lose something (read off the points' names,
+probe/fsjournal.at_risk). The process records its checkpoint's file operations
+(CRASHSWEEP_FS_JOURNAL) and is killed at the point; then the work directory loses what the
+cut loses (fsjournal.cut), and the restart runs on that disk. Not yet a move of the merging
+sweep: a sweep with power loss runs every scenario, in scenarios of one move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from crashsweep.realsweep.faults.kind import AtPoint, Passed, Stage
+from crashsweep.realsweep.faults.move import Fault
+from crashsweep.realsweep.probe import fsjournal
+from crashsweep.spec import faults as model
+
+
+@dataclass(frozen=True)
+class PowerLoss(AtPoint):
+    """The process dies at its point and the disk loses what was not durable."""
+
+    name = model.POWER_LOSS.name
+    every_scenario = True
+    doing = "cuts the power"
+
+    def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]:
+        """Each point after `after` where a cut would lose something."""
+        risky = fsjournal.at_risk(points)
+        return [
+            Fault(self, i, point, points[:i].count(point))
+            for i, (point, at_risk) in enumerate(zip(points, risky, strict=True), start=1)
+            if at_risk and (i, 0) > after
+        ]
+
+    def strike(self, fault: Fault, stage: Stage) -> bool:
+        """Kill the stage's next process at the point, its file operations on record; then cut the disk."""
+        journal = stage.folder / f"journal-{stage.number}.jsonl"
+        stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
+        fsjournal.cut(stage.workdir, journal)
+        return True
+
+
+POWER_LOSS = PowerLoss()

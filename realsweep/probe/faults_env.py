@@ -1,0 +1,64 @@
+"""The faults a swept process is told to suffer, read from its environment (spec/FAULTS.md).
+
+The sweep's nemesis (crashsweep.realsweep.faults) writes these variables when it starts a
+process; the program under test reads them here. The names are defined once, in this module,
+for both sides: the swept process imports only the probe (standard library only), so the
+writers import the names from here, not the other way round.
+
+- CRASHSWEEP_LOSE_REPLY: lines "k:<call>", the k-th write request of <call> in this process
+  loses its reply (faults/lost_reply.py);
+- CRASHSWEEP_WRONG_ANSWER: lines "q", the q-th pause of this process (a person's answer) is a
+  wrong answer (faults/wrong_answer.py);
+- CRASHSWEEP_CALL_IDS: "fresh" for new call IDs on every ask of the scripted model (no move:
+  the nemesis's call-ID mode, `--call-ids fresh`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+LOSE_REPLY = "CRASHSWEEP_LOSE_REPLY"
+"""Environment: lines "k:<call>", the k-th write request of <call> in this process loses its reply."""
+WRONG_ANSWER = "CRASHSWEEP_WRONG_ANSWER"
+"""Environment: lines "q", the q-th pause of this process (a person's answer) is a wrong answer."""
+CALL_IDS = "CRASHSWEEP_CALL_IDS"
+"""Environment: "fresh" for new call IDs on every ask of the scripted model; else stable."""
+FRESH = "fresh"
+"""The value of CALL_IDS that asks for fresh call IDs."""
+
+
+def _lines(environ: Mapping[str, str], name: str) -> list[str]:
+    return [line for line in environ.get(name, "").splitlines() if line]
+
+
+def lost_replies(environ: Mapping[str, str] = os.environ) -> set[tuple[str, int]]:
+    """Every (call, k) whose k-th write of `call` is to lose its reply."""
+    found = set()
+    for raw in _lines(environ, LOSE_REPLY):
+        occurrence, _, call = raw.partition(":")
+        if not occurrence.isdigit() or not call:
+            raise ValueError(f"{LOSE_REPLY}={raw!r}: expected K:CALL")
+        found.add((call, int(occurrence)))
+    return found
+
+
+def lost_reply(environ: Mapping[str, str] = os.environ) -> tuple[str, int] | None:
+    """(call, k) when the k-th write of `call` is to lose its reply (the earliest k); None for none."""
+    found = sorted(lost_replies(environ), key=lambda pair: pair[1])
+    return found[0] if found else None
+
+
+def wrong_answers(environ: Mapping[str, str] = os.environ) -> set[int]:
+    """The numbers of the pauses (a person's answers) that are to be wrong."""
+    found = set()
+    for raw in _lines(environ, WRONG_ANSWER):
+        if not raw.isdigit():
+            raise ValueError(f"{WRONG_ANSWER}={raw!r}: expected the number of a pause")
+        found.add(int(raw))
+    return found
+
+
+def fresh_ids(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether the scripted model hands out new call IDs on every ask."""
+    return environ.get(CALL_IDS, "") == FRESH

@@ -1,0 +1,34 @@
+"""The runner's scenario under way, as a fault kind acts on it (faults/kind.py's `Stage`).
+
+faults/ sits below process/, so a kind that ends a process of a scenario (power loss: killed
+at its point, then the disk cut) cannot call the runner; the runner hands it this stage,
+which runs the scenario's next process for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from crashsweep.realsweep.values import Crash
+
+if TYPE_CHECKING:
+    from crashsweep.realsweep.process.runner import Runner
+
+
+@dataclass(frozen=True)
+class FaultStage:
+    """Process `number` of the scenario reached by `crashes`, in `folder` and `workdir`, started with `env`."""
+
+    runner: Runner
+    folder: Path
+    workdir: Path
+    env: Mapping[str, str]
+    number: int
+    crashes: tuple[Crash, ...]
+
+    def kill(self, crash_at: str, env: Mapping[str, str]) -> None:
+        """Run the process with `env` added, killed at `crash_at` ("k:<point>"), as the runner checks a crash."""
+        self.runner.ended(self.folder, self.workdir, {**self.env, **env}, self.number, crash_at, self.crashes)

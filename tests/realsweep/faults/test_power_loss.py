@@ -1,0 +1,61 @@
+"""power-loss for real: its chances where a cut loses something, and its strike: a kill, then the disk cut."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crashsweep.realsweep.faults.power_loss import POWER_LOSS
+from crashsweep.realsweep.probe import fsjournal
+
+POINTS = ("lock: tmp written", "lock: renamed", "start: tmp written", "start: renamed", "reply 1 arrived")
+
+
+def test_a_power_cut_may_strike_where_something_is_not_durable() -> None:
+    """spec/FAULTS.md 6.3: under fsync none every point from the first save's write on; its process dies there."""
+    found = POWER_LOSS.chances(POINTS, (), (0, 0))
+    assert [f.point for f in found] == ["start: tmp written", "start: renamed", "reply 1 arrived"]
+    assert found[0].crash_at == "1:start: tmp written"
+    assert found[0].env() == {}
+    assert found[2].label == "power-loss at reply 1 arrived"
+    assert (found[2].code, found[2].position) == ("power-loss-5", (5, 0))
+    assert [f.index for f in POWER_LOSS.chances(POINTS, (), (4, 0))] == [5]
+
+
+def test_a_second_pass_keeps_the_plain_point_in_its_label() -> None:
+    """Unlike lost-reply and pause, a power cut's label names the point without its pass."""
+    points = ("start: tmp written", "start: tmp written")
+    assert [f.label for f in POWER_LOSS.chances(points, (), (0, 0))] == ["power-loss at start: tmp written"] * 2
+
+
+@dataclass
+class FakeStage:
+    """A scenario under way: records the kill and writes the journal the killed process would have written."""
+
+    folder: Path
+    workdir: Path
+    number: int = 2
+    killed: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+
+    def kill(self, crash_at: str, env: Mapping[str, str]) -> None:
+        self.killed.append((crash_at, dict(env)))
+        (self.workdir / "checkpoint.json.tmp").write_text("new", encoding="utf-8")
+        entry = {"op": "write", "file": "checkpoint.json.tmp", "data": "new", "before": None}
+        Path(env[fsjournal.JOURNAL]).write_text(json.dumps(entry) + "\n", encoding="utf-8")
+
+
+def test_its_strike_kills_the_next_process_with_its_journal_and_cuts_the_disk(tmp_path: Path) -> None:
+    """The unsynced temp file the killed process wrote is gone after the cut; the stage's process is ended."""
+    stage = FakeStage(tmp_path, tmp_path / "work")
+    stage.workdir.mkdir()
+    fault = POWER_LOSS.chances(POINTS, (), (0, 0))[0]
+    assert fault.strike(stage)
+    assert stage.killed == [("1:start: tmp written", {fsjournal.JOURNAL: str(tmp_path / "journal-2.jsonl")})]
+    assert not (stage.workdir / "checkpoint.json.tmp").exists()
+
+
+def test_it_is_swept_scenario_by_scenario() -> None:
+    assert (POWER_LOSS.every_scenario, POWER_LOSS.doing) == (True, "cuts the power")
+    assert not POWER_LOSS.in_process

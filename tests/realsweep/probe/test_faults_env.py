@@ -1,0 +1,48 @@
+"""What a swept process reads of its faults: lost replies, wrong answers, the call-ID mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from crashsweep.realsweep.probe.faults_env import (
+    CALL_IDS,
+    LOSE_REPLY,
+    WRONG_ANSWER,
+    fresh_ids,
+    lost_replies,
+    lost_reply,
+    wrong_answers,
+)
+
+
+def test_the_process_reads_its_lost_replies() -> None:
+    assert lost_reply({LOSE_REPLY: "2:comment_a"}) == ("comment_a", 2)
+    assert lost_reply({LOSE_REPLY: "3:create_a\n1:comment_a"}) == ("comment_a", 1)  # the earliest
+    assert lost_reply({}) is None
+    assert lost_replies({LOSE_REPLY: "1:create_a\n2:create_a\n"}) == {("create_a", 1), ("create_a", 2)}
+    with pytest.raises(ValueError, match="expected K:CALL"):
+        lost_reply({LOSE_REPLY: "create_a"})
+    with pytest.raises(ValueError, match="expected K:CALL"):
+        lost_replies({LOSE_REPLY: "2:"})
+
+
+def test_the_process_reads_its_wrong_answers() -> None:
+    assert wrong_answers({WRONG_ANSWER: "1\n3"}) == {1, 3}
+    assert wrong_answers({}) == set()
+    with pytest.raises(ValueError, match="the number of a pause"):
+        wrong_answers({WRONG_ANSWER: "first"})
+
+
+def test_the_process_reads_its_call_id_mode() -> None:
+    assert fresh_ids({CALL_IDS: "fresh"})
+    assert not fresh_ids({CALL_IDS: "stable"})
+    assert not fresh_ids({})
+
+
+def test_the_names_are_the_ones_the_sweep_documents() -> None:
+    """spec/FAULTS.md and docs/ARCHITECTURE.md name these variables; the nemesis writes them from here."""
+    assert (LOSE_REPLY, WRONG_ANSWER, CALL_IDS) == (
+        "CRASHSWEEP_LOSE_REPLY",
+        "CRASHSWEEP_WRONG_ANSWER",
+        "CRASHSWEEP_CALL_IDS",
+    )
