@@ -63,3 +63,12 @@ def test_the_semantics_are_installed_beside_spec(wheel: zipfile.ZipFile) -> None
     documents = sorted(f"crashsweep/spec/{p.name}" for p in (ROOT / "spec").glob("*.md"))
     assert "crashsweep/spec/SEMANTICS.md" in documents
     assert sorted(name for name in wheel.namelist() if name.endswith(".md")) == documents
+
+
+def test_the_license_is_in_the_wheel(wheel: zipfile.ZipFile) -> None:
+    """The metadata says MIT; the text of the license travels with it (PEP 639's licenses/ folder)."""
+    (info,) = {name.split("/")[0] for name in wheel.namelist() if ".dist-info/" in name}
+    assert wheel.read(f"{info}/licenses/LICENSE") == (ROOT / "LICENSE").read_bytes()
+    metadata = wheel.read(f"{info}/METADATA").decode()
+    assert "License-Expression: MIT" in metadata
+    assert "License-File: LICENSE" in metadata
