@@ -1,0 +1,1 @@
+"""Tests of README.md and the docs site: their command blocks, examples and build."""
