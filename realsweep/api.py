@@ -1,1 +1,131 @@
-"""The real side's facade: what the CLI may import of realsweep (filled in as the CLI moves to it)."""
+"""The real side's facade: everything the CLI uses of realsweep, under one name each.
+
+crashsweep/cli/ imports the real side from this module only (an import-linter contract in
+pyproject.toml checks it), so the subpackages behind it (probe, tracker, process, dedup,
+engines, faults, reference, adapters) may move their code without touching the CLI: only the
+lines below follow. What it offers:
+
+- the sweep: `sweep`, `replay` and their values (`Target`, `Check`, `SweepOptions`,
+  `SweepResult`, `ScenarioResult`, `Crash`, `Outcome`, `Progress`, `Engine`, the errors);
+- a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`);
+- the reference loop (`reference_target`, `reference_check`, `reference_run`,
+  `REFERENCE_DESIGNS`, `SERVICE_MODES`) and its conformance with the model (`conform`,
+  `render_conformance`, `Conformance`);
+- the built-in framework agents (`framework_target`, `framework_check`, `FRAMEWORKS`,
+  `DURABILITY`) and what a user's script gets (`ARGS`, `CALL_IDS`);
+- the faults (`Nemesis`, `NemesisError`, `Fault`), entry points (`parse_entry_point`,
+  `load_entry_point`) and `StateKey`.
+
+Optional or heavy parts are functions that import on call: `ray_engine` (Ray, the optional
+extra crashsweep[ray], slow to import), and `tracker_server` and `serve_tracker` (the tracker
+service, which only `tracker serve` runs in the CLI's own process).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
+from crashsweep.realsweep.adapters.builtin import check as framework_check
+from crashsweep.realsweep.adapters.builtin import target as framework_target
+from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
+from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
+from crashsweep.realsweep.probe.entry import load as load_entry_point
+from crashsweep.realsweep.probe.entry import parse_entry_point
+from crashsweep.realsweep.reference.conformance import Conformance, conform
+from crashsweep.realsweep.reference.conformance import render as render_conformance
+from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
+from crashsweep.realsweep.reference.target import SERVICE_MODES
+from crashsweep.realsweep.reference.target import check as reference_check
+from crashsweep.realsweep.reference.target import run as reference_run
+from crashsweep.realsweep.reference.target import target as reference_target
+from crashsweep.realsweep.rows import counterexamples, row_text
+from crashsweep.realsweep.rows import summary as sweep_summary
+from crashsweep.realsweep.rows import to_json as row_json
+from crashsweep.realsweep.sweep import replay, sweep
+from crashsweep.realsweep.values import (
+    Check,
+    Crash,
+    Engine,
+    Outcome,
+    Progress,
+    ScenarioResult,
+    SweepError,
+    SweepOptions,
+    SweepResult,
+    Target,
+    TargetFailed,
+)
+from crashsweep.realsweep.world import StateKey
+
+if TYPE_CHECKING:
+    from crashsweep.realsweep.engines.ray import RayEngine
+    from crashsweep.realsweep.tracker.server import TrackerServer
+
+__all__ = [
+    "ARGS",
+    "CALL_IDS",
+    "DURABILITY",
+    "FRAMEWORKS",
+    "REFERENCE_DESIGNS",
+    "SERVICE_MODES",
+    "Check",
+    "Conformance",
+    "Crash",
+    "Engine",
+    "Fault",
+    "Nemesis",
+    "NemesisError",
+    "Outcome",
+    "Progress",
+    "ScenarioResult",
+    "StateKey",
+    "SweepError",
+    "SweepOptions",
+    "SweepResult",
+    "Target",
+    "TargetFailed",
+    "conform",
+    "counterexamples",
+    "framework_check",
+    "framework_target",
+    "load_entry_point",
+    "parse_entry_point",
+    "ray_engine",
+    "reference_check",
+    "reference_run",
+    "reference_target",
+    "render_conformance",
+    "replay",
+    "row_json",
+    "row_text",
+    "serve_tracker",
+    "sweep",
+    "sweep_summary",
+    "tracker_server",
+]
+
+
+def ray_engine(address: str | None, workers: int | None) -> RayEngine:
+    """The Ray engine (a context manager that connects to `address`, or starts a local Ray).
+
+    Ray is imported here, on first use: it is an optional extra and slow to import.
+    """
+    from crashsweep.realsweep.engines.ray import RayEngine
+
+    return RayEngine(address, workers)
+
+
+def tracker_server(root: Path, mode: str, host: str, port: int, *, quiet: bool) -> TrackerServer:
+    """A tracker server on `host:port` over the databases in `root`, not yet serving (see `serve_tracker`)."""
+    from crashsweep.realsweep.tracker import service
+
+    return service.make_server(root, mode, host, port, quiet=quiet)
+
+
+def serve_tracker(server: TrackerServer) -> None:
+    """Serve until Ctrl-C or SIGTERM, then close every database."""
+    from crashsweep.realsweep.tracker import service
+
+    service.serve(server)

@@ -23,9 +23,7 @@ import click
 from click.decorators import FC
 
 from crashsweep.cli import sweep_scenarios
-from crashsweep.realsweep import rows
-from crashsweep.realsweep.reference import conformance
-from crashsweep.realsweep.sweep import SweepResult
+from crashsweep.realsweep import api
 from crashsweep.reports import table, trace
 from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.frontier import Frontier, frontier_json, frontier_markdown, frontier_text
@@ -53,7 +51,7 @@ class Swept:
     """What sweep prints: the row, the sweep it sums up and the command that re-runs it."""
 
     row: Summary
-    result: SweepResult
+    result: api.SweepResult
     command: Sequence[str]
 
 
@@ -69,7 +67,7 @@ ROW: Kind[Summary] = Kind("an explored design's row")
 TABLES: Kind[Tables] = Kind("the compare tables")
 FRONTIER: Kind[Frontier] = Kind("the frontier")
 SWEEP: Kind[Swept] = Kind("a real sweep's row")
-CONFORMANCE: Kind[Sequence[conformance.Conformance]] = Kind("a conformance table")
+CONFORMANCE: Kind[Sequence[api.Conformance]] = Kind("a conformance table")
 TRACE: Kind[Traced] = Kind("a replayed trace")
 
 
@@ -100,14 +98,14 @@ def _tables_json(result: Tables) -> str:
 
 def _sweep_text(swept: Swept) -> str:
     """The row with its counterexamples, then what was not reached and how to re-run each finding."""
-    text = rows.row_text(swept.row, swept.result, rows.counterexamples(swept.result))
+    text = api.row_text(swept.row, swept.result, api.counterexamples(swept.result))
     extra = sweep_scenarios.unreached_lines(swept.result) + sweep_scenarios.rerun_lines(swept.result, swept.command)
     return text + ("\n".join(extra) + "\n" if extra else "")
 
 
 def _sweep_json(swept: Swept) -> str:
     """The row as JSON, with the codes of the scenarios not reached."""
-    data = json.loads(rows.to_json(swept.row, swept.result))
+    data = json.loads(api.row_json(swept.row, swept.result))
     data["unreached"] = [s.code for s in swept.result.unreached]
     return json.dumps(data, indent=2) + "\n"
 
@@ -131,7 +129,7 @@ TEXT = Format(
         TABLES: partial(_tables, markdown=False),
         FRONTIER: frontier_text,
         SWEEP: _sweep_text,
-        CONFORMANCE: partial(conformance.render, fmt="text"),
+        CONFORMANCE: partial(api.render_conformance, fmt="text"),
         TRACE: _trace_text,
     },
     for_people=True,
@@ -147,7 +145,7 @@ MARKDOWN = Format(
         TABLES: partial(_tables, markdown=True),
         FRONTIER: frontier_markdown,
         SWEEP: _sweep_markdown,
-        CONFORMANCE: partial(conformance.render, fmt="markdown"),
+        CONFORMANCE: partial(api.render_conformance, fmt="markdown"),
     },
 )
 

@@ -23,7 +23,6 @@ import click
 from crashsweep.cli import formats, outdir, prog, runs
 from crashsweep.cli.options import choices_of, job_options, out_option
 from crashsweep.explorer.search import StateLimitExceeded, explore
-from crashsweep.reports import frontier_page
 from crashsweep.reports.frontier import (
     Entry,
     Frontier,
@@ -185,7 +184,13 @@ def frontier_command(
 
 
 def _write(out_dir: Path, result: Frontier, choices: runs.Choices, *, text: bool) -> None:
-    """The page, its chart, the JSON and the cheapest design's file, each written atomically."""
+    """The page, its chart, the JSON and the cheapest design's file, each written atomically.
+
+    The page's module is imported here: it draws the chart with matplotlib, slow to import, and
+    only --out needs it.
+    """
+    from crashsweep.reports import frontier_page
+
     chart = frontier_page.chart_svg(result)
     files = {
         "frontier.json": frontier_json(result),

@@ -29,15 +29,7 @@ from crashsweep.cli.options import (
     split_names,
     tracker_option,
 )
-from crashsweep.realsweep import sweep as engine
-from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
-from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
-from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
-from crashsweep.realsweep.probe.entry import load, parse_entry_point
-from crashsweep.realsweep.reference import conformance
-from crashsweep.realsweep.reference import target as reference
-from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
-from crashsweep.realsweep.world import StateKey
+from crashsweep.realsweep import api
 from crashsweep.spec.faults import FaultError, parse_faults
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import SEED_DESIGNS, design
@@ -54,9 +46,9 @@ DEFAULT_MATRIX = (
 def _reference_design(name: str) -> None:
     """Refuse a name the model does not know, or one the reference loop does not implement."""
     design(name)
-    if name not in REFERENCE_DESIGNS:
+    if name not in api.REFERENCE_DESIGNS:
         raise click.UsageError(
-            f"the reference loop does not implement {name!r} yet (it implements: {', '.join(REFERENCE_DESIGNS)})"
+            f"the reference loop does not implement {name!r} yet (it implements: {', '.join(api.REFERENCE_DESIGNS)})"
         )
 
 
@@ -79,16 +71,16 @@ def _options(
     tracker: str,
     spawn: str,
     dedup: bool = True,
-    state_key: StateKey | None = None,
+    state_key: api.StateKey | None = None,
     kill: bool = False,
-) -> engine.SweepOptions:
-    return engine.SweepOptions(
+) -> api.SweepOptions:
+    return api.SweepOptions(
         dedup=dedup,
         snapshots=dedup and not kill,
         state_key=state_key,
         depth=depth,
         workers=workers or os.cpu_count() or 1,
-        tracker=reference.SERVICE_MODES[tracker],
+        tracker=api.SERVICE_MODES[tracker],
         root=keep.resolve() if keep is not None else None,
         keep=keep is not None,
         timeout=timeout,
@@ -115,7 +107,7 @@ STATE_KEY_HELP = (
 )
 
 
-def _state_key(spec: str | None) -> StateKey | None:
+def _state_key(spec: str | None) -> api.StateKey | None:
     """The --state-key function, loaded before any process starts (bad: one line, exit 2)."""
     if spec is None:
         return None
@@ -123,26 +115,26 @@ def _state_key(spec: str | None) -> StateKey | None:
     if here not in sys.path:
         sys.path.insert(0, here)
     try:
-        parse_entry_point(spec)
-        return load(spec)  # type: ignore[return-value]
+        api.parse_entry_point(spec)
+        return api.load_entry_point(spec)  # type: ignore[return-value]
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--state-key") from None
 
 
 def _nemesis(
     text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool, dedup: bool
-) -> Nemesis:
+) -> api.Nemesis:
     """The faults and call IDs of a sweep of the reference loop, checked before any process starts."""
     if text is None:
-        return Nemesis((), reference_loop and call_ids == "fresh")
+        return api.Nemesis((), reference_loop and call_ids == "fresh")
     if not reference_loop:
         raise click.UsageError("--faults goes with --variant or --design (the reference loop)")
     if replaying:
         raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
     try:
-        nemesis = Nemesis(parse_faults(text), call_ids == "fresh")
+        nemesis = api.Nemesis(parse_faults(text), call_ids == "fresh")
         nemesis.check(depth, dedup)
-    except (FaultError, NemesisError) as error:
+    except (FaultError, api.NemesisError) as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None
     return nemesis
 
@@ -161,12 +153,12 @@ def _fail(message: str, status: int) -> int:
 )
 @click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP)
 @click.option(
-    "--framework", type=click.Choice(list(FRAMEWORKS)), help="sweep the built-in example agent on a framework"
+    "--framework", type=click.Choice(list(api.FRAMEWORKS)), help="sweep the built-in example agent on a framework"
 )
 @click.option("--keys", type=click.Choice(("on", "off")), help="with --framework: send idempotency keys  [default: on]")
-@click.option("--call-ids", type=click.Choice(CALL_IDS), help=CALL_IDS_HELP)
+@click.option("--call-ids", type=click.Choice(api.CALL_IDS), help=CALL_IDS_HELP)
 @click.option("--faults", "faults_text", metavar="K1,K2", help=FAULTS_HELP)
-@click.option("--durability", type=click.Choice(DURABILITY), help=DURABILITY_HELP)
+@click.option("--durability", type=click.Choice(api.DURABILITY), help=DURABILITY_HELP)
 @depth_option(with_faults=True)
 @job_option(help="job file (with --variant or --framework)")
 @tracker_option()
@@ -241,7 +233,7 @@ def sweep(
             source = _target_source(target_spec, check_spec, args, tracker)
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
         if crashes:
-            scenario = engine.replay(source.target, source.check, options, crashes, source.nemesis)
+            scenario = api.replay(source.target, source.check, options, crashes, source.nemesis)
             return _replayed(source.label, scenario)
         with sweep_engines.opened(engine_name, address, workers) as chosen:
             result = source.run(dataclasses.replace(options, engine=chosen), progress)
@@ -249,9 +241,9 @@ def sweep(
         if keep is None:
             raise
         raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {keep}") from None
-    except engine.TargetFailed as error:
+    except api.TargetFailed as error:
         return _fail(f"the program failed: {error}", 1)
-    except (engine.SweepError, ValueError) as error:
+    except (api.SweepError, ValueError) as error:
         return _fail(f"error: {error}", 2)
     finally:
         progress.done()
@@ -278,21 +270,21 @@ def _writable(path: Path | None) -> None:
         raise click.BadParameter(f"{path}: cannot write here", param_hint="--scenarios")
 
 
-def _record(result: engine.SweepResult, path: Path | None, keep: Path | None) -> None:
+def _record(result: api.SweepResult, path: Path | None, keep: Path | None) -> None:
     """Every scenario as JSON lines, to --scenarios and into the --keep folder."""
     for target in (path, None if keep is None else keep / "scenarios.jsonl"):
         if target is not None:
             sweep_scenarios.write_jsonl(target, result)
 
 
-def _replayed(label: str, scenario: engine.ScenarioResult) -> int:
+def _replayed(label: str, scenario: api.ScenarioResult) -> int:
     """Print one re-run scenario; 0 when it left neither a duplicate nor a loss."""
     click.echo(sweep_scenarios.replay_text(label, scenario), nl=False)
     o = scenario.outcome
     return 1 if scenario.unreached or o.dups or o.missing else 0
 
 
-def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[engine.Target, engine.Check]:
+def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[api.Target, api.Check]:
     """The user's program and check; the current directory is where their modules are found.
 
     `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row.
@@ -300,17 +292,17 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
-    parse_entry_point(check_spec)
+    api.parse_entry_point(check_spec)
     try:
-        parse_entry_point(target_spec)
+        api.parse_entry_point(target_spec)
     except ValueError:
-        target = engine.Target.command(target_spec)
+        target = api.Target.command(target_spec)
     else:
-        target = engine.Target.entry_point(target_spec, path=[here])
-    check = load(check_spec)
+        target = api.Target.entry_point(target_spec, path=[here])
+    check = api.load_entry_point(check_spec)
     if args:
         shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
-        env = {**target.env, ARGS: json.dumps(args)}
+        env = {**target.env, api.ARGS: json.dumps(args)}
         target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
     return target, check  # type: ignore[return-value]
 
@@ -358,17 +350,17 @@ def conform(
     if kill and not dedup:
         raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
     sweep_engines.refuse(engine_name, address)
-    nemesis = Nemesis(*environment())
+    nemesis = api.Nemesis(*environment())
     dedup = dedup and not nemesis.every_scenario
     try:
         nemesis.check(depth, dedup)
-    except NemesisError as error:
+    except api.NemesisError as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None
     files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
     if names is None and not trackers and not files:
         matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
     else:
-        chosen = split_names(names, "--variants") if names is not None else [] if files else list(REFERENCE_DESIGNS)
+        chosen = split_names(names, "--variants") if names is not None else [] if files else list(api.REFERENCE_DESIGNS)
         given_files = [str(path.resolve()) for path in design_paths]
         for option, given in (("--variants", chosen), ("--tracker", list(trackers)), ("--design", given_files)):
             twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
@@ -389,12 +381,12 @@ def conform(
                 try:
                     options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
                     options = dataclasses.replace(options, engine=where)
-                    results.append(conformance.conform(name, job, job_path, kind, options, progress, path, nemesis))
+                    results.append(api.conform(name, job, job_path, kind, options, progress, path, nemesis))
                 finally:
                     progress.done()
-    except engine.TargetFailed as error:
+    except api.TargetFailed as error:
         return _fail(f"the reference loop failed: {error}", 1)
-    except engine.SweepError as error:
+    except api.SweepError as error:
         return _fail(f"error: {error}", 2)
     click.echo(formats.render(fmt, formats.CONFORMANCE, results), nl=False)
     return 0 if all(c.agrees for c in results) else 1
@@ -420,8 +412,6 @@ def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> 
     import shutil
     import tempfile
 
-    from crashsweep.realsweep.tracker import service as tracker_service
-
     temporary = root is None
     if root is None:
         root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))
@@ -430,7 +420,7 @@ def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> 
     except OSError as error:
         return _fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
     try:
-        server = tracker_service.make_server(root, mode, host, port, quiet=not verbose)
+        server = api.tracker_server(root, mode, host, port, quiet=not verbose)
     except OSError as error:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
@@ -440,7 +430,7 @@ def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> 
         f"tracker ({mode}) serving {root}{note} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops"
     )
     try:
-        tracker_service.serve(server)
+        api.serve_tracker(server)
     finally:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)

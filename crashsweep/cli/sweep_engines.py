@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from crashsweep.realsweep.sweep import Engine
+from crashsweep.realsweep import api
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,7 +48,7 @@ def refuse(engine: str, address: str | None, **others: object) -> None:
 
 
 @contextmanager
-def opened(engine: str, address: str | None, workers: int | None) -> Iterator[Engine | None]:
+def opened(engine: str, address: str | None, workers: int | None) -> Iterator[api.Engine | None]:
     """The engine chosen (None: the local one), connected or started; stopped at the end.
 
     SweepError (Ray missing, no cluster at the address) comes before any sweep starts.
@@ -56,7 +56,5 @@ def opened(engine: str, address: str | None, workers: int | None) -> Iterator[En
     if engine == "local":
         yield None
         return
-    from crashsweep.realsweep.engines.ray import RayEngine
-
-    with RayEngine(address, workers) as ray_engine:
+    with api.ray_engine(address, workers) as ray_engine:
         yield ray_engine

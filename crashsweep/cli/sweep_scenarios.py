@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.realsweep.sweep import Crash, ScenarioResult, SweepResult
+from crashsweep.realsweep.api import Crash, ScenarioResult, SweepResult
 from crashsweep.spec import invariants
 
 SHOWN_UNREACHED = 10

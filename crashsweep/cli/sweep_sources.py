@@ -13,11 +13,7 @@ from pathlib import Path
 import click
 
 from crashsweep.cli import formats, prog, runs
-from crashsweep.realsweep import rows
-from crashsweep.realsweep import sweep as engine
-from crashsweep.realsweep.adapters import builtin
-from crashsweep.realsweep.faults.nemesis import Nemesis
-from crashsweep.realsweep.reference import target as reference
+from crashsweep.realsweep import api
 
 
 def combination(
@@ -53,24 +49,28 @@ def combination(
 class Source:
     """What is swept: the target and check, the row's names, and the command that names it again."""
 
-    target: engine.Target
-    check: engine.Check
+    target: api.Target
+    check: api.Check
     label: str
     job: str
     command: list[str]
-    sweep: Callable[[engine.SweepOptions, engine.Progress], engine.SweepResult] | None = None
-    nemesis: Nemesis = field(default_factory=Nemesis)
+    sweep: Callable[[api.SweepOptions, api.Progress], api.SweepResult] | None = None
+    nemesis: api.Nemesis = field(default_factory=api.Nemesis)
     """The faults and call IDs of the reference loop's sweep (spec/FAULTS.md); none for the others."""
 
-    def run(self, options: engine.SweepOptions, progress: engine.Progress) -> engine.SweepResult:
+    def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
         """Sweep it."""
         if self.sweep is not None:
             return self.sweep(options, progress)
-        return engine.sweep(self.target, self.check, options, progress)
+        return api.sweep(self.target, self.check, options, progress)
 
 
 def variant_source(
-    variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None, nemesis: Nemesis | None = None
+    variant: str,
+    job_path: Path | None,
+    tracker: str,
+    design_path: Path | None = None,
+    nemesis: api.Nemesis | None = None,
 ) -> Source:
     """The reference loop of design `variant` or of the design file (already checked), under `nemesis`'s faults.
 
@@ -78,17 +78,19 @@ def variant_source(
     the faults: it re-runs scenarios of crashes only.
     """
     job, _ = runs.read_job(job_path)
-    env = nemesis or Nemesis()
+    env = nemesis or api.Nemesis()
     named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
     fresh = ["--call-ids", "fresh"] if env.fresh_ids else []
     command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker, *fresh]
     return Source(
-        reference.target(variant, job_path, tracker, design_path),
-        reference.check(job),
+        api.reference_target(variant, job_path, tracker, design_path),
+        api.reference_check(job),
         variant,
         job.name,
         command,
-        lambda options, progress: reference.run(variant, job, job_path, tracker, options, progress, design_path, env),
+        lambda options, progress: api.reference_run(
+            variant, job, job_path, tracker, options, progress, design_path, env
+        ),
         env,
     )
 
@@ -100,16 +102,18 @@ def framework_source(
     job, _ = runs.read_job(job_path)
     keys, call_ids = keys or "on", call_ids or "stable"
     mode = durability or ("async" if framework == "langgraph" else None)
-    target = builtin.target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
+    target = api.framework_target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
     command = [*prog.current(), "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
     command += [*(["--durability", mode] if mode else []), *job_args(job_path), "--tracker", tracker]
-    return Source(target, builtin.check(job), target.label, job.name, command)
+    return Source(target, api.framework_check(job), target.label, job.name, command)
 
 
-def report(result: engine.SweepResult, source: Source, tracker: str, fmt: str) -> int:
+def report(result: api.SweepResult, source: Source, tracker: str, fmt: str) -> int:
     """Print the row; 0 when both invariants hold."""
     faults, fresh = source.nemesis.faults, source.nemesis.fresh_ids
-    row = rows.summary(result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh)
+    row = api.sweep_summary(
+        result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh
+    )
     click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command)), nl=False)
     return 0 if row.holds else 1
 
