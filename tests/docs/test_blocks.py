@@ -19,8 +19,9 @@ Three checks, one test per block, its id the block's file and the line of its op
   show); 2 or anything else fails.
 - test_block_commands_parse: every crashsweep command shown, with output or without, goes
   through the command line's parser and option callbacks in this process (every command's body
-  replaced by one that does nothing), from the folder it runs in: unknown options, bad values,
-  missing files and unknown designs fail; nothing is explored or swept.
+  replaced by one that does nothing), from the folder it runs in: unknown options, bad values
+  and unknown designs fail; the files of `--job` must exist and those of `--design` load (the
+  commands read them in their body). Nothing is explored or swept.
 - test_block_commands_start_crashsweep_by_its_launcher: in a checkout only bin/crashsweep
   runs crashsweep (nothing is on PATH before `pip install`), so every crashsweep command starts
   it by a path to bin/crashsweep that exists from where the command runs.
@@ -51,6 +52,7 @@ marked slow: the fast tier (`bin/check --fast`) leaves it out, `bin/check` runs 
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import shlex
 import subprocess
@@ -63,6 +65,8 @@ from typing import Any
 import click
 import pytest
 
+from crashsweep.spec.policy import PolicyError
+from crashsweep.variants.design_file import load_design
 from tests.paths import ROOT
 
 SHELL = ("sh", "console", "bash", "shell")
@@ -267,6 +271,14 @@ def test_block_commands_parse(block: Block, monkeypatch: pytest.MonkeyPatch) -> 
             cli.main(words[1:], prog_name="crashsweep", standalone_mode=False)
         except click.ClickException as error:
             raise AssertionError(f"{block.id}: `{command.line}`: {error.format_message()}") from None
+        for option, value in itertools.pairwise(words):
+            if option == "--job":
+                assert (where / value).is_file(), f"{block.id}: `{command.line}`: no job file {value}"
+            elif option == "--design":
+                try:  # read in the body, not by the parser: load it here
+                    load_design(where / value)
+                except (OSError, PolicyError) as error:
+                    raise AssertionError(f"{block.id}: `{command.line}`: {error}") from None
 
 
 @pytest.mark.parametrize("block", [pytest.param(block, id=block.id) for block in BLOCKS])
@@ -340,3 +352,18 @@ def test_the_parser_of_blocks() -> None:
     assert normalise(["  sweep    84   19.3   (776 in 9.3 s)"], "python benchmarks/x.py") == [
         " sweep <n> <n> (<n> in <seconds> s)"
     ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bin/crashsweep explore --variant no-such-design",
+        "bin/crashsweep explore --variant save-after-reply --depht 2",
+        "bin/crashsweep compare --design docs/no-such.toml",
+        "bin/crashsweep sweep --variant agent-loop --spawn never",
+    ],
+)
+def test_the_parse_check_catches_a_bad_command(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unknown design or option, a missing file or a bad choice fails the check, and nothing runs."""
+    with pytest.raises(AssertionError, match=re.escape(line)):
+        test_block_commands_parse(Block("x.md", 1, "sh", [Command(line)]), monkeypatch)
