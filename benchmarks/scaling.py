@@ -16,8 +16,13 @@ work; wall clock in brackets); under a 1,000-call cell that misses its target, t
 of the explorer alone on as many states (`Chain`: a model whose step only counts), the
 floor no design can go under with this search.
 
+With --frontier, one more cell: `crashsweep frontier`'s work, every one of the 512 designs of
+the policy space explored on the triage job at depth 2 on this machine's cores, with its
+target (under 60 s of wall clock; the work itself, states and edges, is pinned by
+tests/cli/test_frontier.py).
+
     .venv/bin/python benchmarks/scaling.py [--calls 10,40,100,400,1000] [--depths 1,2,3,4]
-        [--designs all] [--per-turn 4] [--budget 60] [--memory-budget 5] [--repeat 1]
+        [--designs all] [--per-turn 4] [--budget 60] [--memory-budget 5] [--repeat 1] [--frontier]
 
 Figures depend on the machine and its load: run it on a quiet machine, and once.
 """
@@ -25,6 +30,7 @@ Figures depend on the machine and its load: run it on a quiet machine, and once.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import tracemalloc
@@ -35,8 +41,10 @@ from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from crashsweep.cli.frontier import Task, explore_all
 from crashsweep.explorer import Action, Property, explore
-from crashsweep.spec.job import Call, Job
+from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.policy import all_policies
 from crashsweep.spec.tracker import KEYED
 from crashsweep.variants import DESIGNS, model
 
@@ -89,6 +97,51 @@ def measure(design: str, job: Job, depth: int, repeat: int = 1) -> Cell:
         states, edges = exploration.states, exploration.edges
         del exploration
     return Cell(design, len(job.calls), depth, states, edges, seconds, cpu, None)
+
+
+FRONTIER_TARGET = 60.0
+"""Seconds of wall clock the frontier's whole space (triage, depth 2, every core) should take at most."""
+
+
+@dataclass(frozen=True)
+class FrontierCell:
+    """The frontier's work on triage at depth 2: designs, states and edges summed, wall and CPU seconds."""
+
+    designs: int
+    states: int
+    edges: int
+    workers: int
+    seconds: float
+    cpu: float
+
+
+def measure_frontier(depth: int = 2, workers: int | None = None) -> FrontierCell:
+    """Every design of the policy space explored on triage at `depth`, in a pool of `workers` (every core)."""
+    workers = workers or os.cpu_count() or 1
+    tasks = [Task(n, policy, TRIAGE, "keyed", depth, MAX_STATES) for n, policy in enumerate(all_policies(), start=1)]
+    start, cpu_start = time.perf_counter(), _cpu_with_children()
+    rows = explore_all(tasks, workers)
+    seconds, cpu = time.perf_counter() - start, _cpu_with_children() - cpu_start
+    summaries = [row for row in rows if not isinstance(row, str)]
+    assert len(summaries) == len(tasks), [row for row in rows if isinstance(row, str)]
+    states = sum(row.states for row in summaries)
+    edges = sum(row.edges for row in summaries)
+    return FrontierCell(len(tasks), states, edges, workers, seconds, cpu)
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and its reaped children (the pool's workers, once shut down)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def frontier_target(cell: FrontierCell) -> None:
+    """The frontier cell and its target, judged on wall clock (the pool uses every core)."""
+    print(
+        f"\nfrontier, triage, depth 2: {cell.designs} designs, {cell.states:,} states, {cell.edges:,} edges, "
+        f"{cell.workers} workers: {cell.seconds:.2f} s wall [{cell.cpu:.2f} s CPU] "
+        f"(target < {FRONTIER_TARGET:g} s: {_met(cell.seconds < FRONTIER_TARGET)})"
+    )
 
 
 def peak_per_state(design: str, job: Job, depth: int) -> float:
@@ -180,6 +233,9 @@ def parse() -> argparse.Namespace:
         "--memory-budget", type=float, default=5.0, help="trace memory only in cells that took at most this (s)"
     )
     parser.add_argument("--repeat", type=int, default=1, help="runs per cell; the best times are kept")
+    parser.add_argument(
+        "--frontier", action="store_true", help="also time the frontier's 512 designs on triage at depth 2"
+    )
     args = parser.parse_args()
     try:
         args.calls = sorted({int(n) for n in args.calls.split(",")})
@@ -264,8 +320,11 @@ def _met(met: bool) -> str:
 
 
 def main() -> None:
-    """Run the grid and list the targets."""
-    targets(run(parse()))
+    """Run the grid and list the targets (and the frontier's, with --frontier)."""
+    args = parse()
+    targets(run(args))
+    if args.frontier:
+        frontier_target(measure_frontier())
 
 
 if __name__ == "__main__":

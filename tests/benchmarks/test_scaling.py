@@ -95,3 +95,22 @@ def test_repeat_keeps_the_best_times_and_refuses_zero() -> None:
     assert refused.stdout == ""
     assert "--repeat" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_the_frontier_cell_sums_every_design_and_judges_the_wall_clock(capsys: pytest.CaptureFixture[str]) -> None:
+    """--frontier's cell: the 512 designs explored in a pool, their states summed; the target is wall clock < 60 s.
+
+    (The depth-2 figures, 210,034 states and 271,722 edges, are pinned in tests/cli/test_frontier.py;
+    here depth 1, a few seconds.)
+    """
+    cell = scaling.measure_frontier(depth=1, workers=2)
+    assert (cell.designs, cell.workers) == (512, 2)
+    assert 0 < cell.states < cell.edges
+    scaling.frontier_target(scaling.FrontierCell(512, 210_034, 271_722, 2, 59.5, 100.0))
+    scaling.frontier_target(scaling.FrontierCell(512, 210_034, 271_722, 2, 60.5, 100.0))
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[1] == (
+        "frontier, triage, depth 2: 512 designs, 210,034 states, 271,722 edges, 2 workers: "
+        "59.50 s wall [100.00 s CPU] (target < 60 s: met)"
+    )
+    assert lines[3].endswith("60.50 s wall [100.00 s CPU] (target < 60 s: not met)")

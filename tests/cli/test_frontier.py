@@ -101,13 +101,10 @@ def _main(*args: str) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def triage() -> dict[str, Any]:
-    """`crashsweep frontier --depth 2 --format json` on triage, run once for the module, timed."""
-    started = time.monotonic()
+    """`crashsweep frontier --depth 2 --format json` on triage, run once for the module."""
     status, out = _main("--depth", "2", "--format", "json")
-    seconds = time.monotonic() - started
     assert status == 0
     data: dict[str, Any] = json.loads(out)
-    data["_seconds"] = seconds
     return data
 
 
@@ -242,9 +239,24 @@ def test_the_cheapest_design_at_depth_one_by_hand() -> None:
     assert row.extra_cost == Cost(saves=12, requests=27, model_calls=19)
 
 
-def test_triage_depth_two_takes_under_a_minute(triage: dict[str, Any]) -> None:
-    """The whole space at depth 2 on triage, on this machine's cores, in under 60 s."""
-    assert triage["_seconds"] < 60
+TRIAGE_DEPTH_2_WORK = {"states": 210_034, "edges": 271_722, "largest": 1_024}
+"""The whole space at depth 2 on triage: states and edges summed over the 512 designs; the largest design's states."""
+
+
+def test_triage_depth_two_explores_the_pinned_number_of_states(triage: dict[str, Any]) -> None:
+    """The whole space at depth 2 on triage is 210,034 states and 271,722 edges; no design over 1,024 states.
+
+    The work, counted, not timed: a change that explores more (worlds once merged kept apart, a
+    new crash point) moves these figures on any machine, however loaded. How fast the work is
+    done (under 60 s on a machine's cores) is benchmarks/scaling.py's --frontier target.
+    """
+    rows = [entry["row"] for entry in triage["entries"]]
+    work = {
+        "states": sum(row["states"] for row in rows),
+        "edges": sum(row["edges"] for row in rows),
+        "largest": max(row["states"] for row in rows),
+    }
+    assert work == TRIAGE_DEPTH_2_WORK
 
 
 ONE_WRITE = 'name = "one"\nturns = [["w"]]\n[calls]\nw = { tool = "create_issue", writes = true }\n'
@@ -451,7 +463,6 @@ def _oracle_design(policy: Policy) -> tuple[bool, tuple[int, ...]]:
     return safe, (*run, *(s - scenarios * r for s, r in zip(summed, run, strict=True)))
 
 
-@pytest.mark.slow
 def test_safe_set_and_frontier_from_the_replay_oracle(triage: dict[str, Any]) -> None:
     """The replay oracle, sweeping every scenario itself, gives the same safe set and frontier.
 
