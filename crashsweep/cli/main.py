@@ -15,6 +15,7 @@ import click
 
 from crashsweep.cli import artifacts, formats, prog, runs
 from crashsweep.cli import view as cmd_view
+from crashsweep.cli.conform import conform
 from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
 from crashsweep.cli.options import (
@@ -30,7 +31,8 @@ from crashsweep.cli.options import (
     split_names,
 )
 from crashsweep.cli.outdir import OutDirError
-from crashsweep.cli.sweep import conform, sweep, tracker
+from crashsweep.cli.sweep import sweep
+from crashsweep.cli.tracker import tracker
 from crashsweep.explorer.model import ModelDefinitionError
 from crashsweep.explorer.search import StateLimitExceeded
 from crashsweep.reports import table

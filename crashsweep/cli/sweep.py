@@ -1,11 +1,11 @@
-"""`crashsweep sweep`, `crashsweep conform` and `crashsweep tracker serve`: real code, real crashes.
+"""`crashsweep sweep`: real code, real crashes.
 
 `sweep` runs the real sweep (crashsweep.realsweep.sweep) of the reference loop of a design, or of the
 user's own program (`--target module:function` or a command, with `--check module:function`),
-and prints the explorer's columns. `conform` runs the real sweep and the model side by side
-and prints both rows and every difference. `tracker serve` runs the tracker service.
-Exit status: 0 when the invariants hold (conform: the rows agree), 1 when one is violated
-(conform: they differ) or the program failed by itself, 2 for bad input.
+and prints the explorer's columns. What `conform` (crashsweep.cli.conform) shares with it lives
+here too: the default matrix, the sweep's options, its progress line.
+Exit status: 0 when the invariants hold, 1 when one is violated or the program failed by
+itself, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -23,15 +23,11 @@ from crashsweep.cli import formats, prog, runs, sweep_engines, sweep_scenarios, 
 from crashsweep.cli.options import (
     depth_option,
     design_option,
-    environment,
-    fault_options,
     job_option,
-    split_names,
     tracker_option,
 )
 from crashsweep.realsweep import api
 from crashsweep.spec.faults import FaultError, parse_faults
-from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import SEED_DESIGNS, design
 from crashsweep.variants.design_file import load_design
 
@@ -43,7 +39,7 @@ DEFAULT_MATRIX = (
 """The seed's five designs against a tracker that honours keys, and agent-loop against both trackers."""
 
 
-def _reference_design(name: str) -> None:
+def reference_design(name: str) -> None:
     """Refuse a name the model does not know, or one the reference loop does not implement."""
     design(name)
     if name not in api.REFERENCE_DESIGNS:
@@ -52,7 +48,7 @@ def _reference_design(name: str) -> None:
         )
 
 
-class _Progress(runs.StatusLine):
+class Progress(runs.StatusLine):
     """The sweep's progress: scenarios (a merging sweep: processes) done of those known so far."""
 
     def __init__(self, label: str, unit: str = "scenarios") -> None:
@@ -63,7 +59,7 @@ class _Progress(runs.StatusLine):
         self.show(f"{done}/{known} {self.unit}")
 
 
-def _options(
+def sweep_options(
     depth: int,
     workers: int | None,
     keep: Path | None,
@@ -139,7 +135,7 @@ def _nemesis(
     return nemesis
 
 
-def _fail(message: str, status: int) -> int:
+def fail(message: str, status: int) -> int:
     click.echo(f"crashsweep: {message}", err=True)
     return status
 
@@ -217,13 +213,13 @@ def sweep(
     dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
-    options = _options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
+    options = sweep_options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
     options = dataclasses.replace(options, every=scenarios_path is not None or keep is not None)
-    progress = _Progress("sweep", "processes" if dedup else "scenarios")
+    progress = Progress("sweep", "processes" if dedup else "scenarios")
     try:
         if variant is not None:
             if design_path is None:
-                _reference_design(variant)
+                reference_design(variant)
             source = sweep_sources.variant_source(variant, job_path, tracker, design_path, nemesis)
         elif framework is not None:
             source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
@@ -242,9 +238,9 @@ def sweep(
             raise
         raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {keep}") from None
     except api.TargetFailed as error:
-        return _fail(f"the program failed: {error}", 1)
+        return fail(f"the program failed: {error}", 1)
     except (api.SweepError, ValueError) as error:
-        return _fail(f"error: {error}", 2)
+        return fail(f"error: {error}", 2)
     finally:
         progress.done()
     _record(result, scenarios_path, keep)
@@ -305,133 +301,3 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
         env = {**target.env, api.ARGS: json.dumps(args)}
         target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
     return target, check  # type: ignore[return-value]
-
-
-@click.command()
-@click.option(
-    "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
-)
-@click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
-@click.option(
-    "--design",
-    "design_paths",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="a design file (TOML) to add, after --variants (repeatable)",
-)
-@depth_option(default=1, with_faults=True)
-@fault_options
-@job_option(help="job file (TOML)")
-@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
-@formats.format_option(formats.CONFORMANCE)
-@click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
-@click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
-@click.option("--kill", is_flag=True, help=KILL_HELP)
-@sweep_engines.engine_options
-def conform(
-    names: str | None,
-    trackers: tuple[str, ...],
-    design_paths: tuple[Path, ...],
-    depth: int,
-    job_path: Path | None,
-    workers: int | None,
-    fmt: str,
-    spawn: str,
-    dedup: bool,
-    kill: bool,
-    engine_name: str,
-    address: str | None,
-) -> int:
-    """The real sweep and the model side by side: both rows of each design, and every difference.
-
-    With --faults and --call-ids (spec/FAULTS.md) both sides suffer the same faults, at any
-    depth (with --no-dedup, the real sweep injects faults at depth 1 only).
-    """
-    if kill and not dedup:
-        raise click.UsageError("--kill goes with dedup (drop --no-dedup)")
-    sweep_engines.refuse(engine_name, address)
-    nemesis = api.Nemesis(*environment())
-    dedup = dedup and not nemesis.every_scenario
-    try:
-        nemesis.check(depth, dedup)
-    except api.NemesisError as error:
-        raise click.BadParameter(str(error), param_hint="'--faults'") from None
-    files = {path: load_design(path).name for path in design_paths}  # a bad file fails before any sweep
-    if names is None and not trackers and not files:
-        matrix: list[tuple[str, str, Path | None]] = [(name, kind, None) for name, kind in DEFAULT_MATRIX]
-    else:
-        chosen = split_names(names, "--variants") if names is not None else [] if files else list(api.REFERENCE_DESIGNS)
-        given_files = [str(path.resolve()) for path in design_paths]
-        for option, given in (("--variants", chosen), ("--tracker", list(trackers)), ("--design", given_files)):
-            twice = next((name for i, name in enumerate(given) if name in given[:i]), None)
-            if twice is not None:
-                raise click.BadParameter(f"{twice} is named twice", param_hint=f"'{option}'")
-        kinds = trackers or ("keyed",)
-        matrix = [(name, kind, None) for name in chosen for kind in kinds]
-        matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
-    for name, _, path in matrix:
-        if path is None:
-            _reference_design(name)
-    job, _ = runs.read_job(job_path)
-    results = []
-    try:
-        with sweep_engines.opened(engine_name, address, workers) as where:
-            for name, kind, path in matrix:
-                progress = _Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
-                try:
-                    options = _options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
-                    options = dataclasses.replace(options, engine=where)
-                    results.append(api.conform(name, job, job_path, kind, options, progress, path, nemesis))
-                finally:
-                    progress.done()
-    except api.TargetFailed as error:
-        return _fail(f"the reference loop failed: {error}", 1)
-    except api.SweepError as error:
-        return _fail(f"error: {error}", 2)
-    click.echo(formats.render(fmt, formats.CONFORMANCE, results), nl=False)
-    return 0 if all(c.agrees for c in results) else 1
-
-
-@click.group()
-def tracker() -> None:
-    """The tracker service the real sweep writes to."""
-
-
-@tracker.command()
-@click.option(
-    "--root",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="keep the databases in this folder  [default: a temporary folder, removed when the service stops]",
-)
-@click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True)
-@click.option("--verbose", is_flag=True, help="log every request on stderr")
-def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> int:
-    """Serve the tracker (one SQLite database per space under --root) until Ctrl-C or SIGTERM."""
-    import shutil
-    import tempfile
-
-    temporary = root is None
-    if root is None:
-        root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return _fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
-    try:
-        server = api.tracker_server(root, mode, host, port, quiet=not verbose)
-    except OSError as error:
-        if temporary:
-            shutil.rmtree(root, ignore_errors=True)
-        return _fail(f"error: cannot serve on {host}:{port}: {error.strerror or error}", 2)
-    note = " (temporary: removed when stopped; --root DIR keeps the databases)" if temporary else ""
-    click.echo(
-        f"tracker ({mode}) serving {root}{note} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops"
-    )
-    try:
-        api.serve_tracker(server)
-    finally:
-        if temporary:
-            shutil.rmtree(root, ignore_errors=True)
-    return 0

@@ -1,9 +1,8 @@
-"""The commands: `sweep` of a design and of your own loop, `conform`, and `tracker serve`."""
+"""The `sweep` command: of a design, of your own loop, of a framework."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from crashsweep.cli.main import main
-from crashsweep.realsweep.tracker.client import TrackerClient
 from tests.paths import ROOT
 from tests.realsweep.helpers import child_env
 
@@ -44,7 +42,6 @@ MY_DESIGN = ROOT / "docs" / "my-design.toml"
         (["sweep", "--target", "my_loop:run", "--check", "nothing"], "expected module:function"),
         (["sweep", "--variant", "agent-loop", "--design", str(MY_DESIGN)], "give either --variant or --design"),
         (["sweep", "--design", "/nonexistent.toml"], "cannot read design file"),
-        (["conform", "--design", "/nonexistent.toml"], "cannot read design file"),
         (["sweep", "--framework", "langgraph", "--variant", "agent-loop"], "give either --variant"),
         (["sweep", "--variant", "agent-loop", "--keys", "off"], "go with --framework"),
         (["sweep", "--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
@@ -56,7 +53,6 @@ MY_DESIGN = ROOT / "docs" / "my-design.toml"
         (["sweep", "--variant", "agent-loop", "--state-key", "no_such_module:key"], "cannot import"),
         (["sweep", "--variant", "agent-loop", "--state-key", "nocolon"], "expected module:function"),
         (["sweep", "--variant", "agent-loop", "--no-dedup", "--kill"], "go with dedup"),
-        (["conform", "--no-dedup", "--kill"], "--kill goes with dedup"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -99,30 +95,6 @@ def test_the_example_against_a_keyless_tracker_finds_the_duplicate() -> None:
     assert "no-duplicate  VIOLATED  first in scenario 2: crash at point 2 'filed disk full on db-1'" in done.stdout
 
 
-def test_conform_prints_both_rows_and_no_difference(capsys: pytest.CaptureFixture[str]) -> None:
-    """idempotency-keys at depth 1: the model's row, the real row, and "no difference"."""
-    assert main(["conform", "--variants", "idempotency-keys", "--depth", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "idempotency-keys (model)" in out
-    assert "idempotency-keys (real)" in out
-    assert "idempotency-keys: no difference" in out
-
-
-def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
-    """`crashsweep tracker serve --port 0` prints its URL, answers, and stops on SIGTERM."""
-    command = [CRASHSWEEP, "tracker", "serve", "--root", str(tmp_path / "db"), "--port", "0", "--mode", "keyless"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=child_env()) as server:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        url = line.split(" at ")[1].split(" ")[0]
-        client = TrackerClient(url)
-        assert client.health() == {"ok": True, "mode": "keyless"}
-        client.create_issue("disk full", run="r", call="c")
-        os.kill(server.pid, signal.SIGTERM)
-        assert server.wait(timeout=10) == 0
-    assert (tmp_path / "db" / "default.sqlite3").exists()
-
-
 def test_the_example_design_file_is_swept_for_real(capsys: pytest.CaptureFixture[str]) -> None:
     """sweep --design docs/my-design.toml: real processes, the explorer's crash points, nothing duplicated."""
     assert main(["explore", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json"]) == 0
@@ -133,77 +105,6 @@ def test_the_example_design_file_is_swept_for_real(capsys: pytest.CaptureFixture
     assert data["variant"] == "my-design"
     assert data["crash_points"] == modelled["crash_points"]
     assert (data["with_dups"], data["missing"]) == (0, 0)
-
-
-def test_conform_takes_a_design_file(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["conform", "--design", str(MY_DESIGN), "--workers", "2"])
-    out = capsys.readouterr().out
-    assert status == 0
-    assert "my-design: no difference" in out
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--variants", ""], "got nothing"),
-        (["--variants", ",,,"], "has an empty name (at position 1)"),
-        (["--variants", "keys-and-markers,keys-and-markers"], "keys-and-markers is named twice"),
-        (["--variants", "keys-and-markers", "--tracker", "keyed", "--tracker", "keyed"], "keyed is named twice"),
-    ],
-)
-def test_conform_refuses_empty_and_repeated_names_before_sweeping(
-    capsys: pytest.CaptureFixture[str], args: list[str], message: str
-) -> None:
-    """The same checks as compare's --variants: one line, exit 2, nothing swept."""
-    assert main(["conform", *args, "--depth", "1"]) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err.count("\n") == 1
-    assert message in err
-
-
-def test_conform_refuses_a_design_file_given_twice(capsys: pytest.CaptureFixture[str]) -> None:
-    """As --variants: the same design file twice is refused in one line before any sweep."""
-    assert main(["conform", "--design", str(MY_DESIGN), "--design", str(MY_DESIGN), "--depth", "1"]) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err.count("\n") == 1
-    assert "is named twice" in err
-
-
-def test_tracker_serve_without_root_writes_nothing_here_and_removes_its_temporary_folder(tmp_path: Path) -> None:
-    """No --root: the databases go to the temporary folder it prints, which SIGTERM removes; the cwd stays empty."""
-    command = [CRASHSWEEP, "tracker", "serve", "--port", "0"]
-    server = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env()
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        assert "(temporary: removed when stopped; --root DIR keeps the databases)" in line
-        root = Path(line.split(" serving ")[1].split(" (temporary")[0])
-        client = TrackerClient(line.split(" at ")[1].split(" ")[0])
-        client.create_issue("disk full", run="r", call="c")
-        assert (root / "default.sqlite3").exists()
-        server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=10)
-        assert (server.returncode, err) == (0, "")
-    finally:
-        if server.poll() is None:
-            server.kill()
-        server.communicate()
-    assert not root.exists()
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_tracker_serve_refuses_a_root_it_cannot_make_in_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """--root under a regular file: exit 2 and one line, before anything is served."""
-    (tmp_path / "file").write_text("")
-    assert main(["tracker", "serve", "--root", str(tmp_path / "file" / "db"), "--port", "0"]) == 2
-    err = capsys.readouterr().err
-    assert err == f"crashsweep: error: cannot use --root {tmp_path / 'file' / 'db'}: Not a directory\n"
 
 
 def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_path: Path) -> None:
@@ -238,39 +139,6 @@ def test_dedup_and_every_scenario_print_the_same_row(capsys: pytest.CaptureFixtu
     ]
     assert same[0] == same[1] == same[2]
     assert same[0]["scenarios"] == {"1": 18}  # the published table: save-once-per-turn, depth 1
-
-
-def test_conform_under_a_lost_reply_prints_both_rows_with_the_faults_in_the_title(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """save-after-reply loses each write's reply in turn: both rows count 34 crash points + 3 lost replies."""
-    args = ["conform", "--variants", "save-after-reply", "--faults", "lost-reply", "--call-ids", "fresh"]
-    assert main([*args, "--workers", "2"]) == 0
-    out = capsys.readouterr().out
-    assert "faults lost-reply" in out
-    assert "fresh call IDs" in out
-    assert "save-after-reply: no difference" in out
-    for side in ("model", "real"):
-        row = next(line for line in out.splitlines() if f"save-after-reply ({side})" in line)
-        assert row.split()[2] == "37"
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
-        (["--faults", "flood"], "unknown fault 'flood'"),
-        (["--faults", "pause", "--depth", "2"], "pauses a process in scenarios of one move: use depth 1, not 2"),
-    ],
-)
-def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
-    capsys: pytest.CaptureFixture[str], args: list[str], message: str
-) -> None:
-    assert main(["conform", "--variants", "agent-loop", *args]) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err.count("\n") == 1
-    assert message in err
 
 
 def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,60 @@
+"""`crashsweep tracker serve`: the tracker service the real sweep writes to, in this process.
+
+One SQLite database per space under --root (by default a temporary folder, removed when the
+service stops), served over HTTP until Ctrl-C or SIGTERM (crashsweep.realsweep.tracker).
+Exit status: 0 once stopped, 2 for a root or an address it cannot use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from crashsweep.cli.sweep import fail
+from crashsweep.realsweep import api
+
+
+@click.group()
+def tracker() -> None:
+    """The tracker service the real sweep writes to."""
+
+
+@tracker.command()
+@click.option(
+    "--root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="keep the databases in this folder  [default: a temporary folder, removed when the service stops]",
+)
+@click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True)
+@click.option("--verbose", is_flag=True, help="log every request on stderr")
+def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> int:
+    """Serve the tracker (one SQLite database per space under --root) until Ctrl-C or SIGTERM."""
+    import shutil
+    import tempfile
+
+    temporary = root is None
+    if root is None:
+        root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
+    try:
+        server = api.tracker_server(root, mode, host, port, quiet=not verbose)
+    except OSError as error:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
+        return fail(f"error: cannot serve on {host}:{port}: {error.strerror or error}", 2)
+    note = " (temporary: removed when stopped; --root DIR keeps the databases)" if temporary else ""
+    click.echo(
+        f"tracker ({mode}) serving {root}{note} at {server.url} (spaces at {server.url}/spaces/NAME); Ctrl-C stops"
+    )
+    try:
+        api.serve_tracker(server)
+    finally:
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0

@@ -1,0 +1,67 @@
+"""The `tracker serve` command: the tracker service in the command's own process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crashsweep.cli.main import main
+from crashsweep.realsweep.tracker.client import TrackerClient
+from tests.realsweep.helpers import child_env
+
+CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
+
+
+def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
+    """`crashsweep tracker serve --port 0` prints its URL, answers, and stops on SIGTERM."""
+    command = [CRASHSWEEP, "tracker", "serve", "--root", str(tmp_path / "db"), "--port", "0", "--mode", "keyless"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=child_env()) as server:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = line.split(" at ")[1].split(" ")[0]
+        client = TrackerClient(url)
+        assert client.health() == {"ok": True, "mode": "keyless"}
+        client.create_issue("disk full", run="r", call="c")
+        os.kill(server.pid, signal.SIGTERM)
+        assert server.wait(timeout=10) == 0
+    assert (tmp_path / "db" / "default.sqlite3").exists()
+
+
+def test_tracker_serve_without_root_writes_nothing_here_and_removes_its_temporary_folder(tmp_path: Path) -> None:
+    """No --root: the databases go to the temporary folder it prints, which SIGTERM removes; the cwd stays empty."""
+    command = [CRASHSWEEP, "tracker", "serve", "--port", "0"]
+    server = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env()
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert "(temporary: removed when stopped; --root DIR keeps the databases)" in line
+        root = Path(line.split(" serving ")[1].split(" (temporary")[0])
+        client = TrackerClient(line.split(" at ")[1].split(" ")[0])
+        client.create_issue("disk full", run="r", call="c")
+        assert (root / "default.sqlite3").exists()
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=10)
+        assert (server.returncode, err) == (0, "")
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.communicate()
+    assert not root.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tracker_serve_refuses_a_root_it_cannot_make_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--root under a regular file: exit 2 and one line, before anything is served."""
+    (tmp_path / "file").write_text("")
+    assert main(["tracker", "serve", "--root", str(tmp_path / "file" / "db"), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"crashsweep: error: cannot use --root {tmp_path / 'file' / 'db'}: Not a directory\n"
