@@ -160,8 +160,12 @@ def fail(message: str, status: int) -> int:
 @tracker_option()
 @click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
 @formats.format_option(formats.SWEEP)
-@click.option("--keep", type=click.Path(path_type=Path, file_okay=False), help="keep every work dir and database here")
-@click.option("--scenarios", "scenarios_path", type=click.Path(path_type=Path, dir_okay=False), help=SCENARIOS_HELP)
+@click.option(
+    "--keep", metavar="DIR", callback=sweep_scenarios.keep_folder, help="keep every work dir and database here"
+)
+@click.option(
+    "--scenarios", "scenarios_path", metavar="FILE", callback=sweep_scenarios.scenarios_file, help=SCENARIOS_HELP
+)
 @click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
 @click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
@@ -207,7 +211,6 @@ def sweep(
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
     reference_loop = variant is not None or design_path is not None
     nemesis = _nemesis(faults_text, call_ids, depth, reference_loop, bool(crashes), dedup)
-    _writable(scenarios_path)
     if (state_key_spec is not None or kill) and not dedup:
         raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
     dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
@@ -253,17 +256,6 @@ def _target_source(target_spec: str, check_spec: str, args: dict[str, str], trac
     command = [*prog.current(), "sweep", "--target", target_spec, "--check", check_spec, "--tracker", tracker]
     command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
     return sweep_sources.Source(target, check, target.label, "-", command)
-
-
-def _writable(path: Path | None) -> None:
-    """Refuse, before any work, a --scenarios file that cannot be written."""
-    if path is None:
-        return
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise click.BadParameter(f"{folder}: no such folder", param_hint="--scenarios")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise click.BadParameter(f"{path}: cannot write here", param_hint="--scenarios")
 
 
 def _record(result: api.SweepResult, path: Path | None, keep: Path | None) -> None:

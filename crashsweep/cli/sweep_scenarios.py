@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -92,10 +93,69 @@ def _unreached(scenario: ScenarioResult) -> str:
     return f"{scenario.code} (process {scenario.unreached}, {crash.label!r})"
 
 
+def scenarios_file(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """A --scenarios callback: a regular file, or a new name in a folder where a file can be made.
+
+    The record is written by a rename over FILE, so anything else at FILE (a device, a folder,
+    a link, a file of /proc) would be replaced or fail at the end: refused here, before any work.
+    """
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("expected a file name, got nothing")
+    path = Path(value)
+    if path.is_symlink():
+        raise click.BadParameter(f"{value} is a symbolic link: name the file itself")
+    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        raise click.BadParameter(f"{value} exists and is not a regular file")
+    folder = path.parent
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder}: no such folder")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise click.BadParameter(f"{value}: cannot write here")
+    _probe(folder, value, "a file")
+    return path
+
+
+def keep_folder(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """A --keep callback: a new or empty folder, under folders where one can be made."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("expected a folder name, got nothing")
+    path = Path(value)
+    if path.exists() or path.is_symlink():
+        if not path.is_dir():
+            raise click.BadParameter(f"{value} exists and is not a folder")
+        try:
+            full = any(path.iterdir())
+        except OSError as error:
+            raise click.BadParameter(f"{value}: cannot read it: {error.strerror or error}") from None
+        if full:
+            raise click.BadParameter(f"{value} is not empty: give a new or empty folder to keep the sweep's files in")
+    existing = Path(os.path.abspath(path)).parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise click.BadParameter(f"{value}: {existing} is not a folder")
+    _probe(existing, value, "a folder")
+    return path
+
+
+def _probe(folder: Path, value: str, what: str) -> None:
+    """Refuse `value` unless something can be made in `folder` (os.access says yes to root even in /proc)."""
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=folder, prefix=".crashsweep-probe-"))
+    except OSError as error:
+        raise click.BadParameter(f"{value}: cannot create {what} in {folder}: {error.strerror or error}") from None
+
+
 def write_jsonl(path: Path, result: SweepResult) -> None:
     """Every scenario, the uninterrupted run first, one JSON object a line; written whole or not at all."""
     lines = [json.dumps(s.record()) for s in (result.baseline, *result.scenarios, *result.unreached)]
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_symlink() or (path.exists() and not stat.S_ISREG(path.stat().st_mode)):
+        raise click.ClickException(f"{path} is no longer a regular file: the scenarios were not written")
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -223,3 +224,71 @@ def test_ctrl_c_with_keep_says_where_the_work_folders_stay(tmp_path: Path) -> No
     assert out == ""
     assert err == f"crashsweep: interrupted; the work folders swept so far stay in {keep}\n"
     assert any(keep.iterdir())
+
+
+def _refused_before_any_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make starting a sweep an error of the test: a refusal must come before any process."""
+    from crashsweep.realsweep import api
+
+    def no_sweep(*_: object, **__: object) -> None:
+        raise AssertionError("a sweep started")
+
+    for name in ("sweep", "replay", "reference_run"):
+        monkeypatch.setattr(api, name, no_sweep)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("fifo", "fifo exists and is not a regular file"),
+        ("/proc/version", "/proc/version: cannot create a file in /proc"),
+        ("", "expected a file name, got nothing"),
+        (".", ". exists and is not a regular file"),
+        ("folder", "folder exists and is not a regular file"),
+        ("link.jsonl", "link.jsonl is a symbolic link: name the file itself"),
+    ],
+)
+def test_scenarios_must_be_a_regular_file_or_a_new_name_in_a_writable_folder(
+    given: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--scenarios on a device, a folder, a link or in /proc: one line, exit 2, before any process."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "target.jsonl").write_text("mine\n")
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "target.jsonl")
+    os.mkfifo(tmp_path / "fifo")  # not a regular file, and not one of the machine's devices
+    _refused_before_any_process(monkeypatch)
+    assert main(["sweep", "--variant", "save-after-reply", "--depth", "1", "--scenarios", given]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+    assert (tmp_path / "fifo").is_fifo()
+    assert (tmp_path / "target.jsonl").read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo", "folder", "link.jsonl", "target.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("/dev/null", "/dev/null exists and is not a folder"),
+        ("/proc/x", "/proc/x: cannot create a folder in /proc"),
+        ("", "expected a folder name, got nothing"),
+        ("file", "file exists and is not a folder"),
+        ("full", "full is not empty: give a new or empty folder"),
+    ],
+)
+def test_keep_must_be_a_new_or_empty_folder_where_one_can_be_made(
+    given: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--keep on a device, in /proc, on a file or a full folder: one line, exit 2, before any process."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("mine\n")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("x")
+    _refused_before_any_process(monkeypatch)
+    assert main(["sweep", "--variant", "save-after-reply", "--depth", "1", "--keep", given]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+    assert not Path("/proc/x").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "full"]
