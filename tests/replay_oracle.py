@@ -300,6 +300,8 @@ class Process:
             self.point(f"tool returned {call.id}")
             return f"read {call.id}"
         honoured = self.tracker == "keyed" and self.policy.keys == "run-call"
+        # The ID is the call's, or the model's retry's (`<call>.retry`), with the suffix of the
+        # reply that gave the call (FAULTS.md section 5): a retry gets no suffix of its own.
         request_key = key(self.state.run, (key_call or call.id) + self.state.turns[-1].ids)
         if honoured and request_key in world.remembered:
             answer = world.remembered[request_key]
@@ -367,6 +369,8 @@ class Process:
         while True:
             try:
                 if failed and self.policy.on_tool_error == "model":
+                    # FAULTS.md section 5: the retry's reply is a model call, not a reply with
+                    # calls of its own: it hands out no new IDs (`handed_out` stays).
                     self.world.model_calls += 1
                     self.point(f"retry reply arrived {call.id}")
                     return self.send(call, key_call=f"{call.id}.retry")
@@ -394,7 +398,11 @@ class Process:
         return True
 
     def take_lock(self) -> None:
-        """The policy's lock, right after the load: agent-loop's lock file (SEMANTICS.md 9)."""
+        """The policy's lock, right after the load: agent-loop's lock file (SEMANTICS.md 9).
+
+        The lock file's save is no checkpoint save (FAULTS.md 6.2 rule 1): it begins no
+        journal, so what the crashed process left unsynced stays at risk at both its points.
+        """
         world = self.world
         if self.policy.lock == "file":
             world.lock_temp = world.starts
@@ -410,7 +418,7 @@ class Process:
         if world.starts > 1 and world.remembered and self.alone() and self._chance("key-expiry"):
             world.remembered.clear()  # FAULTS.md, key-expiry: the restart came after the keys' lifetime
         if world.torn and self.policy.unreadable == "ask-person":
-            world.asks += 1  # FAULTS.md 6: the checkpoint cannot be read; the loop refuses to start
+            world.asks += 1  # FAULTS.md 6.4: unreadable; the loop refuses to start (counted in asks)
             return
         if world.checkpoint is None:  # none, or (fresh-run) an unreadable one
             world.fresh_runs += 1
@@ -573,7 +581,7 @@ def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:
     tally.lookups += world.lookups
     tally.reruns += world.reruns
     tally.model_calls += world.model_calls
-    tally.calls_plus += world.model_calls - baseline_calls
+    tally.calls_plus += world.model_calls - baseline_calls  # net: below 0 for a run cut short
     tally.saves += world.saves
     tally.requests += world.requests
     tally.approvals += world.approvals
