@@ -1,0 +1,259 @@
+"""Rules the spec once left open or stated twice, each pinned by the figure that tells the readings apart.
+
+Each test takes its expected figure from a source independent of the model's step functions:
+a hand count on a small case (explained in the test's docstring) or the replay oracles
+(tests/replay_oracle.py, tests/pause_oracle.py), written from the rules alone; and checks that
+the explorer gives the same figure. The rules are in spec/FAULTS.md (sections 5, 6.2 rule 1,
+7 rules 4 and 8-10), spec/SITUATIONS.md section 4 and spec/SEMANTICS.md section 8 (`asks`,
+`calls+`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from crashsweep import variants
+from crashsweep.explorer import explore
+from crashsweep.explorer.counting import Counts
+from crashsweep.spec import metrics
+from crashsweep.spec.design import Env
+from crashsweep.spec.faults import fault_counter
+from crashsweep.spec.job import TRIAGE, Job, load_job
+from crashsweep.spec.policy import Lock, Policy, Unreadable
+from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.composed import compose
+from crashsweep.variants.loop_model import LoopModel
+from tests import pause_oracle
+from tests.replay_oracle import DESIGNS, Environment, replay, sweep
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+TRIAGE_FAILS = load_job(EXAMPLES / "triage-fails.toml")
+ONE_WRITE = load_job(EXAMPLES / "one-write.toml")
+NO_TURN = Job("no-turn", ())
+"""A job with no tool turn: the model gives its final answer at once (5 crash points with no lock)."""
+AGENT_LOOP = DESIGNS["agent-loop"]
+POWER = Environment(("power-loss",))
+PAUSE = Environment(("pause",))
+
+
+def _counts(design: str | Policy, job: Job, env: Environment, depth: int) -> Counts:
+    """The explorer's counts for a built-in design (by name) or a policy, tracker keyed."""
+    chosen = variants.design(design) if isinstance(design, str) else compose("p", "", design)
+    return explore(LoopModel(chosen, Env(job, TRACKERS["keyed"], env.faults, env.fresh_ids)), depth).counts
+
+
+# (a) The model's retry after a tool error: FAULTS.md section 5, SITUATIONS.md section 4.
+
+
+def test_a_second_retry_of_a_call_reuses_the_first_retrys_key() -> None:
+    """error-to-model on triage-fails, fresh IDs: the retry's reply is lost too (hand count).
+
+    Chances of the run: start (2), reply 1 arrived, reply 1 (2), create_a's failing request
+    (`tracker accepted`, 6, a crash only: the job's fault is no lost reply), `tool failed` (7),
+    `retry reply arrived` (8), the retry's `tracker accepted` (9). A lost reply there: the
+    tracker holds create_a #1 and the retry's #2; the model is asked again (+1) and retries
+    under the same ID, `create_a.retry` with reply 1's suffix, so the keyed tracker answers
+    #2: two records, 3 + 2 model calls. A new ID per retry would make a third record.
+    """
+    env = Environment(("lost-reply",), fresh_ids=True)
+    done = replay("error-to-model", TRIAGE_FAILS, "keyed", ((9, "lost-reply"),), env)
+    assert done is not None
+    assert [call for call, _, _ in done.world.records].count("create_a") == 2
+    assert done.world.model_calls == 5
+    assert done.last_points.count("retry reply arrived create_a") == 2
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_retries_keep_their_key_under_either_call_ids(fresh: bool) -> None:
+    """Depth 1 with lost replies: 40 scenarios, 39 duplicates under stable and fresh IDs (oracle and explorer).
+
+    A new ID per retry would add the one duplicate of the test above under fresh IDs (40).
+    """
+    env = Environment(("lost-reply",), fresh_ids=fresh)
+    tally = sweep("error-to-model", TRIAGE_FAILS, "keyed", 1, env).by_crashes[1]
+    assert (tally.scenarios, tally.dups) == (40, 39)
+    counts = _counts("error-to-model", TRIAGE_FAILS, env, 1)
+    assert (counts.scenarios[1], counts.measures[1]["dups"]) == (40, 39)
+
+
+# (b) FAULTS.md 6.2 rule 1: the lock file's saves make nothing of the checkpoint durable.
+
+
+def test_a_restart_s_lock_points_are_at_risk_after_a_crash() -> None:
+    """agent-loop on triage under power-loss: a cut is offered at both lock points of 35 restarts (oracle).
+
+    Hand count: of the 38 crash points, the two of the first lock leave nothing at risk and
+    `final: renamed` leaves a done run (its restart exits); the other 35 leave an unsynced
+    rename (25) or temp file (10) that the restart's lock save does not make durable. A cut at
+    a lock point after one of the 25 leaves the checkpoint unreadable (one question).
+    """
+    offered, unreadable = 0, 0
+    for index in range(1, 39):
+        crashed = replay(AGENT_LOOP, TRIAGE, "keyed", ((index, "crash"),), POWER)
+        assert crashed is not None
+        at_lock = [kinds for _, kinds in crashed.later[:2]]
+        if len(at_lock) == 2 and all("power-loss" in kinds for kinds in at_lock):
+            offered += 1
+            cut = replay(AGENT_LOOP, TRIAGE, "keyed", ((index, "crash"), (1, "power-loss")), POWER)
+            assert cut is not None
+            unreadable += cut.world.asks
+        else:
+            assert not any("power-loss" in kinds for kinds in at_lock)
+    assert (offered, unreadable) == (35, 25)
+
+
+def test_agent_loop_two_moves_under_power_loss() -> None:
+    """2,190 two-move scenarios (oracle and explorer); the lock save as a save would give 2,190 - 50 = 2,140."""
+    oracle = sweep(AGENT_LOOP, TRIAGE, "keyed", 2, POWER)
+    counts = _counts("agent-loop", TRIAGE, POWER, 2)
+    assert oracle.by_crashes[2].scenarios == counts.scenarios[2] == 2190
+    assert oracle.by_crashes[2].moves["power-loss"] == counts.counters[2][fault_counter("power-loss")] == 1533
+
+
+# (c) FAULTS.md 7 rule 4: a held process goes on from just after its crash point.
+
+
+def test_a_held_process_is_not_offered_its_point_again() -> None:
+    """No-turn job, lock none: process 1 paused at `start: renamed`, woken at the restart's (hand count).
+
+    The restart passes `start: tmp written` and `start: renamed` (chances 1, 2) and is held;
+    process 1 passes `final reply arrived`, `final: tmp written`, `final: renamed` and exits;
+    the held restart goes on with the same three points: 8 chances after the pause. Offering
+    the held point again would make 9.
+    """
+    policy = replace(AGENT_LOOP, lock="none")
+    done = pause_oracle.replay(policy, NO_TURN, "keyed", ((2, "pause"),), (2,), PAUSE)
+    assert done is not None
+    assert len(done.later) == 8
+
+
+def test_no_turn_job_two_moves_under_pause() -> None:
+    """No-turn job, lock none, depth 2: 285 two-move scenarios (oracle and explorer).
+
+    Offering the held point again adds, per one-pause scenario with a held restart, a crash
+    there (then one restart to the end) and a pause there (then a restart with n points and
+    n + 1 wake-ups): 2 + n. Points: s1, s2 (start), f0 (final reply), f1, f2 (final). By hand,
+    per point p where process 1 pauses and point w of the restart where it wakes:
+    p = s1: w = s1 (process 1 renames the restart's temp file, finishes; n = 0), s2, f0
+    (n = 5 each), f1, f2 (n = 0): 2 + 7 + 7 + 2 + 2 = 20; p = s2 and p = f0: process 1
+    finishes the run before the restart goes on, n = 0: 5 x 2 = 10 each; p = f1: w = s1,
+    s2, f0 (process 1's rename runs the restart's unfinished state or fails: n = 5), f1, f2
+    (n = 0): 7 + 7 + 7 + 2 + 2 = 25; p = f2: the restart exits at once, no hold. 65 in all:
+    the other reading gives 350.
+    """
+    policy = replace(AGENT_LOOP, lock="none")
+    oracle = pause_oracle.sweep(policy, NO_TURN, "keyed", 2, PAUSE)
+    counts = _counts(policy, NO_TURN, PAUSE, 2)
+    assert (oracle.by_crashes[1].scenarios, oracle.by_crashes[2].scenarios) == (30, 285)
+    assert (counts.scenarios[1], counts.scenarios[2]) == (30, 285)
+
+
+@pytest.mark.slow
+def test_one_write_two_moves_under_pause() -> None:
+    """examples/one-write.toml, agent-loop, depth 2: 16,421 two-move scenarios (oracle and explorer).
+
+    Offering the held point again would give 17,447.
+    """
+    oracle = pause_oracle.sweep(AGENT_LOOP, ONE_WRITE, "keyed", 2, PAUSE)
+    counts = _counts("agent-loop", ONE_WRITE, PAUSE, 2)
+    assert oracle.by_crashes[2].scenarios == counts.scenarios[2] == 16421
+
+
+# (d) FAULTS.md 7 rules 8-10: a power cut, an unreadable checkpoint and key expiry beside a pause.
+
+
+def _pause_figures(counts: Counts, k: int) -> tuple[int, ...]:
+    c, m = counts.counters.get(k, {}), counts.measures.get(k, {})
+    kinds = ("pause", "power-loss", "key-expiry")
+    return (
+        counts.scenarios.get(k, 0),
+        m.get("dups", 0),
+        m.get("missing", 0),
+        c.get(metrics.ASKS, 0),
+        c.get(metrics.MODEL_CALLS, 0),
+        *(c.get(fault_counter(kind), 0) for kind in kinds),
+    )
+
+
+def _oracle_pause_figures(policy: Policy, job: Job, env: Environment, depth: int) -> dict[int, tuple[int, ...]]:
+    result = pause_oracle.sweep(policy, job, "keyed", depth, env)
+    kinds = ("pause", "power-loss", "key-expiry")
+    return {
+        k: (t.scenarios, t.dups, t.missing, t.asks, t.model_calls, *(t.moves[kind] for kind in kinds))
+        for k, t in result.by_crashes.items()
+    }
+
+
+def _agree(policy: Policy, job: Job, env: Environment, depth: int) -> dict[int, tuple[int, ...]]:
+    expected = _oracle_pause_figures(policy, job, env, depth)
+    counts = _counts(policy, job, env, depth)
+    assert {k: _pause_figures(counts, k) for k in range(1, depth + 1)} == expected
+    return expected
+
+
+@pytest.mark.parametrize("unreadable", ["ask-person", "fresh-run"])
+@pytest.mark.parametrize("lock", ["file", "none", "os-lock", "lease+fencing"])
+def test_power_cuts_beside_a_pause_agree(lock: Lock, unreadable: Unreadable) -> None:
+    """No-turn job, depth 2, pause and power loss: the cut kills the running process only (rule 8)."""
+    _agree(replace(AGENT_LOOP, lock=lock, unreadable=unreadable), NO_TURN, Environment(("power-loss", "pause")), 2)
+
+
+def test_an_unreadable_checkpoint_while_another_process_lives() -> None:
+    """No-turn job, lock none: pause, cut, pause; the restart asks and stops, the paused one finishes (hand count).
+
+    Process 1 pauses at `start: renamed` (chance 2). The restart saves (`start: tmp written`,
+    `start: renamed`: chances 1, 2) and the power goes at the second: its rename was never
+    synced, so the checkpoint is unreadable. Process 1 still lives: no restart; it wakes when
+    the restart stops (wake-up 0) and passes `final reply arrived` (chance 1), where it
+    pauses. The restart there finds the file unreadable: one question, it stops; process 1
+    wakes and its final save replaces the file. The run is done, with one question.
+    """
+    policy = replace(AGENT_LOOP, lock="none")
+    env = Environment(("power-loss", "pause"))
+    moves = ((2, "pause"), (2, "power-loss"), (1, "pause"))
+    done = pause_oracle.replay(policy, NO_TURN, "keyed", moves, (0, 0), env)
+    assert done is not None
+    assert done.world.asks == 1
+    assert done.world.checkpoint is not None
+    assert done.world.checkpoint.done
+    assert not done.world.torn
+
+
+@pytest.mark.slow
+def test_three_moves_reach_a_question_beside_a_live_process() -> None:
+    """No-turn job, lock none, depth 3: the explorer's figures are the pause oracle's (645 questions at three moves)."""
+    figures = _agree(replace(AGENT_LOOP, lock="none"), NO_TURN, Environment(("power-loss", "pause")), 3)
+    assert figures[3][3] == 645
+
+
+@pytest.mark.slow
+def test_key_expiry_only_at_a_restart_with_no_other_process() -> None:
+    """One-write job, lock none, depth 2, pause, power loss and key expiry: 80 expiries (oracle and explorer)."""
+    env = Environment(("key-expiry", "power-loss", "pause"))
+    figures = _agree(replace(AGENT_LOOP, lock="none"), ONE_WRITE, env, 2)
+    assert figures[2][-1] == 80
+
+
+# (e) and (f): `asks` counts the unreadable checkpoint's question; `calls+` is net.
+
+
+def test_asks_and_calls_plus_under_power_loss() -> None:
+    """save-after-reply (no ladder) on triage, power loss, depth 1: 24 questions and calls+ = -26 (hand count).
+
+    34 crash points, each also a cut (68 scenarios). Crashes repeat 6 model calls (at `reply
+    1 arrived`, `reply 1: tmp written`, the same two of reply 2, `final reply arrived`, `final:
+    tmp written`); the 10 cuts at a `tmp written` act as crashes: +3. The other 24 cuts follow
+    an unsynced rename: the restart asks (24 questions, no ladder rung) and stops, having made
+    0 calls (`start: renamed`: -3), 1 (the 11 points to `turn 1: renamed`: -22), 2 (the 10 to
+    `turn 2: renamed`: -10) or 3 (`final reply arrived`, `final: renamed`: 0): -35.
+    6 + 3 - 35 = -26.
+    """
+    tally = sweep("save-after-reply", TRIAGE, "keyed", 1, POWER).by_crashes[1]
+    counts = _counts("save-after-reply", TRIAGE, POWER, 1)
+    assert (tally.scenarios, tally.asks, tally.calls_plus) == (68, 24, -26)
+    baseline_calls = 3
+    explorer_calls_plus = counts.counters[1][metrics.MODEL_CALLS] - baseline_calls * counts.scenarios[1]
+    assert (counts.scenarios[1], counts.counters[1][metrics.ASKS], explorer_calls_plus) == (68, 24, -26)
