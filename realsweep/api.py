@@ -10,7 +10,7 @@ lines below follow. What it offers:
 - a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`);
 - the reference loop (`reference_target`, `reference_check`, `reference_run`,
   `REFERENCE_DESIGNS`, `SERVICE_MODES`) and its conformance with the model (`conform`,
-  `render_conformance`, `Conformance`);
+  `render_conformance`, `Conformance`, the figures it compares `CONFORMANCE_FIELDS`);
 - the built-in framework agents (`framework_target`, `framework_check`, `FRAMEWORKS`,
   `DURABILITY`) and what a user's script gets (`ARGS`, `CALL_IDS`);
 - the faults (`Nemesis`, `NemesisError`, `Fault`), entry points (`parse_entry_point`,
@@ -33,6 +33,7 @@ from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.entry import parse_entry_point
+from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIELDS
 from crashsweep.realsweep.reference.conformance import Conformance, conform
 from crashsweep.realsweep.reference.conformance import render as render_conformance
 from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ARGS",
     "CALL_IDS",
+    "CONFORMANCE_FIELDS",
     "DURABILITY",
     "FRAMEWORKS",
     "REFERENCE_DESIGNS",

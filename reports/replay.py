@@ -31,16 +31,47 @@ def replay_command(cx: Counterexample, *, pytest: bool = False, program: Sequenc
     `program` is the command that runs crashsweep, as words: `crashsweep` when installed,
     `bin/crashsweep` in a checkout, `python -m crashsweep`.
     """
-    which = ["--design", cx.design_file] if cx.design_file is not None else ["--variant", cx.variant]
-    words = [*program, "replay", *which, "--depth", str(cx.depth)]
-    if cx.job_file is not None:
-        words += ["--job", cx.job_file]
-    words += ["--tracker", cx.tracker]
-    if cx.faults:
-        words += ["--faults", ",".join(cx.faults)]
-    if cx.fresh_ids:
+    return command_line(
+        cx.variant,
+        cx.depth,
+        cx.tracker,
+        cx.code,
+        job_file=cx.job_file,
+        design_file=cx.design_file,
+        faults=cx.faults,
+        fresh_ids=cx.fresh_ids,
+        pytest=pytest,
+        program=program,
+    )
+
+
+def command_line(
+    variant: str,
+    depth: int,
+    tracker: str,
+    code: str,
+    *,
+    job_file: str | None = None,
+    design_file: str | None = None,
+    faults: Sequence[str] = (),
+    fresh_ids: bool = False,
+    pytest: bool = False,
+    program: Sequence[str] = PROGRAM,
+) -> str:
+    """The replay command of path `code` from what it depends on (a row's fields, where no counterexample is built).
+
+    `replay_command` is this with a counterexample's fields: one spelling for every command printed.
+    """
+    which = ["--design", design_file] if design_file is not None else ["--variant", variant]
+    words = [*program, "replay", *which, "--depth", str(depth)]
+    if job_file is not None:
+        words += ["--job", job_file]
+    words += ["--tracker", tracker]
+    if faults:
+        words += ["--faults", ",".join(faults)]
+    if fresh_ids:
         words += ["--call-ids", "fresh"]
-    words += ["--path", cx.code]
+    words += ["--path", code]
     if pytest:
         words.append("--pytest")
     return shlex.join(words)

@@ -2,7 +2,9 @@
 
 The five seed designs come first, in the order of the seed's table; then the agent's own loop and
 the naive error-to-model loop. PRESETS holds the same seven as policy records (variants/presets.py),
-then the loops of LangGraph and DBOS.
+then the loops of LangGraph and DBOS. Every name of either is a design's name: `design(name)`
+resolves it (a built-in name to its hand-written module, a framework preset's to its composed
+design), and `names()` lists them all, in that order, for messages, completion and did-you-mean.
 """
 
 from __future__ import annotations
@@ -37,19 +39,38 @@ PRESETS: dict[str, Preset] = {preset.name: preset for preset in (*BUILT_IN, *FRA
 """Designs as policy records: one per built-in design (same name), then the frameworks' loops."""
 
 
+_FRAMEWORK_DESIGNS: dict[str, Design] = {preset.name: preset.design for preset in FRAMEWORKS}
+"""The framework presets as designs, composed once (the same object for every lookup)."""
+
+
+def names() -> tuple[str, ...]:
+    """Every name `design` resolves: the built-in designs, then the framework presets."""
+    return (*DESIGNS, *_FRAMEWORK_DESIGNS)
+
+
+def is_preset(name: str) -> bool:
+    """Whether `name` is a framework preset rather than one of the built-in designs."""
+    return name in _FRAMEWORK_DESIGNS and name not in DESIGNS
+
+
 class UnknownVariantError(KeyError):
     """A variant name that is not in the registry; the message lists the known ones."""
 
     def __str__(self) -> str:
-        return f"unknown variant {self.args[0]!r} (known: {', '.join(DESIGNS)})"
+        return f"unknown variant {self.args[0]!r} (known: {', '.join(names())})"
 
 
 def design(name: str) -> Design:
-    """The design registered under `name`."""
-    try:
+    """The design registered under `name`: a built-in design, or a framework preset composed from its policy.
+
+    The one resolver of a design's name (--variant, --variants, replay, sweep): UnknownVariantError
+    for any other name.
+    """
+    if name in DESIGNS:
         return DESIGNS[name]
-    except KeyError:
-        raise UnknownVariantError(name) from None
+    if name in _FRAMEWORK_DESIGNS:
+        return _FRAMEWORK_DESIGNS[name]
+    raise UnknownVariantError(name)
 
 
 def model(

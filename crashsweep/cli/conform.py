@@ -15,6 +15,7 @@ import click
 
 from crashsweep.cli import formats, runs, sweep_engines
 from crashsweep.cli.options import depth_option, environment, fault_options, job_option, split_names
+from crashsweep.cli.shipped import ShippedFile
 from crashsweep.cli.sweep import (
     DEDUP_HELP,
     DEFAULT_MATRIX,
@@ -39,8 +40,8 @@ from crashsweep.variants.design_file import load_design
     "--design",
     "design_paths",
     multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="a design file (TOML) to add, after --variants (repeatable)",
+    type=ShippedFile("design"),
+    help="a design file (TOML), or a shipped one's name, to add, after --variants (repeatable)",
 )
 @depth_option(default=1, with_faults=True)
 @fault_options

@@ -14,6 +14,7 @@ wrote then join stdout, where otherwise they go to stderr so that stdout stays o
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,10 +25,11 @@ from click.decorators import FC
 
 from crashsweep.cli import sweep_scenarios
 from crashsweep.realsweep import api
-from crashsweep.reports import table, trace
+from crashsweep.reports import junit, table, trace
 from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.frontier import Frontier, frontier_json, frontier_markdown, frontier_text
-from crashsweep.reports.summary import Summary
+from crashsweep.reports.replay import PROGRAM, command_line, replay_command
+from crashsweep.reports.summary import InvariantVerdict, Summary
 
 R = TypeVar("R")
 
@@ -40,10 +42,32 @@ class Kind(Generic[R]):
 
 
 @dataclass(frozen=True)
+class Explored:
+    """What explore prints: the row, and the shortest counterexamples with the program their replay lines name."""
+
+    row: Summary
+    counterexamples: Sequence[Counterexample] = ()
+    program: tuple[str, ...] = PROGRAM
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """What the replay commands of compare's rows need beyond each row: the program, job and design files.
+
+    `design_files` maps a design file's design name to the file (absolute), as replay lines name it.
+    """
+
+    program: tuple[str, ...] = PROGRAM
+    job_file: str | None = None
+    design_files: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Tables:
-    """What compare prints: its tables, each a title (may be empty) and its rows."""
+    """What compare prints: its tables, each a title (may be empty) and its rows; how to replay them."""
 
     tables: Sequence[tuple[str, Sequence[Summary]]]
+    rerun: Rerun = field(default_factory=Rerun)
 
 
 @dataclass(frozen=True)
@@ -63,7 +87,7 @@ class Traced:
     program: tuple[str, ...]
 
 
-ROW: Kind[Summary] = Kind("an explored design's row")
+ROW: Kind[Explored] = Kind("an explored design's row")
 TABLES: Kind[Tables] = Kind("the compare tables")
 FRONTIER: Kind[Frontier] = Kind("the frontier")
 SWEEP: Kind[Swept] = Kind("a real sweep's row")
@@ -114,6 +138,11 @@ def _sweep_markdown(swept: Swept) -> str:
     return table.row_markdown(swept.row)
 
 
+def _row(render: Callable[[Summary], str]) -> Callable[[Explored], str]:
+    """A renderer of explore's result that renders its row with `render`."""
+    return lambda explored: render(explored.row)
+
+
 def _trace_text(traced: Traced) -> str:
     return trace.text(traced.cx, program=traced.program)
 
@@ -125,7 +154,7 @@ def _trace_json(traced: Traced) -> str:
 TEXT = Format(
     "text",
     {
-        ROW: table.row_text,
+        ROW: _row(table.row_text),
         TABLES: partial(_tables, markdown=False),
         FRONTIER: frontier_text,
         SWEEP: _sweep_text,
@@ -136,12 +165,12 @@ TEXT = Format(
 )
 JSON = Format(
     "json",
-    {ROW: table.to_json, TABLES: _tables_json, FRONTIER: frontier_json, SWEEP: _sweep_json, TRACE: _trace_json},
+    {ROW: _row(table.to_json), TABLES: _tables_json, FRONTIER: frontier_json, SWEEP: _sweep_json, TRACE: _trace_json},
 )
 MARKDOWN = Format(
     "markdown",
     {
-        ROW: table.row_markdown,
+        ROW: _row(table.row_markdown),
         TABLES: partial(_tables, markdown=True),
         FRONTIER: frontier_markdown,
         SWEEP: _sweep_markdown,
@@ -149,7 +178,97 @@ MARKDOWN = Format(
     },
 )
 
-FORMATS: dict[str, Format] = {format.name: format for format in (TEXT, JSON, MARKDOWN)}
+# --- JUnit XML (crashsweep.reports.junit): a suite per design, target or pair, a case per invariant or column ---
+
+
+def _never_seen(verdict: InvariantVerdict) -> str:
+    return f"the witness {verdict.witness!r} was never seen: no path exercised {verdict.name}, so it proves nothing"
+
+
+def _explored_junit(explored: Explored) -> str:
+    """A suite of the design: a violated case's text is the replay command, then the trace of its counterexample."""
+    found = {cx.invariant: cx for cx in explored.counterexamples}
+
+    def details(verdict: InvariantVerdict) -> str:
+        cx = found.get(verdict.name)
+        if cx is None or verdict.holds:
+            return _never_seen(verdict)
+        command = replay_command(cx, program=explored.program)
+        return f"replay: {command}\n\n{trace.text(cx, program=explored.program)}"
+
+    return junit.document([junit.row_suite(explored.row, details)])
+
+
+def _tables_junit(result: Tables) -> str:
+    """A suite per row of every table (named NAME@TRACKER when the rows differ in tracker), a case per invariant."""
+    rows = [row for _, shown in result.tables for row in shown]
+    several = len({row.tracker for row in rows}) > 1
+    rerun = result.rerun
+
+    def suite(row: Summary) -> junit.Suite:
+        def details(verdict: InvariantVerdict) -> str:
+            if verdict.holds or verdict.counterexample is None:
+                return _never_seen(verdict)
+            if row.fsync or row.unreadable:
+                return f"path {verdict.counterexample}, explored with {row.environment}: replay takes the design's own"
+            command = command_line(
+                row.variant, row.depth, row.tracker, verdict.counterexample, job_file=rerun.job_file,
+                design_file=rerun.design_files.get(row.variant), faults=row.faults, fresh_ids=row.fresh_ids,
+                program=rerun.program,
+            )  # fmt: skip
+            return f"replay: {command}"
+
+        return junit.row_suite(row, details, name=f"{row.variant}@{row.tracker}" if several else row.variant)
+
+    return junit.document([suite(row) for row in rows])
+
+
+def _sweep_junit(swept: Swept) -> str:
+    """A suite of the target: a violated case says its first scenario and the command that re-runs it."""
+    said = api.counterexamples(swept.result)
+
+    def words(verdict: InvariantVerdict) -> str:
+        return f"first in scenario {verdict.counterexample}: {said.get(verdict.name, '')}"
+
+    def details(verdict: InvariantVerdict) -> str:
+        if verdict.holds:
+            return _never_seen(verdict)
+        first = next((s for s in swept.result.scenarios if s.code == verdict.counterexample), None)
+        if first is None or first.faults:
+            return f"scenario {verdict.counterexample} has a fault move: --crash re-runs scenarios of crashes only"
+        return f"re-run: {shlex.join([*swept.command, *sweep_scenarios.crash_arguments(first.crashes)])}"
+
+    return junit.document([junit.row_suite(swept.row, details, words)])
+
+
+def _conformance_junit(results: Sequence[api.Conformance]) -> str:
+    """A suite per design (NAME@TRACKER but for keyed), a case per compared column and invariant verdict."""
+    suites = []
+    for c in results:
+        differs = dict(difference.split(": ", 1) for difference in c.differences)
+        columns = [
+            *api.CONFORMANCE_FIELDS,
+            *(["moves"] if c.model.faults else []),
+            *(v.name for v in c.real.invariants),
+        ]
+        cases = [
+            junit.Case(column, None if column not in differs else junit.Failure(
+                f"{column}: {differs[column]}", "differs", "; ".join(c.differences)
+            ))
+            for column in columns
+        ]  # fmt: skip
+        name = c.model.variant if c.model.tracker == "keyed" else f"{c.model.variant}@{c.model.tracker}"
+        properties = {**junit.row_properties(c.model), "processes": str(c.sweep.processes)}
+        suites.append(junit.Suite(name, cases, properties))
+    return junit.document(suites)
+
+
+JUNIT = Format(
+    "junit",
+    {ROW: _explored_junit, TABLES: _tables_junit, SWEEP: _sweep_junit, CONFORMANCE: _conformance_junit},
+)
+
+FORMATS: dict[str, Format] = {format.name: format for format in (TEXT, JSON, MARKDOWN, JUNIT)}
 """Every format, in the order --help lists them; the first is the default."""
 
 

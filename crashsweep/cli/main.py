@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import artifacts, formats, prog, runs
+from crashsweep.cli import artifacts, export, formats, prog, runs
 from crashsweep.cli import view as cmd_view
 from crashsweep.cli.conform import conform
 from crashsweep.cli.frontier import frontier_command
@@ -56,6 +56,7 @@ def cli() -> None:
 @job_options
 @formats.format_option(formats.ROW)
 @out_option("write traces (text, JSON), DOT, SVG and index.html of the counterexamples here, whole or not at all")
+@export.export_option()
 @progress_option()
 def explore(
     variant: str | None,
@@ -66,15 +67,18 @@ def explore(
     max_states: int,
     fmt: str,
     out_dir: Path | None,
+    exports: list[tuple[str, Path]],
     progress: bool,
 ) -> int:
     """Explore one design: its row, graph size and verdicts."""
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     exploration, summary = runs.run(chosen, choices)
-    click.echo(formats.render(fmt, formats.ROW, summary), nl=False)
+    found = artifacts.counterexamples(exploration, summary, job_path, design_path)
+    click.echo(formats.render(fmt, formats.ROW, formats.Explored(summary, found, prog.current())), nl=False)
     text = formats.for_people(fmt)
     artifacts.after_explore(exploration, summary, job_path, out_dir, text=text, design_path=design_path)
+    export.write(exports, exploration, summary, found, text=text)
     return 0 if summary.holds else 1
 
 
@@ -159,7 +163,9 @@ def compare(
             rows.append(runs.run_durable(name, choices, fsync, unreadable))
         rows_of.append((table.titled(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
-    click.echo(formats.render(fmt, formats.TABLES, formats.Tables(rows_of)), nl=False)
+    named = {design.name: str(path.resolve()) for (design, _), path in zip(files, design_paths, strict=True)}
+    rerun = formats.Rerun(prog.current(), artifacts.job_file(job_path), named)
+    click.echo(formats.render(fmt, formats.TABLES, formats.Tables(rows_of, rerun)), nl=False)
     return 0 if all(row.holds for row in everything) else 1
 
 

@@ -12,6 +12,7 @@ import click
 from click.decorators import FC
 
 from crashsweep.cli import outdir, runs
+from crashsweep.cli.shipped import ShippedFile
 from crashsweep.spec.design import Design
 from crashsweep.spec.durability import FSYNCS, UNREADABLES
 from crashsweep.spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
@@ -31,12 +32,12 @@ def check_variant(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 def design_option() -> Callable[[FC], FC]:
-    """--design FILE: a design file (TOML) of policies, instead of --variant."""
+    """--design FILE: a design file (TOML) of policies, instead of --variant; or a shipped one's name."""
     return click.option(
         "--design",
         "design_path",
-        type=click.Path(path_type=Path, dir_okay=False),
-        help="design file (TOML) of policies, instead of --variant (see README: Your own design)",
+        type=ShippedFile("design"),
+        help="design file (TOML) of policies, instead of --variant; or a shipped one's name, e.g. my-design",
     )
 
 
@@ -149,9 +150,11 @@ def environment() -> tuple[tuple[str, ...], bool]:
     return meta.get(_FAULTS_KEY, ()), meta.get(_CALL_IDS_KEY, False)
 
 
-def job_option(help: str = "job file (TOML); default: the built-in triage job") -> Callable[[FC], FC]:
-    """--job FILE, read with `runs.read_job`."""
-    return click.option("--job", "job_path", type=click.Path(path_type=Path, dir_okay=False), help=help)
+def job_option(
+    help: str = "job file (TOML), or a shipped job's name, e.g. one-write; default: the built-in triage job",
+) -> Callable[[FC], FC]:
+    """--job FILE, read with `runs.read_job`; a shipped job's name or docs path also (crashsweep.cli.shipped)."""
+    return click.option("--job", "job_path", type=ShippedFile("job"), help=help)
 
 
 def tracker_option() -> Callable[[FC], FC]:

@@ -167,3 +167,27 @@ def test_random_runs_stay_in_the_bfs_graph(name: str) -> None:
     quick = settings(CrossChecked.TestCase.settings, max_examples=15, database=None, derandomize=True)
     run_state_machine_as_test(CrossChecked, settings=quick)
     assert max(crashes for _, crashes in visited) == 2
+
+
+# Every preset by name (issue 24): a framework preset's name resolves like a built-in design's.
+
+
+@pytest.mark.parametrize("name", list(variants.PRESETS))
+def test_every_preset_is_a_design_by_name(name: str) -> None:
+    """`design(name)` resolves every preset; a framework preset to its composed policy, a built-in to its module."""
+    found = variants.design(name)
+    assert found.name == name
+    assert found.summary == variants.PRESETS[name].summary
+    if name in variants.DESIGNS:
+        assert found is variants.DESIGNS[name]
+        assert not variants.is_preset(name)
+    else:
+        assert_same_exploration(variants.PRESETS[name].design, found, TRIAGE, "keyed", 1)
+        assert variants.is_preset(name)
+
+
+def test_names_lists_the_designs_then_the_framework_presets() -> None:
+    assert variants.names() == (*variants.DESIGNS, "langgraph-sync", "langgraph-async", "langgraph-exit", "dbos")
+    known = r"\(known: save-once-per-turn, .*, langgraph-sync, .*dbos\)"
+    with pytest.raises(variants.UnknownVariantError, match=known):
+        variants.design("nope")
