@@ -16,6 +16,7 @@ import click
 from crashsweep.cli import artifacts, export, formats, prog, runs
 from crashsweep.cli import view as cmd_view
 from crashsweep.cli.conform import conform
+from crashsweep.cli.design import design as design_group
 from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
 from crashsweep.cli.options import (
@@ -31,6 +32,7 @@ from crashsweep.cli.options import (
     split_names,
 )
 from crashsweep.cli.outdir import OutDirError
+from crashsweep.cli.shipped import ShippedFile
 from crashsweep.cli.sweep import sweep
 from crashsweep.cli.tracker import tracker
 from crashsweep.explorer.model import ModelDefinitionError
@@ -40,7 +42,7 @@ from crashsweep.spec.design import Design
 from crashsweep.spec.job import JobError
 from crashsweep.spec.policy import PolicyError
 from crashsweep.spec.tracker import TRACKERS
-from crashsweep.variants import DESIGNS, SEED_DESIGNS, UnknownVariantError, design
+from crashsweep.variants import SEED_DESIGNS, UnknownVariantError, design, is_preset, names
 from crashsweep.variants.design_file import load_design
 
 
@@ -121,8 +123,8 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
     "--design",
     "design_paths",
     multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="a design file (TOML) to add as a row, after --variants (repeatable)",
+    type=ShippedFile("design"),
+    help="a design file (TOML), or a shipped one's name, to add as a row, after --variants (repeatable)",
 )
 @formats.format_option(formats.TABLES)
 @progress_option()
@@ -171,10 +173,11 @@ def compare(
 
 @cli.command(name="variants")
 def listcheck_variants() -> int:
-    """The designs, each with a one-line description."""
-    width = max(len(name) for name in DESIGNS)
-    for name, item in DESIGNS.items():
-        click.echo(f"{name:<{width}}  {item.summary}")
+    """The designs, each with a one-line description; then the framework presets, marked as such."""
+    width = max(len(name) for name in names())
+    for name in names():
+        mark = "(framework preset) " if is_preset(name) else ""
+        click.echo(f"{name:<{width}}  {mark}{design(name).summary}")
     return 0
 
 
@@ -186,6 +189,7 @@ cli.add_command(sweep)
 cli.add_command(conform)
 cli.add_command(tracker)
 cli.add_command(frontier_command, name="frontier")
+cli.add_command(design_group)
 
 
 def main(argv: list[str] | None = None, *, module: str | None = None) -> int:
