@@ -10,6 +10,14 @@ Choose with `pytest --hypothesis-profile=thorough` or `HYPOTHESIS_PROFILE=thorou
 (the option wins). Costly tests size their work from `settings().max_examples` (the
 stateful ones run a quarter of it: each of their examples is hundreds of model steps).
 
+Tiers, by place (as Hypothesis splits cover/ from nocover/): every test in a folder or module
+of SLOW is marked `slow` at collection; `bin/check --fast` (`-m "not slow"`) leaves them out,
+plain `bin/check` runs everything. The places in SLOW start real processes in numbers
+(sweeps, trackers, frameworks, Ray, the documented and printed commands, pip); what stays in
+the fast tier is the whole model side (spec, explorer, variants, reports, the CLI on the
+model) and the real side's unit tests (probe, tracker, faults, the values and rows). A test
+joins the slow tier by its place, not by a mark of its own (tests/test_conftest.py checks).
+
 Programs: a test marked `@pytest.mark.requires_tool("dot")` (or calling `require_tool`) is
 skipped where the program is not installed, but fails under CI=true, so that CI cannot pass
 by skipping it. bin/bootstrap --system installs the programs the marks name. Under CI=true
@@ -21,6 +29,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Generator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -28,6 +37,40 @@ from hypothesis import settings
 settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None)
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+TESTS = Path(__file__).resolve().parent
+"""The folder of the test suite: SLOW's places are relative to it."""
+
+SLOW = (
+    "realsweep/process",  # runners, zygotes, pause sweeps: a process per scenario
+    "realsweep/dedup",  # merged worlds swept for real at depth 2
+    "realsweep/engines",  # the local engine's hosts, a Ray instance and a `ray start` cluster
+    "realsweep/reference",  # conformance: every design's real sweep beside its model's
+    "realsweep/adapters",  # LangGraph and DBOS agents, swept and run as processes
+    "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
+    "cli/test_prog.py",  # every printed command run as printed, by each launcher
+    "docs",  # every command block of the docs run, the stateful example under pytest
+    "benchmarks",  # the benchmark scripts, run as a user runs them
+    "test_packaging.py",  # a wheel built by pip from a copy of the tree
+)
+"""The slow tier: folders and modules under tests/ whose every test is marked `slow` (see above)."""
+
+
+def in_slow_tier(path: Path) -> bool:
+    """Whether the test file at `path` is in one of SLOW's places (a file outside tests/ is not)."""
+    path = path.resolve()
+    if not path.is_relative_to(TESTS):
+        return False
+    parts = path.relative_to(TESTS).parts
+    return any(parts[: len(place)] == place for place in (tuple(entry.split("/")) for entry in SLOW))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark `slow` every test collected from a place of SLOW."""
+    for item in items:
+        if in_slow_tier(item.path):
+            item.add_marker(pytest.mark.slow)
+
 
 INSTALL = {"dot": "graphviz", "chromium": "chromium", "chromium-browser": "chromium"}
 """The Debian package of each program a test may require (bin/bootstrap --system installs them)."""

@@ -1,4 +1,4 @@
-"""Tests of tests/conftest.py: a required program skips the test locally and fails it under CI=true.
+"""Tests of tests/conftest.py: the tiers by place; a required program skips the test locally, fails it under CI=true.
 
 Each case runs pytest for real, in a fresh process, on a small test file that requires `dot`
 (by the mark and by the function) and a test that skips itself, with PATH set to a folder that has no `dot` in it, or a
@@ -11,9 +11,12 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests import conftest
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = """\
@@ -105,3 +108,69 @@ def test_a_present_program_runs_the_test_under_ci(tmp_path: Path, fake_dot: Path
     assert done.returncode == 1, done.stdout + done.stderr
     assert re.search(r"\b2 passed\b", done.stdout), done.stdout
     assert re.search(r"\b1 failed\b", done.stdout), done.stdout  # test_skips, under CI=true
+
+
+# The tiers (tests/conftest.py's SLOW and its collection hook).
+
+MODEL_SIDE_AND_UNITS = ("spec", "explorer", "variants", "reports", "realsweep/probe", "realsweep/tracker")
+"""Places whose tests must all run in the fast tier: the model side and the real side's unit tests."""
+
+
+@pytest.mark.parametrize("place", conftest.SLOW)
+def test_every_place_of_the_slow_tier_exists(place: str) -> None:
+    """Each entry names a folder of tests or a test module under tests/ (a moved or renamed one fails here)."""
+    path = conftest.TESTS / place
+    assert path.is_dir() or (path.is_file() and path.suffix == ".py"), f"tests/{place} does not exist"
+    assert path.is_file() or any(path.rglob("test_*.py")), f"tests/{place} holds no test module"
+
+
+def test_the_slow_tier_leaves_the_model_side_and_the_unit_tests_in_the_fast_tier() -> None:
+    """No place of SLOW is, or is inside, or holds, a place the fast tier must run whole."""
+    for place in conftest.SLOW:
+        for kept in MODEL_SIDE_AND_UNITS:
+            assert place != kept
+            assert not place.startswith(f"{kept}/"), (place, kept)
+            assert not kept.startswith(f"{place}/"), (place, kept)
+    for kept in MODEL_SIDE_AND_UNITS:
+        module = next((conftest.TESTS / kept).glob("test_*.py"))
+        assert not conftest.in_slow_tier(module), module
+
+
+@dataclass
+class _Item:
+    """What the hook reads of a collected test (its file) and does to it (marks)."""
+
+    path: Path
+    marks: list[str] = field(default_factory=list)
+
+    def add_marker(self, mark: pytest.MarkDecorator) -> None:
+        self.marks.append(mark.name)
+
+
+def test_the_hook_marks_slow_the_tests_of_each_place_and_no_other() -> None:
+    """A test in a SLOW folder (or module) is marked slow; one beside it, or outside tests/, is not."""
+    tests = conftest.TESTS
+    items = [
+        _Item(tests / "realsweep" / "engines" / "test_ray.py"),
+        _Item(tests / "cli" / "test_sweep.py"),
+        _Item(tests / "cli" / "test_sweep_engines.py"),  # a module whose name starts like one of SLOW: not in it
+        _Item(tests / "realsweep" / "test_sweep.py"),
+        _Item(tests / "spec" / "test_job.py"),
+        _Item(tests.parent / "realsweep" / "process" / "test_x.py"),  # not under tests/
+    ]
+    conftest.pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [item.marks for item in items] == [["slow"], ["slow"], [], [], [], []]
+
+
+DECORATED_SLOW = re.compile(r"^\s*(@pytest\.mark\.slow\b|pytestmark\s*=.*\bmark\.slow\b)", re.MULTILINE)
+"""A test or module that marks itself slow (not a mark chosen per parameter by what it runs, as tests/docs chooses)."""
+
+
+def test_no_test_outside_the_slow_tier_marks_itself_slow() -> None:
+    """The tier is chosen by place: a `slow` decorator outside SLOW would leave a test out of the fast tier unseen."""
+    marked = [
+        str(path.relative_to(conftest.TESTS))
+        for path in sorted(conftest.TESTS.rglob("test_*.py"))
+        if not conftest.in_slow_tier(path) and DECORATED_SLOW.search(path.read_text(encoding="utf-8"))
+    ]
+    assert marked == []

@@ -190,7 +190,6 @@ SMALL = Job(
 )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("job", "tracker"), [(TRIAGE, "keyed"), (SMALL, "keyed"), (SMALL, "keyless-lookup")])
 def test_every_policy_costs_what_the_oracle_counts(job: Job, tracker: str) -> None:
     """All 512 composed designs: the run cost and the cost summed at depth 1 equal the oracle's."""

@@ -90,7 +90,6 @@ def test_generated_jobs_agree_at_depth_two(design: str, tracker: str, job: Job) 
     assert explorer_figures(design, job, tracker, 2) == oracle_figures(design, job, tracker, 2)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("design", "tracker"), CASES)
 def test_triage_depth_three_agrees(design: str, tracker: str) -> None:
     """On the triage job the explorer's figures equal the oracle's at depth 3."""

@@ -66,7 +66,6 @@ def assert_agree(policy: Policy, job: Job, tracker: str, depth: int) -> None:
     assert explorer_figures(policy, job, tracker, depth) == oracle_figures(policy, job, tracker, depth), policy.label
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("tracker", list(TRACKERS))
 def test_every_policy_agrees_on_a_job_with_every_option(tracker: str) -> None:
     for policy in all_policies():

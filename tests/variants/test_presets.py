@@ -62,7 +62,6 @@ def test_triage_and_situations(name: str, tracker: str, depth: int) -> None:
         assert_same_exploration(variants.DESIGNS[name], PRESETS[name].design, job, tracker, depth)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("tracker", list(TRACKERS))
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_triage_depth_three(name: str, tracker: str) -> None:

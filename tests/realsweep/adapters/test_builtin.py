@@ -68,7 +68,6 @@ def test_langgraph_exit_with_fresh_call_ids_duplicates_even_with_keys(capsys: py
     assert 8 <= row["dups"] <= 10
 
 
-@pytest.mark.slow
 def test_dbos_without_keys_duplicates_and_prints_a_rerun_that_works(tmp_path: Path) -> None:
     """DBOS, keys off: 20 points (test_dbos.expected_points); 6 scenarios with one duplicate each.
 
@@ -109,7 +108,6 @@ def test_dbos_without_keys_duplicates_and_prints_a_rerun_that_works(tmp_path: Pa
     assert "dups 1   missing 0" in again.stdout
 
 
-@pytest.mark.slow
 def test_dbos_with_keys_from_workflow_and_step_leaves_no_duplicate(capsys: pytest.CaptureFixture[str]) -> None:
     """DBOS, keys on: the key of (workflow, step) is the same when recovery re-runs the step: none."""
     status, row = sweep_json(capsys, "--framework", "dbos", "--keys", "on")

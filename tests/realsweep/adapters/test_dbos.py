@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
@@ -52,7 +50,6 @@ def run_agent(workdir: Path, url: str, *args: str, crash_at: str = "") -> tuple[
     return done.returncode, log.read_text().splitlines() if log.exists() else []
 
 
-@pytest.mark.slow
 def test_a_run_passes_the_points_of_every_record_in_order(tmp_path: Path, keyed_service: ServiceProcess) -> None:
     """The 20 points, in order; a second process finds the workflow done and does nothing."""
     url = keyed_service.space_url("dbos")

@@ -100,7 +100,6 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 
 
-@pytest.mark.slow
 def test_the_tutorial_graph_in_docs_is_swept_as_its_docstring_says() -> None:
     """docs/examples/my_graph.py, swept exactly as its docstring's last command says (durability exit).
 

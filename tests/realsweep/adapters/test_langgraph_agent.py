@@ -31,7 +31,6 @@ def run_agent(workdir: Path, url: str, *args: str, crash_at: str = "") -> int:
     return done.returncode
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("keys", "filed"), [("off", 2), ("on", 1)])
 def test_a_crash_after_a_tool_call_reruns_the_tools_on_restart(
     tmp_path: Path, keyed_service: ServiceProcess, keys: str, filed: int

@@ -37,7 +37,6 @@ def test_every_design_conforms_at_depth_1(variant: str, tracker: str) -> None:
     assert result.real.scenarios[1] == result.real.crash_points
 
 
-@pytest.mark.slow
 def test_save_once_per_turn_conforms_at_depth_2() -> None:
     """Two crashes deep: 18 and 225 scenarios, 164 with duplicates, 294 duplicates, calls+ 338, as the seed."""
     result = conformance.conform("save-once-per-turn", TRIAGE, None, "keyed", SweepOptions(depth=2))
@@ -65,7 +64,6 @@ def test_every_preset_has_a_design_file_or_a_named_exclusion() -> None:
     assert not files & set(NOT_SWEPT_FOR_REAL)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(set(variants.PRESETS) - set(NOT_SWEPT_FOR_REAL)))
 def test_every_preset_composed_for_real_conforms_at_depth_1(name: str) -> None:
     """The reference loop composed from the preset's design file: the same row as the composed model's."""
@@ -245,7 +243,6 @@ def _figures(result: conformance.Conformance) -> tuple[object, ...]:
     return (real.scenarios[1], real.scenarios[2], *(getattr(real, name) for name in FIGURES[1:]))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant", "tracker", "published"),
     [
@@ -270,7 +267,6 @@ def test_expired_keys_duplicate_for_real_where_rung_1_resends(
     assert bool(expired) == (tracker == "keyed")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("variant", "published"),
     [("attempt-markers", (43, 1011, 9, 9, 6, 684, 288)), ("keys-and-markers", (43, 1014, 0, 0, 0, 0, 288))],
@@ -286,7 +282,6 @@ def test_a_person_who_errs_duplicates_or_loses_for_real(variant: str, published:
     assert (result.real.moves[2]["wrong-answer"] > 0) == (variant == "attempt-markers")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["save-after-reply", "idempotency-keys"])
 def test_lost_replies_two_moves_deep_conform(variant: str) -> None:
     """A lost reply and a crash, or two lost replies: a re-send without a key duplicates, one with a key does not."""
@@ -298,7 +293,6 @@ def test_lost_replies_two_moves_deep_conform(variant: str) -> None:
     assert (real.with_dups > 0) == (variant == "save-after-reply")
 
 
-@pytest.mark.slow
 def test_fresh_call_ids_with_merged_worlds_two_crashes_deep() -> None:
     """The README's published row (keys-before-reply-save, fresh IDs): 30 and 521 scenarios, 102 with 111 duplicates.
 
