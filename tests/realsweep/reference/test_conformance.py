@@ -13,7 +13,7 @@ from crashsweep.realsweep.reference import conformance
 from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import SweepOptions
 from crashsweep.reports.summary import summarize
-from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.tracker import TRACKERS
 from tests.paths import ROOT
 
@@ -48,9 +48,17 @@ def test_save_once_per_turn_conforms_at_depth_2() -> None:
 
 
 def test_started_processes_conform_like_forked_ones() -> None:
-    """--spawn exec (a new interpreter per process, no zygote): the same row as the model's."""
-    result = conformance.conform("save-after-reply", TRIAGE, None, "keyed", SweepOptions(depth=1, spawn="exec"))
+    """--spawn exec (a new interpreter per process, no zygote): the same row as the model's.
+
+    On the one-write job (a started interpreter per crash point; how a process is started does
+    not depend on the job): its crash points, one scenario each, one with a duplicate at least.
+    """
+    job_path = ROOT / "examples" / "one-write.toml"
+    options = SweepOptions(depth=1, spawn="exec")
+    result = conformance.conform("save-after-reply", load_job(job_path), job_path, "keyed", options)
     assert result.differences == []
+    assert result.real.scenarios[1] == result.real.crash_points
+    assert result.real.with_dups > 0
 
 
 DOCS = ROOT / "docs"
