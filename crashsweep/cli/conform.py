@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, runs, sweep_engines
+from crashsweep.cli import formats, limits, runs, sweep_engines
 from crashsweep.cli.options import depth_option, environment, fault_options, job_option, split_names
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.cli.sweep import (
@@ -43,10 +43,10 @@ from crashsweep.variants.design_file import load_design
     type=ShippedFile("design"),
     help="a design file (TOML), or a shipped one's name, to add, after --variants (repeatable)",
 )
-@depth_option(default=1, with_faults=True)
+@depth_option(default=1, with_faults=True, real=True)
 @fault_options
 @job_option(help="job file (TOML)")
-@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
+@click.option("--workers", type=limits.workers(), help="scenarios run at once  [default: the core count]")
 @formats.format_option(formats.CONFORMANCE)
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, outdir, prog, runs
+from crashsweep.cli import formats, limits, outdir, prog, runs
 from crashsweep.cli.options import choices_of, job_options, out_option
 from crashsweep.explorer.search import StateLimitExceeded, explore
 from crashsweep.reports.frontier import (
@@ -138,7 +138,7 @@ def _worker_ignores_ctrl_c() -> None:
 @out_option("write index.html (a chart of cost against safety), frontier.svg, frontier.json and cheapest.toml here")
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=limits.workers(),
     default=None,
     help="processes exploring designs at once  [default: the number of cores]",
 )

@@ -12,6 +12,7 @@ import click
 from click.decorators import FC
 
 from crashsweep.cli import outdir, runs
+from crashsweep.cli.limits import max_states, model_depth, real_depth
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.spec.design import Design
 from crashsweep.spec.durability import FSYNCS, UNREADABLES
@@ -89,12 +90,15 @@ def split_names(value: str, option: str) -> list[str]:
     return names
 
 
-def depth_option(default: int = 2, *, with_faults: bool = False) -> Callable[[FC], FC]:
-    """--depth: the most crashes per scenario (for a command with --faults: crashes and faults together)."""
+def depth_option(default: int = 2, *, with_faults: bool = False, real: bool = False) -> Callable[[FC], FC]:
+    """--depth: the most crashes per scenario (for a command with --faults: crashes and faults together).
+
+    Bounded (crashsweep.cli.limits): a real sweep (`real`) more tightly than a search of the model.
+    """
     more = " (with --faults: crashes and faults together)" if with_faults else ""
     return click.option(
         "--depth",
-        type=click.IntRange(min=1),
+        type=real_depth() if real else model_depth(),
         default=default,
         show_default=True,
         help=f"most crashes per scenario{more}",
@@ -178,7 +182,7 @@ def job_options(f: FC) -> FC:
             fault_options,
             click.option(
                 "--max-states",
-                type=click.IntRange(min=1),
+                type=max_states(),
                 default=runs.DEFAULT_MAX_STATES,
                 show_default=True,
                 help="stop (exit 2) beyond this many states",

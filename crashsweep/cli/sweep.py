@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
+from crashsweep.cli import formats, limits, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.cli.options import (
     depth_option,
     design_option,
@@ -155,10 +155,10 @@ def fail(message: str, status: int) -> int:
 @click.option("--call-ids", type=click.Choice(api.CALL_IDS), help=CALL_IDS_HELP)
 @click.option("--faults", "faults_text", metavar="K1,K2", help=FAULTS_HELP)
 @click.option("--durability", type=click.Choice(api.DURABILITY), help=DURABILITY_HELP)
-@depth_option(with_faults=True)
+@depth_option(with_faults=True, real=True)
 @job_option(help="job file (with --variant or --framework)")
 @tracker_option()
-@click.option("--workers", type=click.IntRange(min=1), help="scenarios run at once  [default: the core count]")
+@click.option("--workers", type=limits.workers(), help="scenarios run at once  [default: the core count]")
 @formats.format_option(formats.SWEEP)
 @click.option(
     "--keep", metavar="DIR", callback=sweep_scenarios.keep_folder, help="keep every work dir and database here"
@@ -167,7 +167,7 @@ def fail(message: str, status: int) -> int:
     "--scenarios", "scenarios_path", metavar="FILE", callback=sweep_scenarios.scenarios_file, help=SCENARIOS_HELP
 )
 @click.option("--crash", "crash_points", multiple=True, metavar="POINT[#K]", help=CRASH_HELP)
-@click.option("--timeout", type=click.FloatRange(min=1), default=120, show_default=True, help="seconds per process")
+@click.option("--timeout", type=limits.Seconds(1), default=120, show_default=True, help="seconds per process")
 @click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
