@@ -64,6 +64,8 @@ def test_the_first_command_installs_the_core_only(tree: Path) -> None:
     assert _installs(tree) == ["."]
     assert done.stderr.count("\n") == 1
     assert "installing crashsweep into .venv" in done.stderr
+    (pip,) = (tree / "pip.log").read_text().splitlines()  # the venv's own pip: no upgrade fetched first
+    assert "--no-compile" in pip  # what a command imports is compiled when first imported
     again = _run(tree, "bin/crashsweep", "compare")
     assert (again.stderr, _installs(tree)) == ("", ["."])
 
