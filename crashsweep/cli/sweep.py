@@ -266,7 +266,10 @@ def _record(result: api.SweepResult, path: Path | None, keep: Path | None) -> No
 
 
 def _replayed(label: str, scenario: api.ScenarioResult) -> int:
-    """Print one re-run scenario; 0 when it left neither a duplicate nor a loss."""
+    """Print one re-run scenario; 0 when it left neither a duplicate nor a loss; 2 for a point never passed."""
+    unknown = sweep_scenarios.unknown_point(scenario)
+    if unknown is not None:
+        return fail(f"error: {unknown}", 2)
     click.echo(sweep_scenarios.replay_text(label, scenario), nl=False)
     o = scenario.outcome
     return 1 if scenario.unreached or o.dups or o.missing else 0

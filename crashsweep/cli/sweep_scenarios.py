@@ -38,13 +38,33 @@ def parse_args(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def parse_crash(text: str) -> tuple[str, int]:
-    """`--crash NAME` or `NAME#K` (the K-th pass of the point): (name, occurrence)."""
-    name, hash_sign, occurrence = text.rpartition("#")
-    if hash_sign and occurrence.isdigit() and int(occurrence) >= 1 and name:
-        return name, int(occurrence)
+    """`--crash NAME` or `NAME#K` (the K-th pass of the point): (name, occurrence).
+
+    Refused (click.BadParameter), as no point can ever match them: an empty name, nothing
+    before a `#` (`#0`, `#-1`, `#abc`, `#`) and a pass numbered 0 (`NAME#0`).
+    """
     if not text.strip():
         raise click.BadParameter("a crash point's name cannot be empty", param_hint="--crash")
+    name, hash_sign, occurrence = text.rpartition("#")
+    if hash_sign and not name.strip():
+        raise click.BadParameter(f"{text!r} has no name before '#': give NAME or NAME#K", param_hint="--crash")
+    if hash_sign and occurrence.isdigit():
+        if int(occurrence) < 1:
+            raise click.BadParameter(f"{text!r}: passes count from 1 ({name}#1 is the first)", param_hint="--crash")
+        return name, int(occurrence)
     return text, 1
+
+
+def unknown_point(scenario: ScenarioResult) -> str | None:
+    """For a re-run whose first process ended without ever passing its point's name: the one line to say so.
+
+    A fresh first process passes every point a run without crashes passes, so a name it never
+    passed is unknown to the program (a later process may miss its point for other reasons).
+    """
+    if scenario.unreached != 1 or scenario.crashes[0].point in scenario.points:
+        return None
+    known = ", ".join(repr(point) for point in dict.fromkeys(scenario.points)) or "none"
+    return f"--crash {scenario.crashes[0].point!r}: the program passes no such point (its points, in order: {known})"
 
 
 def crash_arguments(crashes: Sequence[Crash]) -> list[str]:

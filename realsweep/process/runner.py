@@ -158,7 +158,7 @@ class Runner:
         for number, crash in enumerate(crashes, start=1):
             _, points = self.ended(folder, workdir, env, number, crash.crash_at, crashes)
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
-                return self._unreached(folder, crashes, number)
+                return self._unreached(folder, crashes, number, points)
         first = len(crashes) + 1
         if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
             first += 1  # the fault ended that process (a power cut)
@@ -250,9 +250,10 @@ class Runner:
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
         return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses)
 
-    def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int) -> ScenarioResult:
-        """A scenario whose process `number` ended normally without passing its chosen point."""
-        result = ScenarioResult(crashes, Outcome(), read_counters(folder / "counters.log"), (), unreached=number)
+    def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int, points: list[str]) -> ScenarioResult:
+        """A scenario whose process `number` ended normally without passing its point (`points`: those it passed)."""
+        counters = read_counters(folder / "counters.log")
+        result = ScenarioResult(crashes, Outcome(), counters, tuple(points), unreached=number)
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result

@@ -292,3 +292,26 @@ def test_keep_must_be_a_new_or_empty_folder_where_one_can_be_made(
     assert message in err
     assert not Path("/proc/x").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "full"]
+
+
+@pytest.mark.parametrize("point", ["#0", "#-1", "#abc", "#"])
+def test_a_crash_that_can_never_match_is_refused_before_any_process(
+    point: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _refused_before_any_process(monkeypatch)
+    assert main(["sweep", "--variant", "save-after-reply", "--crash", point]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "has no name before '#'" in err
+
+
+def test_a_crash_point_the_program_never_passes_is_refused_with_the_known_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An unknown name: exit 2, one line that names the points the first process passed."""
+    assert main(["sweep", "--variant", "save-after-reply", "--crash", "nosuch"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "--crash 'nosuch': the program passes no such point" in err
+    assert "'tracker accepted create_a'" in err

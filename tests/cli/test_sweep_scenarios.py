@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -100,3 +101,19 @@ def test_a_scenario_with_a_fault_move_gets_no_rerun_line() -> None:
     assert lines == ["  re-run (no-duplicate, scenario 2):  crashsweep sweep --variant v --crash b"]
     assert lost.code == "[lost-reply at tracker accepted create_a]"
     assert lost.moves == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("#0", "has no name before '#'"),
+        ("#-1", "has no name before '#'"),
+        ("#abc", "has no name before '#'"),
+        ("#", "has no name before '#'"),
+        ("tools#0", "'tools#0': passes count from 1 (tools#1 is the first)"),
+        ("", "a crash point's name cannot be empty"),
+    ],
+)
+def test_a_crash_that_can_never_match_is_refused(text: str, message: str) -> None:
+    with pytest.raises(click.BadParameter, match=re.escape(message)):
+        sweep_scenarios.parse_crash(text)
