@@ -17,6 +17,7 @@ from typing import Any
 from crashsweep.explorer.model import Kind, Model, Property, PropertyKind
 from crashsweep.explorer.path import Path, shortest_path
 from crashsweep.explorer.search import Exploration
+from crashsweep.reports.describe import plural
 from crashsweep.spec.world import World
 
 
@@ -78,6 +79,14 @@ class Counterexample:
     def choices(self) -> tuple[int, ...]:
         """The action index taken at each step (the path's choices)."""
         return tuple(step.choice for step in self.steps)
+
+
+def moves_words(cx: Counterexample) -> str:
+    """The path's moves in words: "1 crash", or, when faults were on, "0 crashes, 1 fault" (each kind counted)."""
+    if not cx.faults:
+        return plural(cx.crashes, "crash")
+    faults = sum(step.kind == "fault" for step in cx.steps)
+    return f"{plural(cx.crashes - faults, 'crash')}, {plural(faults, 'fault')}"
 
 
 def environment_of(model: Model[Any]) -> tuple[tuple[str, ...], bool]:

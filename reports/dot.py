@@ -21,7 +21,7 @@ import graphviz
 import networkx as nx
 
 from crashsweep.explorer.search import Exploration
-from crashsweep.reports.counterexample import Counterexample, explain, path_nodes, violated
+from crashsweep.reports.counterexample import Counterexample, explain, moves_words, path_nodes, violated
 from crashsweep.reports.describe import plural
 
 FULL_LIMIT = 60
@@ -100,7 +100,7 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
     hidden_states = graph.number_of_nodes() - len(shown)
     hidden_edges = graph.number_of_edges() - len(edges)
     head = f"{cx.variant}: shortest counterexample to {cx.invariant}" if cx.invariant else f"{cx.variant}: path"
-    lines = [head, cx.violation, f"path {cx.code}: {plural(len(cx.steps), 'step')}, {plural(cx.crashes, 'crash')}"]
+    lines = [head, cx.violation, f"path {cx.code}: {plural(len(cx.steps), 'step')}, {moves_words(cx)}"]
     if hidden_states:
         lines.append(
             f"showing {len(shown)} of {graph.number_of_nodes()} states and {len(edges)} of "
@@ -134,8 +134,8 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
         words = [_status(exploration, node)]
         if node in on_path:
             words.insert(0, f"step {on_path[node]}")
-        if data["crashes"]:
-            words.append(f"after {plural(data['crashes'], 'crash')}")
+        if data["crashes"]:  # moves (crashes and faults) when faults are on, as the explorer counts them
+            words.append(f"after {plural(data['crashes'], 'move' if cx.faults else 'crash')}")
         attrs: dict[str, str] = {}
         broken = violated(model, state)
         if broken:

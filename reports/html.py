@@ -16,7 +16,7 @@ from html import escape
 
 from crashsweep.reports.describe import plural
 from crashsweep.reports.summary import Summary
-from crashsweep.reports.table import FIGURES
+from crashsweep.reports.table import FIGURES, crash_header
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -36,6 +36,7 @@ pre { background: #f7f7f7; border: 1px solid #e0e0e0; padding: 0.8em; overflow-x
 pre.command { background: #1e1e1e; color: #f0f0f0; }
 .diagram { overflow: auto; border: 1px solid #e0e0e0; padding: 0.5em; background: #fff; }
 .diagram svg { max-width: 100%; height: auto; }
+.diagram.sequence svg { max-width: none; }
 .note { background: #fff8e1; border: 1px solid #ffe082; padding: 0.5em 1em; }
 footer { margin-top: 3em; color: #888; font-size: 0.85em; }
 """
@@ -67,7 +68,8 @@ def inline_svg(svg: str) -> str:
 
 
 def _row(summary: Summary) -> str:
-    crash_heads = [{1: "once", 2: "twice"}.get(k, f"{k} crashes") for k in summary.scenarios]
+    deepest = max(summary.scenarios, default=summary.depth)
+    crash_heads = [crash_header(k, bool(summary.faults), deepest) for k in summary.scenarios]
     heads = ["variant", *crash_heads, *FIGURES, "states", "edges"]
     figures = [summary.with_dups, summary.dups, summary.missing, summary.asks, summary.calls_plus]
     cells = [summary.variant, *summary.scenarios.values(), *figures, summary.states, summary.edges]
@@ -99,9 +101,10 @@ def _anchor(name: str) -> str:
     return "violation-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name)
 
 
-def _diagram(caption: str, svg: str | None, dot: str) -> str:
+def _diagram(caption: str, svg: str | None, dot: str, kind: str = "") -> str:
+    """A picture under `caption`; a `kind` "sequence" keeps its size and scrolls, since its labels are small."""
     if svg is not None:
-        picture = f'<div class="diagram">{inline_svg(svg)}</div>'
+        picture = f'<div class="{" ".join(filter(None, ("diagram", kind)))}">{inline_svg(svg)}</div>'
     else:
         picture = (
             '<p class="note">No SVG: graphviz\'s <code>dot</code> was not found. The DOT source is below '
@@ -123,7 +126,7 @@ def _section(section: Section) -> str:
             "<h3>Trace</h3>",
             f'<pre class="trace">{escape(section.trace)}</pre>',
             _diagram("State graph around the counterexample", section.graph_svg, section.graph_dot),
-            _diagram("Sequence diagram", section.sequence_svg, section.sequence_dot),
+            _diagram("Sequence diagram", section.sequence_svg, section.sequence_dot, "sequence"),
             "<h3>As a pytest test</h3>",
             f"<p>Print it with <code>{escape(section.pytest_command)}</code>:</p>",
             f'<pre class="pytest">{escape(section.pytest)}</pre>',

@@ -6,11 +6,16 @@ or a note on one lane; every message is numbered by the step it belongs to and l
 with the crash point it reaches or the request it makes. A crash is a red note across the
 process lane, a restart a blue one; the violation is stated in a red note at the bottom.
 Labels that come from job files are escaped (see crashsweep.reports.dot.label).
+
+Every label but the title is wrapped to WRAP characters a line and the lanes sit close, so
+that seven lanes (two processes and a lock file: a pause) fit a page at the labels' own size;
+a fault that pauses a process is drawn on that process's lane.
 """
 
 from __future__ import annotations
 
 import itertools
+import textwrap
 from dataclasses import dataclass
 
 import graphviz
@@ -33,6 +38,8 @@ TITLES = {
     TRACKER: "tracker",
     PERSON: "person",
 }
+WRAP = 24
+"""The longest line of a label (the title's excepted), in characters."""
 _COLOURS = {"crash": "#d62728", "restart": "#1f77b4", "exit": "#2ca02c", "violation": "#d62728", "note": "#555555"}
 
 
@@ -122,15 +129,19 @@ def rows(cx: Counterexample) -> list[Row]:
     return result
 
 
-def _step_rows(step: Step) -> list[Row]:
-    """The rows of one step, on the lane PROCESS."""
+def _fault(step: Step, lane: str) -> Row:
+    """A fault's note on `lane`, as plain as a crash's."""
+    return Row(lane, None, f"{step.index}. FAULT {step.action}: {FAULTS[step.action].summary}", "crash")
+
+
+def _step_rows(step: Step, *, fault_note: bool = True) -> list[Row]:
+    """The rows of one step, on the lane PROCESS (a fault's note on the tracker's, unless `fault_note` is off)."""
     result: list[Row] = []
     number = f"{step.index}. "
     if step.kind == "crash":
         return [Row(PROCESS, None, f"{number}CRASH at {step.point}: memory lost", "crash")]
-    if step.kind == "fault":
-        # A fault is shown as plainly as a crash; what it led to follows as usual.
-        result.append(Row(TRACKER, None, f"{number}FAULT {step.action}: {FAULTS[step.action].summary}", "crash"))
+    if step.kind == "fault" and fault_note:
+        result.append(_fault(step, TRACKER))  # what the fault led to follows as usual
     if step.before.process is None or (step.kind == "fault" and step.action == PAUSE):
         result += _load_rows(step, number)
     if step.counter(MODEL_CALLS) and "arrived" not in (step.point or ""):
@@ -163,17 +174,18 @@ def _two_process_rows(cx: Counterexample) -> list[Row]:
     for step, actor in zip(cx.steps, actors(cx.steps), strict=True):
         lane = (PROCESS, SECOND)[actor.lane]
         number = f"{step.index}. "
-        if step.kind == "fault" and step.action == PAUSE:
+        paused = step.kind == "fault" and step.action == PAUSE
+        if paused:  # the fault's note on the lane of the process it pauses, then what became of it
             other = (PROCESS, SECOND)[1 - actor.lane]
             at = step.before.process.point if step.before.process is not None else "?"
             text = f"{number}PAUSED at {at}: alive, not running"
-            result.append(Row(other, None, text, "crash"))
+            result += [_fault(step, other), Row(other, None, text, "crash")]
         elif step.action == WAKE:
             text = f"{number}WAKES with its stale memory" + (" (the other is held)" if actor.held else "")
             result.append(Row(lane, None, text, "crash"))
         elif step.action == HELD_GOES_ON:
             result.append(Row(lane, None, f"{number}goes on from where it was held", "restart"))
-        result += [_on(row, lane) for row in _step_rows(step)]
+        result += [_on(row, lane) for row in _step_rows(step, fault_note=not paused)]
         if step.kind == "step" and step.before.process is not None and _stopped(step):
             result.append(Row(lane, None, f"{number}stops (refused, fenced, or a failed rename)", "crash"))
     if cx.invariant is not None:
@@ -197,7 +209,7 @@ def sequence_diagram(cx: Counterexample) -> str:
         fontname=FONT,
         fontsize="13",
         rankdir="TB",
-        nodesep="0.9",
+        nodesep="0.3",
         ranksep="0.3",
         splines="line",
     )
@@ -220,7 +232,7 @@ def sequence_diagram(cx: Counterexample) -> str:
                     strong = row.style in ("crash", "restart", "violation")
                     line.node(
                         f"{lane}_{number}",
-                        label(row.text),
+                        label(*wrapped(row.text)),
                         shape="box",
                         color=colour,
                         fontcolor=colour,
@@ -235,7 +247,7 @@ def sequence_diagram(cx: Counterexample) -> str:
                 line.edge(
                     f"{left}_{number}",
                     f"{right}_{number}",
-                    label=label(row.text),
+                    label=label(*wrapped(row.text)),
                     dir="forward" if left == row.source else "back",
                     color="#333333",
                 )
@@ -250,6 +262,11 @@ def sequence_diagram(cx: Counterexample) -> str:
                 weight="1000",
             )
     return str(g.source)
+
+
+def wrapped(text: str) -> list[str]:
+    """`text` in lines of at most WRAP characters, broken between words where it can be."""
+    return textwrap.wrap(text, WRAP, break_on_hyphens=False) or [text]
 
 
 def _on(row: Row, lane: str) -> Row:

@@ -1,7 +1,8 @@
 """A design's row, or the table of several, as text, Markdown or JSON.
 
 The table's columns are the seed's, in the seed's order: once, twice (scenarios with one and
-two crashes; further crash counts follow), with_dups, dups, missing, asks, calls+. The cost
+two crashes; deeper, 1 crash, 2 crashes, 3 crashes...), with_dups, dups, missing, asks, calls+.
+The cost
 of each design (spec/cost.py) is a table of its own beneath, so the seed's table stays as it
 is: five columns for the uninterrupted run, five for what crashes add over all scenarios.
 """
@@ -10,12 +11,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Sequence
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from crashsweep.reports import colour
 from crashsweep.reports.describe import plural
 from crashsweep.reports.summary import Summary
 from crashsweep.spec.cost import Cost
@@ -27,11 +31,15 @@ COST_TITLE = "cost: on the uninterrupted run, and what crashes add over all scen
 _NAMES = {1: "once", 2: "twice"}
 
 
-def _crash_header(k: int, moves: bool = False) -> str:
-    """The column of scenarios with k crashes (once, twice, ...), or with k moves when faults are on."""
+def crash_header(k: int, moves: bool = False, depth: int = 2) -> str:
+    """The column of scenarios with k crashes, or with k moves when faults are on, in a table `depth` deep.
+
+    The seed's "once" and "twice" up to depth 2; deeper, every column is counted alike ("1 crash",
+    "2 crashes", "3 crashes"), as the moves are, rather than "3 crashes" beside "once" and "twice".
+    """
     if moves:
         return plural(k, "move")
-    return _NAMES.get(k, f"{k} crashes")
+    return _NAMES[k] if depth <= 2 else plural(k, "crash")
 
 
 def _labels(rows: Sequence[Summary]) -> list[str]:
@@ -56,16 +64,57 @@ def verdict_words(row: Summary) -> str:
     return ", ".join(words) or "holds"
 
 
+def _painted_verdict(row: Summary) -> Text:
+    """The verdict cell, red when something is violated or never exercised, green when it holds (if painting)."""
+    words = verdict_words(row)
+    if not colour.on():
+        return Text(words)
+    return Text(words, style=colour.GOOD if row.holds else colour.BAD)
+
+
 def render_table(table: Table, width: int = 200) -> str:
-    """A rich table as plain text, at most `width` columns, trailing blanks and blank edge lines trimmed."""
+    """A rich table as text, at most `width` columns, trailing blanks and blank edge lines trimmed.
+
+    Plain text, unless reports.colour is painting: then with the table's styles as ANSI escapes.
+    """
     buffer = io.StringIO()
-    Console(file=buffer, width=width, color_system=None, force_terminal=False).print(table)
-    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
-    while lines and not lines[0]:
+    painting = colour.on()
+    Console(file=buffer, width=width, color_system="standard" if painting else None, force_terminal=painting).print(
+        table
+    )
+    lines = [_trimmed(line) for line in buffer.getvalue().splitlines()]
+    while lines and not _ESCAPE.sub("", lines[0]):
         lines.pop(0)
-    while lines and not lines[-1]:
+    while lines and not _ESCAPE.sub("", lines[-1]):
         lines.pop()
     return "\n".join(lines) + "\n"
+
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def _trimmed(line: str) -> str:
+    """`line` without trailing blanks, also those among its closing colour escapes (the escapes kept)."""
+    text = line.rstrip()
+    while True:
+        closing = re.search(r"(?:\x1b\[[0-9;]*m)+$", text)
+        if closing is None or not text[: closing.start()].endswith((" ", "\t")):
+            return text
+        text = text[: closing.start()].rstrip() + closing.group()
+
+
+def heading(title: str, rows: Sequence[Summary]) -> str:
+    """compare's heading of a table: `title`, then what the rows ran on (job, tracker when shared, depth, faults).
+
+    A table whose rows share one tracker names it here, since its rows' labels then leave it out.
+    """
+    shared = [(what, {str(getattr(row, what)) for row in rows}) for what in ("job", "tracker", "depth")]
+    context = ", ".join(f"{what} {values.pop()}" for what, values in shared if len(values) == 1)
+    environment = rows[0].environment if rows else ""
+    context = "; ".join(part for part in (context, environment) if part)
+    if not context:
+        return title
+    return f"{title} ({context})" if title else context[0].upper() + context[1:]
 
 
 def titled(title: str, rows: Sequence[Summary]) -> str:
@@ -83,13 +132,13 @@ def table_text(rows: Sequence[Summary]) -> str:
     table.add_column("variant")
     moves = any(row.faults for row in rows)
     for k in range(1, depth + 1):
-        table.add_column(_crash_header(k, moves), justify="right")
+        table.add_column(crash_header(k, moves, depth), justify="right")
     for name in FIGURES:
         table.add_column(name, justify="right")
     table.add_column("verdict")
     for label, row in zip(_labels(rows), rows, strict=True):
         scenarios = [str(row.scenarios.get(k, "")) for k in range(1, depth + 1)]
-        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), verdict_words(row))
+        table.add_row(label, *scenarios, *(str(n) for n in _figures(row)), _painted_verdict(row))
     return render_table(table)
 
 
@@ -97,7 +146,7 @@ def table_markdown(rows: Sequence[Summary]) -> str:
     """The rows as a Markdown table."""
     depth = max(row.depth for row in rows)
     moves = any(row.faults for row in rows)
-    header = ["variant", *(_crash_header(k, moves) for k in range(1, depth + 1)), *FIGURES, "verdict"]
+    header = ["variant", *(crash_header(k, moves, depth) for k in range(1, depth + 1)), *FIGURES, "verdict"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
     for label, row in zip(_labels(rows), rows, strict=True):
         cells = [label, *(str(row.scenarios.get(k, "")) for k in range(1, depth + 1))]
@@ -112,8 +161,9 @@ def _scenarios(row: Summary) -> str:
         return "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
     parts = []
     for k, n in row.scenarios.items():
-        kinds = ", ".join(f"{kind} {count}" for kind, count in row.moves.get(k, {}).items())
-        parts.append(f"{plural(k, 'move')}: {n} ({kinds})")
+        tally = row.moves.get(k, {})
+        kinds = ", ".join(f"{kind} {count}" for kind, count in tally.items())
+        parts.append(f"{plural(k, 'move')}: {n} (their {sum(tally.values())} moves: {kinds})")
     return "   ".join(parts)
 
 
@@ -171,15 +221,14 @@ def row_text(row: Summary) -> str:
         lines.append(_cost_line("crashes add", COST_EXTRA, extra))
     for v in row.invariants:
         if not v.witnessed:
-            lines.append(
-                f"  {v.name:<13} NEVER EXERCISED (witness {v.witness!r} was never seen: the check proves nothing)"
-            )
+            never = colour.paint("NEVER EXERCISED", colour.BAD)
+            lines.append(f"  {v.name:<13} {never} (witness {v.witness!r} was never seen: the check proves nothing)")
         elif v.holds:
-            lines.append(f"  {v.name:<13} holds")
+            lines.append(f"  {v.name:<13} {colour.paint('holds', colour.GOOD)}")
         else:
             size = plural(v.crashes or 0, "move" if row.faults else "crash")
             lines.append(
-                f"  {v.name:<13} VIOLATED  shortest counterexample: {size}, "
+                f"  {v.name:<13} {colour.paint('VIOLATED', colour.BAD)}  shortest counterexample: {size}, "
                 f"{plural(v.steps or 0, 'step')}, path {v.counterexample}"
             )
     return "\n".join(lines) + "\n"

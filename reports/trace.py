@@ -36,7 +36,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from crashsweep.reports.counterexample import Counterexample, Step
+from crashsweep.reports.counterexample import Counterexample, Step, moves_words
 from crashsweep.reports.describe import changes, plural, world_json, world_text
 from crashsweep.reports.lanes import HELD_GOES_ON, PAUSE, WAKE, Actor, actors, two_lanes
 from crashsweep.reports.replay import PROGRAM, replay_command
@@ -77,11 +77,9 @@ def title(cx: Counterexample) -> str:
     what = f"counterexample to {cx.invariant}" if cx.invariant is not None else "replayed path"
     environment = f", faults {','.join(cx.faults)}" if cx.faults else ""
     environment += ", fresh call IDs" if cx.fresh_ids else ""
-    faults = sum(step.kind == "fault" for step in cx.steps)
-    moves = f"{plural(cx.crashes - faults, 'crash')}, {plural(faults, 'fault')}" if cx.faults else ""
     return (
         f"{cx.variant}: {what} (job {cx.job}, tracker {cx.tracker}, depth {cx.depth}{environment}): "
-        f"{plural(len(cx.steps), 'step')}, {moves or plural(cx.crashes, 'crash')}, path {cx.code}"
+        f"{plural(len(cx.steps), 'step')}, {moves_words(cx)}, path {cx.code}"
     )
 
 

@@ -148,3 +148,17 @@ def test_output_is_identical_whatever_the_hash_seed() -> None:
         digests.add(done.stdout.strip())
     assert len(digests) == 1
     assert len(next(iter(digests))) == len(hashlib.sha256().hexdigest())
+
+
+def test_a_fault_is_named_a_fault_in_the_state_graph() -> None:
+    """With `pause`, the graph says the moves as the trace does: 0 crashes, 1 fault; its states count moves."""
+    from crashsweep.reports import trace
+    from crashsweep.spec.job import TRIAGE
+
+    exploration = explore(model("agent-loop", TRIAGE, KEYED, faults=("pause",)), 1)
+    cx = shortest(exploration, variant="agent-loop", job="triage", job_file=None, tracker="keyed")[0]
+    assert "0 crashes, 1 fault" in trace.title(cx)
+    source = dot.state_graph(exploration, cx)
+    assert f"path {cx.code}: 18 steps, 0 crashes, 1 fault" in source
+    assert "1 crash" not in source
+    assert "after 1 move" in source

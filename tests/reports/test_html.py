@@ -104,3 +104,25 @@ def test_page_without_violations(summary: Summary) -> None:
     page = html.page(holds, [])
     assert "every invariant holds" in page
     assert "<section" not in page
+
+
+def test_the_sequence_diagram_keeps_its_size_and_scrolls(summary: Summary, sar_cx: Counterexample) -> None:
+    """A wide sequence diagram is not shrunk to the page's width (its labels would be ~6 px): it scrolls."""
+    text = html.page(summary, [section(sar_cx, SVG)])
+    assert '<div class="diagram sequence"><svg' in text
+    assert re.search(r"\.diagram\.sequence svg \{[^}]*max-width: none", text)
+
+
+def test_the_row_s_headers_are_the_table_s(sar: Exploration[Any]) -> None:
+    """Scenario columns are headed as compare heads them: deeper than 2, 1 crash, 2 crashes...; with faults, moves."""
+    from crashsweep.explorer.search import explore
+    from crashsweep.spec.job import TRIAGE
+    from crashsweep.spec.tracker import KEYED
+    from crashsweep.variants import model
+
+    row = summarize(sar, variant="save-after-reply", job="triage", tracker="keyed")
+    wide = replace(row, scenarios={1: 1, 2: 2, 3: 3})
+    assert "<th>1 crash</th><th>2 crashes</th><th>3 crashes</th>" in html.page(wide, [])
+    faulted = explore(model("save-after-reply", TRIAGE, KEYED, faults=("lost-reply",)), 1)
+    moved = summarize(faulted, variant="save-after-reply", job="triage", tracker="keyed", faults=("lost-reply",))
+    assert "<th>variant</th><th>1 move</th>" in html.page(moved, [])

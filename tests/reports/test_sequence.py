@@ -128,3 +128,43 @@ def test_two_live_processes_get_two_swim_lanes(pause_cx: Counterexample) -> None
     assert ("process", "crash", "3. PAUSED at lock: renamed: alive, not running") in notes
     assert any(source == "process" and "WAKES with its stale memory" in text for source, _, text in notes)
     assert ("second", None, "3. RESTART", "restart") in [(r.source, r.target, r.text, r.style) for r in rows]
+
+
+def test_a_pause_is_drawn_on_the_process_it_pauses(pause_cx: Counterexample) -> None:
+    """The FAULT note sits on the paused process's lane, just before its PAUSED note (not on the tracker's)."""
+    rows = sequence.rows(pause_cx)
+    at = next(i for i, row in enumerate(rows) if "FAULT pause" in row.text)
+    assert (rows[at].source, rows[at].target, rows[at].style) == ("process", None, "crash")
+    assert rows[at + 1].text == "3. PAUSED at lock: renamed: alive, not running"
+
+
+LABEL = re.compile(r'label="((?:[^"\\]|\\.)*)"')
+
+
+def test_labels_are_wrapped_so_seven_lanes_stay_legible(pause_cx: Counterexample) -> None:
+    """Seven lanes: every label but the title is wrapped to short lines, and the lanes sit close."""
+    source = sequence.sequence_diagram(pause_cx)
+    labels = LABEL.findall(source)[1:]  # the first is the title
+    lines = [line for text in labels for line in text.split("\\n")]
+    assert "lock file" in lines
+    assert "second process" in lines
+    assert max(len(line) for line in lines) <= sequence.WRAP
+    assert "3. FAULT pause: the" in lines
+
+
+def test_the_seven_lane_diagram_fits_the_page_at_full_size(pause_cx: Counterexample) -> None:
+    """Drawn by dot, the pause diagram is at most 1,100 pt wide: the page shows it unscaled (10 pt labels)."""
+    import subprocess
+
+    from tests.conftest import require_tool
+
+    svg = subprocess.run(
+        [require_tool("dot"), "-Tsvg"],
+        input=sequence.sequence_diagram(pause_cx),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    match = re.search(r'<svg width="([\d.]+)pt"', svg)
+    assert match is not None
+    assert float(match.group(1)) <= 1100

@@ -90,3 +90,46 @@ def test_cost_in_markdown_and_in_the_row_text() -> None:
     text = row_text(row)
     assert "  cost (run)    saves 4   requests 4   calls 3   questions 0   lookups 0" in text
     assert "  crashes add   saves+ " in text
+
+
+def test_scenario_headers_count_one_way_at_any_depth() -> None:
+    """The seed's once, twice up to depth 2; deeper, 1 crash, 2 crashes, 3 crashes: never "3 crashes" beside "once"."""
+    deep = _row("keys-and-markers", 3)
+    header = table_text([deep]).splitlines()[0].split()
+    assert header[:7] == ["variant", "1", "crash", "2", "crashes", "3", "crashes"]
+    assert "| variant | 1 crash | 2 crashes | 3 crashes |" in table_markdown([deep])
+    assert table_text([_row("keys-and-markers", 2)]).splitlines()[0].split()[:3] == ["variant", "once", "twice"]
+
+
+def test_the_tally_of_moves_says_it_counts_moves() -> None:
+    """With faults, each number of moves is followed by how many moves of each kind its scenarios hold, summed."""
+    from crashsweep.reports.table import heading
+
+    faults = ("lost-reply",)
+    exploration = explore(model("save-after-reply", TRIAGE, KEYED, faults=faults), 2)
+    row = summarize(exploration, variant="save-after-reply", job="triage", tracker="keyed", faults=faults)
+    line = next(line for line in row_text(row).splitlines() if line.startswith("  scenarios"))
+    two = row.scenarios[2]
+    tally = row.moves[2]
+    assert sum(tally.values()) == 2 * two
+    kinds = ", ".join(f"{kind} {count}" for kind, count in tally.items())
+    assert f"2 moves: {two} (their {2 * two} moves: {kinds})" in line
+    assert heading("", [row]) == "Job triage, tracker keyed, depth 2; faults lost-reply"
+    assert heading("Two", [row]) == "Two (job triage, tracker keyed, depth 2; faults lost-reply)"
+
+
+def test_verdicts_are_coloured_only_when_asked() -> None:
+    """reports.colour.painting(True) colours the verdict words; the plain text is the same either way."""
+    import re
+
+    from crashsweep.reports import colour
+
+    rows = [_row("save-after-reply", 1), _row("idempotency-keys", 1)]
+    plain = table_text(rows), row_text(rows[0])
+    with colour.painting(True):
+        painted = table_text(rows), row_text(rows[0])
+    assert tuple(re.sub(r"\x1b\[[0-9;]*m", "", text) for text in painted) == plain
+    assert "\x1b[" not in "".join(plain)
+    assert "\x1b[1;31mno-duplicate violated\x1b[0m" in painted[0]
+    assert "\x1b[32mholds\x1b[0m" in painted[0]
+    assert "\x1b[1;31mVIOLATED\x1b[0m" in painted[1]
