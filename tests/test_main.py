@@ -39,3 +39,15 @@ def test_run_runs_the_command_line(capsys: pytest.CaptureFixture[str], monkeypat
     monkeypatch.setattr(sys, "argv", ["crashsweep", "variants"])
     assert run() == 0
     assert "save-after-reply" in capsys.readouterr().out
+
+
+def test_python_m_crashsweep_version_names_the_program() -> None:
+    """`python -m crashsweep --version`: the program's name and version, not the interpreter's path."""
+    import subprocess
+
+    import crashsweep
+
+    done = subprocess.run(
+        [sys.executable, "-m", "crashsweep", "--version"], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"crashsweep, version {crashsweep.__version__}\n", "")

@@ -1,7 +1,9 @@
 """The `crashsweep` command: explore, compare and list loop designs.
 
 Exit status: 0 when every invariant holds, 1 when one is violated (or never exercised),
-2 for bad usage or input, 3 for an internal error, 130 when interrupted. Every error is one line on stderr.
+2 for bad usage or input, 3 for an internal error, 130 when interrupted. Every error is one line on stderr;
+a command missing (a bare `crashsweep`, `crashsweep tracker`) prints the help on stdout, exit 2. The
+top-level --help lists them all (crashsweep.cli.helptext).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import artifacts, export, formats, prog, runs
+from crashsweep.cli import artifacts, export, formats, helptext, prog, runs, variant_names
 from crashsweep.cli import view as cmd_view
+from crashsweep.cli.colour import color_option
 from crashsweep.cli.conform import conform
 from crashsweep.cli.design import design as design_group
 from crashsweep.cli.frontier import frontier_command
@@ -46,14 +49,20 @@ from crashsweep.variants import SEED_DESIGNS, UnknownVariantError, design, is_pr
 from crashsweep.variants.design_file import load_design
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="crashsweep")
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=helptext.EPILOG)
+@click.version_option(package_name="crashsweep", prog_name="crashsweep")
+@color_option()
 def cli() -> None:
     """Crash a durable agent loop at every point, up to N crashes, and count what it does."""
 
 
 @cli.command()
-@click.option("--variant", callback=check_variant, help="design to explore (see the variants command)")
+@click.option(
+    "--variant",
+    callback=check_variant,
+    shell_complete=variant_names.complete_variant,
+    help="design to explore (see the variants command)",
+)
 @design_option()
 @job_options
 @formats.format_option(formats.ROW)
@@ -85,7 +94,7 @@ def explore(
 
 
 SEED_TABLES = (
-    ("The five designs (tracker keyed)", tuple((d.name, "keyed") for d in SEED_DESIGNS)),
+    ("The five designs", tuple((d.name, "keyed") for d in SEED_DESIGNS)),
     ("The agent's own loop", (("agent-loop", "keyed"), ("agent-loop", "keyless"))),
 )
 
@@ -97,7 +106,10 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
     wanted: list[tuple[str, str]] = []
     for item in split_names(names, "--variants"):
         name, at, own = item.partition("@")
-        design(name.strip())  # an unknown name fails before any exploring starts
+        try:
+            design(name.strip())  # an unknown name fails before any exploring starts
+        except UnknownVariantError as error:
+            raise click.BadParameter(variant_names.unknown(error), param_hint="'--variants'") from None
         own = own.strip()
         if at and own not in TRACKERS:
             what = "no tracker after '@'" if not own else f"unknown tracker {own!r}"
@@ -114,6 +126,7 @@ def _rows_wanted(names: str | None, tracker: str) -> list[tuple[str, str]]:
 @click.option(
     "--variants",
     "names",
+    shell_complete=variant_names.complete_variants,
     help="comma-separated designs, each NAME or NAME@TRACKER, each once (default: the seed's five)",
 )
 @click.option(
@@ -163,7 +176,7 @@ def compare(
         for name, kind in wanted:
             choices = choices_of(depth, job_path, kind, max_states, progress=progress)
             rows.append(runs.run_durable(name, choices, fsync, unreadable))
-        rows_of.append((table.titled(title, rows), rows))
+        rows_of.append((table.heading(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
     named = {design.name: str(path.resolve()) for (design, _), path in zip(files, design_paths, strict=True)}
     rerun = formats.Rerun(prog.current(), artifacts.job_file(job_path), named)
@@ -200,7 +213,16 @@ def main(argv: list[str] | None = None, *, module: str | None = None) -> int:
     """
     program = prog.typed(os.environ, module=module)
     try:
-        result = cli.main(args=argv, prog_name=shlex.join(program), standalone_mode=False, obj=program)
+        result = cli.main(
+            args=argv,
+            prog_name=shlex.join(program),
+            complete_var=helptext.COMPLETE_VAR,
+            standalone_mode=False,
+            obj=program,
+        )
+    except click.exceptions.NoArgsIsHelpError as error:  # a bare `crashsweep` or group: its help, as written
+        click.echo(error.format_message())
+        return 2
     except click.exceptions.UsageError as error:
         return _say(f"error: {error.format_message()}", 2)
     except (JobError, PolicyError, UnknownVariantError, ModelDefinitionError, OutDirError) as error:

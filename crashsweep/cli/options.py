@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from click.decorators import FC
 
-from crashsweep.cli import outdir, runs
+from crashsweep.cli import outdir, runs, variant_names
 from crashsweep.cli.limits import max_states, model_depth, real_depth
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.spec.design import Design
@@ -23,12 +23,12 @@ from crashsweep.variants.design_file import load_design
 
 
 def check_variant(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """A --variant callback: an unknown name is a usage error that lists the known ones."""
+    """A --variant callback: an unknown name is a usage error that lists the known ones (and a close one)."""
     if value is not None:
         try:
             design(value)
         except UnknownVariantError as error:
-            raise click.BadParameter(str(error)) from None
+            raise click.BadParameter(variant_names.unknown(error)) from None
     return value
 
 
@@ -44,7 +44,9 @@ def design_option() -> Callable[[FC], FC]:
 
 def chosen_design(variant: str | None, design_path: Path | None) -> str | Design:
     """The variant's name, or the design read from --design (PolicyError on a bad file); exactly one."""
-    if (variant is None) == (design_path is None):
+    if variant is not None and design_path is not None:
+        raise click.UsageError("give --variant NAME or --design FILE, not both")
+    if variant is None and design_path is None:
         raise click.UsageError("give either --variant NAME or --design FILE")
     if design_path is not None:
         return load_design(design_path).design

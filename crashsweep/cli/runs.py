@@ -102,10 +102,13 @@ class StatusLine:
 
 
 class _Progress(StatusLine):
-    """The explorer's progress: states, frontier, crashes so far."""
+    """The explorer's progress: states found, states still to visit, crashes so far.
 
-    def __call__(self, states: int, frontier: int, crashes: int) -> None:
-        self.show(f"{states} states, frontier {frontier}, up to {crashes} crashes")
+    "to visit", not "frontier": the search's queue is no relation of the `frontier` command.
+    """
+
+    def __call__(self, states: int, queued: int, crashes: int) -> None:
+        self.show(f"{states} states, {queued} to visit, up to {crashes} crashes")
 
 
 class Interrupted(Exception):

@@ -5,8 +5,8 @@ function and prints its trace; exit 1 when the path ends in a violation of an in
 when it does not, 2 when the code does not fit. `--pytest` prints a test that asserts it.
 view: explores a design and writes one self-contained HTML page (inline SVG, no network),
 then opens it in a browser, or prints its path where none can be opened. Without --out the
-page goes to one stable directory per design, tracker and depth (`view_dir`), replaced by the
-next view of the same, so repeated views leave no pile of temporary directories.
+page goes to one stable directory per design, job, tracker, depth and faults (`view_dir`),
+replaced by the next view of the same, so repeated views leave no pile of temporary directories.
 
 These commands use crashsweep.cli.main's shared options; crashsweep.cli.main registers them (import
 the CLI through crashsweep.cli.main).
@@ -14,15 +14,17 @@ the CLI through crashsweep.cli.main).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
 import webbrowser
 from pathlib import Path
+from typing import Any
 
 import click
 
-from crashsweep.cli import artifacts, formats, outdir, prog, runs
+from crashsweep.cli import artifacts, formats, outdir, prog, runs, variant_names
 from crashsweep.cli.options import (
     check_variant,
     choices_of,
@@ -32,13 +34,21 @@ from crashsweep.cli.options import (
     out_option,
     progress_option,
 )
+from crashsweep.explorer.model import MOVES, Action, Model
+from crashsweep.explorer.path import decode_path
 from crashsweep.explorer.path import replay as replay_path
+from crashsweep.explorer.search import enabled
 from crashsweep.reports.counterexample import from_path
 from crashsweep.reports.replay import pytest_snippet
 
 
 @click.command(name="replay")
-@click.option("--variant", callback=check_variant, help="design the path belongs to")
+@click.option(
+    "--variant",
+    callback=check_variant,
+    shell_complete=variant_names.complete_variant,
+    help="design the path belongs to",
+)
 @design_option()
 @click.option("--path", "code", required=True, help="the path code printed with a counterexample (e.g. 10:7=1)")
 @job_options
@@ -62,7 +72,7 @@ def _replay(
     try:
         path = replay_path(loop, depth, code)
     except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="'--path'") from None
+        raise click.BadParameter(explained(loop, depth, code, str(error)), param_hint="'--path'") from None
     cx = from_path(
         loop,
         path,
@@ -80,15 +90,69 @@ def _replay(
     return 1 if cx.violated else 0
 
 
-def view_dir(variant: str, tracker: str, depth: int) -> Path:
-    """Where `view` puts a design's page without --out: one directory per design, tracker and depth.
+def explained(loop: Model[Any], depth: int, code: str, message: str) -> str:
+    """`message` (why `code` does not fit), or, for a choice past what a step offers, what that step offers.
+
+    Path codes number each step's enabled actions from 0; a user who typed one by hand (or
+    copied it to another design or depth) is told the numbers that step has and what they do.
+    """
+    try:
+        length, choices = decode_path(code)
+    except ValueError:
+        return message
+    state, crashes = loop.initial(), 0
+    for pos in range(1, length + 1):
+        choice = choices.get(pos, 0)
+        if loop.is_finished(state):
+            return message  # the path is longer than the run: the message says so
+        actions = enabled(loop, state, crashes, depth)
+        if choice >= len(actions):
+            return (
+                f"path code {code!r}: step {pos} takes choice {choice}, but offers only {_offered(actions)} "
+                f"at depth {depth} (choices count from 0: 0 is the run's own next step, then its crashes and faults)"
+            )
+        state, _ = loop.step(state, actions[choice])
+        crashes += actions[choice].kind in MOVES
+    return message
+
+
+def _offered(actions: list[Action]) -> str:
+    """The choices `actions` are, with what each does: "choice 0 (start)", "choices 0 to 2 (0 ..., 1 ...)"."""
+    what = ", ".join(f"{i} {action.label}" for i, action in enumerate(actions))
+    if len(actions) == 1:
+        return f"choice 0 ({actions[0].label})"
+    return f"choices 0 to {len(actions) - 1} ({what})"
+
+
+VIEW_NAME_MAX = 100
+"""The longest name of a view's folder: far below a file system's 255 bytes, whatever the names in it."""
+
+
+def view_dir(
+    variant: str,
+    tracker: str,
+    depth: int,
+    *,
+    job: str | None = None,
+    faults: tuple[str, ...] = (),
+    fresh_ids: bool = False,
+) -> Path:
+    """Where `view` puts a design's page without --out: one directory per design, job, tracker, depth and faults.
 
     Under the system's temporary directory, in `crashsweep-view-UID` (made private to the user);
-    the next view of the same design, tracker and depth replaces it, so views leave nothing behind
-    but one page each. `variant` may be a design file's name: anything but letters, digits, `.`,
-    `_` and `-` becomes `_`, so the page stays one directory under the base.
+    the next view of the same choices replaces it, so views leave nothing behind but one page
+    each, and a view with another job (`job`: None for the built-in one) or other faults keeps
+    its own. Design and job names may be anything a file allows: all but ASCII letters, digits,
+    `.`, `_` and `-` becomes `_`, and a name past VIEW_NAME_MAX characters is cut, with a hash
+    of the whole kept so that names alike in their first characters still get folders of their own.
     """
-    name = re.sub(r"[^\w.-]", "_", f"{variant}-{tracker}-depth{depth}")
+    words = [variant, *([f"job-{job}"] if job is not None else []), tracker, f"depth{depth}"]
+    words += [f"faults-{'-'.join(faults)}"] if faults else []
+    words += ["fresh-ids"] if fresh_ids else []
+    whole = "-".join(words)
+    name = re.sub(r"[^\w.-]", "_", whole, flags=re.ASCII)
+    if len(name) > VIEW_NAME_MAX:
+        name = f"{name[: VIEW_NAME_MAX - 13]}-{hashlib.sha256(whole.encode()).hexdigest()[:12]}"
     base = Path(tempfile.gettempdir()) / f"crashsweep-view-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
     try:
         base.mkdir(mode=0o700, exist_ok=True)
@@ -104,7 +168,12 @@ def view_dir(variant: str, tracker: str, depth: int) -> Path:
 
 
 @click.command(name="view")
-@click.option("--variant", callback=check_variant, help="design to explore (see the variants command)")
+@click.option(
+    "--variant",
+    callback=check_variant,
+    shell_complete=variant_names.complete_variant,
+    help="design to explore (see the variants command)",
+)
 @design_option()
 @job_options
 @out_option("directory for index.html, written whole (default: one per design under the temporary directory)")
@@ -125,7 +194,11 @@ def _view(
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     name = chosen if isinstance(chosen, str) else chosen.name
-    target = out_dir if out_dir is not None else view_dir(name, tracker, depth)
+    if out_dir is None:
+        faults, fresh_ids = choices.faults, choices.fresh_ids
+        job = choices.job.name if job_path is not None else None
+        out_dir = view_dir(name, tracker, depth, job=job, faults=faults, fresh_ids=fresh_ids)
+    target = out_dir
     exploration, summary = runs.run(chosen, choices)
     report = artifacts.build(exploration, summary, job_path, design_path, program=prog.anywhere(prog.current()))
     (page,) = outdir.publish(target, [("index.html", report.files["index.html"])])

@@ -16,12 +16,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import click
 import pytest
+from click.shell_completion import ShellComplete
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crashsweep.cli import runs
-from crashsweep.cli.main import main
+import crashsweep
+from crashsweep.cli import colour, runs
+from crashsweep.cli.main import cli, main
 from crashsweep.explorer import search
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import DESIGNS
@@ -136,7 +139,8 @@ def test_console_script_runs_without_traceback() -> None:
 def test_seed_table_prints_both_published_tables(capsys: pytest.CaptureFixture[str]) -> None:
     """--seed-table: the five designs, then agent-loop keyed (38/872) and keyless (38/854, 624 asks)."""
     status, out, _ = _run(capsys, "compare", "--seed-table", "--format", "markdown")
-    assert "## The five designs (tracker keyed)" in out
+    assert "## The five designs (job triage, tracker keyed, depth 2)" in out
+    assert "## The agent's own loop (job triage, depth 2)" in out
     assert "| keys-and-markers | 43 | 1014 | 0 | 0 | 0 | 0 | 288 | holds |" in out
     assert "| agent-loop (keyed) | 38 | 872 | 0 | 0 | 0 | 0 |" in out
     assert "| agent-loop (keyless) | 38 | 854 | 0 | 0 | 0 | 624 |" in out
@@ -171,7 +175,7 @@ def test_ctrl_c_prints_how_far_it_got() -> None:
     assert process.stderr is not None
     ready = process.stderr.readline()
     assert ready.startswith("crashsweep: save-once-per-turn: "), ready
-    assert " states, frontier " in ready
+    assert " to visit, up to " in ready
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130
@@ -246,7 +250,10 @@ def test_compare_adds_design_file_rows(capsys: pytest.CaptureFixture[str]) -> No
     ("args", "message"),
     [
         (["explore"], "give either --variant NAME or --design FILE"),
-        (["explore", "--variant", "agent-loop", "--design", "x.toml"], "give either --variant NAME or --design FILE"),
+        (
+            ["explore", "--variant", "agent-loop", "--design", "x.toml"],
+            "give --variant NAME or --design FILE, not both",
+        ),
         (["explore", "--design", "/nonexistent/design.toml"], "cannot read design file"),
         (["compare", "--design", "/nonexistent/design.toml"], "cannot read design file"),
         (["compare", "--seed-table", "--design", "x.toml"], "choose the rows two ways"),
@@ -362,7 +369,7 @@ def test_a_design_may_appear_once_per_tracker(capsys: pytest.CaptureFixture[str]
     """The same design under two trackers is two rows, not a duplicate."""
     status, out, _ = _run(capsys, "compare", "--variants", "agent-loop,agent-loop@keyless", "--depth", "1")
     assert status == 0
-    table = out.split("\n\n")[0]  # the rows' table; the cost table follows after a blank line
+    table = out.split("\n\n")[1]  # the rows' table, after its heading; the cost table follows after a blank line
     assert [line.split()[0] for line in table.splitlines()[2:]] == ["agent-loop", "agent-loop"]
 
 
@@ -441,7 +448,8 @@ def test_progress_lines_only_when_asked_where_stderr_is_not_a_terminal(
     assert json.loads(out)["states"] > 200  # so the explorer reports at least twice
     assert (status, err) == (1, "")
     status, _, err = _run(capsys, *args, "--progress")
-    assert err == "crashsweep: save-after-reply: 100 states, frontier " + err.split("frontier ", 1)[1]
+    assert err.startswith("crashsweep: save-after-reply: 100 states, ")
+    assert " to visit, up to " in err
     assert err.count("\n") == 1  # the later reports came within PROGRESS_EVERY seconds of the first
     monkeypatch.setattr(runs, "PROGRESS_EVERY", 0.0)
     status, _, err = _run(capsys, *args, "--progress")
@@ -673,7 +681,7 @@ def test_compare_gives_every_row_the_fsync_policy_and_names_it(capsys: pytest.Ca
     (row,) = json.loads(capsys.readouterr().out)
     assert (row["fsync"], row["scenarios"]["1"], row["with_dups"], row["missing"]) == ("full", 74, 18, 0)
     assert main(args) == 1
-    assert capsys.readouterr().out.startswith("Faults power-loss; fsync full\n")
+    assert capsys.readouterr().out.startswith("Job triage, tracker keyed, depth 1; faults power-loss; fsync full\n")
 
 
 def test_compare_refuses_fresh_run_where_no_checkpoint_can_be_unreadable(capsys: pytest.CaptureFixture[str]) -> None:
@@ -682,3 +690,160 @@ def test_compare_refuses_fresh_run_where_no_checkpoint_can_be_unreadable(capsys:
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "only --fsync none can leave the checkpoint unreadable" in err
+
+
+# --- The first hour (issue 24): help, exit statuses, completion, colour, names, compare's context ---
+
+
+@pytest.mark.parametrize("args", [[], ["tracker"]])
+def test_a_bare_group_prints_its_help_on_lines_and_exits_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    """`crashsweep` or `crashsweep tracker` alone: the help as written, line by line; exit 2, no error line."""
+    status, out, err = _run(capsys, *args)
+    assert (status, err) == (2, "")
+    assert out.startswith("Usage: ")
+    assert "\\n" not in out
+    assert "\nCommands:\n" in out
+
+
+def test_the_top_level_help_documents_every_exit_status_and_completion(capsys: pytest.CaptureFixture[str]) -> None:
+    """--help's epilog: each exit status crashsweep uses (0, 1, 2, 3, 130), and how to turn on shell completion."""
+    status, out, _ = _run(capsys, "--help")
+    assert status == 0
+    statuses = re.findall(r"^ +(\d+) ", out.split("Exit status:", 1)[1], flags=re.MULTILINE)
+    assert statuses[:5] == ["0", "1", "2", "3", "130"]
+    for shell in ("bash", "zsh", "fish"):
+        assert f"_CRASHSWEEP_COMPLETE={shell}_source crashsweep" in out
+
+
+def _helps(command: click.Command, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+    """The --help text of `command` and of every command beneath it."""
+    with click.Context(command, info_name=" ".join(("crashsweep", *path))) as ctx:
+        found = [(path, command.get_help(ctx))]
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            found += _helps(sub, (*path, name))
+    return found
+
+
+def test_no_help_points_to_a_file_an_install_does_not_have() -> None:
+    """The wheel installs no README: no --help names one."""
+    helps = _helps(cli)
+    assert len(helps) > 10
+    assert [path for path, text in helps if "README" in text] == []
+
+
+def test_variant_names_complete_in_the_shell() -> None:
+    """Shell completion offers the designs' names after --variant (and in --variants lists)."""
+    complete = ShellComplete(cli, {}, "crashsweep", "_CRASHSWEEP_COMPLETE")
+    for command in ("explore", "view", "replay"):
+        offered = [item.value for item in complete.get_completions([command, "--variant"], "save-")]
+        assert offered == ["save-once-per-turn", "save-after-reply"], command
+    offered = [item.value for item in complete.get_completions(["compare", "--variants"], "agent-loop,key")]
+    assert offered == ["agent-loop,keys-and-markers"]
+
+
+def test_the_shell_completion_script_is_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line the epilog documents prints a bash completion script for crashsweep, from any launcher."""
+    done = subprocess.run(
+        [sys.executable, "-m", "crashsweep"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "_CRASHSWEEP_COMPLETE": "bash_source"},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "_CRASHSWEEP_COMPLETE=bash_complete" in done.stdout
+
+
+def test_version_names_the_program_not_the_interpreter(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m crashsweep --version` says crashsweep, not the interpreter's path."""
+    assert main(["--version"], module="/usr/bin/python3") == 0
+    assert capsys.readouterr().out == f"crashsweep, version {crashsweep.__version__}\n"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.mark.parametrize(
+    ("args", "environ", "terminal", "coloured"),
+    [
+        ([], {}, False, False),
+        ([], {}, True, True),
+        ([], {"NO_COLOR": "1"}, True, False),
+        (["--color", "always"], {"NO_COLOR": "1"}, False, True),
+        (["--color", "never"], {}, True, False),
+        (["--color", "auto"], {}, True, True),
+    ],
+)
+def test_verdicts_are_coloured_on_a_terminal(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    environ: dict[str, str],
+    terminal: bool,
+    coloured: bool,
+) -> None:
+    """Colour when stdout is a terminal, unless NO_COLOR is set; --color always|never overrides both."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(colour, "_is_terminal", lambda: terminal)
+    status, out, _ = _run(capsys, *args, "explore", "--variant", "save-after-reply", "--depth", "1")
+    assert status == 1
+    assert bool(_ANSI.search(out)) is coloured
+    plain = _ANSI.sub("", out)
+    assert "no-duplicate  VIOLATED  shortest counterexample" in plain
+    if coloured:
+        assert re.search(r"\x1b\[[0-9;]*31[0-9;]*mVIOLATED\x1b\[0m", out)
+        assert re.search(r"\x1b\[[0-9;]*32[0-9;]*mholds\x1b\[0m", out)
+    _run(capsys, *args, "explore", "--variant", "save-after-reply", "--depth", "1", "--format", "json")
+    status, out, _ = _run(capsys, *args, "explore", "--variant", "save-after-reply", "--depth", "1", "--format", "json")
+    assert not _ANSI.search(out)  # never in a format for programs
+
+
+def test_compare_colours_its_verdict_column(capsys: pytest.CaptureFixture[str]) -> None:
+    """The table's verdicts are coloured too, and the columns stay aligned."""
+    args = ["compare", "--variants", "save-after-reply,idempotency-keys", "--depth", "1"]
+    status, plain, _ = _run(capsys, *args)
+    status, out, _ = _run(capsys, "--color", "always", *args)
+    assert status == 1
+    assert _ANSI.sub("", out) == plain
+    assert "\x1b[1;31mno-duplicate violated\x1b[0m" in out.splitlines()[4]
+
+
+def test_a_mistyped_variant_name_gets_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    """As click does for options and commands: did you mean ...? (for --variant and in --variants)."""
+    status, _, err = _run(capsys, "explore", "--variant", "save-after-rely")
+    assert status == 2
+    assert err.count("\n") == 1
+    assert "unknown variant 'save-after-rely'" in err
+    assert "did you mean 'save-after-reply'?" in err
+    status, _, err = _run(capsys, "compare", "--variants", "agent-loop,keys-and-marker@keyless")
+    assert (status, err.count("\n")) == (2, 1)
+    assert "did you mean 'keys-and-markers'?" in err
+    status, _, err = _run(capsys, "explore", "--variant", "zzzz")
+    assert "did you mean" not in err
+
+
+def test_variant_and_design_together_say_not_both(capsys: pytest.CaptureFixture[str]) -> None:
+    """Both --variant and --design: the message says to give one, not both; neither: either one."""
+    status, _, err = _run(capsys, "explore", "--variant", "agent-loop", "--design", "x.toml")
+    assert (status, err) == (2, "crashsweep: error: give --variant NAME or --design FILE, not both\n")
+
+
+def test_compare_says_the_job_tracker_and_depth_it_ran_on(capsys: pytest.CaptureFixture[str]) -> None:
+    """A one-tracker table names its tracker (NAME@keyless keeps its tracker in sight), its job and its depth."""
+    status, out, _ = _run(capsys, "compare", "--variants", "agent-loop@keyless", "--depth", "1")
+    assert status == 0
+    assert out.splitlines()[0] == "Job triage, tracker keyless, depth 1"
+    status, out, _ = _run(capsys, "compare", "--variants", "agent-loop@keyless", "--depth", "1", "--format", "markdown")
+    assert out.splitlines()[0] == "## Job triage, tracker keyless, depth 1"
+    status, out, _ = _run(capsys, "compare", "--variants", "agent-loop@keyless,agent-loop", "--depth", "1")
+    assert out.splitlines()[0] == "Job triage, depth 1"
+    assert "agent-loop (keyless)" in out
+
+
+def test_compare_headers_count_crashes_one_way(capsys: pytest.CaptureFixture[str]) -> None:
+    """--depth 3: 1 crash, 2 crashes, 3 crashes (not "3 crashes" beside "once" and "twice")."""
+    _, out, _ = _run(capsys, "compare", "--variants", "idempotency-keys", "--depth", "3", "--format", "markdown")
+    assert "| variant | 1 crash | 2 crashes | 3 crashes | with_dups |" in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -53,7 +54,7 @@ def test_explore_counts_moves_with_a_tally_per_kind(capsys: pytest.CaptureFixtur
     status, out, _ = _run(capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--faults", "lost-reply")
     assert status == 1
     assert "depth 1, faults lost-reply)" in out
-    assert "1 move: 37 (crash 34, lost-reply 3)" in out
+    assert "1 move: 37 (their 37 moves: crash 34, lost-reply 3)" in out
     status, out, _ = _run(
         capsys, "explore", "--variant", "save-after-reply", "--depth", "1", "--faults", "lost-reply", "--format", "json"
     )
@@ -74,11 +75,12 @@ def test_compare_title_names_the_faults(capsys: pytest.CaptureFixture[str]) -> N
         capsys, "compare", "--faults", "key-expiry", "--call-ids", "fresh", "--variants", "keys-and-markers"
     )
     assert status == 1
-    assert out.splitlines()[0] == "Faults key-expiry; fresh call IDs"
+    assert out.splitlines()[0] == "Job triage, tracker keyed, depth 2; faults key-expiry; fresh call IDs"
     assert "1 move" in out
     assert "2 moves" in out
     _, plain, _ = _run(capsys, "compare", "--variants", "keys-and-markers")
-    assert plain.splitlines()[0].split() == [
+    assert plain.splitlines()[0] == "Job triage, tracker keyed, depth 2"
+    assert plain.splitlines()[2].split() == [
         "variant",
         "once",
         "twice",
@@ -92,10 +94,10 @@ def test_compare_title_names_the_faults(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_seed_tables_keep_their_titles_and_add_the_faults(capsys: pytest.CaptureFixture[str]) -> None:
-    """--seed-table under faults: each title, then the faults in brackets."""
+    """--seed-table under faults: each title, then what it ran on and the faults in brackets."""
     _, out, _ = _run(capsys, "compare", "--seed-table", "--depth", "1", "--faults", "wrong-answer")
-    assert "The five designs (tracker keyed) (faults wrong-answer)" in out
-    assert "The agent's own loop (faults wrong-answer)" in out
+    assert "The five designs (job triage, tracker keyed, depth 1; faults wrong-answer)" in out
+    assert "The agent's own loop (job triage, depth 1; faults wrong-answer)" in out
 
 
 @pytest.mark.parametrize(
@@ -179,7 +181,8 @@ def test_view_and_out_draw_the_fault(capsys: pytest.CaptureFixture[str], tmp_pat
     )
     assert status == 1
     sequence = html.unescape((tmp_path / "out" / "no-duplicate.sequence.svg").read_text(encoding="utf-8"))
-    assert "FAULT lost-reply: the tracker applies a write and its reply is lost" in sequence
+    words = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", sequence))  # the label's lines, in order
+    assert "FAULT lost-reply: the tracker applies a write and its reply is lost" in words
     status, _out, _ = _run(
         capsys,
         "view",

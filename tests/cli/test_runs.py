@@ -67,3 +67,9 @@ def test_status_lines_where_stderr_is_not_a_terminal(
         line.show(text)
     line.done()
     assert capsys.readouterr().err == "crashsweep: design: first\ncrashsweep: design: due\n"
+
+
+def test_the_progress_line_says_states_to_visit_not_frontier(capsys: pytest.CaptureFixture[str]) -> None:
+    """The search's queue is "to visit": "frontier" is the name of a command that means something else."""
+    runs._Progress("design", lines=True)(120, 35, 2)
+    assert capsys.readouterr().err == "crashsweep: design: 120 states, 35 to visit, up to 2 crashes\n"
