@@ -416,3 +416,81 @@ def test_explore_out_draws_two_lanes_for_a_paused_process(capsys: pytest.Capture
         ("step", "wake"),
     ]
     assert data["length"] == 18
+
+
+# --- issue 24: the view folder by everything that changes the page; path codes explained ---
+
+
+def test_views_of_other_jobs_or_faults_keep_their_own_pages(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out, the folder names the design, job, tracker, depth and faults: no page replaces another."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    job = tmp_path / "tiny.toml"
+    job.write_text(JOB, encoding="utf-8")
+    base_args = ["view", "--variant", "save-after-reply", "--depth", "1", "--no-open"]
+    for extra in (
+        [],
+        ["--job", str(job)],
+        ["--faults", "lost-reply"],
+        ["--faults", "lost-reply", "--call-ids", "fresh"],
+    ):
+        assert run(capsys, *base_args, *extra)[0] == 1
+    (base,) = (tmp_path / "tmp").iterdir()
+    assert sorted(p.name for p in base.iterdir()) == [
+        "save-after-reply-job-tiny-keyed-depth1",
+        "save-after-reply-keyed-depth1",
+        "save-after-reply-keyed-depth1-faults-lost-reply",
+        "save-after-reply-keyed-depth1-faults-lost-reply-fresh-ids",
+    ]
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "a/" * 150, "../" * 90, "é" * 200, "-" * 255])
+def test_the_view_folder_is_one_short_name_whatever_the_design_is_called(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Any design or job name: one folder under the base, at most 100 characters, distinct names kept apart."""
+    from crashsweep.cli.view import view_dir
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = view_dir(name, "keyed", 2, job=name, faults=("pause",))
+    assert folder.parent.parent == tmp_path
+    assert len(folder.name) <= 100
+    assert os.sep not in folder.name
+    assert folder.name not in (".", "..")
+    other = view_dir(name + "y", "keyed", 2, job=name, faults=("pause",))
+    assert other != folder
+
+
+def test_view_of_a_design_with_the_longest_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A design and a job named with 100 characters each: the page is written (no "file name too long")."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    long_name = "d" * 100
+    design = tmp_path / "long.toml"
+    design.write_text(
+        SAVE_AFTER_REPLY.read_text(encoding="utf-8").replace('name = "save-after-reply"', f'name = "{long_name}"'),
+        encoding="utf-8",
+    )
+    job = tmp_path / "job.toml"
+    job.write_text(JOB.replace('name = "tiny"', f'name = "{"j" * 100}"'), encoding="utf-8")
+    status, out, err = run(capsys, "view", "--design", str(design), "--job", str(job), "--depth", "1", "--no-open")
+    assert (status, err) == (1, "")
+    (base,) = (tmp_path / "tmp").iterdir()
+    (folder,) = base.iterdir()
+    assert [p.name for p in folder.iterdir()] == ["index.html"]
+    assert out.startswith(f"wrote {folder / 'index.html'}")
+
+
+def test_a_choice_past_the_enabled_actions_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    """replay --path 99:1=1: choices count from 0, and the message lists the ones offered at that step."""
+    status, out, err = run(capsys, "replay", "--variant", "agent-loop", "--path", "99:1=1")
+    assert (status, out, err.count("\n")) == (2, "", 1)
+    assert "step 1 takes choice 1, but offers only choice 0 (start)" in err
+    assert "choices count from 0: 0 is the run's own next step, then its crashes and faults" in err
+    status, _, err = run(capsys, "replay", "--variant", "save-after-reply", "--path", "10:3=5")
+    assert status == 2
+    assert "step 3 takes choice 5, but offers only choices 0 to 1 (0 continue, 1 crash) at depth 2" in err
