@@ -135,6 +135,26 @@ def _field(spec: Field, route: Route, body: dict[str, Any]) -> Any:
     return _required(route.query, spec.param)
 
 
+def single_header(values: list[str], name: str) -> str | None:
+    """The one value of header `name` (None: absent); HttpError 400 when it is given more than once.
+
+    Which of two Fencing-Token or Idempotency-Key headers counts is a guess a service must not
+    make (a proxy may have added one): a write fenced, or keyed, by the wrong one is worse than
+    a refusal.
+    """
+    if len(values) > 1:
+        raise HttpError(400, f"{name} is given {len(values)} times: send it once")
+    return values[0] if values else None
+
+
+def idempotency_key(values: list[str]) -> str | None:
+    """The request's Idempotency-Key (None: none); HttpError 400 for two of them or an empty (or all-space) one."""
+    key = single_header(values, "Idempotency-Key")
+    if key is not None and not key.strip():
+        raise HttpError(400, "Idempotency-Key is empty: send a key, or no header")
+    return key
+
+
 def fencing_token(value: str | None) -> int | None:
     """The fencing token a request carries (None: none); else HttpError 400."""
     if value is None:

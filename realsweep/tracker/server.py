@@ -19,7 +19,8 @@ committed if it was, with the reply lost; neither leaves a traceback. Anything e
 is one line on stderr and a 500; a verbose service (`quiet=False`) logs one line per answer.
 
 A request that carries a fencing token (`Fencing-Token`) older than the newest lease its space
-granted (`POST /lease`) is refused with 409 before it is run (spec/FAULTS.md 7.1).
+granted (`POST /lease`) is refused with 409 before it is run (spec/FAULTS.md 7.1). A `Fencing-Token`
+or `Idempotency-Key` header given twice, or an empty key, is refused with 400 (request.py).
 
 A fault the sweep injects (spec/FAULTS.md section 2, `lost-reply`): a write that carries the
 header `Crashsweep-Lose-Reply: true` is applied and committed as usual, and then its reply is
@@ -193,8 +194,10 @@ class Handler(socketserver.BaseRequestHandler):
             return endpoint.run(Call(None, {}, None, self.server.mode))
         body = self._body() if route.method == "POST" else None
         args = tracker_request.arguments(route, body)
-        key = self.head.get("Idempotency-Key") if route.method == "POST" else None
-        token = tracker_request.fencing_token(self.head.get(FENCING_HEADER))
+        key = tracker_request.idempotency_key(self.head.get_all("Idempotency-Key")) if route.method == "POST" else None
+        token = tracker_request.fencing_token(
+            tracker_request.single_header(self.head.get_all(FENCING_HEADER), FENCING_HEADER)
+        )
         with self.server.spaces.use(route.space, create=route.method == "POST") as store:
             if token is not None and store is not None and store.fenced(token):
                 return FENCED, {"error": f"fencing token {token} is older than the newest lease"}

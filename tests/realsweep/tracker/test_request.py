@@ -11,9 +11,11 @@ from crashsweep.realsweep.tracker.request import (
     arguments,
     content_length,
     fencing_token,
+    idempotency_key,
     issue_number,
     json_object,
     route,
+    single_header,
     text,
 )
 
@@ -159,3 +161,15 @@ def test_a_lease_is_a_post_with_no_arguments() -> None:
     assert (found.name, found.space) == ("lease", "s-3")
     assert arguments(found, {}) == {}
     assert _refusal(route, "GET", "/lease")[0] == 405
+
+
+def test_a_singleton_header_given_twice_and_an_empty_key_are_refused() -> None:
+    """Two Fencing-Token or Idempotency-Key headers (a proxy's and the client's?) and a blank key: each a 400."""
+    assert single_header([], "Fencing-Token") is None
+    assert single_header(["7"], "Fencing-Token") == "7"
+    assert _refusal(single_header, ["1", "9"], "Fencing-Token") == (400, "Fencing-Token is given 2 times: send it once")
+    assert _refusal(single_header, ["k", "k"], "Idempotency-Key")[0] == 400
+    assert idempotency_key([]) is None
+    assert idempotency_key(["k-1"]) == "k-1"
+    for bad in ([""], ["a", "b"]):
+        assert _refusal(idempotency_key, bad)[0] == 400

@@ -329,3 +329,27 @@ def test_connection_threads_are_reused_one_per_live_connection(tmp_path: Path) -
         server.shutdown()
         server.server_close()
         server.spaces.close()
+
+
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        (("Fencing-Token: 1", "Fencing-Token: 9"), "Fencing-Token is given 2 times: send it once"),
+        (("Idempotency-Key: a", "Idempotency-Key: b"), "Idempotency-Key is given 2 times: send it once"),
+        (("Idempotency-Key: k", "Idempotency-Key: k"), "Idempotency-Key is given 2 times: send it once"),
+        (("Idempotency-Key: ",), "Idempotency-Key is empty: send a key, or no header"),
+        (("Idempotency-Key:    ",), "Idempotency-Key is empty: send a key, or no header"),
+    ],
+)
+def test_a_repeated_singleton_header_or_a_blank_key_is_a_json_400_and_nothing_is_written(
+    tmp_path: Path, headers: tuple[str, ...], message: str
+) -> None:
+    with service(tmp_path / "db") as tracker:
+        body = json.dumps(ISSUE).encode("utf-8")
+        with connect(tracker) as sock:
+            head = request_head("POST", "/spaces/s/issues", f"Content-Length: {len(body)}", *headers)
+            sock.sendall(head + body)
+            status, got, answer = read_reply(sock)
+        assert (status, got["content-type"]) == (400, "application/json")
+        assert json.loads(answer) == {"error": message}
+        assert TrackerClient(f"{tracker.url}/spaces/s").records() == []
