@@ -72,3 +72,116 @@ def test_the_license_is_in_the_wheel(wheel: zipfile.ZipFile) -> None:
     metadata = wheel.read(f"{info}/METADATA").decode()
     assert "License-Expression: MIT" in metadata
     assert "License-File: LICENSE" in metadata
+
+
+# Every design, preset and example by name from an installed wheel (issue 24, item 15): the wheel
+# is installed into a fresh venv in another folder, with no checkout anywhere on its path.
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: zipfile.ZipFile, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel installed; its dependencies are this venv's (no checkout on the path)."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    (purelib,) = venv.glob("lib/python3*/site-packages")
+    deps = Path(
+        subprocess.check_output(
+            [sys.executable, "-c", "import click, os; print(os.path.dirname(click.__path__[0]))"], text=True
+        ).strip()
+    )
+    (purelib / "deps.pth").write_text(f"{deps}\n")  # a plain path line: the dev venv's .pth files are not read
+    assert wheel.filename is not None
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-compile",
+            wheel.filename,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return venv
+
+
+def _crashsweep(venv: Path, cwd: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """Run `script` (lines of crashsweep commands) in bash from `cwd`, with the venv's crashsweep first on PATH."""
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(cwd)}
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_installed_crashsweep_is_the_wheel(installed: Path, tmp_path: Path) -> None:
+    done = _crashsweep(installed, tmp_path, "python -c 'import crashsweep; print(crashsweep.__file__)'")
+    assert done.stdout.startswith(str(installed)), done.stdout + done.stderr
+
+
+def test_every_design_and_preset_explores_by_name_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    from crashsweep.variants import names
+
+    for name in names():
+        done = _crashsweep(installed, tmp_path, f"crashsweep explore --variant {name} --depth 1")
+        assert done.returncode in (0, 1), done.stderr
+        assert done.stdout.startswith(f"{name}  (job triage, tracker keyed, depth 1)")
+        shown = _crashsweep(
+            installed,
+            tmp_path,
+            f"crashsweep design show {name} > {name}.toml && crashsweep explore --design {name}.toml --depth 1",
+        )
+        assert shown.stdout == done.stdout.replace(f"--variant {name}", f"--design {tmp_path / name}.toml"), (
+            shown.stderr
+        )
+    listed = _crashsweep(installed, tmp_path, "crashsweep variants").stdout
+    assert [line.split()[0] for line in listed.splitlines()] == list(names())
+
+
+def test_every_shipped_job_and_design_file_works_by_name_and_by_its_docs_path(installed: Path, tmp_path: Path) -> None:
+    for path in sorted((ROOT / "examples").glob("*.toml")):
+        kind = "--design" if "startup_save" in path.read_text() else "--job"
+        chosen = "" if kind == "--design" else "--variant save-after-reply"
+        for given in (path.stem, f"examples/{path.name}"):
+            done = _crashsweep(installed, tmp_path, f"crashsweep explore {chosen} {kind} {given} --depth 1")
+            assert done.returncode in (0, 1), (given, done.stderr)
+            assert "  (job " in done.stdout.splitlines()[0]
+    for path in [ROOT / "docs" / "my-design.toml", *sorted((ROOT / "docs" / "designs").glob("*.toml"))]:
+        given = path.relative_to(ROOT).as_posix()
+        done = _crashsweep(installed, tmp_path, f"crashsweep explore --design {given} --depth 1")
+        assert done.returncode in (0, 1), (given, done.stderr)
+        assert done.stdout.startswith(f"{path.stem}  (job triage")
+
+
+def test_the_readme_compare_of_design_files_runs_from_the_wheel(installed: Path, tmp_path: Path) -> None:
+    done = _crashsweep(
+        installed,
+        tmp_path,
+        "crashsweep compare --variants idempotency-keys,agent-loop --design docs/my-design.toml"
+        " --design docs/designs/langgraph-sync.toml --design docs/designs/dbos.toml",
+    )
+    assert done.returncode == 1, done.stderr
+    firsts = [line.split()[0] for line in done.stdout.splitlines() if line.strip()]
+    for name in ("idempotency-keys", "agent-loop", "my-design", "langgraph-sync", "dbos"):
+        assert name in firsts, done.stdout
+
+
+def test_the_example_programs_are_in_the_wheel(wheel: zipfile.ZipFile) -> None:
+    shipped = {name.removeprefix("crashsweep/shipped-files/") for name in wheel.namelist() if "/shipped-files/" in name}
+    checkout = {p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").glob("*.toml")}
+    checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "designs").glob("*.toml")}
+    checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "examples").glob("*.py")}
+    assert shipped == checkout | {"docs/my-design.toml"}
