@@ -76,7 +76,9 @@ class ShippedFile(click.Path):
         super().__init__(path_type=Path, dir_okay=False)
         self.kind: Kind = kind
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+    def convert(
+        self, value: str | os.PathLike[str], param: click.Parameter | None, ctx: click.Context | None
+    ) -> str | bytes | os.PathLike[str]:
         """The path `find` resolves, as click.Path converts it."""
         if isinstance(value, str):
             found = find(value, self.kind)
