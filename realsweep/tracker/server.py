@@ -11,8 +11,10 @@ requests: one connection and one thread per process instead of one per request),
 after an error answer, whose request may have left unread bytes behind; a kept connection that
 stays idle for the timeout is closed without an answer. A request is read and checked whole
 (tracker_request.py) before its space's lock is taken, so a client that stalls holds only its
-own thread, and only until the timeout: every read and write of a connection has one, and the
-body must arrive within it in all (else 408). Every answer is JSON, refusals included (a head
+own thread, and only until the timeout: every write of a connection has one, and the head and
+then the body must each arrive within it in all, however slowly they trickle (else 408). At
+most `max_connections` are served at once: one more is answered 503 at once and closed.
+Every answer is JSON, refusals included (a head
 it cannot read: 400, 414, 431 or 505; a method other than GET and POST: 501). A request cut off
 by the client's death is what it is: not applied if the body was not whole, applied and
 committed if it was, with the reply lost; neither leaves a traceback. Anything else that fails
@@ -30,6 +32,7 @@ that succeeded lose their reply; a refused request is answered as usual.
 
 from __future__ import annotations
 
+import io
 import json
 import queue
 import socket
@@ -52,6 +55,8 @@ REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send its request (headers: per read; body: in all) before it gets 408."""
 DRAIN_SECONDS = 2.0
 """After an answer sent before the body was read: how long the rest is read and dropped."""
+MAX_CONNECTIONS = 512
+"""The most connections served at once (a thread each); one more is answered 503 and closed at once."""
 
 
 class TrackerServer(socketserver.ThreadingTCPServer):
@@ -70,10 +75,12 @@ class TrackerServer(socketserver.ThreadingTCPServer):
         quiet: bool = True,
         request_timeout: float = REQUEST_TIMEOUT,
         max_body: int = MAX_BODY,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         super().__init__(address, Handler)
         self.spaces, self.mode, self.quiet = spaces, mode, quiet
-        self.request_timeout, self.max_body = request_timeout, max_body
+        self.request_timeout, self.max_body, self.max_connections = request_timeout, max_body, max_connections
+        self.open_connections = 0  # connections being served (each by a connection thread)
         self._handed: queue.SimpleQueue[tuple[Any, Any]] = queue.SimpleQueue()
         self._idle = 0  # connection threads waiting for a connection (each takes one from `_handed`)
         self._idle_lock = threading.Lock()
@@ -84,9 +91,14 @@ class TrackerServer(socketserver.ThreadingTCPServer):
         The standard library starts a thread per connection and waits until it runs; a sweep
         opens a connection per process, thousands of them. A connection thread serves its
         connection to the end, then waits for another. Idle threads are daemons: a stopping
-        service does not wait for them (nor for the clients of kept connections).
+        service does not wait for them (nor for the clients of kept connections). Beyond
+        `max_connections` open at once, a connection is answered 503 and closed at once.
         """
         with self._idle_lock:
+            if self.open_connections >= self.max_connections:
+                _refuse(request, f"{self.open_connections} connections are open (the most): try again shortly")
+                return
+            self.open_connections += 1
             if self._idle:
                 self._idle -= 1
                 self._handed.put((request, client_address))
@@ -98,6 +110,7 @@ class TrackerServer(socketserver.ThreadingTCPServer):
         while True:
             self.process_request_thread(request, client_address)
             with self._idle_lock:
+                self.open_connections -= 1
                 self._idle += 1
             request, client_address = self._handed.get()
 
@@ -127,9 +140,9 @@ class Handler(socketserver.BaseRequestHandler):
         write) at once: on a kept connection Nagle's algorithm could hold it until the client
         acknowledges the last one, which a client delays by up to 40 ms (delayed ACK).
         """
-        self.request.settimeout(self.server.request_timeout)
         self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.rfile = self.request.makefile("rb")
+        self.timed = _TimedReader(self.request)
+        self.rfile = io.BufferedReader(self.timed)
         try:
             while self._one():
                 pass
@@ -139,15 +152,26 @@ class Handler(socketserver.BaseRequestHandler):
     def _one(self) -> bool:
         """Read and answer one request; whether the connection carries another."""
         self.command, self.path = "", ""
+        self.timed.start(self.server.request_timeout)  # the whole head within the timeout, however it trickles
         try:
             head = read_head(self.rfile)
         except HttpError as error:  # a head it cannot read: answer, and close (what follows is not a request)
             self._send(error.status, {"error": error.message}, error.headers, keep=False)
             return False
-        except (TimeoutError, ConnectionError):  # idle too long, or gone: nothing to answer
+        except TimeoutError:  # idle too long: nothing to answer; a head begun and not ended: 408
+            if self.timed.received:
+                self._send(
+                    408,
+                    {"error": f"the request's head was not received within {self.server.request_timeout} s"},
+                    keep=False,
+                )
+            return False
+        except ConnectionError:  # gone: nothing to answer
             return False
         if head is None:
             return False
+        self.timed.start(None)
+        self.request.settimeout(self.server.request_timeout)
         self.head, self.command, self.path = head, head.method, head.target
         keep = (head.get("Connection") or "").lower() == "keep-alive"
         if head.method not in ("GET", "POST"):
@@ -208,19 +232,16 @@ class Handler(socketserver.BaseRequestHandler):
         length = tracker_request.content_length(
             self.head.get_all("Content-Length"), self.head.get("Transfer-Encoding"), self.server.max_body
         )
-        deadline = time.monotonic() + self.server.request_timeout
+        self.timed.start(self.server.request_timeout)  # the whole body within the timeout
         chunks: list[bytes] = []
         missing = length
         while missing:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("the body did not arrive in time")
-            self.request.settimeout(left)
             chunk = self.rfile.read1(min(missing, 1 << 16))
             if not chunk:
                 raise ConnectionAbortedError("the client closed the connection in the middle of the body")
             chunks.append(chunk)
             missing -= len(chunk)
+        self.timed.start(None)
         self.request.settimeout(self.server.request_timeout)  # the whole timeout again for the reply
         self._unread = False
         return tracker_request.json_object(b"".join(chunks))
@@ -256,6 +277,53 @@ class Handler(socketserver.BaseRequestHandler):
                     break
         except OSError:
             pass
+
+
+class _TimedReader(io.RawIOBase):
+    """A connection's reading side with a deadline for a whole head or body, not only for each read.
+
+    A socket's timeout bounds each read: a client that sends a byte every few seconds would
+    hold its connection (and its thread) for ever. Every read here waits only for what is
+    left until the deadline, then raises TimeoutError; `received` tells whether anything came.
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.deadline: float | None = None
+        self.received = 0
+
+    def start(self, seconds: float | None) -> None:
+        """Start a deadline `seconds` from now (None: each read waits the socket's own timeout)."""
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.received = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the deadline passed")
+            self.sock.settimeout(left)
+        count = self.sock.recv_into(buffer)
+        self.received += count
+        return count
+
+
+def _refuse(sock: socket.socket, message: str) -> None:
+    """Answer a connection 503 (JSON) without reading it, and close it; never blocks."""
+    data = json.dumps({"error": message}).encode("utf-8")
+    lines = ["HTTP/1.1 503 Service Unavailable", "Connection: close", "Content-Type: application/json"]
+    head = "\r\n".join([*lines, f"Content-Length: {len(data)}", "", ""])
+    try:
+        sock.setblocking(False)
+        sock.send(head.encode("latin-1") + data)
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    finally:
+        sock.close()
 
 
 def _phrase(status: int) -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crashsweep.realsweep.tracker.request import MAX_BODY
-from crashsweep.realsweep.tracker.server import REQUEST_TIMEOUT, TrackerServer
+from crashsweep.realsweep.tracker.server import MAX_CONNECTIONS, REQUEST_TIMEOUT, TrackerServer
 from crashsweep.realsweep.tracker.spaces import Spaces
 
 if TYPE_CHECKING:
@@ -51,13 +51,22 @@ def make_server(
     quiet: bool = True,
     request_timeout: float = REQUEST_TIMEOUT,
     max_body: int = MAX_BODY,
+    max_connections: int = MAX_CONNECTIONS,
 ) -> TrackerServer:
     """A tracker server bound to (host, port) (port 0: any free port), not yet serving."""
     if mode not in MODES:
         raise ValueError(f"tracker mode {mode!r}: expected one of {', '.join(MODES)}")
     root.mkdir(parents=True, exist_ok=True)
     spaces = Spaces(root, honours_keys=mode == "keyed")
-    return TrackerServer((host, port), spaces, mode, quiet=quiet, request_timeout=request_timeout, max_body=max_body)
+    return TrackerServer(
+        (host, port),
+        spaces,
+        mode,
+        quiet=quiet,
+        request_timeout=request_timeout,
+        max_body=max_body,
+        max_connections=max_connections,
+    )
 
 
 def serve(server: TrackerServer) -> None:

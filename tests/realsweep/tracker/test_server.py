@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -353,3 +354,58 @@ def test_a_repeated_singleton_header_or_a_blank_key_is_a_json_400_and_nothing_is
         assert (status, got["content-type"]) == (400, "application/json")
         assert json.loads(answer) == {"error": message}
         assert TrackerClient(f"{tracker.url}/spaces/s").records() == []
+
+
+def test_a_head_that_arrives_slowly_gets_408_once_its_time_is_up(tmp_path: Path) -> None:
+    """With --timeout 1, a head trickled one header line at a time (each read in time) is answered 408 (JSON)."""
+    with service(tmp_path / "db", "--timeout", "1") as tracker, connect(tracker) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\n")
+        answered = threading.Event()
+
+        def trickle() -> None:
+            for number in range(200):  # 60 s at most: the service must answer long before
+                if answered.wait(0.3):
+                    return
+                _send_quietly(sock, f"X-Slow-{number}: 1\r\n".encode("latin-1"))
+
+        sender = threading.Thread(target=trickle, daemon=True)
+        sender.start()
+        try:
+            status, headers, body = read_reply(sock)
+        finally:
+            answered.set()
+            sender.join()
+        assert (status, headers["content-type"]) == (408, "application/json")
+        assert "within 1.0 s" in json.loads(body)["error"]
+
+
+def test_connections_beyond_the_bound_are_refused_with_503_at_once(tmp_path: Path) -> None:
+    """With max_connections=2, two idle connections are held and a third is answered 503 (JSON) and closed."""
+    server = make_server(tmp_path / "db", "keyed", max_connections=2)
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    serving.start()
+    host, port = server.server_address[:2]
+    held = [socket.create_connection((str(host), port), timeout=10) for _ in range(2)]
+    try:
+        with socket.create_connection((str(host), port), timeout=10) as third:
+            status, headers, body = read_reply(third)
+        assert (status, headers["content-type"]) == (503, "application/json")
+        assert "2 connections are open" in json.loads(body)["error"]
+        for sock in held:
+            sock.close()
+        _wait_for(lambda: server.open_connections == 0)
+        assert TrackerClient(server.url, timeout=10).health()["ok"] is True
+    finally:
+        for sock in held:
+            sock.close()
+        server.shutdown()
+        server.server_close()
+        server.spaces.close()
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float = 10) -> None:
+    """Wait (polling) until `condition()` holds; AssertionError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        time.sleep(0.01)
