@@ -185,3 +185,15 @@ def test_the_example_programs_are_in_the_wheel(wheel: zipfile.ZipFile) -> None:
     checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "designs").glob("*.toml")}
     checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "examples").glob("*.py")}
     assert shipped == checkout | {"docs/my-design.toml"}
+
+
+def test_the_docs_sweep_of_my_loop_runs_from_the_copied_examples(installed: Path, tmp_path: Path) -> None:
+    """`crashsweep examples DIR`, then the docs' sweep of docs/examples/my_loop.py from DIR/docs/examples."""
+    done = _crashsweep(
+        installed,
+        tmp_path,
+        "crashsweep examples cs >/dev/null && cd cs/docs/examples"
+        " && crashsweep sweep --target my_loop:run --check my_loop_check:check --depth 1",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("my_loop:run  (real sweep; tracker keyed, depth 1)")

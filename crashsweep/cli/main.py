@@ -20,6 +20,7 @@ from crashsweep.cli import view as cmd_view
 from crashsweep.cli.colour import color_option
 from crashsweep.cli.conform import conform
 from crashsweep.cli.design import design as design_group
+from crashsweep.cli.examples import examples
 from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
 from crashsweep.cli.options import (
@@ -203,6 +204,7 @@ cli.add_command(conform)
 cli.add_command(tracker)
 cli.add_command(frontier_command, name="frontier")
 cli.add_command(design_group)
+cli.add_command(examples)
 
 
 def main(argv: list[str] | None = None, *, module: str | None = None) -> int:
