@@ -6,11 +6,19 @@ A violation is shrunk and printed as a text trace (crashsweep.reports.trace) tha
 `crashsweep replay` command (the crash budget is the replay depth); otherwise the figures of
 what was exercised. The same --seed gives the same output. Exit status: 0 no violation,
 1 a violation (or a witness no run reached, so its invariant went unchecked), 2 bad input.
+
+Nothing is left on disk: fuzz keeps no example database, and the cache hypothesis would write
+into the current folder (.hypothesis/) goes to a temporary folder removed at the end, unless
+HYPOTHESIS_STORAGE_DIRECTORY names a folder for it.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,13 +90,35 @@ def fuzz(
     faults, fresh_ids = environment()
     loop = model(picked, job, runs.tracker_kind(tracker), faults=faults, fresh_ids=fresh_ids)
     name = loop.design.name
-    outcome = run_fuzz(loop, crashes=crashes, examples=examples, seed_value=chosen, steps=steps)
+    with _hypothesis_home():
+        outcome = run_fuzz(loop, crashes=crashes, examples=examples, seed_value=chosen, steps=steps)
     if outcome.violation is not None:
         click.echo(f"fuzz (seed {chosen}, up to {crashes} crashes per run) found a violation; shrunk, it is:")
         click.echo(violation_text(name, loop, outcome.violation, job, job_path, tracker, design_path), nl=False)
         return 1
     click.echo(passed_text(name, outcome, examples), nl=False)
     return 1 if outcome.unwitnessed else 0
+
+
+@contextmanager
+def _hypothesis_home() -> Iterator[None]:
+    """Hypothesis's folder (its cache of constants) in a temporary folder for the block, not ./.hypothesis.
+
+    A HYPOTHESIS_STORAGE_DIRECTORY of the user's is left to hypothesis, as is a folder already
+    chosen in this process (a test session's).
+    """
+    from hypothesis import configuration
+
+    chosen = getattr(configuration, "__hypothesis_home_directory", None)
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or chosen is not None:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="crashsweep-hypothesis-") as home:
+        configuration.set_hypothesis_home_dir(home)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(None)
 
 
 def violation_text(

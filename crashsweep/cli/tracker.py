@@ -39,14 +39,12 @@ def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> 
     if root is None:
         root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))
     try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        return fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
-    try:
-        server = api.tracker_server(root, mode, host, port, quiet=not verbose)
+        server = api.tracker_server(root, mode, host, port, quiet=not verbose)  # the port first, then the root
     except OSError as error:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
+        if error.filename is not None:
+            return fail(f"error: cannot use --root {root}: {error.strerror or error}", 2)
         return fail(f"error: cannot serve on {host}:{port}: {error.strerror or error}", 2)
     note = " (temporary: removed when stopped; --root DIR keeps the databases)" if temporary else ""
     click.echo(

@@ -53,12 +53,15 @@ def make_server(
     max_body: int = MAX_BODY,
     max_connections: int = MAX_CONNECTIONS,
 ) -> TrackerServer:
-    """A tracker server bound to (host, port) (port 0: any free port), not yet serving."""
+    """A tracker server bound to (host, port) (port 0: any free port), not yet serving.
+
+    The port is bound before `root` is made: on a port that is taken, nothing is left on disk.
+    An OSError about the root carries its `filename`; one about the address does not.
+    """
     if mode not in MODES:
         raise ValueError(f"tracker mode {mode!r}: expected one of {', '.join(MODES)}")
-    root.mkdir(parents=True, exist_ok=True)
     spaces = Spaces(root, honours_keys=mode == "keyed")
-    return TrackerServer(
+    server = TrackerServer(
         (host, port),
         spaces,
         mode,
@@ -67,6 +70,12 @@ def make_server(
         max_body=max_body,
         max_connections=max_connections,
     )
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        server.server_close()
+        raise
+    return server
 
 
 def serve(server: TrackerServer) -> None:

@@ -19,6 +19,7 @@ from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.tracker import KEYED, KEYLESS
 from crashsweep.variants import model
 from tests.paths import ROOT
+from tests.realsweep.helpers import child_env
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -231,3 +232,13 @@ def test_a_design_files_replay_command_starts_with_the_launcher(
     status, out, _ = _run(capsys, "--design", str(design), "--seed", "0")
     assert status == 1
     assert _replay_command(out)[:4] == ["bin/crashsweep", "replay", "--design", str(design)]
+
+
+def test_fuzz_leaves_nothing_in_the_current_folder(tmp_path: Path) -> None:
+    """Hypothesis keeps a cache (.hypothesis/) in the current folder; fuzz keeps it in a temporary one instead."""
+    crashsweep = str(Path(sys.executable).with_name("crashsweep"))
+    env = {name: value for name, value in child_env().items() if name != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    command = [crashsweep, "fuzz", "--variant", "keys-and-markers", "--examples", "5", "--seed", "0"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,16 @@ def test_tracker_serve_refuses_a_root_it_cannot_make_in_one_line(
     assert main(["tracker", "serve", "--root", str(tmp_path / "file" / "db"), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err == f"crashsweep: error: cannot use --root {tmp_path / 'file' / 'db'}: Not a directory\n"
+
+
+def test_tracker_serve_on_a_taken_port_creates_no_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The port is checked first: taken, it is one line and exit 2, and --root DIR is not made."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["tracker", "serve", "--root", str(tmp_path / "db"), "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"crashsweep: error: cannot serve on 127.0.0.1:{port}: ")
+    assert err.count("\n") == 1
+    assert not (tmp_path / "db").exists()
