@@ -182,7 +182,7 @@ def test_the_example_design_file_is_fuzzed(capsys: pytest.CaptureFixture[str]) -
 def test_variant_and_design_together_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = _run(capsys, "--variant", "agent-loop", "--design", str(DOCS / "my-design.toml"))
     assert (status, out) == (2, "")
-    assert err == "crashsweep: error: give either --variant NAME or --design FILE\n"
+    assert err == "crashsweep: error: give --variant NAME or --design FILE, not both\n"
 
 
 def test_the_figures_say_what_they_count(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -209,7 +209,6 @@ document.body.setAttribute("data-trace", document.querySelector("pre.trace").get
 """
 
 
-@pytest.mark.slow
 @pytest.mark.requires_tool("chromium", "chromium-browser")
 @needs_dot
 def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
