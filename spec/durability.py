@@ -79,9 +79,9 @@ def write_tmp(disk: Checkpoint, memory: Snapshot) -> Checkpoint:
 
 
 def fsync_tmp(disk: Checkpoint) -> Checkpoint:
-    """The temp file's content is durable."""
+    """The temp file's content is durable; with no temp file (the other process renamed it) nothing changes."""
     cut = disk.at_cut
-    if cut is None:
+    if cut is None or disk.tmp is None:
         return disk
     return _settled(disk, make_checkpoint(cut.committed, disk.tmp, torn=cut.torn))
 
@@ -96,9 +96,13 @@ def rename(disk: Checkpoint) -> Checkpoint:
 
 
 def fsync_dir(disk: Checkpoint) -> Checkpoint:
-    """The rename is durable: a cut leaves the renamed file (unreadable if its content was never synced)."""
+    """The rename is durable: a cut leaves the renamed file (unreadable if its content was never synced).
+
+    With a temp file on disk (the other process wrote it since the rename) there is no rename in
+    flight, and a directory's fsync makes no file's content durable: nothing changes.
+    """
     cut = disk.at_cut
-    if cut is None or cut.torn:
+    if cut is None or cut.torn or disk.tmp is not None:
         return disk
     return _settled(disk, None)
 

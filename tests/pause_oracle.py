@@ -23,10 +23,11 @@ Where FAULTS.md section 7 meets the other faults (its rules 4, 8, 9 and 10):
   on with the other process if one lives (it ends only when none does).
 - Key expiry is offered only at a restart while no other process lives.
 
-Power loss beside a pause agrees with the explorer under fsync `none`. Under `no-dir-fsync`
-and `full` it does not yet: the spec does not say what a cut leaves after one process fsyncs
-(or fsyncs the directory) while the other process's rename or temp file is in flight, and this
-oracle reads rule 5 literally (an fsync of a temp file that is gone changes nothing).
+- Each fsync acts on the one disk whichever process made the step before it (rule 8): an
+  fsync of a temp file that is gone adds nothing to the journal, so a later cut still undoes
+  the other process's rename and puts its synced temp file back; a directory's fsync with no
+  rename in the journal leaves an unsynced temp file to be lost; a temp file a cut puts back
+  is a synced one, and its rename by the process still alive is undone by a later cut.
 """
 
 from __future__ import annotations
@@ -211,7 +212,8 @@ class PausingProcess(Process):
 
         Both processes share one disk and so one journal of the save in flight (replay_oracle):
         a temp write by either begins a save. An fsync of a temp file that is gone does nothing
-        (FAULTS.md 7 rule 5): it adds nothing to the journal.
+        (FAULTS.md 7 rules 5 and 8): it adds nothing to the journal. A directory's fsync is
+        journaled as it comes: with no rename before it, it makes nothing durable (rule 8).
         """
         world, fsync = self.world, self.policy.fsync
         if self.stale():

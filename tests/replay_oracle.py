@@ -264,6 +264,10 @@ class Process:
         world = self.world
         world.checkpoint, world.temp, world.torn = self._after_cut()
         world.journal, world.base = [], (world.checkpoint, world.torn)
+        if world.temp is not None:
+            # The temp file a cut puts back was synced (6.2 rule 3): a process still alive that
+            # renames it (FAULTS.md 7) renames a synced file, whose rename a later cut undoes.
+            world.journal, world.written = ["write", "fsync"], world.temp
         raise PowerCut()
 
     def _chance(self, kind: str) -> bool:

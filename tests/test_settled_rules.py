@@ -22,7 +22,7 @@ from crashsweep.spec import metrics
 from crashsweep.spec.design import Env
 from crashsweep.spec.faults import fault_counter
 from crashsweep.spec.job import TRIAGE, Job, load_job
-from crashsweep.spec.policy import Lock, Policy, Unreadable
+from crashsweep.spec.policy import Fsync, Lock, Policy, Unreadable
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants.composed import compose
 from crashsweep.variants.loop_model import LoopModel
@@ -194,11 +194,77 @@ def _agree(policy: Policy, job: Job, env: Environment, depth: int) -> dict[int, 
     return expected
 
 
-@pytest.mark.parametrize("unreadable", ["ask-person", "fresh-run"])
+FSYNC_FIGURES: dict[Fsync, int] = {"no-dir-fsync": 3643, "full": 5397}
+"""Two-move scenarios on the no-turn job, lock `file` (FAULTS.md 7 rule 8); the other reading: 3,637 and 5,392."""
+
+
+@pytest.mark.parametrize(
+    ("fsync", "unreadable"),
+    [("none", "ask-person"), ("none", "fresh-run"), ("no-dir-fsync", "ask-person"), ("full", "ask-person")],
+)
 @pytest.mark.parametrize("lock", ["file", "none", "os-lock", "lease+fencing"])
-def test_power_cuts_beside_a_pause_agree(lock: Lock, unreadable: Unreadable) -> None:
-    """No-turn job, depth 2, pause and power loss: the cut kills the running process only (rule 8)."""
-    _agree(replace(AGENT_LOOP, lock=lock, unreadable=unreadable), NO_TURN, Environment(("power-loss", "pause")), 2)
+def test_power_cuts_beside_a_pause_agree(lock: Lock, fsync: Fsync, unreadable: Unreadable) -> None:
+    """No-turn job, depth 2, pause and power loss: the cut kills the running process only (rule 8).
+
+    Under `no-dir-fsync` and `full` each fsync acts on the one disk whichever process made the
+    step before it: an fsync of a temp file the other process renamed does nothing, and a
+    directory's fsync leaves a temp file written since at risk (rule 8). Lock `file`: 3,643
+    and 5,397 two-move scenarios (the pause oracle and the explorer).
+    """
+    policy = replace(AGENT_LOOP, lock=lock, fsync=fsync, unreadable=unreadable)
+    figures = _agree(policy, NO_TURN, Environment(("power-loss", "pause")), 2)
+    if lock == "file" and fsync in FSYNC_FIGURES:
+        assert figures[2][0] == FSYNC_FIGURES[fsync]
+
+
+@pytest.mark.parametrize("fsync", ["no-dir-fsync", "full"])
+def test_an_fsync_of_a_temp_file_the_other_process_renamed_loses_nothing(fsync: Fsync) -> None:
+    """No-turn job, lock none: a cut after such an fsync puts the synced temp file back (hand count).
+
+    Process 1 saves at the start, gets its final reply, writes its final temp file and pauses
+    there (chance 5 under `no-dir-fsync`, 6 under `full`). The restart loads the start save and
+    saves the same state (`start: tmp written`, `tmp synced`, `renamed`: chances 1-3, the temp
+    file over process 1's), and process 1 wakes at `start: renamed`. Its fsync finds no temp
+    file: it does nothing, so its `final: tmp synced` is at risk (chance 4): a cut there undoes
+    the restart's rename and puts its synced temp file back. The checkpoint is the same state,
+    the held restart goes on and finishes: no question, one model call more than the run alone.
+    Reading the fsync as dropping the temp file leaves nothing at risk there: no cut is offered.
+    """
+    pause_at = 5 if fsync == "no-dir-fsync" else 6
+    policy = replace(AGENT_LOOP, lock="none", fsync=fsync)
+    env = Environment(("power-loss", "pause"))
+    done = pause_oracle.replay(policy, NO_TURN, "keyed", ((pause_at, "pause"), (4, "power-loss")), (3,), env)
+    assert done is not None
+    assert (done.world.asks, done.world.model_calls) == (0, 2)
+    assert done.world.checkpoint is not None
+    assert done.world.checkpoint.done
+
+
+def test_a_temp_file_a_cut_puts_back_is_renamed_as_a_synced_one() -> None:
+    """No-turn job, lock none, `no-dir-fsync`: pause, cut, cut; the second cut undoes a rename (hand count).
+
+    Process 1 pauses at `start: tmp synced` (chance 2). The restart writes and fsyncs its own
+    start temp file (chances 1, 2), where process 1 wakes, renames it (chance 3) and the power
+    goes: the rename is undone and the synced temp file is back. The held restart goes on and
+    renames it (chance 1 after the cut) and the power goes again: that rename is undone too (the
+    file was synced, 6.2 rule 3), not left unreadable (rule 4). The next restart loads nothing,
+    begins afresh and finishes with no question.
+    """
+    policy = replace(AGENT_LOOP, lock="none", fsync="no-dir-fsync")
+    env = Environment(("power-loss", "pause"))
+    moves = ((2, "pause"), (3, "power-loss"), (1, "power-loss"))
+    done = pause_oracle.replay(policy, NO_TURN, "keyed", moves, (2,), env)
+    assert done is not None
+    assert done.world.asks == 0
+    assert done.world.checkpoint is not None
+    assert done.world.checkpoint.done
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fsync", ["no-dir-fsync", "full"])
+def test_three_moves_beside_a_pause_with_fsyncs(fsync: Fsync) -> None:
+    """No-turn job, lock none, depth 3, pause and power loss: the explorer's figures are the pause oracle's."""
+    _agree(replace(AGENT_LOOP, lock="none", fsync=fsync), NO_TURN, Environment(("power-loss", "pause")), 3)
 
 
 def test_an_unreadable_checkpoint_while_another_process_lives() -> None:

@@ -89,6 +89,33 @@ def test_no_dir_fsync_rename_stays_at_risk_until_the_next_save_begins() -> None:
     assert power_cut(nxt) == Checkpoint(NEW)
 
 
+def test_an_fsync_of_a_temp_file_the_other_process_renamed_changes_nothing() -> None:
+    """Two processes (FAULTS.md 7 rule 8): B writes, fsyncs and renames; A's fsync after it loses nothing.
+
+    The temp file is one inode, synced through B's descriptor; A's fsync of it cannot make its
+    new name durable, nor undo what is durable: a cut still undoes the rename and puts the
+    synced temp file back (6.2 rule 3), even when the content renamed equals the old checkpoint.
+    """
+    for new in (NEW, OLD):
+        renamed = rename(fsync_tmp(write_tmp(Checkpoint(OLD), new)))
+        assert fsync_tmp(renamed) == renamed
+        assert power_cut(fsync_tmp(renamed)) == Checkpoint(OLD, new)
+        assert at_risk(fsync_tmp(renamed))
+
+
+def test_a_directory_fsync_makes_no_temp_file_durable() -> None:
+    """Two processes (FAULTS.md 7 rule 8): A renamed, B then wrote a temp file, A fsyncs the directory.
+
+    The directory's fsync makes names durable, not a file's content: B's unsynced temp file is
+    still lost by a cut (6.2 rule 2); B's own fsync makes it durable.
+    """
+    renamed = rename(fsync_tmp(write_tmp(Checkpoint(OLD), NEW)))
+    written = write_tmp(renamed, OLD)
+    assert fsync_dir(written) == written
+    assert power_cut(fsync_dir(written)) == Checkpoint(NEW)
+    assert not at_risk(fsync_tmp(fsync_dir(written)))
+
+
 def test_an_unsynced_file_renamed_into_place_is_unreadable_after_a_cut() -> None:
     """none: the rename may reach the disk before the content; the cut leaves an unreadable file."""
     renamed = rename(write_tmp(Checkpoint(OLD), NEW))
