@@ -131,12 +131,7 @@ def _verdict(name: str, witness: str, witnessed: bool, bad: ScenarioResult | Non
 
 def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str]) -> str:
     """One design's real sweep in words, like `explore`'s report."""
-    scenarios = "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
-    if row.faults:  # scenarios by moves, with the moves of each kind
-        scenarios = "   ".join(
-            f"{k} move{'s' if k > 1 else ''}: {n} ({', '.join(f'{kind} {c}' for kind, c in row.moves[k].items())})"
-            for k, n in row.scenarios.items()
-        )
+    scenarios = table.scenarios_words(row)  # by crashes, or by moves with their tally: as explore's row says it
     figures = [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
     environment = f", {row.environment}" if row.environment else ""
     lines = [

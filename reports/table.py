@@ -155,7 +155,7 @@ def table_markdown(rows: Sequence[Summary]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _scenarios(row: Summary) -> str:
+def scenarios_words(row: Summary) -> str:
     """Scenarios per number of crashes, or, with faults, per number of moves with the moves of each kind."""
     if not row.faults:
         return "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
@@ -206,7 +206,7 @@ def _cost_line(title: str, names: Sequence[str], cost: Cost) -> str:
 
 def row_text(row: Summary) -> str:
     """One design's figures and verdicts, for `explore`."""
-    scenarios = _scenarios(row)
+    scenarios = scenarios_words(row)
     environment = f", {row.environment}" if row.environment else ""
     lines = [
         f"{row.variant}  (job {row.job}, tracker {row.tracker}, depth {row.depth}{environment})",
