@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from crashsweep.cli import prog, runs
+from crashsweep.cli import prog, runs, variant_names
 from crashsweep.cli.options import chosen_design, design_option, environment, fault_options, job_option, tracker_option
 from crashsweep.explorer.model import Model
 from crashsweep.reports import trace
@@ -41,7 +41,9 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.option("--variant", help="design to fuzz (see the variants command)")
+@click.option(
+    "--variant", help="design to fuzz (see the variants command)", shell_complete=variant_names.complete_variant
+)
 @design_option()
 @job_option()
 @tracker_option()
