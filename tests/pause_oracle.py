@@ -32,8 +32,9 @@ Where FAULTS.md section 7 meets the other faults (its rules 4, 8, 9 and 10):
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
+
+from greenlet import getcurrent, greenlet
 
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.policy import Policy
@@ -86,51 +87,50 @@ class Wakes(Adversary):
 
 
 class Scheduler:
-    """Runs processes as threads, one at a time: control passes only where a process waits."""
+    """Runs processes as greenlets, one at a time: control passes only where a process waits.
+
+    (Threads handed over by semaphores did the same, at an OS context switch per hand-over:
+    most of the oracle's time on a loaded machine.)
+    """
 
     def __init__(self) -> None:
-        self.main = threading.Semaphore(0)
+        self.hub = getcurrent()
         self.event: tuple[str, PausingProcess, str] | None = None
         self.paused: PausingProcess | None = None  # suspended by the adversary
         self.held: PausingProcess | None = None  # the restart, held while the woken one runs
-        self.waiting: list[PausingProcess] = []  # threads blocked in `wait`
+        self.waiting: list[PausingProcess] = []  # processes suspended in `wait`
 
     def alive_besides(self, process: PausingProcess) -> bool:
         """Whether another process is alive (paused or held)."""
         return any(other is not None and other is not process for other in (self.paused, self.held))
 
     def report(self, what: str, process: PausingProcess, why: str = "") -> None:
-        """Tell the main loop what happened and give it control."""
+        """Tell the main loop what happened (its control comes back when `process` waits or ends)."""
         self.event = (what, process, why)
-        self.main.release()
 
     def wait(self, process: PausingProcess) -> None:
-        """Block `process`'s thread until the main loop hands control back to it."""
+        """Give control to the main loop; back here when it resumes `process`."""
         self.waiting.append(process)
-        process.go.acquire()
+        self.hub.switch()
         self.waiting.remove(process)
         if process.abandoned:
             raise _Abandoned
 
     def run(self, process: PausingProcess) -> tuple[str, PausingProcess, str]:
-        """Give control to `process` (start its thread or resume it) until it reports back."""
+        """Give control to `process` (start it or resume it) until it reports back."""
         if process.thread is None:
-            process.thread = threading.Thread(target=process.body, daemon=True)
-            process.thread.start()
-        else:
-            process.go.release()
-        self.main.acquire()
+            process.thread = greenlet(process.body, parent=self.hub)
+        process.thread.switch()
         assert self.event is not None
         event, self.event = self.event, None
         return event
 
     def close(self) -> None:
-        """Unwind every thread still waiting, so none outlives its replay."""
+        """Unwind every process still suspended, so none outlives its replay."""
         for process in list(self.waiting):
             process.abandoned = True
-            process.go.release()
             assert process.thread is not None
-            process.thread.join()
+            process.thread.switch()
 
 
 @dataclass
@@ -139,8 +139,7 @@ class PausingProcess(Process):
 
     scheduler: Scheduler = field(default_factory=Scheduler)
     token: int = 0  # its fencing token (lease+fencing)
-    go: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
-    thread: threading.Thread | None = None
+    thread: greenlet | None = None
     abandoned: bool = False
 
     @property
