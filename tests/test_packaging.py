@@ -22,7 +22,6 @@ FOLDERS = ("spec", "explorer", "variants", "reports", "realsweep")
 NOT_SOURCES = shutil.ignore_patterns(
     ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "out"
 )
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -151,7 +151,6 @@ def test_no_turn_job_two_moves_under_pause() -> None:
     assert (counts.scenarios[1], counts.scenarios[2]) == (30, 285)
 
 
-@pytest.mark.slow
 def test_one_write_two_moves_under_pause() -> None:
     """examples/one-write.toml, agent-loop, depth 2: 16,421 two-move scenarios (oracle and explorer).
 
@@ -260,7 +259,6 @@ def test_a_temp_file_a_cut_puts_back_is_renamed_as_a_synced_one() -> None:
     assert done.world.checkpoint.done
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("fsync", ["no-dir-fsync", "full"])
 def test_three_moves_beside_a_pause_with_fsyncs(fsync: Fsync) -> None:
     """No-turn job, lock none, depth 3, pause and power loss: the explorer's figures are the pause oracle's."""
@@ -288,14 +286,12 @@ def test_an_unreadable_checkpoint_while_another_process_lives() -> None:
     assert not done.world.torn
 
 
-@pytest.mark.slow
 def test_three_moves_reach_a_question_beside_a_live_process() -> None:
     """No-turn job, lock none, depth 3: the explorer's figures are the pause oracle's (645 questions at three moves)."""
     figures = _agree(replace(AGENT_LOOP, lock="none"), NO_TURN, Environment(("power-loss", "pause")), 3)
     assert figures[3][3] == 645
 
 
-@pytest.mark.slow
 def test_key_expiry_only_at_a_restart_with_no_other_process() -> None:
     """One-write job, lock none, depth 2, pause, power loss and key expiry: 80 expiries (oracle and explorer)."""
     env = Environment(("key-expiry", "power-loss", "pause"))

@@ -219,7 +219,6 @@ create_a = { tool = "create_issue", writes = true }
 """A job of one write: few crash points, so that a sweep that kills at every point stays small."""
 
 
-@pytest.mark.slow
 def test_faults_two_moves_deep_give_the_models_row_killed_or_snapshotted(tmp_path: Path) -> None:
     """A lost reply, then a kill at a later point of the same process, or a snapshot there: the model's row.
 
