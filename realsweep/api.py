@@ -33,6 +33,7 @@ from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.entry import parse_entry_point
+from crashsweep.realsweep.process.lifeline import die_with_parent
 from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIELDS
 from crashsweep.realsweep.reference.conformance import Conformance, conform
 from crashsweep.realsweep.reference.conformance import render as render_conformance
@@ -90,6 +91,7 @@ __all__ = [
     "TargetFailed",
     "conform",
     "counterexamples",
+    "die_with_parent",
     "framework_check",
     "framework_target",
     "load_entry_point",

@@ -24,6 +24,7 @@ from crashsweep.cli.sweep import (
     Progress,
     fail,
     reference_design,
+    stops_on_sigterm,
     sweep_options,
 )
 from crashsweep.realsweep import api
@@ -52,6 +53,7 @@ from crashsweep.variants.design_file import load_design
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
 @sweep_engines.engine_options
+@stops_on_sigterm
 def conform(
     names: str | None,
     trackers: tuple[str, ...],

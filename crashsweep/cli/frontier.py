@@ -23,6 +23,7 @@ import click
 from crashsweep.cli import formats, limits, outdir, prog, runs
 from crashsweep.cli.options import choices_of, job_options, out_option
 from crashsweep.explorer.search import StateLimitExceeded, explore
+from crashsweep.realsweep import api
 from crashsweep.reports.frontier import (
     Entry,
     Frontier,
@@ -78,7 +79,11 @@ def explore_design(task: Task) -> Summary | str:
 def explore_all(tasks: Sequence[Task], workers: int) -> list[Summary]:
     """Every task's row in task order (one worker: in this process; more: a process pool), with progress."""
     status = runs.StatusLine("frontier")
-    executor = ProcessPoolExecutor(max_workers=workers, initializer=_worker_ignores_ctrl_c) if workers > 1 else None
+    executor = (
+        ProcessPoolExecutor(max_workers=workers, initializer=_worker_start, initargs=(os.getpid(),))
+        if workers > 1
+        else None
+    )
     rows: list[Summary] = []
     try:
         if executor is None:
@@ -121,13 +126,16 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
-def _worker_ignores_ctrl_c() -> None:
-    """A pool worker's start: Ctrl-C is the parent's to handle, which stops the pool.
+def _worker_start(parent: int) -> None:
+    """A pool worker's start: it dies with the frontier, and Ctrl-C is the parent's to handle.
 
-    A worker is forked with SIGINT held back (_ctrl_c_held); it ignores the signal, so a
-    terminal's Ctrl-C, sent to every process of the group, leaves it to finish the designs it
-    holds while the parent cancels the rest.
+    Killed by SIGKILL, the frontier cannot stop its pool: its workers would explore on for
+    minutes; the kernel kills each with its parent (api.die_with_parent). A worker is forked
+    with SIGINT held back (_ctrl_c_held); it ignores the signal, so a terminal's Ctrl-C, sent
+    to every process of the group, leaves it to finish the designs it holds while the parent
+    cancels the rest.
     """
+    api.die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 

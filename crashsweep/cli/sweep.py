@@ -11,11 +11,16 @@ itself, 2 for bad input.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -135,6 +140,34 @@ def _nemesis(
     return nemesis
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def stops_on_sigterm(command: F) -> F:
+    """Run `command` with SIGTERM taken as Ctrl-C (KeyboardInterrupt), so that its cleanup runs.
+
+    Python's default for SIGTERM ends the process at once: the tracker service and the zygote
+    it started would run on (holding the caller's pipes) and its scratch folder would stay.
+    As a KeyboardInterrupt, SIGTERM stops them, removes the folder and exits 130.
+    """
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not threading.main_thread():
+            return command(*args, **kwargs)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            return command(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    return run  # type: ignore[return-value]
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def fail(message: str, status: int) -> int:
     click.echo(f"crashsweep: {message}", err=True)
     return status
@@ -173,6 +206,7 @@ def fail(message: str, status: int) -> int:
 @click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
 @sweep_engines.engine_options
+@stops_on_sigterm
 def sweep(
     variant: str | None,
     design_path: Path | None,

@@ -8,6 +8,7 @@
 - units.py: the merging sweep's unit of work: one process from a saved world, and the worlds
   it left.
 - scratch.py: where a sweep keeps its scratch files.
+- lifeline.py: children that die with their parent (Linux's PR_SET_PDEATHSIG).
 - stage.py: a scenario under way, as a fault kind that ends a process acts on it.
 
 This file imports nothing.

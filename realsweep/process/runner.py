@@ -377,10 +377,13 @@ def check_options(options: SweepOptions) -> None:
 def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
     """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
     check_options(options)
-    root = scratch.folder() if options.root is None else options.root
-    if root.exists() and any(root.iterdir()):
-        raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
-    root.mkdir(parents=True, exist_ok=True)
+    if options.root is None:
+        root = scratch.folder()
+    else:
+        root = options.root
+        if root.exists() and any(root.iterdir()):
+            raise SweepError(f"{root}: not empty; give a new or empty folder to keep the sweep's files in")
+        root.mkdir(parents=True, exist_ok=True)
     try:
         with ExitStack() as stack:
             made = Runner(target, check, options, root, None, nemesis)
@@ -390,5 +393,7 @@ def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis
                 made.service = stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
             yield made
     finally:
-        if not options.keep:
+        if options.root is None:
+            scratch.release(root, remove=not options.keep)
+        elif not options.keep:
             shutil.rmtree(root, ignore_errors=True)

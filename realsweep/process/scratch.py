@@ -10,11 +10,18 @@ crashpoint.py), and the calls themselves (write, fsync, rename) are still made. 
 whose folder the user did not choose (`--keep DIR`) works in a new folder under
 `/dev/shm` when that is a tmpfs mount with room to spare, and else where `tempfile`
 puts temporary folders. A TMPDIR set in the environment is the user's choice and wins.
+
+A scratch folder must not outlive its run. The run removes it at its end, Ctrl-C and SIGTERM
+included; a run killed by SIGKILL cannot, so its process holds each folder locked (flock, which
+the kernel lets go of when the process dies), and every new folder first removes the folders
+of its kind (named `crashsweep-*.sweep`) that no process holds any more.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -25,10 +32,59 @@ ROOM = 1 << 30
 /dev/shm is 64 MiB, which a deep sweep could fill."""
 
 
+SUFFIX = ".sweep"
+"""The end of a scratch folder's name: only such folders are ever reaped (others of crashsweep's are not)."""
+_HELD: dict[Path, int] = {}
+
+
 def folder(prefix: str = "crashsweep-") -> Path:
-    """A new, empty folder for a sweep's scratch files; see the module docstring."""
+    """A new, empty folder for a sweep's scratch files, locked by this process; see the module docstring.
+
+    It is made and locked under a name that `reap` ignores, then renamed to its own (the lock
+    is the folder's, whatever its name): no other run can reap it in between.
+    """
     base = None if os.environ.get("TMPDIR") else memory_base()
-    return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    reap(Path(base or tempfile.gettempdir()), prefix)
+    made = Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+    lock = os.open(made, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    named = made.with_name(made.name + SUFFIX)
+    os.rename(made, named)
+    _HELD[named] = lock
+    return named
+
+
+def release(path: Path, *, remove: bool = True) -> None:
+    """Remove the scratch folder `path` (unless not `remove`) and let go of its lock."""
+    if remove:
+        shutil.rmtree(path, ignore_errors=True)
+    lock = _HELD.pop(path, None)
+    if lock is not None:
+        os.close(lock)
+
+
+def reap(base: Path, prefix: str) -> list[Path]:
+    """Remove the scratch folders (`prefix`*SUFFIX) in `base` that no live process holds locked; those removed."""
+    removed: list[Path] = []
+    try:
+        candidates = [e for e in base.iterdir() if e.name.startswith(prefix) and e.name.endswith(SUFFIX)]
+    except OSError:
+        return removed
+    for candidate in candidates:
+        try:
+            lock = os.open(candidate, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:  # not a folder, or already gone
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its run goes on
+            continue
+        else:
+            shutil.rmtree(candidate, ignore_errors=True)
+            removed.append(candidate)
+        finally:
+            os.close(lock)
+    return removed
 
 
 def memory_base(candidate: Path = SHM, mounts: Path = MOUNTS, room: int = ROOM) -> Path | None:

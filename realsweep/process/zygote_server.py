@@ -26,6 +26,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from crashsweep.realsweep.process import lifeline
+
 WARM = "zygote_warm"
 """The optional function of the entry point's module the zygote calls with each request's argv before forking."""
 
@@ -36,6 +38,7 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        lifeline.die_with_parent(request["zygote"])  # killed with the zygote (as the zygote ends with its stdin)
         for fd in inherited:
             os.close(fd)
         null = os.open(os.devnull, os.O_RDONLY)
@@ -98,7 +101,12 @@ class _Server:
         os.write(self.replies, (json.dumps(data) + "\n").encode("utf-8"))
 
     def serve(self) -> None:
-        """Until stdin closes and every child has been reaped."""
+        """Until stdin closes and every child has been reaped.
+
+        Stdin closes when the sweep is done, or has stopped or died (even by SIGKILL): then no
+        one will read what the children still running do, and they are killed (SIGKILL), as
+        they would be at their crash points.
+        """
         stdin, buffer, open_ = sys.stdin.fileno(), b"", True
         while open_ or self.running:
             readable = select.select([stdin, self.wake_read] if open_ else [self.wake_read], [], [])[0]
@@ -113,6 +121,10 @@ class _Server:
             if stdin in readable:
                 chunk = os.read(stdin, 1 << 16)
                 open_ = bool(chunk)
+                if not open_:
+                    for pid in self.running:
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
                 buffer += chunk
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
@@ -124,6 +136,7 @@ class _Server:
                 self.warm(list(request["argv"]))
         sys.stdout.flush()
         sys.stderr.flush()
+        request["zygote"] = os.getpid()
         pid = os.fork()
         if pid == 0:
             _child(self.function, request, (self.replies, self.wake_read, self.wake_write))

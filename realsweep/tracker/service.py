@@ -28,6 +28,7 @@ import argparse
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 
 MODES = ("keyed", "keyless")
 READY = "tracker ready at "
+WATCH_EVERY = 0.2
+"""Seconds between two looks at the parent's process ID (--parent)."""
 
 
 def make_server(
@@ -129,6 +132,8 @@ class ServiceProcess:
             str(self.root),
             "--mode",
             self.mode,
+            "--parent",  # the service stops when this process dies, even by SIGKILL (watch_parent)
+            str(os.getpid()),
         ]
         self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
         assert self._process.stdout is not None
@@ -169,6 +174,25 @@ class ServiceProcess:
         return f"{self.url}/spaces/{name}"
 
 
+def watch_parent(parent: int, every: float = WATCH_EVERY) -> threading.Thread:
+    """A daemon thread that stops the service (SIGTERM to itself: `serve` closes every database) once `parent` is gone.
+
+    A sweep killed by SIGKILL cannot stop its service, which would serve on, holding the
+    caller's pipes. PR_SET_PDEATHSIG would fire when the thread that started the service
+    ends, and a sweep may start it from a thread that ends first; the parent's process ID
+    changes only when the process is gone.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(every)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=watch, name="parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m crashsweep.realsweep.tracker.service --root DIR [--mode keyed] [--port 0]`; prints its URL when ready."""  # noqa: E501
     parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.tracker.service", description=main.__doc__)
@@ -178,7 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=REQUEST_TIMEOUT, help="seconds a client has to send")
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
+    parser.add_argument("--parent", type=int, help="stop when the process of this ID is gone")
     args = parser.parse_args(argv)
+    if args.parent is not None:
+        if os.getppid() != args.parent:
+            return 1  # the parent died while this process started
+        watch_parent(args.parent)
     if not args.timeout > 0:
         parser.error(f"--timeout {args.timeout}: expected a number of seconds above 0")
     try:

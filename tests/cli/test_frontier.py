@@ -587,3 +587,30 @@ def test_the_lock_axis_widens_only_with_pause(
     main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", *faults])
     assert asked == [locks]
     assert capsys.readouterr().out.startswith("2 designs")
+
+
+def test_the_workers_die_with_a_frontier_killed_by_sigkill() -> None:
+    """SIGKILL to `frontier --workers 2`: the kernel kills its pool's workers (they would explore on for minutes)."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.realsweep.helpers import child_env
+    from tests.realsweep.process.kin import alive, children, wait_until
+
+    command = [str(Path(sys.executable).with_name("crashsweep")), "frontier", "--workers", "2", "--depth", "2"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env(), start_new_session=True
+    )
+    try:
+        wait_until(lambda: len(children(process.pid)) >= 2 or process.poll() is not None, 60, "two workers")
+        workers = children(process.pid)
+        assert process.poll() is None
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        wait_until(lambda: not any(alive(pid) for pid in workers), 10, "the workers' end")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -148,7 +148,7 @@ def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: 
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "depth 1, faults lost-reply)" in out
-    assert "1 move: 37 (crash 34, lost-reply 3)" in out
+    assert "1 move: 37 (their 37 moves: crash 34, lost-reply 3)" in out
     assert "with_dups 0" in out
 
 
@@ -315,3 +315,30 @@ def test_a_crash_point_the_program_never_passes_is_refused_with_the_known_ones(
     assert err.count("\n") == 1
     assert "--crash 'nosuch': the program passes no such point" in err
     assert "'tracker accepted create_a'" in err
+
+
+def test_sigterm_stops_the_tracker_service_and_the_zygote_and_removes_the_scratch_folder(tmp_path: Path) -> None:
+    """SIGTERM to a running sweep: its service and zygote end, its scratch folder goes, its pipes close; exit 130."""
+    from tests.realsweep.process.kin import alive, children, wait_until
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    command = [CRASHSWEEP, "sweep", "--variant", "keys-and-markers", "--depth", "3", "--no-dedup"]
+    env = child_env(TMPDIR=str(scratch))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        wait_until(lambda: len(children(process.pid)) >= 2 or process.poll() is not None, 120, "service and zygote")
+        helpers = children(process.pid)
+        assert len(helpers) >= 2, process.communicate()
+        assert [path.name[:11] for path in scratch.iterdir()] == ["crashsweep-"]
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)  # returns only once no one holds its pipes
+        assert out == ""
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    assert err.strip() == "crashsweep: interrupted; nothing was written"  # (click writes an empty line first)
+    wait_until(lambda: not any(alive(pid) for pid in helpers), 10, "the sweep's children")
+    assert list(scratch.iterdir()) == []

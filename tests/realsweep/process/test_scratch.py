@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from crashsweep.realsweep.process import scratch
+from tests.realsweep.helpers import child_env
 
 MOUNTS = """\
 sysfs /sys sysfs rw,nosuid 0 0
@@ -67,3 +70,39 @@ def test_without_tmpdir_the_folder_is_new_and_under_the_memory_base_when_there_i
         assert not any(made.iterdir())
     finally:
         made.rmdir()
+
+
+def _holder(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
+    """A process that makes a scratch folder under `tmp_path` (TMPDIR) and waits; the folder."""
+    code = "import sys; from crashsweep.realsweep.process import scratch; print(scratch.folder(), flush=True); input()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env(TMPDIR=str(tmp_path)),
+    )
+    assert process.stdout is not None
+    return process, Path(process.stdout.readline().strip())
+
+
+def test_the_folder_of_a_run_killed_by_sigkill_is_removed_by_the_next_one_and_a_live_ones_stays(
+    tmp_path: Path,
+) -> None:
+    """Each folder's lock dies with its process: the next folder() reaps the dead run's folder, not the live one's."""
+    killed, dead = _holder(tmp_path)
+    living, live = _holder(tmp_path)
+    try:
+        killed.kill()
+        killed.wait(timeout=10)
+        assert dead.is_dir()
+        assert scratch.reap(tmp_path, "crashsweep-") == [dead]
+        assert not dead.exists()
+        assert live.is_dir()
+    finally:
+        for process in (killed, living):
+            process.kill()
+            process.communicate()
+    (tmp_path / "crashsweep-not-ours").mkdir()  # not named as a scratch folder: never removed
+    assert scratch.reap(tmp_path, "crashsweep-") == [live]
+    assert [path.name for path in tmp_path.iterdir()] == ["crashsweep-not-ours"]

@@ -188,3 +188,29 @@ def test_the_modules_warm_function_runs_in_the_zygote_before_each_fork(tmp_path:
         assert (tmp_path / "refused.txt").read_text().split()[2] == "None"
     finally:
         server.close()
+
+
+def test_when_its_stdin_closes_the_zygote_kills_the_processes_still_running(tmp_path: Path) -> None:
+    """The sweep gone (its end of stdin closed, as by SIGKILL), a hung child is killed, not left to run on."""
+    from tests.realsweep.process.kin import alive, wait_until
+
+    hang = "import os, time\n\ndef main():\n    print(os.getpid(), flush=True)\n    time.sleep(600)\n"
+    (tmp_path / "hang.py").write_text(hang)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("hang:main", env, tmp_path / "zygote.log")
+    output = tmp_path / "out.txt"
+    pool = ThreadPoolExecutor(1)
+    child = 0
+    try:
+        running = pool.submit(server.run, [], tmp_path, env, output, 600)
+        wait_until(lambda: output.exists() and output.read_text().strip().isdigit(), 30, "the child's start")
+        child = int(output.read_text())
+        assert server._process.stdin is not None
+        server._process.stdin.close()
+        assert running.result(timeout=30) == -signal.SIGKILL
+        wait_until(lambda: not alive(child), 10, "the child's end")
+    finally:
+        if child and alive(child):
+            os.kill(child, signal.SIGKILL)
+        pool.shutdown(wait=True)
+        server.close()

@@ -150,3 +150,29 @@ def test_a_port_in_use_is_one_line_and_exit_2(keyed_service: ServiceProcess, tmp
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"tracker: cannot serve {tmp_path / 'x'} on 127.0.0.1:{port}: ")
+
+
+def test_the_service_stops_when_its_parent_is_killed_by_sigkill(tmp_path: Path) -> None:
+    """A process that started a ServiceProcess dies by SIGKILL: its service stops by itself, within seconds."""
+    from tests.realsweep.process.kin import alive, wait_until
+
+    code = (
+        "import sys; from pathlib import Path; from crashsweep.realsweep.tracker.service import ServiceProcess\n"
+        f"with ServiceProcess(Path({str(tmp_path / 'db')!r}), 'keyed') as s:\n"
+        "    print(s.pid, flush=True); input()\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env()
+    )
+    assert parent.stdout is not None
+    service_pid = int(parent.stdout.readline())
+    try:
+        assert alive(service_pid)
+        parent.kill()
+        parent.wait(timeout=10)
+        wait_until(lambda: not alive(service_pid), 10, "the orphaned service's end")
+    finally:
+        parent.kill()
+        parent.communicate()
+        if alive(service_pid):
+            os.kill(service_pid, signal.SIGKILL)
