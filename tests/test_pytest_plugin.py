@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from crashsweep import pytest_plugin
+from crashsweep import testing
 from tests.paths import ROOT
 
 pytest_plugins = ["pytester"]
@@ -106,6 +106,6 @@ def test_a_sweep_fails_the_test_with_the_command_that_re_runs_its_scenario(pytes
 def test_a_misnamed_design_is_one_clear_error() -> None:
     """Neither or both of variant and design: a ValueError that says so."""
     with pytest.raises(ValueError, match="one of them"):
-        pytest_plugin.explore()
+        testing.explore()
     with pytest.raises(ValueError, match="unknown tracker"):
-        pytest_plugin.explore("agent-loop", tracker="nope")
+        testing.explore("agent-loop", tracker="nope")

@@ -407,8 +407,8 @@ def test_a_ctrl_c_while_the_pool_forks_is_not_lost_and_the_pool_is_gone_after() 
 
 _WORKER_SIGNALS = """
 from concurrent.futures import ProcessPoolExecutor
-import signal
-from crashsweep.cli.frontier import _ctrl_c_held, _worker_ignores_ctrl_c
+import os, signal
+from crashsweep.cli.frontier import _ctrl_c_held, _worker_start
 
 def held() -> bool:
     return signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
@@ -416,7 +416,7 @@ def held() -> bool:
 def state() -> tuple[bool, bool]:
     return signal.getsignal(signal.SIGINT) == signal.SIG_IGN, held()
 
-with ProcessPoolExecutor(max_workers=2, initializer=_worker_ignores_ctrl_c) as pool:
+with ProcessPoolExecutor(max_workers=2, initializer=_worker_start, initargs=(os.getpid(),)) as pool:
     with _ctrl_c_held():
         futures = [pool.submit(state) for _ in range(4)]
     print(sorted({future.result() for future in futures}), held())
