@@ -30,15 +30,17 @@ ISSUE = {"title": "disk full", "run": "r1", "call": "create_a"}
 
 
 def test_a_stalled_body_holds_no_lock_and_a_concurrent_reader_is_answered_at_once(tmp_path: Path) -> None:
-    """While one client stalls in the middle of its body, GET /records and a write on that space answer within 2 s."""
+    """While one client stalls in the middle of its body, GET /records and a write on that space are answered.
+
+    The service waits 10 s for the stalled body; the client's 4 s timeout would fail these
+    requests were the space's lock held meanwhile (the bound is the client's, not a clock read here).
+    """
     with service(tmp_path / "db") as tracker:
         client = TrackerClient(f"{tracker.url}/spaces/s", timeout=4)
         client.create_issue(**ISSUE)
         with stall(tracker, "s"):
-            started = time.monotonic()
             assert [r["call"] for r in client.records()] == ["create_a"]
             client.create_issue("fan noise", run="r1", call="create_b")
-            assert time.monotonic() - started < 2
             assert len(client.records()) == 2
 
 
@@ -46,11 +48,9 @@ def test_a_stalled_client_gets_408_once_its_time_is_up(tmp_path: Path) -> None:
     """With --timeout 1, a body that never arrives is answered 408 (JSON) and the connection closed."""
     with service(tmp_path / "db", "--timeout", "1") as tracker:
         with stall(tracker, "s") as stalled:
-            started = time.monotonic()
             status, headers, body = read_reply(stalled)
         assert (status, headers["content-type"]) == (408, "application/json")
-        assert "within 1.0 s" in json.loads(body)["error"]
-        assert 0.5 < time.monotonic() - started < 5
+        assert "within 1.0 s" in json.loads(body)["error"]  # the --timeout given, not another one
         assert TrackerClient(f"{tracker.url}/spaces/s").records() == []
 
 
@@ -284,9 +284,7 @@ def test_a_kept_connection_left_idle_is_closed_after_the_timeout(tmp_path: Path)
     with service(tmp_path / "db", "--timeout", "1") as tracker, connect(tracker, timeout=5) as sock:
         sock.sendall(request_head("GET", "/health", "Connection: keep-alive"))
         assert _read_one(sock)[0] == 200
-        started = time.monotonic()
-        assert sock.recv(1) == b""  # the service's end of the connection
-        assert 0.5 < time.monotonic() - started < 5
+        assert sock.recv(1) == b""  # the service's end of the connection, within the socket's 5 s
         idle(tracker)
         assert tracker.log() == ""
 

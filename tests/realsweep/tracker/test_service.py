@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from crashsweep.realsweep.tracker.client import TrackerClient
@@ -125,10 +124,8 @@ def test_sigterm_stops_the_service_at_once_even_with_a_stalled_client_connected(
     with service(tmp_path / "db") as tracker:
         TrackerClient(f"{tracker.url}/spaces/s").create_issue("disk full", run="r1", call="create_a")
         with stall(tracker, "s"):  # the service is now inside the read of the body, waiting
-            started = time.monotonic()
             tracker.process.send_signal(signal.SIGTERM)
-            assert tracker.process.wait(timeout=5) == 0
-            assert time.monotonic() - started < 5
+            assert tracker.process.wait(timeout=5) == 0  # the bound: a wait that gives up after 5 s
         assert tracker.log() == ""
     with ServiceProcess(tmp_path / "db", "keyed") as again:
         assert [r["call"] for r in TrackerClient(again.space_url("s")).records()] == ["create_a"]
