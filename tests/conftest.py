@@ -34,6 +34,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# The pytest processes tests start (printed snippets, the conftest's own checks) skip langsmith's
+# plugin as this suite does (pyproject.toml's addopts): 1.6 s of imports each, used by none.
+os.environ["PYTEST_ADDOPTS"] = " ".join((os.environ.get("PYTEST_ADDOPTS", ""), "-p no:langsmith_plugin")).strip()
+
 settings.register_profile("ci", max_examples=100, derandomize=True, database=None, deadline=None)
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
@@ -63,6 +67,18 @@ def in_slow_tier(path: Path) -> bool:
         return False
     parts = path.relative_to(TESTS).parts
     return any(parts[: len(place)] == place for place in (tuple(entry.split("/")) for entry in SLOW))
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m "not slow"` (bin/check --fast) the places of SLOW are not even imported.
+
+    Every test there is marked slow, so that expression deselects them all after collection
+    anyway; collecting them first would import LangGraph, DBOS and Ray for nothing (about 6 s
+    in each xdist worker). None: pytest's own rules decide.
+    """
+    if config.getoption("markexpr", "").strip() == "not slow" and in_slow_tier(collection_path):
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

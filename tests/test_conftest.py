@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +175,26 @@ def test_no_test_outside_the_slow_tier_marks_itself_slow() -> None:
         if not conftest.in_slow_tier(path) and DECORATED_SLOW.search(path.read_text(encoding="utf-8"))
     ]
     assert marked == []
+
+
+@dataclass
+class _Config:
+    """The one thing pytest_ignore_collect reads of a pytest config: the -m expression."""
+
+    markexpr: str
+
+    def getoption(self, name: str, default: object = None) -> object:
+        return self.markexpr if name == "markexpr" else default
+
+
+@pytest.mark.parametrize(
+    ("markexpr", "ignored"), [("not slow", True), (" not slow ", True), ("", None), ("slow", None)]
+)
+def test_the_fast_tier_leaves_the_slow_places_unimported(markexpr: str, ignored: bool | None) -> None:
+    """Under -m "not slow" a slow place is not collected at all; otherwise, and for any other place, pytest decides."""
+    config: Any = _Config(markexpr)
+    tests = Path(conftest.__file__).parent
+    assert conftest.pytest_ignore_collect(tests / "realsweep" / "adapters", config) is ignored
+    assert conftest.pytest_ignore_collect(tests / "cli" / "test_sweep.py", config) is ignored
+    assert conftest.pytest_ignore_collect(tests / "spec" / "test_job.py", config) is None
+    assert conftest.pytest_ignore_collect(tests / "realsweep" / "tracker", config) is None
