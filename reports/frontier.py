@@ -90,6 +90,7 @@ class Frontier:
     ties: tuple[int, ...]  # other safe designs with the cheapest's very cost vector
     faults: tuple[str, ...] = ()  # the fault kinds every design was explored under (spec/FAULTS.md)
     fresh_ids: bool = False  # whether the model handed out new call IDs when asked again
+    every: bool = False  # whether text and Markdown list every design, not the frontier alone (--every)
 
     @property
     def setting(self) -> str:
@@ -195,10 +196,16 @@ def _frontier_title(result: Frontier) -> str:
     return f"the frontier, cheapest first ({len(result.pareto)} designs):"
 
 
+EVERY_HINT = "every design's row: the same command with --every, or --format json"
+
+
 def frontier_text(result: Frontier) -> str:
-    """Every design as an aligned text table, then the frontier's table and the cheapest safe design."""
-    every = [item.number for item in result.entries]
-    lines = [headline(result), f"cost: {COST_MEANING}", "", "every design:", _text_table(result, every), ""]
+    """The frontier's table and the cheapest safe design; with `every`, every design's table first."""
+    lines = [headline(result), f"cost: {COST_MEANING}", ""]
+    if result.every:
+        lines += ["every design:", _text_table(result, [item.number for item in result.entries]), ""]
+    else:
+        lines += [f"({EVERY_HINT})", ""]
     if result.pareto:
         lines += [_frontier_title(result), _text_table(result, result.pareto), ""]
     return "\n".join([*lines, *verdict_lines(result)]) + "\n"
@@ -215,9 +222,12 @@ def _markdown_table(result: Frontier, numbers: Sequence[int]) -> list[str]:
 
 
 def frontier_markdown(result: Frontier) -> str:
-    """Every design as a Markdown table, then the frontier's table and the cheapest safe design."""
-    lines = [headline(result) + ".", "", f"Cost: {COST_MEANING}.", "", "Every design:", ""]
-    lines += [*_markdown_table(result, [item.number for item in result.entries]), ""]
+    """The frontier as a Markdown table and the cheapest safe design; with `every`, every design's table first."""
+    lines = [headline(result) + ".", "", f"Cost: {COST_MEANING}.", ""]
+    if result.every:
+        lines += ["Every design:", "", *_markdown_table(result, [item.number for item in result.entries]), ""]
+    else:
+        lines += [f"({EVERY_HINT[0].upper()}{EVERY_HINT[1:]}.)", ""]
     if result.pareto:
         lines += [_frontier_title(result).capitalize(), "", *_markdown_table(result, result.pareto), ""]
     lines += [line.strip() + "  " for line in verdict_lines(result)]

@@ -15,7 +15,7 @@ import signal
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
@@ -144,6 +144,7 @@ def _worker_start(parent: int) -> None:
 @job_options
 @formats.format_option(formats.FRONTIER)
 @out_option("write index.html (a chart of cost against safety), frontier.svg, frontier.json and cheapest.toml here")
+@click.option("--every", is_flag=True, help="list every design's row, not the frontier alone (text and Markdown)")
 @click.option(
     "--workers",
     type=limits.workers(),
@@ -157,6 +158,7 @@ def frontier_command(
     max_states: int,
     fmt: str,
     out_dir: Path | None,
+    every: bool,
     workers: int | None,
 ) -> int:
     """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
@@ -185,7 +187,7 @@ def frontier_command(
         faults=choices.faults,
         fresh_ids=choices.fresh_ids,
     )
-    click.echo(formats.render(fmt, formats.FRONTIER, result), nl=False)
+    click.echo(formats.render(fmt, formats.FRONTIER, replace(result, every=every)), nl=False)
     if out_dir is not None:
         _write(out_dir, result, choices, text=formats.for_people(fmt))
     return 0 if result.cheapest is not None else 1

@@ -272,7 +272,7 @@ def one_write(tmp_path: Path) -> Path:
 
 def test_text_names_the_cheapest_and_lists_every_design(one_write: Path) -> None:
     """Text: the headline, one numbered line per design in order, the cheapest by name."""
-    status, out = _main("--depth", "1", "--job", str(one_write))
+    status, out = _main("--depth", "1", "--job", str(one_write), "--every")
     assert status == 0
     lines = out.splitlines()
     assert lines[0].startswith("512 designs (every valid policy combination), job one, tracker keyed, depth 1: ")

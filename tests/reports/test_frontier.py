@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from dataclasses import replace
 
 import pytest
 
@@ -104,7 +105,7 @@ def test_numbers_must_run_in_order() -> None:
 
 def test_text_lists_every_design_once_and_names_the_cheapest() -> None:
     """One line per design with its mark; the frontier and the cheapest after the table."""
-    text = frontier_text(frontier(ENTRIES, job="j", tracker="keyed", depth=1))
+    text = frontier_text(replace(frontier(ENTRIES, job="j", tracker="keyed", depth=1), every=True))
     assert text.startswith("6 designs (every valid policy combination), job j, tracker keyed, depth 1: 5 hold")
     every, on_frontier = text.split("the frontier, cheapest first (4 designs):")
     for number in range(1, 7):
@@ -121,8 +122,10 @@ def test_text_lists_every_design_once_and_names_the_cheapest() -> None:
 def test_markdown_and_json() -> None:
     """Markdown: a header, a rule and 6 rows; JSON: the documented keys, every entry once."""
     result = frontier(ENTRIES, job="j", tracker="keyed", depth=1)
-    rows = [line for line in frontier_markdown(result).splitlines() if line.startswith("| ")]
+    rows = [line for line in frontier_markdown(replace(result, every=True)).splitlines() if line.startswith("| ")]
     assert len(rows) == 7 + 5  # every design (header and 6), then the frontier (header and 4)
+    rows = [line for line in frontier_markdown(result).splitlines() if line.startswith("| ")]
+    assert len(rows) == 5  # the frontier alone (header and 4)
     data = json.loads(frontier_json(result))
     assert list(data) == [
         "job",
@@ -164,3 +167,17 @@ def test_presets_are_named_in_their_own_column() -> None:
     assert line.endswith("frontier   idempotency-keys, dbos")
     assert "| frontier | idempotency-keys, dbos |" in frontier_markdown(result)
     assert json.loads(frontier_json(result))["entries"][1]["presets"] == ["idempotency-keys", "dbos"]
+
+
+def test_the_text_is_a_summary_unless_every_design_is_asked_for() -> None:
+    """By default: the headline, the frontier's table and the cheapest, and how to see every row (issue 24, 20)."""
+    result = frontier(ENTRIES, job="j", tracker="keyed", depth=1)
+    text = frontier_text(result)
+    assert "every design:" not in text
+    assert "design 3 " not in text  # safe, but not on the frontier: its row is left out
+    assert "(every design's row: the same command with --every, or --format json)" in text
+    table = text.split("the frontier, cheapest first (4 designs):")[1]
+    numbered = [line.split()[0] for line in table.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert numbered == ["1", "5", "2", "6"]
+    assert "cheapest safe design: #1 design 1" in text
+    assert frontier_text(replace(result, every=True)).count("design 3 ") == 1
