@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, limits, runs, sweep_engines
+from crashsweep.cli import formats, limits, runs, sweep_engines, variant_names
 from crashsweep.cli.options import depth_option, environment, fault_options, job_option, split_names
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.cli.sweep import (
@@ -34,7 +34,10 @@ from crashsweep.variants.design_file import load_design
 
 @click.command()
 @click.option(
-    "--variants", "names", help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]"
+    "--variants",
+    "names",
+    help="comma-separated designs  [default: the five seed designs; agent-loop keyed, keyless]",
+    shell_complete=variant_names.complete_variants,
 )
 @click.option("--tracker", "trackers", type=click.Choice(list(TRACKERS)), multiple=True, help="repeatable")
 @click.option(

@@ -847,3 +847,26 @@ def test_compare_headers_count_crashes_one_way(capsys: pytest.CaptureFixture[str
     """--depth 3: 1 crash, 2 crashes, 3 crashes (not "3 crashes" beside "once" and "twice")."""
     _, out, _ = _run(capsys, "compare", "--variants", "idempotency-keys", "--depth", "3", "--format", "markdown")
     assert "| variant | 1 crash | 2 crashes | 3 crashes | with_dups |" in out
+
+
+def _commands(group: click.Group, words: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
+    """Every command under `group`, with the words that name it."""
+    found: list[tuple[tuple[str, ...], click.Command]] = []
+    for name, command in group.commands.items():
+        found.append(((*words, name), command))
+        if isinstance(command, click.Group):
+            found += _commands(command, (*words, name))
+    return found
+
+
+def test_every_design_name_option_completes_in_the_shell() -> None:
+    """Whatever command takes --variant or --variants, the shell completes design names there (read off the CLI)."""
+    complete = ShellComplete(cli, {}, "crashsweep", "_CRASHSWEEP_COMPLETE")
+    checked = []
+    for words, command in _commands(cli):
+        for param in command.params:
+            for option in set(param.opts) & {"--variant", "--variants"}:
+                offered = [item.value for item in complete.get_completions([*words, option], "save-")]
+                assert offered == ["save-once-per-turn", "save-after-reply"], (words, option)
+                checked.append(words[-1])
+    assert {"explore", "view", "replay", "fuzz", "sweep", "compare", "conform"} <= set(checked)
