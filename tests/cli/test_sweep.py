@@ -195,7 +195,7 @@ def test_sweep_under_pause_lists_each_scenario_with_where_it_paused_and_woke(
     assert main([*args, "--faults", "pause", "--depth", "1", "--workers", "2", "--scenarios", str(listing)]) == 0
     out = capsys.readouterr().out
     points = int(next(line for line in out.splitlines() if "crash points" in line).split()[-1])
-    assert f"1 move: {2 * points} (crash {points}, pause {points})" in out
+    assert f"1 move: {2 * points} (their {2 * points} moves: crash {points}, pause {points})" in out
     records = [json.loads(line) for line in listing.read_text().splitlines()]
     paused = [r for r in records if r.get("faults")]
     assert len(paused) == points
