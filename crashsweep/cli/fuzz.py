@@ -24,8 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from crashsweep.cli import prog, runs, variant_names
-from crashsweep.cli.options import chosen_design, design_option, environment, fault_options, job_option, tracker_option
+from crashsweep.cli import prog, runs
+from crashsweep.cli.options import (
+    chosen_design,
+    design_option,
+    environment,
+    fault_options,
+    job_option,
+    tracker_option,
+    variant_option,
+)
 from crashsweep.explorer.model import Model
 from crashsweep.reports import trace
 from crashsweep.reports.counterexample import from_path
@@ -41,9 +49,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.option(
-    "--variant", help="design to fuzz (see the variants command)", shell_complete=variant_names.complete_variant
-)
+@variant_option("design to fuzz (see the variants command)")
 @design_option()
 @job_option()
 @tracker_option()

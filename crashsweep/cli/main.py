@@ -25,7 +25,6 @@ from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
 from crashsweep.cli.options import (
     check_durability,
-    check_variant,
     choices_of,
     chosen_design,
     design_option,
@@ -34,6 +33,7 @@ from crashsweep.cli.options import (
     out_option,
     progress_option,
     split_names,
+    variant_option,
 )
 from crashsweep.cli.outdir import OutDirError
 from crashsweep.cli.shipped import ShippedFile
@@ -58,12 +58,7 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option(
-    "--variant",
-    callback=check_variant,
-    shell_complete=variant_names.complete_variant,
-    help="design to explore (see the variants command)",
-)
+@variant_option()
 @design_option()
 @job_options
 @formats.format_option(formats.ROW)
@@ -186,7 +181,7 @@ def compare(
 
 
 @cli.command(name="variants")
-def listcheck_variants() -> int:
+def list_variants() -> int:
     """The designs, each with a one-line description; then the framework presets, marked as such."""
     width = max(len(name) for name in names())
     for name in names():

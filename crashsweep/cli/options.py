@@ -32,6 +32,11 @@ def check_variant(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
+def variant_option(help: str = "design to explore (see the variants command)") -> Callable[[FC], FC]:
+    """--variant NAME: a built-in design or preset, checked as it is parsed and completed by the shell."""
+    return click.option("--variant", callback=check_variant, shell_complete=variant_names.complete_variant, help=help)
+
+
 def design_option() -> Callable[[FC], FC]:
     """--design FILE: a design file (TOML) of policies, instead of --variant; or a shipped one's name."""
     return click.option(

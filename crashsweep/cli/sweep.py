@@ -24,12 +24,13 @@ from typing import Any, TypeVar
 
 import click
 
-from crashsweep.cli import formats, limits, prog, runs, sweep_engines, sweep_scenarios, sweep_sources, variant_names
+from crashsweep.cli import formats, limits, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.cli.options import (
     depth_option,
     design_option,
     job_option,
     tracker_option,
+    variant_option,
 )
 from crashsweep.realsweep import api
 from crashsweep.spec.faults import FaultError, parse_faults
@@ -174,11 +175,7 @@ def fail(message: str, status: int) -> int:
 
 
 @click.command()
-@click.option(
-    "--variant",
-    help="sweep the reference loop of this design (see the variants command)",
-    shell_complete=variant_names.complete_variant,
-)
+@variant_option("sweep the reference loop of this design (see the variants command)")
 @design_option()
 @click.option("--target", "target_spec", help="sweep your own program: module:function, or a command line")
 @click.option(

@@ -24,15 +24,15 @@ from typing import Any
 
 import click
 
-from crashsweep.cli import artifacts, formats, outdir, prog, runs, variant_names
+from crashsweep.cli import artifacts, formats, outdir, prog, runs
 from crashsweep.cli.options import (
-    check_variant,
     choices_of,
     chosen_design,
     design_option,
     job_options,
     out_option,
     progress_option,
+    variant_option,
 )
 from crashsweep.explorer.model import MOVES, Action, Model
 from crashsweep.explorer.path import decode_path
@@ -43,12 +43,7 @@ from crashsweep.reports.replay import pytest_snippet
 
 
 @click.command(name="replay")
-@click.option(
-    "--variant",
-    callback=check_variant,
-    shell_complete=variant_names.complete_variant,
-    help="design the path belongs to",
-)
+@variant_option("design the path belongs to")
 @design_option()
 @click.option("--path", "code", required=True, help="the path code printed with a counterexample (e.g. 10:7=1)")
 @job_options
@@ -168,12 +163,7 @@ def view_dir(
 
 
 @click.command(name="view")
-@click.option(
-    "--variant",
-    callback=check_variant,
-    shell_complete=variant_names.complete_variant,
-    help="design to explore (see the variants command)",
-)
+@variant_option()
 @design_option()
 @job_options
 @out_option("directory for index.html, written whole (default: one per design under the temporary directory)")
