@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Generic, TypeVar, overload
-
-import networkx as nx
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 from crashsweep.explorer.model import Action
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
+    import networkx as nx
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -159,6 +160,8 @@ class Core(Generic[S]):
 
     def graph(self, point: Callable[[S], str | None]) -> nx.MultiDiGraph:
         """The networkx graph: node attributes state, crashes, finished, point; edges keyed by choice."""
+        import networkx as nx  # here: a command that needs only the row never pays its import
+
         graph = nx.MultiDiGraph()
         graph.add_nodes_from(
             (node, {"state": state, "crashes": crashes, "finished": bool(done), "point": point(state)})

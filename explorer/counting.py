@@ -17,12 +17,13 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import add
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from crashsweep.explorer.core import Column
 from crashsweep.explorer.model import ModelDefinitionError
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,8 @@ class Arrays:
 
 def cycle_error(graph: nx.MultiDiGraph) -> ModelDefinitionError:
     """The model error for a state graph with a cycle, naming one node on it."""
+    import networkx as nx  # only to name a cycle, when there is one
+
     cycle = nx.find_cycle(graph)
     return ModelDefinitionError(
         f"the state graph has a cycle ({len(cycle)} edges, through node {cycle[0][0]}): path counting "

@@ -17,14 +17,15 @@ from array import array
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Generic, TypeVar
-
-import networkx as nx
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from crashsweep.explorer import collector
 from crashsweep.explorer.core import Core, Parents
 from crashsweep.explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
 from crashsweep.explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
+    import networkx as nx
 
 S = TypeVar("S", bound=Hashable)
 ROOT = 0

@@ -15,14 +15,16 @@ backslashes are doubled, quotes escaped, and no label can turn into an HTML-like
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import graphviz
-import networkx as nx
 
 from crashsweep.explorer.search import Exploration
 from crashsweep.reports.counterexample import Counterexample, explain, moves_words, path_nodes, violated
 from crashsweep.reports.describe import plural
+
+if TYPE_CHECKING:  # networkx is imported where a graph is walked or built, not at start
+    import networkx as nx
 
 FULL_LIMIT = 60
 """Graphs with at most this many states are drawn whole."""
@@ -95,6 +97,8 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
     path_edges = {(path[i], path[i + 1], cx.choices[i]) for i in range(len(cx.choices))}
     shown = neighbourhood(exploration, path, radius)
     visible = set(shown)
+    import networkx as nx
+
     depth = nx.single_source_shortest_path_length(graph, exploration.root)
     edges = sorted((u, v, k) for u in shown for _, v, k in graph.out_edges(u, keys=True) if v in visible)
     hidden_states = graph.number_of_nodes() - len(shown)
@@ -165,7 +169,7 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
     for node in shown:
         if node in on_path:
             continue
-        beyond = nx.descendants(graph, node) - visible
+        beyond = _descendants(graph, node) - visible
         if beyond:
             g.node(
                 f"more{node}",
@@ -176,3 +180,10 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
             )
             g.edge(f"s{node}", f"more{node}", style="dotted", color="#bbbbbb", arrowhead="none")
     return str(g.source)
+
+
+def _descendants(graph: nx.MultiDiGraph, node: int) -> set[int]:
+    """The nodes reachable from `node` (networkx's, imported here rather than at start)."""
+    import networkx as nx
+
+    return set(nx.descendants(graph, node))

@@ -24,7 +24,7 @@ from click.decorators import FC
 
 from crashsweep.cli import artifacts, prog
 from crashsweep.explorer.search import Exploration
-from crashsweep.reports import graphml, itf
+from crashsweep.reports import itf
 from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.summary import Summary
 
@@ -100,6 +100,8 @@ def write(
     program = prog.anywhere(prog.current())
     for kind, path in exports:
         if kind == "graphml":
+            from crashsweep.reports import graphml  # networkx: imported only for this export
+
             files = [(path, graphml.to_graphml(exploration, summary, counterexamples))]
         else:
             files = [(where, itf.to_json(cx, program=program)) for where, cx in itf_files(path, counterexamples)]

@@ -13,11 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from crashsweep.realsweep.values import Crash, Outcome, ScenarioResult
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+
+def _new_graph() -> nx.MultiDiGraph:
+    """An empty graph; networkx is imported when a merging sweep starts, not with the CLI."""
+    import networkx as nx
+
+    return nx.MultiDiGraph()
+
 
 MEASURES: Mapping[str, Callable[[Outcome], int]] = {
     "with_dups": lambda o: int(o.dups > 0),
@@ -46,7 +55,7 @@ class Node:
 class Graph:
     """The graph being built (networkx), its nodes by (digest, moves), and the unreached attempts."""
 
-    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
+    graph: nx.MultiDiGraph = field(default_factory=_new_graph)
     nodes: dict[tuple[str, int], Node] = field(default_factory=dict)
     by_id: dict[int, Node] = field(default_factory=dict)
     unreached: list[tuple[int, tuple[str, ...], Crash]] = field(default_factory=list)
