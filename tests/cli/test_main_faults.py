@@ -11,13 +11,12 @@ import html
 import json
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from crashsweep.cli.main import main
+from tests.reports.test_replay import run_pytest
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -152,16 +151,7 @@ def test_the_pytest_snippet_replays_under_faults(capsys: pytest.CaptureFixture[s
     status, snippet, _ = _run(capsys, *shlex.split(command)[1:], "--pytest")
     assert status == 1
     assert 'faults=("wrong-answer",), fresh_ids=True' in snippet
-    test_file = tmp_path / "test_replayed.py"
-    test_file.write_text(snippet, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_pytest(tmp_path, snippet, "test_replayed.py")
     assert done.returncode == 0, done.stdout + done.stderr
 
 

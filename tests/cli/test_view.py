@@ -7,7 +7,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 import webbrowser
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from crashsweep.cli.main import main
 from crashsweep.variants import SEED_DESIGNS
 from tests.paths import ROOT
+from tests.reports.test_replay import run_pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_dot = pytest.mark.requires_tool("dot")
@@ -124,16 +124,7 @@ def test_replay_pytest_snippet_runs(capsys: pytest.CaptureFixture[str], tmp_path
     assert str(job.resolve()) in shlex.split(command)
     status, snippet, _ = run(capsys, *shlex.split(command)[1:], "--pytest")
     assert status == 1
-    test_file = tmp_path / "test_replayed.py"
-    test_file.write_text(snippet, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_pytest(tmp_path, snippet, "test_replayed.py")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "make <it> has 2 records" in snippet
 
@@ -287,16 +278,7 @@ def test_replay_pytest_snippet_of_a_design_file_runs(capsys: pytest.CaptureFixtu
     )
     assert status == 1
     assert f"load_design(Path({json.dumps(str(SAVE_AFTER_REPLY))})).design" in snippet
-    test_file = tmp_path / "test_replayed.py"
-    test_file.write_text(snippet, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_pytest(tmp_path, snippet, "test_replayed.py")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
