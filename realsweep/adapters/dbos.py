@@ -28,8 +28,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from dbos import DBOS, SetWorkflowID
+from dbos._dbos import _get_or_create_dbos_registry  # the internal queue's poll (see launch_or_recover)
 from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks (see the docstring)
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
+from dbos._utils import INTERNAL_QUEUE_NAME
 
 from crashsweep.realsweep.adapters.script import TrackerTools
 from crashsweep.realsweep.probe.crashpoint import crashpoint
@@ -38,7 +40,11 @@ from crashsweep.realsweep.tracker.client import TrackerClient
 F = TypeVar("F", bound=Callable[..., Any])
 _ORIGINAL_OUTCOME = SystemDatabase.update_workflow_outcome
 POLL = 0.02
-"""Seconds between two looks at a recovering workflow's status (DBOS's default is one second)."""
+"""Seconds between two looks at a recovering workflow's status, and between two of DBOS's notification listener.
+
+DBOS's default is one second for both; `DBOS.destroy()` waits for the listener's sleep to end
+(a plain `time.sleep`), which made every process of a sweep wait 0.5-1 s at its exit.
+"""
 
 
 def crash_points(function: F) -> F:
@@ -73,6 +79,17 @@ def _outcome_with_crash_points(self: SystemDatabase, workflow_id: str, status: A
     return landed
 
 
+def internal_queue_poll(seconds: float) -> None:
+    """Make DBOS's internal queue (where recovery puts a PENDING workflow) look for work every `seconds`.
+
+    The queue is DBOS's own, in memory, made at the first launch of the process's registry with
+    a one-second poll and no setting; this makes it first, or changes it (private names, tested
+    against dbos 3.4.0).
+    """
+    queue = _get_or_create_dbos_registry()._register_internal_queue(INTERNAL_QUEUE_NAME)
+    queue._polling_interval_sec = seconds
+
+
 class StepTools:
     """The tracker tools for DBOS steps: the record's run is the workflow ID, its call the model's call ID."""
 
@@ -103,7 +120,12 @@ def launch_or_recover(workflow: Callable[..., Any], workflow_id: str, *args: Any
 
     DBOS.launch() recovers this executor's PENDING workflows on a thread of its own; starting
     the same ID again beside it would run it twice, so a workflow that exists is only awaited.
+    That recovery puts the workflow back on DBOS's internal queue, whose worker looks for work
+    once a second (in-memory, with no setting of DBOS's config): every restart of a sweep
+    waited about a second for it. Its poll is set to POLL first (`internal_queue_poll`); the
+    workflow is still recovered by DBOS's own path, dequeued and run by the queue's worker.
     """
+    internal_queue_poll(POLL)
     DBOS.launch()
     if DBOS.get_workflow_status(workflow_id) is None:
         with SetWorkflowID(workflow_id):

@@ -5,6 +5,14 @@ IDs, is recorded before any call goes out) and runs each call in a step of its o
 system database is SQLite in the work directory. One process launches DBOS and runs workflow
 "triage" to its end (starting it, or waiting for its recovery).
 
+Under a sweep the zygote calls `zygote_warm` once per fork: the first call migrates a system
+database (`DBOS.migrate`, the out-of-band migration of DBOS's deployments) and keeps its bytes,
+and each process that finds no system database in its work directory lays down that copy and
+launches with `run_migrations` off (DBOS then verifies the schema instead of migrating it).
+A fresh world is still a freshly migrated, empty system database: the one DBOS's launch would
+create, made once per sweep instead of once per scenario (launch ran 80+ migrations each time).
+Run by itself, with no template, the agent lets launch migrate as before.
+
     python -m crashsweep.realsweep.adapters.dbos_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
 """
 
@@ -12,19 +20,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from dbos import DBOS, DBOSConfig
 
-from crashsweep.realsweep.adapters.dbos import StepTools, crash_points, install_crash_points, launch_or_recover
+from crashsweep.realsweep.adapters.dbos import POLL, StepTools, crash_points, install_crash_points, launch_or_recover
 from crashsweep.realsweep.adapters.script import CALL_IDS, ScriptedModel, workdir
 from crashsweep.spec.job import TRIAGE, load_job
 
 WORKFLOW = "triage"
 SYSTEM_DATABASE = "dbos.sqlite"
 _setup: dict[str, Any] = {}  # the process's model and tools, set by main() before DBOS launches
+_template: list[bytes] = []  # a freshly migrated system database, once the zygote has made it (zygote_warm)
 
 
 @DBOS.step()
@@ -68,18 +78,37 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def zygote_warm(argv: list[str]) -> None:
+    """In the zygote, before a fork: migrate a system database once, and keep its bytes for every process."""
+    if not _template:
+        _template.append(migrated())
+
+
+def migrated() -> bytes:
+    """The bytes of a system database DBOS has just created and migrated (`DBOS.migrate`), in a scratch folder."""
+    with tempfile.TemporaryDirectory(prefix="crashsweep-dbos-") as folder:
+        database = Path(folder) / SYSTEM_DATABASE
+        DBOS.migrate(f"sqlite:///{database}")
+        return database.read_bytes()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run workflow "triage" to its end from what the work directory holds."""
     args = parse(sys.argv[1:] if argv is None else argv)
     job = TRIAGE if args.job is None else load_job(Path(args.job))
     _setup["model"] = ScriptedModel(job, args.call_ids)
     _setup["tools"] = StepTools(keys=args.keys == "on")
+    database = (workdir() / SYSTEM_DATABASE).resolve()
+    if _template and not database.exists():
+        database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
     config: DBOSConfig = {
         "name": "crashsweep-triage",
-        "system_database_url": f"sqlite:///{(workdir() / SYSTEM_DATABASE).resolve()}",
+        "system_database_url": f"sqlite:///{database}",
         "application_version": "crashsweep-example",
         "executor_id": "local",
         "log_level": "WARNING",
+        "run_migrations": not _template,  # migrated out of band (zygote_warm): launch verifies the schema
+        "notification_listener_polling_interval_sec": POLL,
     }
     install_crash_points()
     DBOS(config=config)

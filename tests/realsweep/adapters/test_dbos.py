@@ -58,3 +58,13 @@ def test_a_run_passes_the_points_of_every_record_in_order(tmp_path: Path, keyed_
     assert points == expected_points()
     assert run_agent(tmp_path, url) == (0, [])
     assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
+
+
+def test_recovery_is_dequeued_at_the_adapters_poll_not_dbos_second() -> None:
+    """launch_or_recover's queue setting: DBOS's internal queue, where recovery puts a workflow, polls every POLL."""
+    from dbos._dbos import _get_or_create_dbos_registry
+
+    from crashsweep.realsweep.adapters.dbos import POLL, internal_queue_poll
+
+    internal_queue_poll(POLL)
+    assert _get_or_create_dbos_registry().get_internal_queue()._polling_interval_sec == POLL
