@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint
-from crashsweep.realsweep.sweep import Check, Outcome, Scenario
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.values import Check, Outcome, Scenario
 from crashsweep.spec import metrics
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key

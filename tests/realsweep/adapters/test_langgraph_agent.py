@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.adapters.langgraph_agent import parse
+from crashsweep.realsweep.adapters.langgraph_agent import defined, parse, zygote_warm
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
@@ -53,3 +53,20 @@ def test_the_agents_defaults_are_langgraphs() -> None:
     """Keys on, the job's call IDs, durability async (LangGraph's default)."""
     args = parse([])
     assert (args.keys, args.call_ids, args.durability, args.job) == ("on", "stable", "async", None)
+
+
+def test_the_zygote_defines_the_graph_once_per_command_line() -> None:
+    """zygote_warm makes the job and the graph's definition once; a process of the same options finds them made.
+
+    Another durability shares the definition (it is an option of the run, not of the graph);
+    other keys make another one.
+    """
+    argv = ["--keys", "off", "--durability", "sync"]
+    zygote_warm(argv)
+    job, made = defined(parse(argv))
+    zygote_warm(argv)
+    assert defined(parse(argv))[1] is made
+    assert defined(parse(["--keys", "off", "--durability", "exit"]))[1] is made
+    assert defined(parse(["--keys", "on"]))[1] is not made
+    assert job.name == "triage"
+    assert set(made.nodes) == {"agent", "tools"}
