@@ -7,26 +7,51 @@ depth-1 figures are the one-crash scenarios of the same sweep. It takes a long w
 thousand framework processes), so CI runs depth 1 (tests/realsweep/adapters/test_builtin.py) and
 this script is run by hand:
 
-    .venv/bin/python benchmarks/frameworks.py [--depth 2] [--workers N]
+    .venv/bin/python benchmarks/frameworks.py [--depth 2] [--workers N] [--format markdown|json]
 
 Under durability "async" LangGraph writes checkpoints from background threads, so which
 effects a crash interrupts varies from run to run: those rows vary a little between runs,
 the others do not. Times depend on the machine and its load.
+
+Beside each sweep's figures, its speed against the agent's own cost, measured in the same run:
+
+- `seconds`: the sweep's wall time, from before its tracker service and zygote start (the
+  framework's import included) to its last count; `rate`: its processes per second;
+- `own_cpu_per_process`: the median CPU time of one uninterrupted process of the agent forked
+  from a warm process, one at a time after the sweep (agent_cpu.py: the zygote's imports and
+  `zygote_warm`, then fork, run to the end, exit; no interpreter start, nothing of the
+  sweep's); `own_cpu_in_process`: the same run repeated inside the warm process itself, for
+  reference (no fork, caches warm: the least the agent's work can cost);
+- `ratio`: `rate` against what the cores allow at that cost, `cores / own_cpu_per_process`,
+  where `cores` is the fewer of the machine's cores and `--workers`; 1 would be a sweep that
+  spends nothing beyond its processes' own work (its processes that die at a point do less
+  than a whole run, so it can pass 1);
+- `sweep_cpu_per_process`: every CPU second the sweep cost (this process, the tracker service,
+  the zygote and its processes) over its processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import resource
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crashsweep.realsweep.adapters import builtin
-from crashsweep.realsweep.sweep import ScenarioResult, SweepOptions, SweepResult, sweep
+from crashsweep.realsweep.sweep import ScenarioResult, SweepOptions, sweep
 from crashsweep.spec.job import TRIAGE
+
+HERE = Path(__file__).resolve().parent
+RUNS = 7
+"""Uninterrupted processes per setup whose CPU time gives `own_cpu_per_process` (their median)."""
 
 SETUPS = (
     ("LangGraph sync, no keys", "langgraph", False, "stable", "sync"),
@@ -49,34 +74,107 @@ def figures(scenarios: list[ScenarioResult]) -> tuple[int, int, int]:
     )
 
 
-def row(name: str, result: SweepResult) -> str:
-    """One setup's Markdown row: depth 1 / depth N for each figure."""
+def own_cpu(framework: str, args: tuple[str, ...], runs: int) -> dict[str, list[float]]:
+    """The agent's own CPU seconds per uninterrupted run (agent_cpu.py, in a process of its own)."""
+    done = subprocess.run(
+        [sys.executable, str(HERE / "agent_cpu.py"), builtin.FRAMEWORKS[framework], str(runs), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"agent_cpu.py {framework} failed: {done.stderr.strip().splitlines()[-1:]}")
+    measured: dict[str, list[float]] = json.loads(done.stdout)
+    return measured
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its reaped children so far."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measure(name: str, framework: str, keys: bool, call_ids: str, durability: str | None, args: Any) -> dict[str, Any]:
+    """Sweep one setup, then measure its agent's own cost; the setup's figures."""
+    target = builtin.target(framework, None, keys=keys, call_ids=call_ids, durability=durability)
+    before = cpu_seconds()
+    result = sweep(target, builtin.check(TRIAGE), SweepOptions(depth=args.depth, workers=args.workers))
+    spent = cpu_seconds() - before
+    own = own_cpu(framework, target.fork_argv, args.runs)
+    per_process = statistics.median(own["forked"])
+    cores = min(args.workers, os.cpu_count() or 1)
+    rate = result.processes / result.seconds
     one = figures([s for s in result.scenarios if len(s.crashes) == 1])
     every = figures(list(result.scenarios))
-    cells = [f"{a} / {b}" for a, b in zip(one, every, strict=True)]
+    return {
+        "setup": name,
+        "framework": framework,
+        "depth": args.depth,
+        "workers": args.workers,
+        "cores": cores,
+        "crash_points": len(result.baseline.points),
+        "scenarios": len(result.scenarios),
+        "with_dups": [one[0], every[0]],
+        "dups": [one[1], every[1]],
+        "missing": [one[2], every[2]],
+        "unreached": len(result.unreached),
+        "processes": result.processes,
+        "seconds": round(result.seconds, 3),
+        "rate": round(rate, 2),
+        "own_cpu_per_process": round(per_process, 4),
+        "own_cpu_in_process": round(statistics.median(own["in_process"]), 4),
+        "ratio": round(rate / (cores / per_process), 3),
+        "sweep_cpu_per_process": round(spent / result.processes, 4),
+    }
+
+
+def row(figures_: dict[str, Any]) -> str:
+    """One setup's Markdown row: depth 1 / depth N for each count, then the speed against the agent's own cost."""
+    cells = [f"{figures_[name][0]} / {figures_[name][1]}" for name in ("with_dups", "dups", "missing")]
     return (
-        f"| {name} | {len(result.baseline.points)} | {len(result.scenarios)} | {' | '.join(cells)} | "
-        f"{len(result.unreached)} | {result.processes} | {result.seconds:.0f} |"
+        f"| {figures_['setup']} | {figures_['crash_points']} | {figures_['scenarios']} | {' | '.join(cells)} | "
+        f"{figures_['unreached']} | {figures_['processes']} | {figures_['seconds']:.1f} | {figures_['rate']:.1f} | "
+        f"{figures_['own_cpu_per_process'] * 1000:.0f} | {figures_['ratio']:.2f} |"
     )
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr and exit 2 (argparse would print the usage first)."""
+        self.exit(2, f"frameworks.py: {message}\n")
 
 
 def main() -> int:
-    """Sweep every setup and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    """Sweep every setup and print the table (or the JSON list)."""
+    parser = _Parser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--depth", type=int, default=2)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("--only", metavar="TEXT", help="only the setups whose name contains TEXT")
+    parser.add_argument("--runs", type=int, default=RUNS, help="uninterrupted processes measured per setup")
     args = parser.parse_args()
-    print(
-        f"| setup | crash points | scenarios | with_dups (1 / {args.depth}) | dups (1 / {args.depth}) "
-        f"| missing (1 / {args.depth}) | unreached | processes | seconds |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|")
+    if args.depth < 1 or args.workers < 1 or args.runs < 1:
+        parser.error("--depth, --workers and --runs must be at least 1")
+    setups = [setup for setup in SETUPS if args.only is None or args.only in setup[0]]
+    if not setups:
+        parser.error(f"--only {args.only!r}: no setup's name contains it")
+    markdown = args.format == "markdown"
+    if markdown:
+        print(
+            f"| setup | crash points | scenarios | with_dups (1 / {args.depth}) | dups (1 / {args.depth}) "
+            f"| missing (1 / {args.depth}) | unreached | processes | seconds | processes/s | own CPU ms | ratio |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
-    for name, framework, keys, call_ids, durability in SETUPS:
-        target = builtin.target(framework, None, keys=keys, call_ids=call_ids, durability=durability)
-        result = sweep(target, builtin.check(TRIAGE), SweepOptions(depth=args.depth, workers=args.workers))
-        print(row(name, result), flush=True)
-    print(f"\n{time.monotonic() - started:.0f} s in all")
+    rows = []
+    for name, framework, keys, call_ids, durability in setups:
+        rows.append(measure(name, framework, keys, call_ids, durability, args))
+        if markdown:
+            print(row(rows[-1]), flush=True)
+    if markdown:
+        print(f"\n{time.monotonic() - started:.0f} s in all, {os.cpu_count()} cores")
+    else:
+        print(json.dumps(rows, indent=2))
     return 0
 
 

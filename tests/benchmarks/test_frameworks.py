@@ -1,0 +1,97 @@
+"""Tests of benchmarks/frameworks.py and agent_cpu.py: a sweep's speed beside the agent's own cost."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # the scripts are run by path, not installed: import them the same way
+frameworks: Any = importlib.import_module("frameworks")
+
+FIELDS = {"setup", "processes", "seconds", "own_cpu_per_process", "rate", "ratio"}
+
+
+def test_json_is_a_list_of_setups_with_their_rate_and_the_agents_own_cost() -> None:
+    """The smallest setup (LangGraph exit, 5 points) at depth 1: one object, its counts, rate and ratio."""
+    args = [
+        "--depth",
+        "1",
+        "--workers",
+        "2",
+        "--format",
+        "json",
+        "--only",
+        "exit, keys, call IDs stable",
+        "--runs",
+        "1",
+    ]
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "frameworks.py"), *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    (setup,) = json.loads(done.stdout)
+    assert set(setup) >= FIELDS
+    assert setup["setup"] == "LangGraph exit, keys, call IDs stable"
+    assert (setup["crash_points"], setup["scenarios"], setup["processes"]) == (5, 5, 11)
+    assert setup["with_dups"] == [0, 0]
+    assert setup["seconds"] > 0
+    assert setup["own_cpu_per_process"] > 0
+    assert setup["own_cpu_in_process"] > 0
+    assert setup["rate"] == pytest.approx(setup["processes"] / setup["seconds"], rel=0.01)
+    cores = setup["cores"]
+    assert setup["ratio"] == pytest.approx(setup["rate"] * setup["own_cpu_per_process"] / cores, rel=0.01)
+
+
+def test_a_markdown_row_gives_the_counts_then_the_speed() -> None:
+    """The default format's row: depth 1 / depth N per count, then processes/s, own CPU in ms and the ratio."""
+    figures = {
+        "setup": "DBOS, no keys",
+        "crash_points": 20,
+        "scenarios": 20,
+        "with_dups": [6, 6],
+        "dups": [6, 6],
+        "missing": [0, 0],
+        "unreached": 0,
+        "processes": 41,
+        "seconds": 2.5,
+        "rate": 16.4,
+        "own_cpu_per_process": 0.1,
+        "ratio": 0.82,
+    }
+    assert (
+        frameworks.row(figures)
+        == "| DBOS, no keys | 20 | 20 | 6 / 6 | 6 / 6 | 0 / 0 | 0 | 41 | 2.5 | 16.4 | 100 | 0.82 |"
+    )
+
+
+@pytest.mark.parametrize(
+    "args", [("--depth", "0"), ("--workers", "two"), ("--format", "xml"), ("--only", "no such setup"), ("--runs", "0")]
+)
+def test_bad_options_exit_2_with_one_line(args: tuple[str, ...]) -> None:
+    """Depth 0, a count that is no number, an unknown format, no setup chosen, no run: one line, exit 2, nothing run."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "frameworks.py"), *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_agent_cpu_refuses_a_run_count_that_is_no_number() -> None:
+    """agent_cpu.py MODULE RUNS: RUNS must be a positive number: its usage in one line, exit 2."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "agent_cpu.py"), "crashsweep.realsweep.adapters.dbos_agent", "none"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
