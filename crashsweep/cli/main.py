@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import artifacts, export, formats, helptext, prog, runs, variant_names
+from crashsweep.cli import artifacts, clock, export, formats, helptext, prog, runs, variant_names
 from crashsweep.cli import view as cmd_view
 from crashsweep.cli.colour import color_option
 from crashsweep.cli.conform import conform
@@ -202,12 +202,14 @@ cli.add_command(design_group)
 cli.add_command(examples)
 
 
-def main(argv: list[str] | None = None, *, module: str | None = None) -> int:
+def main(argv: list[str] | None = None, *, module: str | None = None, began: float | None = None) -> int:
     """Run the command line; turn every user-caused error into one line and an exit status.
 
     `module` is the interpreter when run as `python -m crashsweep`: the commands crashsweep
-    prints for the user to run then start the same way (crashsweep.cli.prog).
+    prints for the user to run then start the same way (crashsweep.cli.prog). `began`: the
+    monotonic time the command began (crashsweep.cli.clock; None: now).
     """
+    clock.begin(began)
     program = prog.typed(os.environ, module=module)
     try:
         result = cli.main(

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import click
 
-from crashsweep.cli import formats, limits, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
+from crashsweep.cli import clock, formats, limits, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.cli.options import (
     depth_option,
     design_option,
@@ -271,6 +271,7 @@ def sweep(
             return _replayed(source.label, scenario)
         with sweep_engines.opened(engine_name, address, workers) as chosen:
             result = source.run(dataclasses.replace(options, engine=chosen), progress)
+        result = dataclasses.replace(result, seconds=max(result.seconds, clock.seconds()))  # from the command's start
     except KeyboardInterrupt:
         if keep is None:
             raise
