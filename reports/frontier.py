@@ -121,7 +121,8 @@ def frontier(
         if item.number != position:
             raise ValueError(f"design numbers must run 1..n in order: found {item.number} at {position}")
     safe = [item for item in entries if item.row.holds]
-    pareto = [a for a in safe if not any(dominates(b.costs, a.costs) for b in safe)]
+    vectors = [item.costs for item in safe]  # each built once: the check below is quadratic in the safe designs
+    pareto = [a for a, mine in zip(safe, vectors, strict=True) if not any(dominates(b, mine) for b in vectors)]
     pareto.sort(key=rank)
     cheapest = min(safe, key=rank) if safe else None
     ties = tuple(
