@@ -53,6 +53,7 @@ SLOW = (
     "realsweep/adapters",  # LangGraph and DBOS agents, swept and run as processes
     "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
     "cli/test_prog.py",  # every printed command run as printed, by each launcher
+    "cli/test_view_browser.py",  # explore --out's page in real headless Chromium
     "docs",  # every command block of the docs run, the stateful example under pytest
     "benchmarks",  # the benchmark scripts, run as a user runs them
     "test_packaging.py",  # a wheel built by pip from a copy of the tree
