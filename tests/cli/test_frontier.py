@@ -261,18 +261,49 @@ def test_triage_depth_two_explores_the_pinned_number_of_states(triage: dict[str,
 
 ONE_WRITE = 'name = "one"\nturns = [["w"]]\n[calls]\nw = { tool = "create_issue", writes = true }\n'
 
+# The runs on the one-write job below are made once for the module and read by every test they
+# serve: 512 designs take a few seconds each time, and a run's output is the same bytes whichever
+# test reads it.
 
-@pytest.fixture
-def one_write(tmp_path: Path) -> Path:
+
+@pytest.fixture(scope="module")
+def one_write(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A job of one write: the whole space explores in a second or two."""
-    path = tmp_path / "one.toml"
+    path = tmp_path_factory.mktemp("job") / "one.toml"
     path.write_text(ONE_WRITE)
     return path
 
 
-def test_text_names_the_cheapest_and_lists_every_design(one_write: Path) -> None:
+@pytest.fixture(scope="module")
+def every_design(one_write: Path) -> dict[int, tuple[int, str]]:
+    """`frontier --depth 1 --job one.toml --every` (text) in this process, with one worker and with two."""
+    return {
+        workers: _main("--depth", "1", "--job", str(one_write), "--every", "--workers", str(workers))
+        for workers in (1, 2)
+    }
+
+
+@pytest.fixture(scope="module")
+def pages(
+    one_write: Path, tmp_path_factory: pytest.TempPathFactory
+) -> list[tuple[subprocess.CompletedProcess[str], Path]]:
+    """`python -m crashsweep frontier --depth 1 --job one.toml --out DIR` as a program, under PYTHONHASHSEED 0 and 1."""
+    runs = []
+    for seed in ("0", "1"):
+        out = tmp_path_factory.mktemp(f"seed{seed}") / "page"
+        command = [sys.executable, "-m", "crashsweep", "frontier", "--depth", "1", "--job", str(one_write)]
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [*command, "--out", str(out)], capture_output=True, text=True, env=env, check=False, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        runs.append((done, out))
+    return runs
+
+
+def test_text_names_the_cheapest_and_lists_every_design(every_design: dict[int, tuple[int, str]]) -> None:
     """Text: the headline, one numbered line per design in order, the cheapest by name."""
-    status, out = _main("--depth", "1", "--job", str(one_write), "--every")
+    status, out = every_design[2]
     assert status == 0
     lines = out.splitlines()
     assert lines[0].startswith("512 designs (every valid policy combination), job one, tracker keyed, depth 1: ")
@@ -284,24 +315,21 @@ def test_text_names_the_cheapest_and_lists_every_design(one_write: Path) -> None
     assert sum(line.startswith("cheapest safe design: #") for line in lines) == 1
 
 
-def test_one_worker_and_two_give_the_same_output(one_write: Path) -> None:
-    """Rows come back in enumeration order however the pool schedules them."""
-    one = _main("--depth", "1", "--job", str(one_write), "--format", "markdown", "--workers", "1")
-    two = _main("--depth", "1", "--job", str(one_write), "--format", "markdown", "--workers", "2")
-    assert one == two
-    assert one[0] == 0
+def test_one_worker_and_two_give_the_same_output(every_design: dict[int, tuple[int, str]]) -> None:
+    """Rows come back in enumeration order however the pool schedules them (every design's row, --every)."""
+    assert every_design[1] == every_design[2]
+    assert every_design[1][0] == 0
 
 
 def test_out_writes_the_page_the_chart_the_json_and_the_cheapest_design(
-    tmp_path: Path, one_write: Path, capsys: pytest.CaptureFixture[str]
+    pages: list[tuple[subprocess.CompletedProcess[str], Path]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """--out DIR: index.html (the SVG chart inline), frontier.svg, frontier.json, cheapest.toml.
 
     The printed command explores the cheapest design from its file, and it holds as the frontier said.
     """
-    out = tmp_path / "page"
-    status, text = _main("--depth", "1", "--job", str(one_write), "--out", str(out))
-    assert status == 0
+    done, out = pages[0]
+    text = done.stdout
     assert sorted(p.name for p in out.iterdir()) == ["cheapest.toml", "frontier.json", "frontier.svg", "index.html"]
     assert f"wrote {out / 'index.html'}" in text
     html = (out / "index.html").read_text()
@@ -311,10 +339,12 @@ def test_out_writes_the_page_the_chart_the_json_and_the_cheapest_design(
     cheapest = data["entries"][data["cheapest"] - 1]
     assert cheapest["label"] in html
     command = text.splitlines()[-1]
-    assert command.startswith("explore the cheapest safe design: crashsweep explore --design ")
+    assert command.startswith("explore the cheapest safe design: ")
     words = shlex.split(command.split(": ", 1)[1])
+    assert words[:3] == [sys.executable, "-m", "crashsweep"]  # the program as it was started (prog.current)
+    assert words[3:5] == ["explore", "--design"]
     capsys.readouterr()
-    assert main([*words[1:], "--format", "json"]) == 0
+    assert main([*words[3:], "--format", "json"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["variant"] == f"frontier-{data['cheapest']}"
     assert (row["job"], row["depth"], row["tracker"]) == ("one", 1, "keyed")
@@ -431,17 +461,13 @@ def test_a_worker_ignores_ctrl_c_and_the_parent_holds_it_back_only_while_forking
     assert (done.returncode, done.stdout) == (0, "[(True, False)] False\n"), done.stderr
 
 
-def test_same_files_whatever_the_hash_seed(tmp_path: Path, one_write: Path) -> None:
+def test_same_files_whatever_the_hash_seed(pages: list[tuple[subprocess.CompletedProcess[str], Path]]) -> None:
     """The page (chart included) and the JSON are the same bytes under two PYTHONHASHSEEDs."""
-    pages = []
-    for seed in ("0", "1"):
-        out = tmp_path / f"seed{seed}"
-        command = [sys.executable, "-m", "crashsweep", "frontier", "--depth", "1", "--job", str(one_write)]
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([*command, "--out", str(out)], capture_output=True, env=env, check=False, timeout=300)
-        assert done.returncode == 0, done.stderr
-        pages.append({name: (out / name).read_bytes() for name in ("index.html", "frontier.svg", "frontier.json")})
-    assert pages[0] == pages[1]
+    files = [
+        {name: (out / name).read_bytes() for name in ("index.html", "frontier.svg", "frontier.json")}
+        for _, out in pages
+    ]
+    assert files[0] == files[1]
 
 
 def _oracle_design(policy: Policy) -> tuple[bool, tuple[int, ...]]:
@@ -495,8 +521,15 @@ def test_a_design_beyond_the_state_limit_is_one_line_and_exit_2(capsys: pytest.C
     assert err.count("\n") == 1
 
 
-def test_out_is_replaced_whole_on_a_second_run_and_a_foreign_directory_is_refused(tmp_path: Path) -> None:
-    """--out follows crashsweep.cli.outdir: a directory the frontier wrote is replaced; one it did not is refused."""
+def test_out_is_replaced_whole_on_a_second_run_and_a_foreign_directory_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--out follows crashsweep.cli.outdir: a directory the frontier wrote is replaced; one it did not is refused.
+
+    Over the first two designs only (as test_the_lock_axis_widens_only_with_pause): what --out
+    does with a directory does not depend on how many designs the page shows.
+    """
+    monkeypatch.setattr(cmd_frontier, "all_policies", lambda *args, **kwargs: all_policies(*args, **kwargs)[:2])
     one_write = tmp_path / "one.toml"
     one_write.write_text('name = "one"\nturns = [["w"]]\n[calls]\nw = { tool = "create_issue", writes = true }\n')
     out = tmp_path / "page"
@@ -538,7 +571,9 @@ def test_faults_reach_every_design_of_the_frontier(triage: dict[str, Any]) -> No
     assert "faults" not in triage  # without --faults (the module's run of triage), no faults key
 
 
-def test_power_loss_enumerates_the_durability_fields(one_write: Path) -> None:
+def test_power_loss_enumerates_the_durability_fields(
+    one_write: Path, pages: list[tuple[subprocess.CompletedProcess[str], Path]]
+) -> None:
     """--faults power-loss: the 512 designs each with the 4 valid (fsync, unreadable) pairs: 2048.
 
     spec/FAULTS.md 6: under fsync "none" no design is safe. With "fresh-run", a cut at `final:
@@ -560,10 +595,9 @@ def test_power_loss_enumerates_the_durability_fields(one_write: Path) -> None:
         e["number"]: (e["policy"].get("fsync", "none"), e["policy"].get("unreadable", "ask-person")) for e in entries
     }
     assert not {n for n in safe if durability[n][0] == "none"}
-    _, plain = _main("--depth", "1", "--job", str(one_write), "--format", "json")
-    crash_safe = {
-        entry["number"] for entry in json.loads(plain)["entries"] if entry["number"] in json.loads(plain)["safe"]
-    }
+    plain = json.loads((pages[0][1] / "frontier.json").read_text())  # the same job and depth, no faults
+    assert (plain["job"], plain["depth"], plain.get("faults")) == ("one", 1, None)
+    crash_safe = {entry["number"] for entry in plain["entries"] if entry["number"] in plain["safe"]}
     full_safe = {(n - 1) // 4 + 1 for n in safe if durability[n][0] == "full"}
     assert full_safe == crash_safe
 
