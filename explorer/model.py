@@ -7,11 +7,18 @@ depth. A restart is an action of kind "restart". Properties are named predicates
 (every state), "at_end" (every finished state) and "sometimes" (some state); every always or
 at_end property names a sometimes partner, its witness, so a check that is never exercised
 fails loudly instead of passing.
+
+A model may also say what of a state its future can observe: an attribute `key`, a function
+from a state to a hashable key (or None, the default, for the state itself). The search then
+stores one node per key and crash count, stepping the state that first reached it
+(`explorer/search.py`); the key must keep everything the model's actions, steps' counters,
+crash points, properties and measures can read, now or later (a bisimulation), which is
+what makes every count and verdict the same as the full graph's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -90,6 +97,18 @@ class Model(Protocol[S]):
     @property
     def measures(self) -> Mapping[str, Callable[[S], int]]:
         """Figures of a finished state, summed over the scenarios that end there."""
+
+
+StateKey = Callable[[S], Hashable]
+"""What of a state its future can observe: states with equal keys are one node of the search."""
+
+
+def state_key(model: object) -> StateKey[object] | None:
+    """The model's `key` function, or None when it has none (every state is its own key)."""
+    key = getattr(model, "key", None)
+    if key is not None and not callable(key):
+        raise ModelDefinitionError(f"the model's key is {key!r}: give a function from a state to its key, or None")
+    return key
 
 
 def validate_model(model: Model[S]) -> None:

@@ -8,6 +8,13 @@ fault actions are enabled only while moves < depth. Equal pairs are one node, so
 that reach the same place merge.
 BFS discovers every node by a shortest path; the first violating node of each property is
 therefore the end of a shortest counterexample.
+
+With a model's state key (`explorer/model.py`) a node is a pair (key, moves): states whose
+futures the model says are alike are one node, which stores the state that first reached it
+and is expanded from that state alone. Each node's state is its BFS parent's state stepped
+by the tree edge, so every path the search hands out (counterexamples, witnesses) is a real
+execution of the model; a key that merges only states with the same future gives the same
+scenarios, counters, measures and verdicts as the full graph, on fewer nodes.
 """
 
 from __future__ import annotations
@@ -22,7 +29,17 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from crashsweep.explorer import collector
 from crashsweep.explorer.core import Core, Parents
 from crashsweep.explorer.counting import Arrays, Counts, CycleFound, count_arrays, cycle_error
-from crashsweep.explorer.model import MOVES, Action, Model, ModelDefinitionError, Property, PropertyKind, validate_model
+from crashsweep.explorer.model import (
+    MOVES,
+    Action,
+    Model,
+    ModelDefinitionError,
+    Property,
+    PropertyKind,
+    StateKey,
+    state_key,
+    validate_model,
+)
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
     import networkx as nx
@@ -70,7 +87,8 @@ class Exploration(Generic[S]):
 
     The search keeps the graph as arrays (`core`); `graph`, the networkx MultiDiGraph with node
     attributes state, crashes, finished and point and edges keyed by choice with attributes
-    action and deltas, is built from them in one pass the first time it is read.
+    action and deltas, is built from them in one pass the first time it is read. `projected`
+    says whether nodes stood for a state key (the model's) rather than a state.
     """
 
     model: Model[S]
@@ -80,6 +98,7 @@ class Exploration(Generic[S]):
     verdicts: dict[str, Verdict]
     counts: Counts
     parents: Mapping[int, tuple[int, int]] = field(repr=False)
+    projected: bool = False
 
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
@@ -135,13 +154,19 @@ def explore(
     max_states: int | None = None,
     progress: Progress | None = None,
     progress_every: int = 20_000,
+    projection: bool = True,
 ) -> Exploration[S]:
-    """Explore every path with at most `depth` crashes; check properties; count scenarios."""
+    """Explore every path with at most `depth` crashes; check properties; count scenarios.
+
+    `projection` uses the model's state key, if it has one (`projection=False`: one node per
+    state, the full graph).
+    """
     if depth < 0:
         raise ValueError(f"depth must be at least 0, got {depth}")
     validate_model(model)
     properties = list(model.properties)
-    search = _Search(model, depth, properties, max_states, progress, progress_every)
+    key = state_key(model) if projection else None
+    search = _Search(model, depth, properties, max_states, progress, progress_every, key)
     # The search and its counting make millions of objects that live as long as the result
     # and form no cycles: the cyclic collector is paused meanwhile, and kept off them after
     # (explorer/collector.py says why and what it costs otherwise).
@@ -164,7 +189,8 @@ def explore(
             counts = count_arrays(arrays, ROOT, model.measures)
         except CycleFound:
             raise cycle_error(core.graph(model.crash_point)) from None
-        exploration = Exploration(model, depth, core, ROOT, verdicts, counts, Parents(core, ROOT))
+        parents = Parents(core, ROOT)
+        exploration = Exploration(model, depth, core, ROOT, verdicts, counts, parents, key is not None)
         collector.keep_out(exploration, collecting)
     return exploration
 
@@ -180,8 +206,9 @@ class _Search(Generic[S]):
         max_states: int | None,
         progress: Progress | None,
         progress_every: int,
+        key: StateKey[S] | None = None,
     ) -> None:
-        self.model, self.depth, self.core = model, depth, Core[S]()
+        self.model, self.depth, self.core, self.key = model, depth, Core[S](), key
         self.max_states, self.progress, self.progress_every = max_states, progress, progress_every
         # (name, check, sometimes) of each property with no first violation (or sighting) yet:
         # those checked in every state, and those checked in finished states only.
@@ -190,10 +217,11 @@ class _Search(Generic[S]):
         ]
         self.ending: list[_Check[S]] = [(p.name, p.check, False) for p in properties if p.kind == "at_end"]
         self.first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
-        # state -> its first node; `same[n]` is the next node with n's state (0: none, the root
-        # being no state's later node). A state reached with several crash counts is stored
-        # once: its nodes share the one object, and the index holds it once.
-        self.index: dict[S, int] = {}
+        # state (or its key) -> its first node; `same[n]` is the next node with n's state (0:
+        # none, the root being no state's later node). Without a key, a state reached with
+        # several crash counts is stored once: its nodes share the one object, and the index
+        # holds it once. With one, each node keeps the state that reached it (a real execution).
+        self.index: dict[Hashable, int] = {}
         self.same = array("I")
         self.most_crashes = 0
         self.add(model.initial(), 0, ROOT, 0)
@@ -202,7 +230,7 @@ class _Search(Generic[S]):
         """Number a new node, note its properties, and return its number."""
         finished = self.model.is_finished(state)
         node = self.core.add_node(state, crashes, finished, parent, choice)
-        self.index[state] = node
+        self.index[state if self.key is None else self.key(state)] = node
         self.same.append(0)
         self._check(state, node, finished)
         return node
@@ -231,7 +259,7 @@ class _Search(Generic[S]):
         add_state, add_crashes, add_finished = states.append, all_crashes.append, finished.append
         add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
         add_offset = core.offsets.append  # Core.close, inlined
-        add_same, probe = same.append, index.setdefault
+        add_same, probe, key = same.append, index.setdefault, self.key
         # What a node does with the sequence of actions the model returned, kept per sequence
         # (models mostly return a few shared ones): each enabled action with its number in the
         # table of actions and whether it is a move; a node with no moves left drops the moves.
@@ -258,14 +286,15 @@ class _Search(Generic[S]):
                 after, deltas = step(state, action)
                 after_crashes = crashes + 1 if move else crashes
                 fresh = len(states)
-                target = probe(after, fresh)  # one probe: the state is hashed once
+                target = probe(after if key is None else key(after), fresh)  # one probe: hashed once
                 if target != fresh:
                     # A state seen before: its node with these crashes, or the end of its chain.
                     while all_crashes[target] != after_crashes:
                         later = same[target]
                         if not later:
                             same[target] = fresh
-                            after = states[target]  # the one stored object of this state
+                            if key is None:
+                                after = states[target]  # the one stored object of this state
                             target = fresh
                             break
                         target = later

@@ -10,7 +10,7 @@ scenario counts and path codes are exactly the inner model's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -44,6 +44,11 @@ class Tallied(Generic[S]):
         for name, value in extra.items():
             merged[name] = merged.get(name, 0) + value
         return after, merged
+
+    @property
+    def key(self) -> Callable[[S], Hashable] | None:
+        """The inner model's state key, if it has one (the tally reads only what the key keeps)."""
+        return getattr(self.inner, "key", None)
 
     def is_finished(self, state: S) -> bool:
         """The inner model's end of a scenario."""

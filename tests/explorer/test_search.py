@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import pytest
 
 from crashsweep.explorer.model import Action, ModelDefinitionError
+from crashsweep.explorer.path import replay, shortest_path
 from crashsweep.explorer.search import ExplorationInterrupted, StateLimitExceeded, enabled, explore
-from tests.explorer.toys import NEXT, Points, Toy
+from tests.explorer.toys import NEXT, Points, Tagged, Toy
 
 
 @pytest.mark.parametrize(("n", "depth"), [(1, 0), (3, 1), (4, 2), (5, 3)])
@@ -199,3 +200,51 @@ def test_faults_are_moves_bounded_with_crashes() -> None:
     two = explore(GlitchingPoints(2), 2)
     assert two.counts.scenarios == {0: 1, 1: 4, 2: 10}
     assert all(action.kind != "fault" for action in enabled(GlitchingPoints(2), ("at", 1, 0), 1, 1))
+
+
+@pytest.mark.parametrize(("n", "depth"), [(3, 1), (4, 2), (2, 3)])
+def test_a_state_key_merges_states_with_the_same_future(n: int, depth: int) -> None:
+    """Tagged(n): the tag makes n copies of every state after a crash; the key merges them.
+
+    Full graph, by hand: n + 2 nodes with no crash (init, n points, done), then per crash
+    count n tags times (down, n points, done). Merged: Points's (depth + 1)(n + 2). The
+    scenarios are Points's n**k either way, and so are the verdict and its path's length.
+    """
+    full = explore(Tagged(n), depth, projection=False)
+    merged = explore(Tagged(n), depth)
+    assert (full.projected, merged.projected) == (False, True)
+    assert full.states == (n + 2) + depth * n * (n + 2)
+    assert merged.states == (depth + 1) * (n + 2)
+    assert merged.counts == full.counts
+    assert merged.counts.scenarios == {k: n**k for k in range(depth + 1)}
+    for name in ("before-last", "seen"):
+        one, two = full.verdicts[name], merged.verdicts[name]
+        assert one.holds == two.holds
+        assert one.node is not None
+        assert two.node is not None
+        assert len(shortest_path(merged, two.node).steps) == len(shortest_path(full, one.node).steps)
+
+
+def test_every_node_of_a_merged_search_keeps_a_real_run() -> None:
+    """Each node's state is its parent's state stepped by the tree edge: paths replay to their states."""
+    model = Tagged(3)
+    merged = explore(model, 2)
+    for node in range(merged.states):
+        path = shortest_path(merged, node)
+        assert replay(model, 2, path.code).end == merged.state(node)
+
+
+def test_a_model_without_a_key_is_not_projected() -> None:
+    """No key: one node per state, and the exploration says so."""
+    assert not explore(Points(3), 1).projected
+
+
+def test_a_key_that_is_not_a_function_is_refused() -> None:
+    """A model whose key is neither a function nor None: a ModelDefinitionError that says so."""
+
+    @dataclass(frozen=True)
+    class Bad(Points):
+        key: object = 3
+
+    with pytest.raises(ModelDefinitionError, match="key"):
+        explore(Bad(2), 1)

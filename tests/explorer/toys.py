@@ -75,3 +75,53 @@ class Points:
     def measures(self) -> Mapping[str, Callable[[Toy], int]]:
         """One measure: 1 for every finished scenario."""
         return {"one": lambda s: 1}
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """`Points(n)` whose state also notes where the last crash struck, which nothing reads.
+
+    The tag splits every state after a crash into n copies, one per crash point; the state key
+    (the Points state alone) says the copies have the same future, so the search merges them.
+    """
+
+    n: int
+
+    def initial(self) -> tuple[Toy, int]:
+        """Nothing run yet, no crash."""
+        return (Points(self.n).initial(), 0)
+
+    def actions(self, state: tuple[Toy, int]) -> Sequence[Action]:
+        """Points's actions."""
+        return Points(self.n).actions(state[0])
+
+    def step(self, state: tuple[Toy, int], action: Action) -> tuple[tuple[Toy, int], Mapping[str, int]]:
+        """Points's step; a crash tags the state with the point it struck at."""
+        toy, tag = state
+        after, deltas = Points(self.n).step(toy, action)
+        return (after, toy[1] if action.kind == "crash" else tag), deltas
+
+    def key(self, state: tuple[Toy, int]) -> Toy:
+        """The Points state: the tag is never read."""
+        return state[0]
+
+    def is_finished(self, state: tuple[Toy, int]) -> bool:
+        """Points's end."""
+        return state[0][0] == "done"
+
+    def crash_point(self, state: tuple[Toy, int]) -> str | None:
+        """Points's crash points."""
+        return Points(self.n).crash_point(state[0])
+
+    @property
+    def properties(self) -> Sequence[Property[tuple[Toy, int]]]:
+        """An invariant broken at the last point, and its witness."""
+        return (
+            Property.always("before-last", lambda s: s[0][1] < self.n, witness="seen"),
+            Property.sometimes("seen", lambda s: s[0][0] == "done"),
+        )
+
+    @property
+    def measures(self) -> Mapping[str, Callable[[tuple[Toy, int]], int]]:
+        """1 for every finished scenario."""
+        return {"one": lambda s: 1}
