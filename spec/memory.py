@@ -116,6 +116,10 @@ class Snapshot:
     _last: Turn | None = field(init=False, repr=False, compare=False, default=None)
     _earlier: int = field(init=False, repr=False, compare=False, default=0)
     _hash: int = field(init=False, repr=False, compare=False, default=0)
+    _from: Snapshot | None = field(init=False, repr=False, compare=False, default=None)
+    """The snapshot whose turns are this one's prefix (set by `appended`, kept by the other
+    successors, None for a snapshot built whole): the state key (spec/key.py) folds a prefix
+    from its predecessor's in constant time."""
 
     def __post_init__(self) -> None:
         turns = self.turns
@@ -163,34 +167,37 @@ class Snapshot:
 
     def with_last(self, turn: Turn) -> Snapshot:
         """This snapshot with its last turn replaced."""
-        return _snapshot(self.run, self.done, self._prefix, turn, self._earlier)
+        return _snapshot(self.run, self.done, self._prefix, turn, self._earlier, self._from)
 
     def appended(self, turn: Turn) -> Snapshot:
         """This snapshot with `turn` added after the last."""
         last = self._last
         if last is None:
-            return _snapshot(self.run, self.done, (), turn, 0)
-        return _snapshot(self.run, self.done, (*self._prefix, last), turn, hash((self._earlier, last._hash)))
+            return _snapshot(self.run, self.done, (), turn, 0, None)
+        return _snapshot(self.run, self.done, (*self._prefix, last), turn, hash((self._earlier, last._hash)), self)
 
     def marked_done(self) -> Snapshot:
         """This snapshot with the run marked done."""
-        return _snapshot(self.run, True, self._prefix, self._last, self._earlier)
+        return _snapshot(self.run, True, self._prefix, self._last, self._earlier, self._from)
 
 
 def _snapshot_hash(run: str, done: bool, earlier: int, last: Turn | None) -> int:
     return hash((run, done, earlier, None if last is None else last._hash))
 
 
-def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None, earlier: int) -> Snapshot:
+def _snapshot(
+    run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None, earlier: int, base: Snapshot | None
+) -> Snapshot:
     """A Snapshot made without folding its turns again (`earlier` folds `prefix`); `turns` is left unset."""
     snapshot = _new(Snapshot)
-    s_run, s_done, s_prefix, s_last, s_earlier, s_hash = _SNAPSHOT_SLOTS
+    s_run, s_done, s_prefix, s_last, s_earlier, s_hash, s_from = _SNAPSHOT_SLOTS
     s_run(snapshot, run)
     s_done(snapshot, done)
     s_prefix(snapshot, prefix)
     s_last(snapshot, last)
     s_earlier(snapshot, earlier)
     s_hash(snapshot, _snapshot_hash(run, done, earlier, last))
+    s_from(snapshot, base)
     return snapshot
 
 
@@ -200,7 +207,7 @@ def _snapshot(run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None,
 # constructor's.
 _new = object.__new__
 _SNAPSHOT_SLOTS = tuple(
-    getattr(Snapshot, name).__set__ for name in ("run", "done", "_prefix", "_last", "_earlier", "_hash")
+    getattr(Snapshot, name).__set__ for name in ("run", "done", "_prefix", "_last", "_earlier", "_hash", "_from")
 )
 _TURN_SLOTS = tuple(
     getattr(Turn, name).__set__

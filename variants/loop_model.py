@@ -13,7 +13,7 @@ The invariants and measures come from spec/.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -22,6 +22,7 @@ from crashsweep.spec import invariants, metrics
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
 from crashsweep.spec.job import Job
+from crashsweep.spec.key import world_key
 from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
 from crashsweep.spec.process import advance, boot, paused, resume
 from crashsweep.spec.world import World
@@ -92,6 +93,11 @@ class LoopModel:
         else:
             after, counters = advance(state, self.env, self.design)
         return (unfinished_while_other_lives(after) if after.finished else after), counters
+
+    @property
+    def key(self) -> Callable[[World], Hashable]:
+        """What of a world its future can observe (spec/key.py): the answers and the tracker's order left out."""
+        return world_key
 
     def is_finished(self, state: World) -> bool:
         """The run is done and its last process has exited."""

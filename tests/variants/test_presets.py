@@ -22,6 +22,7 @@ from crashsweep.reports.summary import summarize
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.job import TRIAGE, Call, Job, load_job
 from crashsweep.spec.tracker import TRACKERS
+from crashsweep.spec.world import World
 from crashsweep.variants.loop_model import LoopModel
 from crashsweep.variants.presets import BUILT_IN
 from tests.published import SEED_TABLE
@@ -142,12 +143,13 @@ def test_the_stateful_cross_check_covers_the_registry() -> None:
 
 @pytest.mark.parametrize("name", sorted(set(STATEFUL) - set(STATEFUL_EXCLUDED)))
 def test_random_runs_stay_in_the_bfs_graph(name: str) -> None:
-    """Random runs (hypothesis, up to 2 crashes) on the job with a failing write only reach BFS nodes."""
+    """Random runs (hypothesis, up to 2 crashes) on the job with a failing write only reach BFS nodes (by key)."""
     loop = LoopModel(STATEFUL[name], Env(SITUATIONS[0], TRACKERS["keyed"]))
-    nodes = {(data["state"], data["crashes"]) for _, data in explore(loop, 2).graph.nodes(data=True)}
-    visited: set[tuple[object, int]] = set()
+    key = loop.key  # a node stands for every world with its state key (spec/key.py)
+    nodes = {(key(data["state"]), data["crashes"]) for _, data in explore(loop, 2).graph.nodes(data=True)}
+    visited: set[tuple[World, int]] = set()
 
-    class CrossChecked(ModelMachine[object]):
+    class CrossChecked(ModelMachine[World]):
         model = loop
         crash_budget = 2
         checked = 0
@@ -156,7 +158,7 @@ def test_random_runs_stay_in_the_bfs_graph(name: str) -> None:
         def in_the_bfs_graph(self) -> None:
             for step in self.path.steps[self.checked :]:
                 visited.add((step.state, step.crashes))
-                assert (step.state, step.crashes) in nodes, self.path.code
+                assert (key(step.state), step.crashes) in nodes, self.path.code
             self.checked = len(self.path.steps)
 
         @invariant()

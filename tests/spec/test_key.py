@@ -1,0 +1,150 @@
+"""The state key (spec/key.py, SEMANTICS.md section 11): the merged search gives the full search's figures.
+
+The full graph (`projection=False`, one node per world) is the reference: over the registry
+(every design, tracker, fault kind and call-ID mode) on small jobs at depths 1-3, the search
+that merges worlds by their key must give the same scenarios per move count, the same summed
+counters and measures, the same verdicts, and shortest counterexamples and witnesses of the
+same length and moves, each a real run of the model (replayed from its code).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from crashsweep.explorer.path import replay, shortest_path
+from crashsweep.explorer.search import Exploration, explore
+from crashsweep.spec.faults import FAULTS
+from crashsweep.spec.job import Call, Job, load_job
+from crashsweep.spec.key import Chain, Members, world_key
+from crashsweep.spec.memory import Snapshot, Turn
+from crashsweep.spec.policy import all_policies
+from crashsweep.spec.records import Record, Tracker
+from crashsweep.spec.tracker import KEYED, TRACKERS
+from crashsweep.spec.world import Checkpoint, World
+from crashsweep.variants import model, names
+from crashsweep.variants.composed import compose
+from tests.paths import ROOT
+
+ONE_WRITE = load_job(ROOT / "examples" / "one-write.toml")
+FAILS = load_job(ROOT / "examples" / "triage-fails.toml")
+APPROVAL = load_job(ROOT / "examples" / "triage-approval.toml")
+TWO_TURNS = Job(
+    "two-turns",
+    (
+        (Call("w1", "create_issue", True), Call("w2", "create_issue", True)),
+        (Call("r3", "search_issues", False), Call("w4", "create_issue", True)),
+    ),
+)
+ENVIRONMENTS = [((), False), ((), True), *(((fault,), False) for fault in FAULTS)]
+"""Crashes alone, fresh call IDs, and each fault kind of the registry."""
+
+
+def environment_id(value: object) -> str:
+    """A parameter's id: the faults joined, or fresh/stable."""
+    if isinstance(value, tuple):
+        return ",".join(value) or "crashes"
+    return "fresh" if value else "stable"
+
+
+def signature(exploration: Exploration[Any]) -> tuple[object, ...]:
+    """Every figure the two searches must share: counts, and each verdict with its path's length and moves."""
+    verdicts = {}
+    for name, verdict in exploration.verdicts.items():
+        path = None
+        if verdict.node is not None:
+            found = shortest_path(exploration, verdict.node)
+            path = (len(found.steps), found.crashes)
+        verdicts[name] = (verdict.holds, path)
+    return exploration.counts, verdicts
+
+
+def both(design: object, job: Job, tracker: str, depth: int, faults: tuple[str, ...], fresh: bool) -> None:
+    """Explore full and merged; assert equal signatures, fewer or as many nodes, and real paths."""
+    loop = model(design, job, TRACKERS[tracker], faults=faults, fresh_ids=fresh)  # type: ignore[arg-type]
+    full = explore(loop, depth, projection=False)
+    merged = explore(loop, depth)
+    assert not full.projected
+    assert merged.projected
+    assert signature(merged) == signature(full)
+    assert merged.states <= full.states
+    for verdict in merged.verdicts.values():
+        if verdict.node is not None:  # the merged search's path is a real run: its code replays to its world
+            path = shortest_path(merged, verdict.node)
+            assert replay(loop, depth, path.code).end == path.end
+
+
+@pytest.mark.parametrize(("faults", "fresh"), ENVIRONMENTS, ids=environment_id)
+@pytest.mark.parametrize("design", names())
+def test_every_design_and_fault_on_one_write_at_depth_two(design: str, faults: tuple[str, ...], fresh: bool) -> None:
+    """The smallest job with a write, keyless (the ladder's rungs): the merged search's figures are the full one's.
+
+    tests/spec/test_key_registry.py (slow tier) goes on to depth 3, every tracker, the
+    situation jobs and the policy space under power loss.
+    """
+    both(design, ONE_WRITE, "keyless", 2, faults, fresh)
+
+
+@pytest.mark.parametrize("tracker", list(TRACKERS))
+@pytest.mark.parametrize("design", names())
+def test_every_design_on_two_turns_at_depth_two(design: str, tracker: str) -> None:
+    """A job of two turns (a read among the writes), where a duplicate's tail merges with others, at depth 2."""
+    both(design, TWO_TURNS, tracker, 2, (), False)
+
+
+def test_every_composed_policy_on_one_write() -> None:
+    """Every design of the policy space (the frontier's 512), on one write at depth 1."""
+    for policy in all_policies():
+        both(compose(policy.label, "composed", policy), ONE_WRITE, "keyed", 1, (), False)
+
+
+def test_the_tails_merge() -> None:
+    """Sometimes: on a job where a duplicate shifts every later answer, the key stores fewer states."""
+    loop = model("save-after-reply", TWO_TURNS, KEYED)
+    assert explore(loop, 2).states < explore(loop, 2, projection=False).states
+
+
+def test_answers_are_left_out_and_the_order_of_records() -> None:
+    """Two worlds that differ in answers and in the order of their records have one key."""
+    one, two = Record("a", "run-1"), Record("b", "run-1")
+    first = Tracker(records=(one, two, one))
+    second = Tracker(records=(two, one, one))
+    memory = Snapshot("run-1", turns=(Turn(1, results=(("a", "#1"),)),))
+    other = Snapshot("run-1", turns=(Turn(1, results=(("a", "#3"),)),))
+    assert world_key(World(tracker=first)) == world_key(World(tracker=second))
+    # The same pairs and one extra record: dups, missing and the invariants read no more.
+    assert world_key(World(tracker=first)) == world_key(World(tracker=Tracker(records=(one, two, two))))
+    other_run = Tracker(records=(one, two, Record("a", "run-2")))
+    assert world_key(World(tracker=first)) != world_key(World(tracker=other_run))
+    assert world_key(World(tracker=first)) != world_key(World(tracker=Tracker(records=(one, two))))
+    assert world_key(World(process=None, checkpoint=_disk(memory))) == world_key(World(checkpoint=_disk(other)))
+    without = Snapshot("run-1", turns=(Turn(1),))
+    assert world_key(World(checkpoint=_disk(memory))) != world_key(World(checkpoint=_disk(without)))
+
+
+def _disk(snapshot: Snapshot) -> Checkpoint:
+    return Checkpoint(committed=snapshot)
+
+
+def test_chains_and_members_compare_by_value() -> None:
+    """Shared or not, chains are equal as sequences and members as sets (the key is exact)."""
+    a = Chain(Chain(None, 1), 2)
+    assert a == Chain(Chain(None, 1), 2)
+    assert a != Chain(Chain(None, 2), 1)
+    assert hash(a) == hash(Chain(Chain(None, 1), 2))
+    x = Members(Members(None, "p"), "q")
+    y = Members(Members(None, "q"), "p")
+    assert x == y
+    assert hash(x) == hash(y)
+    assert x != Members(Members(None, "p"), "r")
+
+
+def test_a_long_prefix_folds_without_recursion() -> None:
+    """A snapshot of many turns, built whole or turn by turn, keys the same (no recursion limit)."""
+    turns = tuple(Turn(n, results=((f"c{n}", f"#{n}"),), complete=True) for n in range(1, 3001))
+    whole = Snapshot("run-1", turns=turns)
+    built = Snapshot("run-1")
+    for turn in turns:
+        built = built.appended(turn)
+    assert world_key(World(checkpoint=_disk(whole))) == world_key(World(checkpoint=_disk(built)))
