@@ -65,6 +65,9 @@ class Summary:
     """The fsync policy the row's design was given (compare --fsync; "" for the design's own)."""
     unreadable: str = ""
     """What the row's design was given to do on an unreadable checkpoint ("" for its own)."""
+    projection: bool = False
+    """Whether the search merged states by the model's state key (`states` and `edges` are then
+    the merged graph's; every other figure is the same, spec/SEMANTICS.md section 11)."""
 
     @property
     def environment(self) -> str:
@@ -130,6 +133,7 @@ class Summary:
             "approvals": self.approvals,
             "states": self.states,
             "edges": self.edges,
+            "projection": self.projection,
             "invariants": {
                 v.name: {
                     "holds": v.holds,
@@ -216,6 +220,7 @@ def summarize(
         approvals=counts.total(metrics.APPROVALS, crashes),
         states=exploration.states,
         edges=exploration.edges,
+        projection=exploration.projected,
         invariants=tuple(verdicts),
         faults=faults,
         fresh_ids=fresh_ids,

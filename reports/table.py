@@ -213,7 +213,7 @@ def row_text(row: Summary) -> str:
         f"  crash points  {row.crash_points}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(FIGURES, _figures(row), strict=True)),
-        f"  graph         {row.states} states, {row.edges} edges",
+        f"  graph         {row.states} states, {row.edges} edges{', merged by state key' if row.projection else ''}",
     ]
     extra = row.extra_cost
     if row.run_cost is not None and extra is not None:

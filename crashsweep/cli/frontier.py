@@ -56,6 +56,7 @@ class Task:
     max_states: int
     faults: tuple[str, ...] = ()
     fresh_ids: bool = False
+    projection: bool = True
 
 
 def explore_design(task: Task) -> Summary | str:
@@ -63,7 +64,7 @@ def explore_design(task: Task) -> Summary | str:
     design = compose(task.policy.label, "composed from a policy", task.policy)
     loop = runs.costed(LoopModel(design, Env(task.job, TRACKERS[task.tracker], task.faults, task.fresh_ids)), task.job)
     try:
-        exploration = explore(loop, task.depth, max_states=task.max_states)
+        exploration = explore(loop, task.depth, max_states=task.max_states, projection=task.projection)
     except StateLimitExceeded as error:  # its own arguments do not survive pickling: send the words
         return f"design #{task.number} ({task.policy.label}): {error}"
     return summarize(
@@ -168,7 +169,17 @@ def frontier_command(
     locks = PAUSE_LOCKS if "pause" in choices.faults else CRASH_LOCKS
     policies = all_policies(locks, power_loss="power-loss" in choices.faults)
     tasks = [
-        Task(number, policy, choices.job, choices.tracker.name, depth, max_states, choices.faults, choices.fresh_ids)
+        Task(
+            number,
+            policy,
+            choices.job,
+            choices.tracker.name,
+            depth,
+            max_states,
+            choices.faults,
+            choices.fresh_ids,
+            choices.projection,
+        )
         for number, policy in enumerate(policies, start=1)
     ]
     rows = explore_all(tasks, workers or os.cpu_count() or 1)

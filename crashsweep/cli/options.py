@@ -154,6 +154,31 @@ def fault_options(f: FC) -> FC:
     )(f)
 
 
+_FULL_KEY = "crashsweep.full_graph"
+
+
+def _keep_full(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--no-projection callback: keep whether the command explores the full graph."""
+    ctx.meta[_FULL_KEY] = value
+
+
+def projection_option(f: FC) -> FC:
+    """--no-projection: one node per state (the full graph), read back with `projection`."""
+    return click.option(
+        "--no-projection",
+        is_flag=True,
+        expose_value=False,
+        callback=_keep_full,
+        help="merge no states whose futures are alike: the full graph (same figures; states and edges differ)",
+    )(f)
+
+
+def projection() -> bool:
+    """Whether the current command merges states by the model's state key (no --no-projection)."""
+    ctx = click.get_current_context(silent=True)
+    return not (ctx is not None and ctx.meta.get(_FULL_KEY, False))
+
+
 def environment() -> tuple[tuple[str, ...], bool]:
     """The fault kinds and whether call IDs are fresh, as the current command's options gave them."""
     ctx = click.get_current_context(silent=True)
@@ -187,6 +212,7 @@ def job_options(f: FC) -> FC:
             job_option(),
             tracker_option(),
             fault_options,
+            projection_option,
             click.option(
                 "--max-states",
                 type=max_states(),
@@ -206,7 +232,8 @@ def choices_of(
     """The user's choices from the shared options (reads the job file: JobError on a bad one)."""
     job, source = runs.read_job(job_path)
     faults, fresh_ids = environment()
-    return runs.Choices(job, source, runs.tracker_kind(tracker), depth, max_states, faults, fresh_ids, progress)
+    kind = runs.tracker_kind(tracker)
+    return runs.Choices(job, source, kind, depth, max_states, faults, fresh_ids, progress, projection())
 
 
 # Durability (spec/FAULTS.md section 6): the designs' fsync policy and unreadable-checkpoint choice.

@@ -42,6 +42,8 @@ class Choices:
     """Whether the model hands out new call IDs on every request (--call-ids fresh)."""
     progress: bool = False
     """Progress lines even where stderr is not a terminal (--progress)."""
+    projection: bool = True
+    """Merge states by the model's state key (spec/SEMANTICS.md section 11); False: --no-projection."""
 
     def model(self, chosen: str | Design) -> LoopModel:
         """The explorer model of `chosen` under these choices."""
@@ -128,6 +130,7 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
             choices.depth,
             max_states=choices.max_states,
             progress=progress,
+            projection=choices.projection,
         )
     except ExplorationInterrupted as error:
         raise Interrupted(f"{variant}: {error}; nothing was written") from None

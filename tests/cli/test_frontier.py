@@ -243,20 +243,46 @@ TRIAGE_DEPTH_2_WORK = {"states": 210_034, "edges": 271_722, "largest": 1_024}
 """The whole space at depth 2 on triage: states and edges summed over the 512 designs; the largest design's states."""
 
 
-def test_triage_depth_two_explores_the_pinned_number_of_states(triage: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def triage_full() -> dict[str, Any]:
+    """`crashsweep frontier --depth 2 --no-projection --format json` on triage: every world its own node."""
+    status, out = _main("--depth", "2", "--no-projection", "--format", "json")
+    assert status == 0
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_triage_depth_two_explores_the_pinned_number_of_states(triage_full: dict[str, Any]) -> None:
     """The whole space at depth 2 on triage is 210,034 states and 271,722 edges; no design over 1,024 states.
 
-    The work, counted, not timed: a change that explores more (worlds once merged kept apart, a
-    new crash point) moves these figures on any machine, however loaded. How fast the work is
-    done (under 60 s on a machine's cores) is benchmarks/scaling.py's --frontier target.
+    The work of the full graph (--no-projection), counted, not timed: a change that explores
+    more (worlds once merged kept apart, a new crash point) moves these figures on any
+    machine, however loaded. How fast the work is done (under 60 s on a machine's cores) is
+    benchmarks/scaling.py's --frontier target.
     """
-    rows = [entry["row"] for entry in triage["entries"]]
+    rows = [entry["row"] for entry in triage_full["entries"]]
     work = {
         "states": sum(row["states"] for row in rows),
         "edges": sum(row["edges"] for row in rows),
         "largest": max(row["states"] for row in rows),
     }
     assert work == TRIAGE_DEPTH_2_WORK
+
+
+def test_the_state_key_changes_no_figure_of_any_design(triage: dict[str, Any], triage_full: dict[str, Any]) -> None:
+    """Merged by the state key or not, each of the 512 designs has the same row but for states and edges.
+
+    The frontier, the safe set and the cheapest design follow from the rows, so they agree too.
+    """
+    unmerged = {"states", "edges", "projection"}
+    for merged, full in zip(triage["entries"], triage_full["entries"], strict=True):
+        assert merged["row"]["projection"] is True
+        assert full["row"]["projection"] is False
+        assert merged["row"]["states"] <= full["row"]["states"]
+        assert {k: v for k, v in merged["row"].items() if k not in unmerged} == {
+            k: v for k, v in full["row"].items() if k not in unmerged
+        }
+        assert {k: v for k, v in merged.items() if k != "row"} == {k: v for k, v in full.items() if k != "row"}
 
 
 ONE_WRITE = 'name = "one"\nturns = [["w"]]\n[calls]\nw = { tool = "create_issue", writes = true }\n'
