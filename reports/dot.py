@@ -113,6 +113,8 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
         )
     else:
         lines.append(f"the whole graph: {len(shown)} states, {len(edges)} edges")
+    if exploration.projected:  # a node stands for every world with its state key (spec/key.py)
+        lines[-1] += "; states merged by state key (--no-projection: one per world)"
     g = graphviz.Digraph("states")
     g.attr(label=label(*lines), labelloc="t", fontname=FONT, fontsize="13", rankdir="TB", nodesep="0.3", ranksep="0.4")
     g.attr("node", shape="box", style="rounded", fontname=FONT, fontsize="10")

@@ -12,7 +12,9 @@ invariants whose shortest counterexample passes here). Edge attributes: `label` 
 (the action's label), `kind` (step, crash, restart or fault), `choice` (its index among the
 actions enabled, as in path codes), `counters` (what it bumped, "name=n, ..."), and each
 counter it bumped as an int attribute of its own name. Graph attributes: the variant, job,
-tracker, depth, the graph's size, and per invariant its verdict and shortest path code.
+tracker, depth, the graph's size, `projection` (true: a node stands for every world with its
+state key, and `state` is the world that first reached it; --no-projection exports one node
+per world), and per invariant its verdict and shortest path code.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def _graph_attributes(summary: Summary) -> dict[str, Any]:
         "depth": summary.depth,
         "states": summary.states,
         "edges": summary.edges,
+        "projection": summary.projection,
     }
     if summary.environment:
         attributes["environment"] = summary.environment

@@ -7,7 +7,7 @@ from typing import Any
 
 import networkx as nx
 
-from crashsweep.explorer.search import Exploration
+from crashsweep.explorer.search import Exploration, explore
 from crashsweep.reports import graphml
 from crashsweep.reports.counterexample import Counterexample, path_nodes
 from crashsweep.reports.summary import summarize
@@ -34,6 +34,7 @@ def test_nodes_edges_and_the_graph_carry_their_attributes(small: Exploration[Any
     assert read.graph["verdict:no-duplicate"] == "violated"
     assert read.graph["path:no-duplicate"] == small_cx.code
     assert read.graph["depth"] == 1
+    assert read.graph["projection"] is small.projected
     root = read.nodes[str(small.root)]
     assert root["root"] is True
     assert root["crashes"] == 0
@@ -51,3 +52,12 @@ def test_nodes_edges_and_the_graph_carry_their_attributes(small: Exploration[Any
     assert all(
         data[name.split("=")[0]] == int(name.split("=")[1]) for data in counted for name in data["counters"].split(", ")
     )
+
+
+def test_the_graph_says_whether_it_is_merged_by_the_state_key(
+    small: Exploration[Any], small_cx: Counterexample
+) -> None:
+    """Merged or full (--no-projection), the graph attribute `projection` says which graph it is."""
+    full = explore(small.model, small.depth, projection=False)
+    assert _read(full, small_cx).graph["projection"] is False
+    assert _read(small, small_cx).graph["projection"] is small.projected
