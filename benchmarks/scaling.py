@@ -2,7 +2,9 @@
 
 Generated jobs of N calls (turns of --per-turn calls; every third call reads, the rest write;
 `--per-turn 4` at 40 calls is the 40-call job of explore_vs_replay.py), against the keyed
-tracker. Each cell is one exploration: distinct states, edges (step-function calls), wall
+tracker. Each cell is one exploration, of the graph merged by the state key (`merged`, what
+crashsweep explores by default) or of the full graph (`full`, --no-projection), with --graph
+choosing which (both by default): distinct states, edges (step-function calls), wall
 seconds and states per wall second, the process's CPU seconds and states per CPU second
 (what one core does, even on a machine shared with other work), each the best of --repeat
 runs (the least disturbed by other work on a shared machine), and the peak memory per
@@ -18,11 +20,12 @@ floor no design can go under with this search.
 
 With --frontier, one more cell: `crashsweep frontier`'s work, every one of the 512 designs of
 the policy space explored on the triage job at depth 2 on this machine's cores, with its
-target (under 60 s of wall clock; the work itself, states and edges, is pinned by
-tests/cli/test_frontier.py).
+target (under 60 s of wall clock), on the merged graphs as `crashsweep frontier` explores
+them (the full graphs' work, states and edges, is pinned by tests/cli/test_frontier.py).
 
     .venv/bin/python benchmarks/scaling.py [--calls 10,40,100,400,1000] [--depths 1,2,3,4]
-        [--designs all] [--per-turn 4] [--budget 60] [--memory-budget 5] [--repeat 1] [--frontier]
+        [--designs all] [--graph merged,full] [--per-turn 4] [--budget 60] [--memory-budget 5]
+        [--repeat 1] [--frontier]
 
 Figures depend on the machine and its load: run it on a quiet machine, and once.
 """
@@ -73,6 +76,13 @@ class Cell:
     seconds: float
     cpu: float
     bytes_per_state: float | None
+    merged: bool = False
+    """Whether the graph was merged by the state key (False: the full graph, --no-projection)."""
+
+    @property
+    def graph(self) -> str:
+        """merged or full."""
+        return "merged" if self.merged else "full"
 
     @property
     def rate(self) -> float:
@@ -85,18 +95,18 @@ class Cell:
         return self.states / self.cpu if self.cpu else float("inf")
 
 
-def measure(design: str, job: Job, depth: int, repeat: int = 1) -> Cell:
+def measure(design: str, job: Job, depth: int, repeat: int = 1, merged: bool = False) -> Cell:
     """Explore `repeat` times; the cell's times are the best wall and the best CPU time of those runs."""
     seconds = cpu = float("inf")
     states = edges = 0
     for _ in range(repeat):
         start, cpu_start = time.perf_counter(), time.process_time()
-        exploration = explore(model(design, job, KEYED), depth, max_states=MAX_STATES)
+        exploration = explore(model(design, job, KEYED), depth, max_states=MAX_STATES, projection=merged)
         seconds = min(seconds, time.perf_counter() - start)
         cpu = min(cpu, time.process_time() - cpu_start)
         states, edges = exploration.states, exploration.edges
         del exploration
-    return Cell(design, len(job.calls), depth, states, edges, seconds, cpu, None)
+    return Cell(design, len(job.calls), depth, states, edges, seconds, cpu, None, merged)
 
 
 FRONTIER_TARGET = 60.0
@@ -138,16 +148,16 @@ def _cpu_with_children() -> float:
 def frontier_target(cell: FrontierCell) -> None:
     """The frontier cell and its target, judged on wall clock (the pool uses every core)."""
     print(
-        f"\nfrontier, triage, depth 2: {cell.designs} designs, {cell.states:,} states, {cell.edges:,} edges, "
+        f"\nfrontier, triage, depth 2, merged: {cell.designs} designs, {cell.states:,} states, {cell.edges:,} edges, "
         f"{cell.workers} workers: {cell.seconds:.2f} s wall [{cell.cpu:.2f} s CPU] "
         f"(target < {FRONTIER_TARGET:g} s: {_met(cell.seconds < FRONTIER_TARGET)})"
     )
 
 
-def peak_per_state(design: str, job: Job, depth: int) -> float:
+def peak_per_state(design: str, job: Job, depth: int, merged: bool = False) -> float:
     """tracemalloc's peak during one more exploration, divided by its states (tracing slows it: not timed)."""
     tracemalloc.start()
-    traced = explore(model(design, job, KEYED), depth, max_states=MAX_STATES)
+    traced = explore(model(design, job, KEYED), depth, max_states=MAX_STATES, projection=merged)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return peak / traced.states
@@ -227,6 +237,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--calls", default="10,40,100,400,1000", help="job lengths, comma-separated")
     parser.add_argument("--depths", default="1,2,3,4", help="depths, comma-separated")
     parser.add_argument("--designs", default="all", help="design names, comma-separated, or all")
+    parser.add_argument("--graph", default="merged,full", help="merged (by the state key), full, or both")
     parser.add_argument("--per-turn", type=int, default=4, help="calls per tool turn")
     parser.add_argument("--budget", type=float, default=60.0, help="skip a cell predicted to take longer (s)")
     parser.add_argument(
@@ -244,6 +255,9 @@ def parse() -> argparse.Namespace:
         parser.error("--calls and --depths take comma-separated whole numbers, e.g. --calls 10,40")
     if min(args.calls) < 1 or min(args.depths) < 0 or args.per_turn < 1 or args.repeat < 1:
         parser.error("--calls, --per-turn and --repeat must be at least 1, --depths at least 0")
+    args.graph = args.graph.split(",")
+    if not args.graph or any(graph not in GRAPHS for graph in args.graph):
+        parser.error(f"--graph takes {' or '.join(GRAPHS)}, comma-separated, e.g. --graph merged")
     args.designs = list(DESIGNS) if args.designs == "all" else args.designs.split(",")
     unknown = [name for name in args.designs if name not in DESIGNS]
     if unknown:
@@ -251,42 +265,80 @@ def parse() -> argparse.Namespace:
     return args
 
 
+GRAPHS = ("merged", "full")
+"""The graphs a cell may explore: merged by the state key (crashsweep's default) or full (--no-projection)."""
+
+
 def run(args: argparse.Namespace) -> list[Cell]:
     """Every cell of the grid that fits the budget, printed as it is measured."""
     header = (
         f"{'design':<20}{'calls':>6}{'d':>3}{'states':>11}{'edges':>11}{'seconds':>9}{'states/s':>10}"
-        f"{'cpu s':>8}{'states/cpu-s':>13}{'B/state':>9}"
+        f"{'cpu s':>8}{'states/cpu-s':>13}{'B/state':>9}  graph"
     )
     print(header)
     print("-" * len(header), flush=True)
     cells: list[Cell] = []
     for design in args.designs:
         for depth in args.depths:
-            last: Cell | None = None
-            for calls in args.calls:
-                predicted = last.seconds * (calls / last.calls) ** 2 if last is not None else 0.0
-                if predicted > args.budget:
-                    print(f"{design:<20}{calls:>6}{depth:>3}   skipped: predicted ~{predicted:.0f} s", flush=True)
-                    continue
-                job = generated(calls, args.per_turn)
-                cell = measure(design, job, depth, args.repeat)
-                if cell.seconds <= args.memory_budget:
-                    cell = replace(cell, bytes_per_state=peak_per_state(design, job, depth))
-                memory = "-" if cell.bytes_per_state is None else f"{cell.bytes_per_state:,.0f}"
-                print(
-                    f"{design:<20}{calls:>6}{depth:>3}{cell.states:>11,}{cell.edges:>11,}{cell.seconds:>9.2f}"
-                    f"{cell.rate:>10,.0f}{cell.cpu:>8.2f}{cell.cpu_rate:>13,.0f}{memory:>9}",
-                    flush=True,
-                )
-                cells.append(cell)
-                last = cell
+            for graph in args.graph:
+                cells.extend(_row_of_cells(args, design, depth, graph == "merged"))
     return cells
 
 
+def _row_of_cells(args: argparse.Namespace, design: str, depth: int, merged: bool) -> list[Cell]:
+    """One design and depth on one graph, for every job length that fits the budget."""
+    cells: list[Cell] = []
+    graph = GRAPHS[0] if merged else GRAPHS[1]
+    for calls in args.calls:
+        last = cells[-1] if cells else None
+        predicted = last.seconds * (calls / last.calls) ** 2 if last is not None else 0.0
+        if predicted > args.budget:
+            print(f"{design:<20}{calls:>6}{depth:>3}   skipped: predicted ~{predicted:.0f} s  {graph}", flush=True)
+            continue
+        job = generated(calls, args.per_turn)
+        cell = measure(design, job, depth, args.repeat, merged)
+        if cell.seconds <= args.memory_budget:
+            cell = replace(cell, bytes_per_state=peak_per_state(design, job, depth, merged))
+        memory = "-" if cell.bytes_per_state is None else f"{cell.bytes_per_state:,.0f}"
+        print(
+            f"{design:<20}{calls:>6}{depth:>3}{cell.states:>11,}{cell.edges:>11,}{cell.seconds:>9.2f}"
+            f"{cell.rate:>10,.0f}{cell.cpu:>8.2f}{cell.cpu_rate:>13,.0f}{memory:>9}  {graph}",
+            flush=True,
+        )
+        cells.append(cell)
+    return cells
+
+
+MERGED_STATES = 40_000
+"""The most states a design's merged graph may store at 1,000 calls, depth 1."""
+
+
+def merged_targets(cells: list[Cell]) -> None:
+    """The merged graph's targets: 1,000 calls at depth 1 in <= 40,000 states and < 1 s; 40 calls at depth 4 < 1 s."""
+    for cell in cells:
+        if not cell.merged:
+            continue
+        if (cell.calls, cell.depth) == (1000, 1):
+            met = cell.states <= MERGED_STATES and cell.cpu < 1
+            print(
+                f"  {cell.design} 1,000 calls depth 1, merged: {cell.states:,} states, {cell.cpu:.2f} s "
+                f"[{cell.seconds:.2f}] (target <= {MERGED_STATES:,} states and < 1 s: {_met(met)})"
+            )
+        if (cell.calls, cell.depth) == (40, 4):
+            print(
+                f"  {cell.design} 40 calls depth 4, merged: {cell.states:,} states, {cell.cpu:.2f} s "
+                f"[{cell.seconds:.2f}] (target < 1 s: {_met(cell.cpu < 1)})"
+            )
+
+
 def targets(cells: list[Cell]) -> None:
-    """The targets of a fast core, each judged on CPU time (one core's work), with the wall clock beside it."""
-    found = {(c.design, c.calls, c.depth): c for c in cells}
+    """The targets of a fast core, each judged on CPU time (one core's work), with the wall clock beside it.
+
+    The merged graph's targets first; the others are the full graph's (the explorer's own speed).
+    """
     print("\ntargets (CPU time of this process, one core; in brackets, wall clock)")
+    merged_targets(cells)
+    found = {(c.design, c.calls, c.depth): c for c in cells if not c.merged}
     for design in ("keys-and-markers", "agent-loop"):
         cell = found.get((design, 40, 4))
         if cell is not None:
