@@ -70,7 +70,8 @@ def inline_svg(svg: str) -> str:
 def _row(summary: Summary) -> str:
     deepest = max(summary.scenarios, default=summary.depth)
     crash_heads = [crash_header(k, bool(summary.faults), deepest) for k in summary.scenarios]
-    heads = ["variant", *crash_heads, *FIGURES, "states", "edges"]
+    merged = " (merged by state key)" if summary.projection else ""  # spec/SEMANTICS.md section 11
+    heads = ["variant", *crash_heads, *FIGURES, f"states{merged}", "edges"]
     figures = [summary.with_dups, summary.dups, summary.missing, summary.asks, summary.calls_plus]
     cells = [summary.variant, *summary.scenarios.values(), *figures, summary.states, summary.edges]
     head = "".join(f"<th>{escape(str(h))}</th>" for h in heads)

@@ -55,6 +55,25 @@ def test_explore_json_exits_0_when_everything_holds(capsys: pytest.CaptureFixtur
     assert data["invariants"]["no-duplicate"] == {**data["invariants"]["no-duplicate"], "holds": True}
 
 
+@pytest.mark.parametrize("command", ["explore", "compare"])
+def test_no_projection_explores_the_full_graph_with_the_same_figures(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """--no-projection: the seed's 752 states of save-after-reply at depth 2, every other figure as merged."""
+    base = [command, "--variant" if command == "explore" else "--variants", "save-after-reply", "--format", "json"]
+    merged = json.loads(_run(capsys, *base)[1])
+    full = json.loads(_run(capsys, *base, "--no-projection")[1])
+    if command == "compare":
+        [merged], [full] = merged, full
+    assert (merged["projection"], full["projection"]) == (True, False)
+    assert full["states"] == 752  # the full graph, as before the state key (tests/reports/conftest.py's sar)
+    assert merged["states"] < full["states"]
+    unmerged = ("states", "edges", "projection")
+    assert {k: v for k, v in merged.items() if k not in unmerged} == {
+        k: v for k, v in full.items() if k not in unmerged
+    }
+
+
 def test_compare_prints_the_seed_table(capsys: pytest.CaptureFixture[str]) -> None:
     """compare --format json lists the five seed designs in order."""
     status, out, _ = _run(capsys, "compare", "--depth", "2", "--format", "json")
