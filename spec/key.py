@@ -171,12 +171,23 @@ def _remember_prefix(snapshot: Snapshot, chain: Chain | None) -> None:
     _PREFIXES[id(snapshot._prefix)] = (snapshot._prefix, chain)
 
 
+_SNAPSHOTS: dict[int, tuple[Snapshot, Hashable]] = {}
+"""id of a snapshot -> (the snapshot, kept alive; its shape): a checkpoint's lasts many steps."""
+
+
 def snapshot_shape(snapshot: Snapshot | None) -> Hashable:
     """The snapshot with its answers left out (None for no snapshot)."""
     if snapshot is None:
         return None
+    known = _SNAPSHOTS.get(id(snapshot))
+    if known is not None and known[0] is snapshot:
+        return known[1]
     last = snapshot._last
-    return (snapshot.run, snapshot.done, prefix_chain(snapshot), None if last is None else turn_shape(last))
+    shape = (snapshot.run, snapshot.done, prefix_chain(snapshot), None if last is None else turn_shape(last))
+    if len(_SNAPSHOTS) >= _LIMIT:
+        _SNAPSHOTS.clear()
+    _SNAPSHOTS[id(snapshot)] = (snapshot, shape)
+    return shape
 
 
 # --- instructions still to run: a Store's answer left out ---
@@ -220,12 +231,23 @@ _KEYS: dict[int, tuple[Log, Members | None]] = {}
 """id of a key log's cell -> (the cell, kept alive; the keys up to it)."""
 
 
+_TRACKERS: dict[int, tuple[Tracker, Hashable]] = {}
+"""id of a tracker -> (the tracker, kept alive; its shape): a tracker lasts from one write to the next."""
+
+
 def tracker_shape(tracker: Tracker) -> Hashable:
     """(the (call, run) pairs held, the records beyond the first of each pair, the keys held)."""
+    known = _TRACKERS.get(id(tracker))
+    if known is not None and known[0] is tracker:
+        return known[1]
     pairs = _folded(tracker._record_log, tracker.size, _SUPPORT, tracker)
     extra = tracker.size - (0 if pairs is None else pairs.size)
     keys = _folded(tracker._key_log, tracker._keys_size, _KEYS, None)
-    return (pairs, extra, keys)
+    shape = (pairs, extra, keys)
+    if len(_TRACKERS) >= _LIMIT:
+        _TRACKERS.clear()
+    _TRACKERS[id(tracker)] = (tracker, shape)
+    return shape
 
 
 def _folded(
