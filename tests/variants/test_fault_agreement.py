@@ -9,6 +9,7 @@ depths 1 and 2; and random policies on generated jobs.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from crashsweep.spec.process import paused
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants.composed import compose
 from crashsweep.variants.loop_model import LoopModel
-from tests.replay_oracle import Environment, sweep
+from tests.replay_oracle import Environment, policy_of, sweep
 from tests.variants.test_presets import jobs_with_situations
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +66,18 @@ def explorer_figures(design: Design, job: Job, tracker: str, env: Environment, d
 
 
 def oracle_figures(policy: Policy | str, job: Job, tracker: str, env: Environment, depth: int) -> Figures:
-    """The same figures from the replay oracle."""
+    """The same figures from the replay oracle (a design named by the registry, or its policy)."""
+    return _oracle_figures(policy_of(policy), job, tracker, env, depth)
+
+
+@functools.cache
+def _oracle_figures(policy: Policy, job: Job, tracker: str, env: Environment, depth: int) -> Figures:
+    """One sweep per policy, job, tracker, environment and depth in this module.
+
+    The presets' test sweeps the built-in designs' policies on triage under every fault at
+    depth 2, as the registry's test does: the same replays, made once (they are the same
+    whenever they are made).
+    """
     result = sweep(policy, job, tracker, depth, env)
     per_k = {
         k: (
