@@ -54,7 +54,6 @@ SLOW = (
     "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
     "cli/test_prog.py",  # every printed command run as printed, by each launcher
     "cli/test_view_browser.py",  # explore --out's page in real headless Chromium
-    "spec/test_key_registry.py",  # the state key against the full graph, over the whole registry
     "docs",  # every command block of the docs run, the stateful example under pytest
     "benchmarks",  # the benchmark scripts, run as a user runs them
     "test_packaging.py",  # a wheel built by pip from a copy of the tree

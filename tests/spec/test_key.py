@@ -1,7 +1,7 @@
 """The state key (spec/key.py, SEMANTICS.md section 11): the merged search gives the full search's figures.
 
 The full graph (`projection=False`, one node per world) is the reference: over the registry
-(every design, tracker, fault kind and call-ID mode) on small jobs at depths 1-3, the search
+(every design, tracker, fault kind and call-ID mode) on small jobs at depths 2-3, the search
 that merges worlds by their key must give the same scenarios per move count, the same summed
 counters and measures, the same verdicts, and shortest counterexamples and witnesses of the
 same length and moves, each a real run of the model (replayed from its code).
@@ -19,12 +19,10 @@ from crashsweep.spec.faults import FAULTS
 from crashsweep.spec.job import Call, Job, load_job
 from crashsweep.spec.key import Chain, Members, world_key
 from crashsweep.spec.memory import Snapshot, Turn
-from crashsweep.spec.policy import all_policies
 from crashsweep.spec.records import Record, Tracker
 from crashsweep.spec.tracker import KEYED, TRACKERS
 from crashsweep.spec.world import Checkpoint, World
 from crashsweep.variants import model, names
-from crashsweep.variants.composed import compose
 from tests.paths import ROOT
 
 ONE_WRITE = load_job(ROOT / "examples" / "one-write.toml")
@@ -77,26 +75,26 @@ def both(design: object, job: Job, tracker: str, depth: int, faults: tuple[str, 
 
 @pytest.mark.parametrize(("faults", "fresh"), ENVIRONMENTS, ids=environment_id)
 @pytest.mark.parametrize("design", names())
-def test_every_design_and_fault_on_one_write_at_depth_two(design: str, faults: tuple[str, ...], fresh: bool) -> None:
-    """The smallest job with a write, keyless (the ladder's rungs): the merged search's figures are the full one's.
+def test_every_design_and_fault_on_one_write_at_depth_three(design: str, faults: tuple[str, ...], fresh: bool) -> None:
+    """The smallest job with a write, keyless (every rung of the ladder), three moves: the same figures.
 
-    tests/spec/test_key_registry.py (slow tier) goes on to depth 3, every tracker, the
-    situation jobs and the policy space under power loss.
+    tests/cli/test_frontier.py compares the 512 designs of the policy space on triage at depth 2.
     """
-    both(design, ONE_WRITE, "keyless", 2, faults, fresh)
+    both(design, ONE_WRITE, "keyless", 3, faults, fresh)
 
 
 @pytest.mark.parametrize("tracker", list(TRACKERS))
 @pytest.mark.parametrize("design", names())
-def test_every_design_on_two_turns_at_depth_two(design: str, tracker: str) -> None:
+def test_every_design_and_tracker_on_two_turns_at_depth_two(design: str, tracker: str) -> None:
     """A job of two turns (a read among the writes), where a duplicate's tail merges with others, at depth 2."""
     both(design, TWO_TURNS, tracker, 2, (), False)
 
 
-def test_every_composed_policy_on_one_write() -> None:
-    """Every design of the policy space (the frontier's 512), on one write at depth 1."""
-    for policy in all_policies():
-        both(compose(policy.label, "composed", policy), ONE_WRITE, "keyed", 1, (), False)
+@pytest.mark.parametrize("job", [FAILS, APPROVAL], ids=["fails-after-accept", "approval"])
+@pytest.mark.parametrize("design", names())
+def test_every_design_on_the_situation_jobs(design: str, job: Job) -> None:
+    """A tool failing after accept (the calls struck) and an approval gate (the approvals), keyless, depth 2."""
+    both(design, job, "keyless", 2, (), False)
 
 
 def test_the_tails_merge() -> None:
