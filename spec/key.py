@@ -21,8 +21,8 @@ bound, and a set reached by two insertion orders compares its members).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, Protocol, TypeVar
 
 from crashsweep.spec.memory import Snapshot, Turn
 from crashsweep.spec.ops import CallModel, Op, Ops, Store
@@ -95,26 +95,35 @@ _CHAINS: dict[tuple[int, Hashable], Chain] = {}
 _MEMBERS: dict[tuple[int, Hashable], Members] = {}
 
 
-def _then(chain: Chain | None, item: Hashable) -> Chain:
-    """The shared chain `chain` then `item` (the entry keeps `chain` alive: its id stays its own)."""
-    known = _CHAINS.get((id(chain), item))
-    if known is not None and known.parent is chain:
+class _Cell(Protocol):
+    """A chain or a set: a value made from its parent and one item."""
+
+    @property
+    def parent(self) -> object: ...
+
+
+C = TypeVar("C", bound=_Cell)
+
+
+def _shared(table: dict[tuple[int, Hashable], C], parent: C | None, item: Hashable, make: Callable[[], C]) -> C:
+    """The one value made from `parent` and `item` (the entry keeps `parent` alive: its id stays its own)."""
+    known = table.get((id(parent), item))
+    if known is not None and known.parent is parent:
         return known
-    if len(_CHAINS) >= _LIMIT:
-        _CHAINS.clear()
-    made = _CHAINS[id(chain), item] = Chain(chain, item)
+    if len(table) >= _LIMIT:
+        table.clear()
+    made = table[id(parent), item] = make()
     return made
+
+
+def _then(chain: Chain | None, item: Hashable) -> Chain:
+    """The shared chain `chain` then `item`."""
+    return _shared(_CHAINS, chain, item, lambda: Chain(chain, item))
 
 
 def _with(members: Members | None, item: Hashable) -> Members:
     """The shared set `members` with `item` added (an item not in it)."""
-    known = _MEMBERS.get((id(members), item))
-    if known is not None and known.parent is members:
-        return known
-    if len(_MEMBERS) >= _LIMIT:
-        _MEMBERS.clear()
-    made = _MEMBERS[id(members), item] = Members(members, item)
-    return made
+    return _shared(_MEMBERS, members, item, lambda: Members(members, item))
 
 
 # --- memory: turns with their answers left out ---
