@@ -22,7 +22,7 @@ bound, and a set reached by two insertion orders compares its members).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from crashsweep.spec.memory import Snapshot, Turn
 from crashsweep.spec.ops import CallModel, Op, Ops, Store
@@ -35,6 +35,28 @@ __all__ = ["Chain", "Members", "world_key"]
 _LIMIT = 1 << 18
 """Entries a table keeps before it starts afresh: sharing saves time, it never changes a key."""
 _MASK = (1 << 64) - 1
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _ByIdentity(Generic[K, V]):
+    """Values remembered by their object's identity; an entry keeps its object alive, so an id stays its own."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self) -> None:
+        self._table: dict[int, tuple[K, V]] = {}
+
+    def find(self, key: K) -> tuple[K, V] | None:
+        """(key, its value) if remembered, else None."""
+        entry = self._table.get(id(key))
+        return entry if entry is not None and entry[0] is key else None
+
+    def keep(self, key: K, value: V) -> None:
+        """Remember `value` for `key` (the table starts afresh past a bound)."""
+        if len(self._table) >= _LIMIT:
+            self._table.clear()
+        self._table[id(key)] = (key, value)
 
 
 class Chain:
@@ -129,6 +151,7 @@ def _with(members: Members | None, item: Hashable) -> Members:
 # --- memory: turns with their answers left out ---
 
 _SHAPES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+"""A turn's shape -> the one object of its value (tuples compare by identity first)."""
 
 
 def turn_shape(turn: Turn) -> tuple[Any, ...]:
@@ -143,8 +166,8 @@ def turn_shape(turn: Turn) -> tuple[Any, ...]:
     return known
 
 
-_PREFIXES: dict[int, tuple[tuple[Turn, ...], Chain | None]] = {}
-"""id of a snapshot's prefix -> (the prefix, kept alive; the chain of its turns' shapes)."""
+_PREFIXES: _ByIdentity[tuple[Turn, ...], Chain | None] = _ByIdentity()
+"""A snapshot's prefix -> the chain of its turns' shapes."""
 
 
 def prefix_chain(snapshot: Snapshot) -> Chain | None:
@@ -153,15 +176,15 @@ def prefix_chain(snapshot: Snapshot) -> Chain | None:
     here: Snapshot | None = snapshot
     chain: Chain | None = None
     while here is not None:
-        known = _PREFIXES.get(id(here._prefix))
-        if known is not None and known[0] is here._prefix:
+        known = _PREFIXES.find(here._prefix)
+        if known is not None:
             chain = known[1]
             break
         base = here._from
         if base is None:  # built whole: fold its prefix turn by turn
             for turn in here._prefix:
                 chain = _then(chain, turn_shape(turn))
-            _remember_prefix(here, chain)
+            _PREFIXES.keep(here._prefix, chain)
             break
         back.append(here)
         here = base
@@ -170,50 +193,40 @@ def prefix_chain(snapshot: Snapshot) -> Chain | None:
         assert base is not None
         assert base._last is not None
         chain = _then(chain, turn_shape(base._last))
-        _remember_prefix(later, chain)
+        _PREFIXES.keep(later._prefix, chain)
     return chain
 
 
-def _remember_prefix(snapshot: Snapshot, chain: Chain | None) -> None:
-    if len(_PREFIXES) >= _LIMIT:
-        _PREFIXES.clear()
-    _PREFIXES[id(snapshot._prefix)] = (snapshot._prefix, chain)
-
-
-_SNAPSHOTS: dict[int, tuple[Snapshot, Hashable]] = {}
-"""id of a snapshot -> (the snapshot, kept alive; its shape): a checkpoint's lasts many steps."""
+_SNAPSHOTS: _ByIdentity[Snapshot, Hashable] = _ByIdentity()
+"""A snapshot -> its shape: a checkpoint's lasts many steps."""
 
 
 def snapshot_shape(snapshot: Snapshot | None) -> Hashable:
     """The snapshot with its answers left out (None for no snapshot)."""
     if snapshot is None:
         return None
-    known = _SNAPSHOTS.get(id(snapshot))
-    if known is not None and known[0] is snapshot:
+    known = _SNAPSHOTS.find(snapshot)
+    if known is not None:
         return known[1]
     last = snapshot._last
     shape = (snapshot.run, snapshot.done, prefix_chain(snapshot), None if last is None else turn_shape(last))
-    if len(_SNAPSHOTS) >= _LIMIT:
-        _SNAPSHOTS.clear()
-    _SNAPSHOTS[id(snapshot)] = (snapshot, shape)
+    _SNAPSHOTS.keep(snapshot, shape)
     return shape
 
 
 # --- instructions still to run: a Store's answer left out ---
 
-_PROGRAMS: dict[int, tuple[Ops, Ops]] = {}
-"""id of a (shared) program -> (the program, kept alive; its shape)."""
+_PROGRAMS: _ByIdentity[Ops, Ops] = _ByIdentity()
+"""A (shared) program -> its shape."""
 
 
 def program_shape(program: Ops) -> Ops:
     """The program with every Store's answer left out (nested ones too)."""
-    known = _PROGRAMS.get(id(program))
-    if known is not None and known[0] is program:
+    known = _PROGRAMS.find(program)
+    if known is not None:
         return known[1]
     shape = tuple(_op_shape(op) for op in program)
-    if len(_PROGRAMS) >= _LIMIT:
-        _PROGRAMS.clear()
-    _PROGRAMS[id(program)] = (program, shape)
+    _PROGRAMS.keep(program, shape)
     return shape
 
 
@@ -234,34 +247,28 @@ def process_shape(process: Process | None) -> Hashable:
 
 # --- the tracker: the pairs it holds, the extra records, the keys it holds ---
 
-_SUPPORT: dict[int, tuple[Log, Members | None]] = {}
-"""id of a record log's cell -> (the cell, kept alive; the (call, run) pairs up to it)."""
-_KEYS: dict[int, tuple[Log, Members | None]] = {}
-"""id of a key log's cell -> (the cell, kept alive; the keys up to it)."""
-
-
-_TRACKERS: dict[int, tuple[Tracker, Hashable]] = {}
-"""id of a tracker -> (the tracker, kept alive; its shape): a tracker lasts from one write to the next."""
+_SUPPORT: _ByIdentity[Log, Members | None] = _ByIdentity()
+"""A record log's cell -> the (call, run) pairs up to it."""
+_KEYS: _ByIdentity[Log, Members | None] = _ByIdentity()
+"""A key log's cell -> the keys up to it."""
+_TRACKERS: _ByIdentity[Tracker, Hashable] = _ByIdentity()
+"""A tracker -> its shape: a tracker lasts from one write to the next."""
 
 
 def tracker_shape(tracker: Tracker) -> Hashable:
     """(the (call, run) pairs held, the records beyond the first of each pair, the keys held)."""
-    known = _TRACKERS.get(id(tracker))
-    if known is not None and known[0] is tracker:
+    known = _TRACKERS.find(tracker)
+    if known is not None:
         return known[1]
     pairs = _folded(tracker._record_log, tracker.size, _SUPPORT, tracker)
     extra = tracker.size - (0 if pairs is None else pairs.size)
     keys = _folded(tracker._key_log, tracker._keys_size, _KEYS, None)
     shape = (pairs, extra, keys)
-    if len(_TRACKERS) >= _LIMIT:
-        _TRACKERS.clear()
-    _TRACKERS[id(tracker)] = (tracker, shape)
+    _TRACKERS.keep(tracker, shape)
     return shape
 
 
-def _folded(
-    log: Log, size: int, table: dict[int, tuple[Log, Members | None]], firsts: Tracker | None
-) -> Members | None:
+def _folded(log: Log, size: int, table: _ByIdentity[Log, Members | None], firsts: Tracker | None) -> Members | None:
     """The members up to `log`'s newest cell, folding only the cells not seen before.
 
     With `firsts` (the tracker whose record log this is) a cell adds its record only where it
@@ -272,8 +279,8 @@ def _folded(
     members: Members | None = None
     position = size
     while log is not None:
-        known = table.get(id(log))
-        if known is not None and known[0] is log:
+        known = table.find(log)
+        if known is not None:
             members = known[1]
             break
         back.append((log, position))
@@ -285,9 +292,7 @@ def _folded(
             members = _with(members, item[0])
         elif firsts._first[item] == number:
             members = _with(members, item)
-        if len(table) >= _LIMIT:
-            table.clear()
-        table[id(cell)] = (cell, members)
+        table.keep(cell, members)
     return members
 
 
