@@ -47,7 +47,10 @@ def keep_out(result: object, collecting: bool) -> None:
     Called after a search whose collector was on (`collecting`), with the search's result; a
     freeze the program made itself is left alone (no freeze of ours is added to it).
     """
-    if not collecting or (gc.get_freeze_count() and not _kept[0]):
+    # While a result of ours is kept out, what is frozen is ours: no need to ask. Asking is not
+    # free: `gc.get_freeze_count()` walks every frozen object (CPython 3.11), and a program that
+    # runs hundreds of searches (frontier, a test session) would walk every result it keeps.
+    if not collecting or (not _kept[0] and gc.get_freeze_count()):
         return
     gc.freeze()
     _kept[0] += 1
