@@ -176,8 +176,8 @@ def explore(
         except KeyboardInterrupt:
             core = search.core
             raise ExplorationInterrupted(core.nodes, core.edges, max(core.crashes)) from None
-        first, core = search.first, search.core
-        del search  # its index of states is not needed to count: free it first
+        first, core, projected = search.first, search.core, key is not None
+        del search, key  # its index of states (and the key's tables) are not needed to count: free them first
         verdicts = {
             prop.name: Verdict(
                 prop.name, prop.kind, (prop.name in first) == (prop.kind == "sometimes"), first.get(prop.name)
@@ -190,7 +190,7 @@ def explore(
         except CycleFound:
             raise cycle_error(core.graph(model.crash_point)) from None
         parents = Parents(core, ROOT)
-        exploration = Exploration(model, depth, core, ROOT, verdicts, counts, parents, key is not None)
+        exploration = Exploration(model, depth, core, ROOT, verdicts, counts, parents, projected)
         collector.keep_out(exploration, collecting)
     return exploration
 

@@ -15,8 +15,10 @@ Keys are built incrementally, so a step costs the same at any length of the job:
 - the turns before the last are a `Chain` folded from the snapshot's predecessor
   (`Snapshot._from`); equal sequences folded from the same chain are one object;
 - the tracker's pairs and keys are `Members`, folded along its logs, remembered per log cell.
-Sharing only saves time: equality is exact whatever was shared (tables start afresh past a
-bound, and a set reached by two insertion orders compares its members).
+The tables that share these parts belong to one `WorldKeys`, which a search holds while it
+runs: nothing of a finished search stays behind. Sharing only saves time: equality is exact
+whatever was shared (tables start afresh past a bound, keys of two tables compare by value,
+and a set reached by two insertion orders compares its members).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from crashsweep.spec.records import Log, Tracker
 from crashsweep.spec.running import Process
 from crashsweep.spec.world import NO_SECOND, Checkpoint, World
 
-__all__ = ["Chain", "Members", "world_key"]
+__all__ = ["Chain", "Members", "WorldKeys", "world_key"]
 
 _LIMIT = 1 << 18
 """Entries a table keeps before it starts afresh: sharing saves time, it never changes a key."""
@@ -113,10 +115,6 @@ class Members:
         return hash((self.size, self.fold))
 
 
-_CHAINS: dict[tuple[int, Hashable], Chain] = {}
-_MEMBERS: dict[tuple[int, Hashable], Members] = {}
-
-
 class _Cell(Protocol):
     """A chain or a set: a value made from its parent and one item."""
 
@@ -138,99 +136,8 @@ def _shared(table: dict[tuple[int, Hashable], C], parent: C | None, item: Hashab
     return made
 
 
-def _then(chain: Chain | None, item: Hashable) -> Chain:
-    """The shared chain `chain` then `item`."""
-    return _shared(_CHAINS, chain, item, lambda: Chain(chain, item))
-
-
-def _with(members: Members | None, item: Hashable) -> Members:
-    """The shared set `members` with `item` added (an item not in it)."""
-    return _shared(_MEMBERS, members, item, lambda: Members(members, item))
-
-
-# --- memory: turns with their answers left out ---
-
-_SHAPES: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-"""A turn's shape -> the one object of its value (tuples compare by identity first)."""
-
-
-def turn_shape(turn: Turn) -> tuple[Any, ...]:
-    """The turn with its answers left out: which calls have a result, and the rest as it is."""
-    calls = tuple(call for call, _ in turn.results)
-    shape = (turn.index, calls, turn.marked, turn.complete, turn.approved, turn.failed, turn.ids)
-    known = _SHAPES.get(shape)
-    if known is None:
-        if len(_SHAPES) >= _LIMIT:
-            _SHAPES.clear()
-        known = _SHAPES[shape] = shape
-    return known
-
-
-_PREFIXES: _ByIdentity[tuple[Turn, ...], Chain | None] = _ByIdentity()
-"""A snapshot's prefix -> the chain of its turns' shapes."""
-
-
-def prefix_chain(snapshot: Snapshot) -> Chain | None:
-    """The shapes of the snapshot's turns before the last, as a chain (None: no such turn)."""
-    back: list[Snapshot] = []  # snapshots whose prefix is not known yet, newest first
-    here: Snapshot | None = snapshot
-    chain: Chain | None = None
-    while here is not None:
-        known = _PREFIXES.find(here._prefix)
-        if known is not None:
-            chain = known[1]
-            break
-        base = here._from
-        if base is None:  # built whole: fold its prefix turn by turn
-            for turn in here._prefix:
-                chain = _then(chain, turn_shape(turn))
-            _PREFIXES.keep(here._prefix, chain)
-            break
-        back.append(here)
-        here = base
-    for later in reversed(back):
-        base = later._from
-        assert base is not None
-        assert base._last is not None
-        chain = _then(chain, turn_shape(base._last))
-        _PREFIXES.keep(later._prefix, chain)
-    return chain
-
-
-_SNAPSHOTS: _ByIdentity[Snapshot, Hashable] = _ByIdentity()
-"""A snapshot -> its shape: a checkpoint's lasts many steps."""
-
-
-def snapshot_shape(snapshot: Snapshot | None) -> Hashable:
-    """The snapshot with its answers left out (None for no snapshot)."""
-    if snapshot is None:
-        return None
-    known = _SNAPSHOTS.find(snapshot)
-    if known is not None:
-        return known[1]
-    last = snapshot._last
-    shape = (snapshot.run, snapshot.done, prefix_chain(snapshot), None if last is None else turn_shape(last))
-    _SNAPSHOTS.keep(snapshot, shape)
-    return shape
-
-
-# --- instructions still to run: a Store's answer left out ---
-
-_PROGRAMS: _ByIdentity[Ops, Ops] = _ByIdentity()
-"""A (shared) program -> its shape."""
-
-
-def program_shape(program: Ops) -> Ops:
-    """The program with every Store's answer left out (nested ones too)."""
-    known = _PROGRAMS.find(program)
-    if known is not None:
-        return known[1]
-    shape = tuple(_op_shape(op) for op in program)
-    _PROGRAMS.keep(program, shape)
-    return shape
-
-
 def _op_shape(op: Op) -> Op:
+    """The instruction with a Store's answer left out (nested ones too)."""
     if isinstance(op, Store):
         return Store(op.call, "")
     if isinstance(op, CallModel):
@@ -238,93 +145,195 @@ def _op_shape(op: Op) -> Op:
     return op
 
 
-def process_shape(process: Process | None) -> Hashable:
-    """The process with its answers left out (None for no process)."""
-    if process is None:
-        return None
-    return (snapshot_shape(process.memory), program_shape(process.pending), process.point)
-
-
-# --- the tracker: the pairs it holds, the extra records, the keys it holds ---
-
-_SUPPORT: _ByIdentity[Log, Members | None] = _ByIdentity()
-"""A record log's cell -> the (call, run) pairs up to it."""
-_KEYS: _ByIdentity[Log, Members | None] = _ByIdentity()
-"""A key log's cell -> the keys up to it."""
-_TRACKERS: _ByIdentity[Tracker, Hashable] = _ByIdentity()
-"""A tracker -> its shape: a tracker lasts from one write to the next."""
-
-
-def tracker_shape(tracker: Tracker) -> Hashable:
-    """(the (call, run) pairs held, the records beyond the first of each pair, the keys held)."""
-    known = _TRACKERS.find(tracker)
-    if known is not None:
-        return known[1]
-    pairs = _folded(tracker._record_log, tracker.size, _SUPPORT, tracker)
-    extra = tracker.size - (0 if pairs is None else pairs.size)
-    keys = _folded(tracker._key_log, tracker._keys_size, _KEYS, None)
-    shape = (pairs, extra, keys)
-    _TRACKERS.keep(tracker, shape)
-    return shape
-
-
-def _folded(log: Log, size: int, table: _ByIdentity[Log, Members | None], firsts: Tracker | None) -> Members | None:
-    """The members up to `log`'s newest cell, folding only the cells not seen before.
-
-    With `firsts` (the tracker whose record log this is) a cell adds its record only where it
-    is the first record of its pair; without, every cell adds its key (a key log holds a key
-    once: a held key is never sent on).
-    """
-    back: list[tuple[Log, int]] = []
-    members: Members | None = None
-    position = size
-    while log is not None:
-        known = table.find(log)
-        if known is not None:
-            members = known[1]
-            break
-        back.append((log, position))
-        log, position = log[0], position - 1
-    for cell, number in reversed(back):
-        assert cell is not None
-        item = cell[1]
-        if firsts is None:
-            members = _with(members, item[0])
-        elif firsts._first[item] == number:
-            members = _with(members, item)
-        table.keep(cell, members)
-    return members
-
-
-# --- the world ---
-
-
-def checkpoint_shape(checkpoint: Checkpoint | None) -> Hashable:
-    """The checkpoint (and what a power cut would leave) with the answers left out."""
-    if checkpoint is None:
-        return None
-    return (
-        snapshot_shape(checkpoint.committed),
-        snapshot_shape(checkpoint.tmp),
-        checkpoint.torn,
-        checkpoint_shape(checkpoint.at_cut),
-    )
-
-
 def world_key(world: World) -> Hashable:
-    """What of `world` its future can observe (SEMANTICS.md section 11): worlds with equal keys are one node."""
-    second = world.second
-    others: Hashable = None
-    if second is not NO_SECOND and second != NO_SECOND:
-        others = (process_shape(second.other), second.woken, second.token, second.other_token, second.fence)
-    return (
-        checkpoint_shape(world.checkpoint),
-        tracker_shape(world.tracker),
-        process_shape(world.process),
-        world.finished,
-        world.runs,
-        world.lock,
-        world.struck,
-        world.replies,
-        others,
+    """The key of one world on its own (tables of its own; a search keeps one `WorldKeys` for all its worlds)."""
+    return WorldKeys()(world)
+
+
+class WorldKeys:
+    """The state key of one search's worlds, and the tables that share the key's parts among them.
+
+    A search makes one (LoopModel.key) and calls it on every world it reaches; the tables live
+    as long as the search needs them, so nothing of a finished search stays behind in the module.
+    """
+
+    __slots__ = (
+        "_chains",
+        "_keys",
+        "_members",
+        "_prefixes",
+        "_programs",
+        "_shapes",
+        "_snapshots",
+        "_support",
+        "_trackers",
     )
+
+    def __init__(self) -> None:
+        self._chains: dict[tuple[int, Hashable], Chain] = {}
+        self._members: dict[tuple[int, Hashable], Members] = {}
+        self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        """A turn's shape -> the one object of its value (tuples compare by identity first)."""
+        self._prefixes: _ByIdentity[tuple[Turn, ...], Chain | None] = _ByIdentity()
+        """A snapshot's prefix -> the chain of its turns' shapes."""
+        self._snapshots: _ByIdentity[Snapshot, Hashable] = _ByIdentity()
+        """A snapshot -> its shape: a checkpoint's lasts many steps."""
+        self._programs: _ByIdentity[Ops, Ops] = _ByIdentity()
+        """A (shared) program -> its shape."""
+        self._support: _ByIdentity[Log, Members | None] = _ByIdentity()
+        """A record log's cell -> the (call, run) pairs up to it."""
+        self._keys: _ByIdentity[Log, Members | None] = _ByIdentity()
+        """A key log's cell -> the keys up to it."""
+        self._trackers: _ByIdentity[Tracker, Hashable] = _ByIdentity()
+        """A tracker -> its shape: a tracker lasts from one write to the next."""
+
+    def __call__(self, world: World) -> Hashable:
+        """What of `world` its future can observe (SEMANTICS.md section 11): worlds with equal keys are one node."""
+        second = world.second
+        others: Hashable = None
+        if second is not NO_SECOND and second != NO_SECOND:
+            others = (self.process(second.other), second.woken, second.token, second.other_token, second.fence)
+        return (
+            self.checkpoint(world.checkpoint),
+            self.tracker(world.tracker),
+            self.process(world.process),
+            world.finished,
+            world.runs,
+            world.lock,
+            world.struck,
+            world.replies,
+            others,
+        )
+
+    # --- memory: turns with their answers left out ---
+
+    def turn(self, turn: Turn) -> tuple[Any, ...]:
+        """The turn with its answers left out: which calls have a result, and the rest as it is."""
+        calls = tuple(call for call, _ in turn.results)
+        shape = (turn.index, calls, turn.marked, turn.complete, turn.approved, turn.failed, turn.ids)
+        shapes = self._shapes
+        known = shapes.get(shape)
+        if known is None:
+            if len(shapes) >= _LIMIT:
+                shapes.clear()
+            known = shapes[shape] = shape
+        return known
+
+    def _then(self, chain: Chain | None, item: Hashable) -> Chain:
+        """The shared chain `chain` then `item`."""
+        return _shared(self._chains, chain, item, lambda: Chain(chain, item))
+
+    def _with(self, members: Members | None, item: Hashable) -> Members:
+        """The shared set `members` with `item` added (an item not in it)."""
+        return _shared(self._members, members, item, lambda: Members(members, item))
+
+    def prefix(self, snapshot: Snapshot) -> Chain | None:
+        """The shapes of the snapshot's turns before the last, as a chain (None: no such turn)."""
+        back: list[Snapshot] = []  # snapshots whose prefix is not known yet, newest first
+        here: Snapshot | None = snapshot
+        chain: Chain | None = None
+        while here is not None:
+            known = self._prefixes.find(here._prefix)
+            if known is not None:
+                chain = known[1]
+                break
+            base = here._from
+            if base is None:  # built whole: fold its prefix turn by turn
+                for turn in here._prefix:
+                    chain = self._then(chain, self.turn(turn))
+                self._prefixes.keep(here._prefix, chain)
+                break
+            back.append(here)
+            here = base
+        for later in reversed(back):
+            base = later._from
+            assert base is not None
+            assert base._last is not None
+            chain = self._then(chain, self.turn(base._last))
+            self._prefixes.keep(later._prefix, chain)
+        return chain
+
+    def snapshot(self, snapshot: Snapshot | None) -> Hashable:
+        """The snapshot with its answers left out (None for no snapshot)."""
+        if snapshot is None:
+            return None
+        known = self._snapshots.find(snapshot)
+        if known is not None:
+            return known[1]
+        last = snapshot._last
+        shape = (snapshot.run, snapshot.done, self.prefix(snapshot), None if last is None else self.turn(last))
+        self._snapshots.keep(snapshot, shape)
+        return shape
+
+    # --- instructions still to run: a Store's answer left out ---
+
+    def program(self, program: Ops) -> Ops:
+        """The program with every Store's answer left out (nested ones too)."""
+        known = self._programs.find(program)
+        if known is not None:
+            return known[1]
+        shape = tuple(_op_shape(op) for op in program)
+        self._programs.keep(program, shape)
+        return shape
+
+    def process(self, process: Process | None) -> Hashable:
+        """The process with its answers left out (None for no process)."""
+        if process is None:
+            return None
+        return (self.snapshot(process.memory), self.program(process.pending), process.point)
+
+    # --- the tracker: the pairs it holds, the extra records, the keys it holds ---
+
+    def tracker(self, tracker: Tracker) -> Hashable:
+        """(the (call, run) pairs held, the records beyond the first of each pair, the keys held)."""
+        known = self._trackers.find(tracker)
+        if known is not None:
+            return known[1]
+        pairs = self._folded(tracker._record_log, tracker.size, self._support, tracker)
+        extra = tracker.size - (0 if pairs is None else pairs.size)
+        keys = self._folded(tracker._key_log, tracker._keys_size, self._keys, None)
+        shape = (pairs, extra, keys)
+        self._trackers.keep(tracker, shape)
+        return shape
+
+    def _folded(
+        self, log: Log, size: int, table: _ByIdentity[Log, Members | None], firsts: Tracker | None
+    ) -> Members | None:
+        """The members up to `log`'s newest cell, folding only the cells not seen before.
+
+        With `firsts` (the tracker whose record log this is) a cell adds its record only where it
+        is the first record of its pair; without, every cell adds its key (a key log holds a key
+        once: a held key is never sent on).
+        """
+        back: list[tuple[Log, int]] = []
+        members: Members | None = None
+        position = size
+        while log is not None:
+            known = table.find(log)
+            if known is not None:
+                members = known[1]
+                break
+            back.append((log, position))
+            log, position = log[0], position - 1
+        for cell, number in reversed(back):
+            assert cell is not None
+            item = cell[1]
+            if firsts is None:
+                members = self._with(members, item[0])
+            elif firsts._first[item] == number:
+                members = self._with(members, item)
+            table.keep(cell, members)
+        return members
+
+    # --- the world ---
+
+    def checkpoint(self, checkpoint: Checkpoint | None) -> Hashable:
+        """The checkpoint (and what a power cut would leave) with the answers left out."""
+        if checkpoint is None:
+            return None
+        return (
+            self.snapshot(checkpoint.committed),
+            self.snapshot(checkpoint.tmp),
+            checkpoint.torn,
+            self.checkpoint(checkpoint.at_cut),
+        )

@@ -22,7 +22,7 @@ from crashsweep.spec import invariants, metrics
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
 from crashsweep.spec.job import Job
-from crashsweep.spec.key import world_key
+from crashsweep.spec.key import WorldKeys
 from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
 from crashsweep.spec.process import advance, boot, paused, resume
 from crashsweep.spec.world import World
@@ -96,8 +96,11 @@ class LoopModel:
 
     @property
     def key(self) -> Callable[[World], Hashable]:
-        """What of a world its future can observe (spec/key.py): the answers and the tracker's order left out."""
-        return world_key
+        """What of a world its future can observe (spec/key.py): the answers and the tracker's order left out.
+
+        Each read gives a key of its own, whose tables live as long as the search that holds it.
+        """
+        return WorldKeys()
 
     def is_finished(self, state: World) -> bool:
         """The run is done and its last process has exited."""
