@@ -61,7 +61,8 @@ def load_ray(local: bool = False) -> ModuleType:
         import ray
     except ImportError:
         raise SweepError(f"--engine ray needs Ray, which is not installed: {INSTALL}") from None
-    return ray
+    module: ModuleType = ray  # Ray is not analysed (pyproject.toml): the module is a value here
+    return module
 
 
 def check_address(address: str) -> None:
