@@ -214,11 +214,15 @@ class Process:
     adversary: Adversary
     passed: list[str] = field(default_factory=list)  # the crash points this process passed
     state: State = field(init=False)
+    cuts: bool = field(init=False)  # whether power loss is enabled (asked at every crash point)
+
+    def __post_init__(self) -> None:
+        self.cuts = "power-loss" in self.env.faults
 
     def point(self, name: str) -> None:
         """A crash point: the scenario may crash the process here (or cut the power)."""
         self.passed.append(name)
-        kind = self.adversary.chance(("crash", *self._cut_offered()))
+        kind = self.adversary.chance(("crash", *self._cut_offered()) if self.cuts else ("crash",))
         if kind == "crash":
             raise Crash(name)
         if kind == "power-loss":
@@ -255,7 +259,7 @@ class Process:
         return checkpoint, written, torn  # the rename is undone; the synced temp file is back
 
     def _cut_offered(self) -> tuple[str, ...]:
-        if "power-loss" not in self.env.faults:
+        if not self.cuts:
             return ()
         world = self.world
         return ("power-loss",) if self._after_cut() != (world.checkpoint, world.temp, world.torn) else ()
