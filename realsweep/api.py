@@ -45,7 +45,7 @@ from crashsweep.realsweep.reference.target import target as reference_target
 from crashsweep.realsweep.rows import counterexamples, row_text
 from crashsweep.realsweep.rows import summary as sweep_summary
 from crashsweep.realsweep.rows import to_json as row_json
-from crashsweep.realsweep.sweep import replay, sweep
+from crashsweep.realsweep.sweep import Passed, list_points, replay, sweep
 from crashsweep.realsweep.values import (
     Check,
     Crash,
@@ -81,6 +81,7 @@ __all__ = [
     "Nemesis",
     "NemesisError",
     "Outcome",
+    "Passed",
     "Progress",
     "ScenarioResult",
     "StateKey",
@@ -94,6 +95,7 @@ __all__ = [
     "die_with_parent",
     "framework_check",
     "framework_target",
+    "list_points",
     "load_entry_point",
     "parse_entry_point",
     "ray_engine",

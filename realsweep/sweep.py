@@ -41,14 +41,18 @@ graph of worlds, the counting) stays here either way, so the results are the sam
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.dedup import graph
 from crashsweep.realsweep.engines.local import LocalWorkers
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
+from crashsweep.realsweep.probe.crashpoint import WHERE_LOG, read_where
 from crashsweep.realsweep.process.runner import check_options, runner
 from crashsweep.realsweep.values import (
     Check,
@@ -73,6 +77,7 @@ __all__ = [
     "Crash",
     "Engine",
     "Outcome",
+    "Passed",
     "Progress",
     "Scenario",
     "ScenarioResult",
@@ -81,6 +86,7 @@ __all__ = [
     "SweepResult",
     "Target",
     "TargetFailed",
+    "list_points",
     "replay",
     "sweep",
 ]
@@ -142,6 +148,43 @@ def replay(
         raise SweepError("a scenario to re-run needs at least one crash point")
     with runner(target, check, options, nemesis) as one:
         return one.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Passed:
+    """A crash point of the uninterrupted run: its name, which pass of that name, where in the code."""
+
+    name: str
+    occurrence: int
+    where: str
+    """`file:line` (absolute) of the code that passed it: the program's own call, or its adapter's."""
+
+
+def list_points(
+    target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None
+) -> tuple[Passed, ...]:
+    """Run the program once, uninterrupted, and give every crash point it passed, in order.
+
+    The run is the sweep's first (its check runs too, so a program that fails is reported as
+    in a sweep); the probe also logs where each point was passed (CRASHSWEEP_WHERE_LOG).
+    """
+    check_options(options)
+    with tempfile.TemporaryDirectory(prefix="crashsweep-points-") as folder:
+        log = Path(folder) / "where.log"
+        located = dataclasses.replace(target, env={**target.env, WHERE_LOG: str(log)})
+        with runner(located, check, options, nemesis) as one:
+            result = one.run(())
+        lines = read_where(log.read_text(encoding="utf-8")) if log.exists() else ()
+    if not result.points:
+        raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
+    if tuple(name for name, _ in lines) != result.points:
+        raise SweepError(f"{target.label}: the crash points logged and those located differ (a second process?)")
+    seen: dict[str, int] = {}
+    passed = []
+    for name, where in lines:
+        seen[name] = seen.get(name, 0) + 1
+        passed.append(Passed(name, seen[name], where))
+    return tuple(passed)
 
 
 def _scenarios(

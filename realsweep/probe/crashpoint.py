@@ -15,6 +15,9 @@ in any language can take part:
   This is how the sweep names a point: by name and occurrence, not by its place in the list,
   so that a program whose threads interleave differently from run to run (a background
   checkpoint writer, tools run in parallel) still dies at the same point of its work.
+- CRASHSWEEP_WHERE_LOG=<file>: beside the points log, each point passed appends its name, a
+  tab and where in the code it was passed (`file:line` of the innermost frame outside this
+  package: the program's own call, or an adapter's). Set only by `sweep --list-points`.
 - CRASHSWEEP_COUNTERS_LOG=<file>: `count(name)` appends the name once per unit.
 - CRASHSWEEP_PAUSES_LOG=<file>: `pause(name)` marks a place where a fault may strike that is
   not a crash point (spec/FAULTS.md section 1: before a person answers); it appends "<points
@@ -50,10 +53,12 @@ import _thread  # not threading: see zygote_server.py (its fork handler runs in 
 import hashlib
 import os
 import signal
+import sys
 import uuid
 
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
 CRASH_AT = "CRASHSWEEP_CRASH_AT"
+WHERE_LOG = "CRASHSWEEP_WHERE_LOG"
 COUNTERS_LOG = "CRASHSWEEP_COUNTERS_LOG"
 PAUSES_LOG = "CRASHSWEEP_PAUSES_LOG"
 WORLD = "CRASHSWEEP_WORLD"
@@ -89,9 +94,28 @@ def crashpoint(name: str) -> None:
         _passed += 1
         _seen[name] = _seen.get(name, 0) + 1
         _append(log, name)
+        where = os.environ.get(WHERE_LOG)
+        if where:
+            _append(where, f"{name}\t{call_site()}")
         if _chosen(_passed, name, _seen[name]):
             die()
         _snapshot(_passed)
+
+
+_PROBE = os.path.dirname(os.path.abspath(__file__))
+
+
+def call_site() -> str:
+    """`file:line` of the innermost frame outside this package (the code that passed the point)."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PROBE:
+        frame = frame.f_back
+    return f"{os.path.abspath(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def read_where(text: str) -> tuple[tuple[str, str], ...]:
+    """The lines of a CRASHSWEEP_WHERE_LOG, in order: (point name, `file:line`)."""
+    return tuple((name, where) for name, _, where in (line.partition("\t") for line in text.splitlines()))
 
 
 def count(name: str, n: int = 1) -> None:

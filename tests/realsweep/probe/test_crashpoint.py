@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -217,3 +218,40 @@ def test_without_a_sweep_a_pause_only_counts(monkeypatch: pytest.MonkeyPatch) ->
     crashpoint.reset()
     assert (crashpoint.pause("a"), crashpoint.pause("b")) == (1, 2)
     crashpoint.reset()
+
+
+def test_the_where_log_names_the_code_that_passed_each_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CRASHSWEEP_WHERE_LOG: each point's name and the caller's file:line, frames of the probe skipped."""
+    points, where = tmp_path / "points.log", tmp_path / "where.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(points))
+    monkeypatch.setenv(crashpoint.WHERE_LOG, str(where))
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+    crashpoint.reset()
+    try:
+        line = _line_of_the_next_call() + 1
+        crashpoint.crashpoint("first")
+        crashpoint.crashpoint("second")
+    finally:
+        crashpoint.reset()
+    logged = crashpoint.read_where(where.read_text())
+    assert [name for name, _ in logged] == ["first", "second"] == points.read_text().split()
+    assert logged[0][1] == f"{Path(__file__).resolve()}:{line}"
+    assert logged[1][1] == f"{Path(__file__).resolve()}:{line + 1}"
+
+
+def test_without_the_where_log_nothing_is_located(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep's processes (no CRASHSWEEP_WHERE_LOG) write the points log only."""
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(tmp_path / "points.log"))
+    monkeypatch.delenv(crashpoint.WHERE_LOG, raising=False)
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+    crashpoint.reset()
+    try:
+        crashpoint.crashpoint("only")
+    finally:
+        crashpoint.reset()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["points.log"]
+
+
+def _line_of_the_next_call() -> int:
+    """The caller's line number (the line of this call)."""
+    return sys._getframe(1).f_lineno
