@@ -24,7 +24,17 @@ from typing import Any, TypeVar
 
 import click
 
-from crashsweep.cli import clock, formats, limits, prog, runs, sweep_engines, sweep_scenarios, sweep_sources
+from crashsweep.cli import (
+    clock,
+    formats,
+    limits,
+    prog,
+    runs,
+    sweep_engines,
+    sweep_points,
+    sweep_scenarios,
+    sweep_sources,
+)
 from crashsweep.cli.options import (
     depth_option,
     design_option,
@@ -90,7 +100,10 @@ def sweep_options(
     )
 
 
-ARG_HELP = "with --target: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; repeatable"
+ARG_HELP = (
+    "with --target module:function: passed to it in $CRASHSWEEP_ARGS (JSON) and shown in the row; "
+    "the module declares the keys it takes (CRASHSWEEP_ARGS); repeatable"
+)
 CALL_IDS_HELP = (
     "with --framework, --variant or --design: the model's call IDs, the job's (stable) or new on every ask"
     " (fresh)  [default: stable]"
@@ -103,6 +116,7 @@ SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outco
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
 DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
+LIST_POINTS_HELP = "run the program once, uninterrupted, and list its crash points (name, pass, where): no sweep"
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
 STATE_KEY_HELP = (
     "module:function(World) -> World that blanks timestamps or random IDs before a world's digest (with dedup)"
@@ -206,6 +220,7 @@ def fail(message: str, status: int) -> int:
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
+@click.option("--list-points", is_flag=True, help=LIST_POINTS_HELP)
 @sweep_engines.engine_options
 @stops_on_sigterm
 def sweep(
@@ -232,6 +247,7 @@ def sweep(
     dedup: bool,
     state_key_spec: str | None,
     kill: bool,
+    list_points: bool,
     engine_name: str,
     address: str | None,
 ) -> int:
@@ -240,6 +256,8 @@ def sweep(
     sweep_sources.combination(
         variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
     )
+    if list_points:
+        sweep_points.check_usage(fmt, crash_points, scenarios_path, keep)
     if crash_points and (scenarios_path is not None or fmt != formats.TEXT.name):
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
@@ -266,6 +284,9 @@ def sweep(
             assert check_spec is not None
             source = _target_source(target_spec, check_spec, args, tracker)
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
+        if list_points:
+            passed = api.list_points(source.target, source.check, options, source.nemesis)
+            return sweep_points.show(source.label, passed, source.command, fmt)
         if crashes:
             scenario = api.replay(source.target, source.check, options, crashes, source.nemesis)
             return _replayed(source.label, scenario)
@@ -314,17 +335,26 @@ def _replayed(label: str, scenario: api.ScenarioResult) -> int:
 def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[api.Target, api.Check]:
     """The user's program and check; the current directory is where their modules are found.
 
-    `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row.
+    `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row; the
+    target's module declares the keys it takes (its CRASHSWEEP_ARGS), checked here.
     """
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
     api.parse_entry_point(check_spec)
     try:
-        api.parse_entry_point(target_spec)
+        module_name, _ = api.parse_entry_point(target_spec)
     except ValueError:
+        if args:
+            raise ValueError(
+                "--arg goes with --target module:function; a command takes its options on its own "
+                'command line (--target "python agent.py --durability sync")'
+            ) from None
         target = api.Target.command(target_spec)
     else:
+        if args:  # the module is imported here (its import errors as one line), then read
+            api.load_entry_point(target_spec)
+            sweep_scenarios.check_declared(sys.modules[module_name], module_name, args)
         target = api.Target.entry_point(target_spec, path=[here])
     check = api.load_entry_point(check_spec)
     if args:

@@ -37,6 +37,34 @@ def parse_args(pairs: Sequence[str]) -> dict[str, str]:
     return args
 
 
+DECLARED = "CRASHSWEEP_ARGS"
+"""A target module's declaration of the `--arg` keys it takes: {key: allowed values (empty: any)}."""
+
+
+def check_declared(module: object, module_name: str, args: dict[str, str]) -> None:
+    """Refuse (ValueError) an `--arg` key the target's module does not declare, or a value it does not allow.
+
+    A typo (`durability=synch`) would otherwise sweep the wrong configuration cleanly.
+    """
+    if not args:
+        return
+    declared = getattr(module, DECLARED, None)
+    if not isinstance(declared, dict):
+        first = next(iter(args))
+        raise ValueError(
+            f"--arg {first}: {module_name} declares no arguments; "
+            f"add {DECLARED} = {{{first!r}: (allowed values, or () for any)}} to it"
+        )
+    for name, value in args.items():
+        if name not in declared:
+            raise ValueError(
+                f"--arg {name}: {module_name} takes {', '.join(map(str, declared)) or 'none'} ({DECLARED})"
+            )
+        allowed = tuple(declared[name] or ())
+        if allowed and value not in allowed:
+            raise ValueError(f"--arg {name}={value}: {module_name} allows {', '.join(map(str, allowed))}")
+
+
 def parse_crash(text: str) -> tuple[str, int]:
     """`--crash NAME` or `NAME#K` (the K-th pass of the point): (name, occurrence).
 

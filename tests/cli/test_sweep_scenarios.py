@@ -117,3 +117,24 @@ def test_a_scenario_with_a_fault_move_gets_no_rerun_line() -> None:
 def test_a_crash_that_can_never_match_is_refused(text: str, message: str) -> None:
     with pytest.raises(click.BadParameter, match=re.escape(message)):
         sweep_scenarios.parse_crash(text)
+
+
+class _Module:
+    """A target module as check_declared reads it."""
+
+    def __init__(self, declared: object = None) -> None:
+        if declared is not None:
+            self.CRASHSWEEP_ARGS = declared
+
+
+def test_declared_args_pass_and_others_are_one_clear_error() -> None:
+    """--arg keys a module declares pass with an allowed value; a typo of a key or value is refused."""
+    agent = _Module({"durability": ("sync", "async", "exit"), "note": ()})
+    sweep_scenarios.check_declared(agent, "agent", {"durability": "sync", "note": "any text"})
+    sweep_scenarios.check_declared(_Module(), "agent", {})  # no --arg: nothing to check
+    with pytest.raises(ValueError, match=r"^--arg durability=synch: agent allows sync, async, exit$"):
+        sweep_scenarios.check_declared(agent, "agent", {"durability": "synch"})
+    with pytest.raises(ValueError, match=r"^--arg durabilty: agent takes durability, note \(CRASHSWEEP_ARGS\)$"):
+        sweep_scenarios.check_declared(agent, "agent", {"durabilty": "sync"})
+    with pytest.raises(ValueError, match=r"^--arg keys: agent declares no arguments; add CRASHSWEEP_ARGS = "):
+        sweep_scenarios.check_declared(_Module(), "agent", {"keys": "off"})

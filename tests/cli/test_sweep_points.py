@@ -1,0 +1,68 @@
+"""`sweep --list-points` (crashsweep/cli/sweep_points.py): where a point is shown, the table, the refusals."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+
+from crashsweep.cli import sweep_points
+from crashsweep.realsweep.api import Passed
+
+HOME = Path(sweep_points.__file__).resolve().parents[2]
+
+
+def test_where_is_shown_from_the_current_folder_or_from_crashsweeps_home(tmp_path: Path) -> None:
+    """The user's file relative to the folder the sweep runs in; an adapter's as crashsweep/...; else as is."""
+    assert sweep_points.shown_where(f"{tmp_path}/agent/loop.py:12", here=tmp_path) == "agent/loop.py:12"
+    adapter = HOME / "crashsweep" / "realsweep" / "adapters" / "langgraph.py"
+    assert sweep_points.shown_where(f"{adapter}:106", here=tmp_path) == "crashsweep/realsweep/adapters/langgraph.py:106"
+    assert sweep_points.shown_where("/elsewhere/x.py:3", here=tmp_path) == "/elsewhere/x.py:3"
+    assert sweep_points.shown_where("nowhere", here=tmp_path) == "nowhere"
+
+
+POINTS = (Passed("saved", 1, "/x/a.py:3"), Passed("filed w", 1, "/x/a.py:9"), Passed("saved", 2, "/x/a.py:3"))
+
+
+def test_the_table_lists_each_pass_and_the_command_that_crashes_at_the_first() -> None:
+    """One row per pass (a name passed twice has passes 1 and 2), then a --crash command for the first."""
+    text = sweep_points.render("loop:run", POINTS, ["crashsweep", "sweep", "--target", "loop:run"], "text")
+    lines = text.splitlines()
+    assert lines[0] == "loop:run: 3 crash points in one uninterrupted run"
+    assert lines[1].split() == ["#", "point", "pass", "where"]
+    assert lines[2].split() == ["1", "saved", "1", "/x/a.py:3"]
+    assert lines[4].split() == ["3", "saved", "2", "/x/a.py:3"]
+    command = lines[5].removeprefix("crash at one of them (here the first): ")
+    assert shlex.split(command) == ["crashsweep", "sweep", "--target", "loop:run", "--crash", "saved#1"]
+
+
+def test_json_gives_every_pass_with_its_index() -> None:
+    """--format json: the target and every point (index, name, occurrence, where)."""
+    data = json.loads(sweep_points.render("loop:run", POINTS, [], "json"))
+    assert data["target"] == "loop:run"
+    assert [(p["index"], p["name"], p["occurrence"]) for p in data["points"]] == [
+        (1, "saved", 1),
+        (2, "filed w", 1),
+        (3, "saved", 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "crash", "scenarios", "keep", "message"),
+    [
+        ("text", ("saved",), None, None, "takes no --crash, --scenarios or --keep"),
+        ("text", (), Path("s.jsonl"), None, "takes no --crash, --scenarios or --keep"),
+        ("text", (), None, Path("kept"), "takes no --crash, --scenarios or --keep"),
+        ("markdown", (), None, None, "--list-points prints text or json, not markdown"),
+    ],
+)
+def test_what_a_listing_run_cannot_do_is_refused(
+    fmt: str, crash: tuple[str, ...], scenarios: Path | None, keep: Path | None, message: str
+) -> None:
+    """Refused before any process starts (click's usage error: one line, exit 2)."""
+    with pytest.raises(click.UsageError, match=message.replace("-", r"\-")):
+        sweep_points.check_usage(fmt, crash, scenarios, keep)
+    sweep_points.check_usage("json", (), None, None)
