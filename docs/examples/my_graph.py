@@ -32,6 +32,7 @@ from crashsweep.realsweep.adapters.script import check as job_check  # crashswee
 from crashsweep.realsweep.adapters.script import target_args  # crashsweep: --arg key=value
 from crashsweep.spec.job import TRIAGE  # crashsweep: the job the scripted model plays
 
+CRASHSWEEP_ARGS = {"durability": ("sync", "async", "exit")}  # crashsweep: the --arg keys it takes
 tools = tracker_tools(keys=True)  # crashsweep: create_issue, comment, search_issues
 llm = ScriptedChatModel(TRIAGE)  # crashsweep: in production, init_chat_model("...")
 llm_with_tools = llm.bind_tools(tools)

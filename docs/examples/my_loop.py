@@ -9,6 +9,9 @@ crashsweep is installed, `crashsweep` instead of the checkout's launcher):
 
     ../../bin/crashsweep sweep --target my_loop:run --check my_loop_check:check --depth 2
 
+With `--arg keys=off` it sends no idempotency keys, and the sweep finds the duplicates a
+restart makes; `--list-points` lists the crash points (and where they are) without sweeping.
+
 Run it for real against a tracker (`../../bin/crashsweep tracker serve` in another terminal):
 
     CRASHSWEEP_TRACKER_URL=http://127.0.0.1:8765 python -c "import my_loop; my_loop.run()"
@@ -19,6 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from crashsweep.realsweep.adapters.script import target_args
 from crashsweep.realsweep.probe import checkpoint
 from crashsweep.realsweep.probe.crashpoint import crashpoint, fresh_id
 from crashsweep.realsweep.tracker.client import TrackerClient
@@ -26,6 +30,7 @@ from crashsweep.spec.keys import key as idempotency_key
 
 TITLES = ("disk full on db-1", "fan noise on db-2")
 STATE = Path("state.json")  # in the current directory: the sweep gives each scenario a fresh one
+CRASHSWEEP_ARGS = {"keys": ("on", "off")}  # the --arg keys this program takes, and their values
 
 
 def run() -> None:
@@ -36,12 +41,14 @@ def run() -> None:
         checkpoint.save(STATE, state)  # the run ID is durable before any request goes out
         crashpoint("run started")
     tracker = TrackerClient(os.environ.get("CRASHSWEEP_TRACKER_URL", "http://127.0.0.1:8765"))
+    keyed = target_args().get("keys", "on") == "on"  # `--arg keys=off`: no idempotency keys
     for title in TITLES:
         if title in state["filed"]:
             continue
         # The same key on every attempt of this write, in this process or after a restart:
         # a tracker that honours keys files the issue once, however often it is sent.
-        number = tracker.create_issue(title, run=state["run"], call=title, key=idempotency_key(state["run"], title))
+        key = idempotency_key(state["run"], title) if keyed else None
+        number = tracker.create_issue(title, run=state["run"], call=title, key=key)
         crashpoint(f"filed {title}")
         state["filed"][title] = number
         checkpoint.save(STATE, state)

@@ -114,10 +114,10 @@ def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_
     The example's 5 crash points give 5 one-crash scenarios: 6 lines with the uninterrupted run.
     """
     keep = tmp_path / "kept"
-    args = [*EXAMPLE, "--depth", "1", "--arg", "note=x y", "--keep", str(keep), "--workers", "2"]
+    args = [*EXAMPLE, "--depth", "1", "--arg", "keys=on", "--keep", str(keep), "--workers", "2"]
     done = subprocess.run(args, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("my_loop:run 'note=x y'  (real sweep")
+    assert done.stdout.startswith("my_loop:run keys=on  (real sweep")
     lines = (keep / "scenarios.jsonl").read_text().splitlines()
     assert len(lines) == 6
     assert json.loads(lines[0])["crashes"] == []
@@ -342,3 +342,70 @@ def test_sigterm_stops_the_tracker_service_and_the_zygote_and_removes_the_scratc
     assert err.strip() == "crashsweep: interrupted; nothing was written"  # (click writes an empty line first)
     wait_until(lambda: not any(alive(pid) for pid in helpers), 10, "the sweep's children")
     assert list(scratch.iterdir()) == []
+
+
+def test_the_example_without_keys_duplicates_where_a_crash_follows_a_filing(tmp_path: Path) -> None:
+    """--arg keys=off (my_loop declares it): duplicates exactly where the hand count puts them.
+
+    my_loop files two issues, saving after each. A crash at `filed <title>` (points 2 and 4)
+    comes after the tracker filed it and before the save: the restart files it again, and
+    without a key the tracker keeps both. At `run started` and at `saved <title>` the disk
+    already holds what was done. So at depth 1: 2 of 5 scenarios with one duplicate each.
+    """
+    args = [*EXAMPLE, "--depth", "1", "--arg", "keys=off", "--format", "json", "--workers", "2"]
+    done = subprocess.run(args, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stderr
+    row = json.loads(done.stdout)
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (5, 2, 2, 0)
+
+
+def test_an_undeclared_arg_or_value_is_refused_before_any_process() -> None:
+    """A typo in --arg is one line and exit 2, with no sweep (the module's CRASHSWEEP_ARGS)."""
+    for arg, message in (
+        ("kes=off", "--arg kes: my_loop takes keys (CRASHSWEEP_ARGS)"),
+        ("keys=of", "--arg keys=of: my_loop allows on, off"),
+    ):
+        done = subprocess.run(
+            [*EXAMPLE, "--arg", arg], cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", f"crashsweep: error: {message}\n")
+
+
+def test_list_points_names_each_point_where_the_program_passes_it() -> None:
+    """--list-points on my_loop: its 5 points in order, each at a line of my_loop.py that calls crashpoint."""
+    done = subprocess.run(
+        [*EXAMPLE, "--list-points", "--format", "json"],
+        cwd=EXAMPLES,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    points = json.loads(done.stdout)["points"]
+    source = (EXAMPLES / "my_loop.py").read_text().splitlines()
+    marked = {n for n, line in enumerate(source, start=1) if line.strip().startswith("crashpoint(")}
+    assert [p["name"] for p in points] == [
+        "run started",
+        "filed disk full on db-1",
+        "saved disk full on db-1",
+        "filed fan noise on db-2",
+        "saved fan noise on db-2",
+    ]
+    assert [p["occurrence"] for p in points] == [1, 1, 1, 1, 1]
+    files = {p["where"].rpartition(":")[0] for p in points}
+    assert files == {"my_loop.py"}
+    assert {int(p["where"].rpartition(":")[2]) for p in points} == marked
+
+
+def test_list_points_of_a_framework_agent_are_its_sweeps_points(capsys: pytest.CaptureFixture[str]) -> None:
+    """The built-in LangGraph agent (durability sync): the 29 crash points of its sweep (docs/performance.md).
+
+    Each is passed in the adapter (the saver's put and put_writes, the tracker tools), so each
+    is shown as a line of crashsweep/realsweep/adapters/.
+    """
+    assert main(["sweep", "--framework", "langgraph", "--durability", "sync", "--list-points", "--format", "json"]) == 0
+    points = json.loads(capsys.readouterr().out)["points"]
+    assert len(points) == 29
+    assert all(p["where"].startswith("crashsweep/realsweep/adapters/") for p in points)
+    assert sum(p["name"].startswith("tracker ") for p in points) == 3  # the job's three writes
