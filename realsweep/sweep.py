@@ -157,7 +157,8 @@ class Passed:
     name: str
     occurrence: int
     where: str
-    """`file:line` (absolute) of the code that passed it: the program's own call, or its adapter's."""
+    """`file:line` (absolute) of the code that passed it: the program's own call, or its adapter's;
+    "" for a program that logs its points itself, without crashsweep's probe."""
 
 
 def list_points(
@@ -177,7 +178,9 @@ def list_points(
         lines = read_where(log.read_text(encoding="utf-8")) if log.exists() else ()
     if not result.points:
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
-    if tuple(name for name, _ in lines) != result.points:
+    if not lines:  # a program that logs its points by itself (any language) says nothing of where
+        lines = tuple((name, "") for name in result.points)
+    elif tuple(name for name, _ in lines) != result.points:
         raise SweepError(f"{target.label}: the crash points logged and those located differ (a second process?)")
     seen: dict[str, int] = {}
     passed = []

@@ -28,6 +28,8 @@ _PACKAGE_HOME = Path(crashsweep.__file__).resolve().parent.parent
 def shown_where(where: str, here: Path | None = None) -> str:
     """`file:line` relative to the current folder when under it, to crashsweep's home when an adapter's, else as is."""
     path, colon, line = where.rpartition(":")
+    if not where:
+        return "-"  # a program that logs its points itself: no place known
     if not colon:
         return where
     file = Path(path)
@@ -50,7 +52,8 @@ def render(label: str, passed: tuple[api.Passed, ...], command: list[str], fmt: 
     rows = [(str(n), p.name, str(p.occurrence), shown_where(p.where)) for n, p in enumerate(passed, start=1)]
     heads = ("#", "point", "pass", "where")
     widths = [max(len(row[i]) for row in (heads, *rows)) for i in range(4)]
-    lines = [f"{label}: {len(passed)} crash points in one uninterrupted run"]
+    count = f"{len(passed)} crash point{'' if len(passed) == 1 else 's'}"
+    lines = [f"{label}: {count} in one uninterrupted run"]
     for row in (heads, *rows):
         lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     first = passed[0]

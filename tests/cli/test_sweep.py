@@ -409,3 +409,16 @@ def test_list_points_of_a_framework_agent_are_its_sweeps_points(capsys: pytest.C
     assert len(points) == 29
     assert all(p["where"].startswith("crashsweep/realsweep/adapters/") for p in points)
     assert sum(p["name"].startswith("tracker ") for p in points) == 3  # the job's three writes
+
+
+def test_list_points_of_a_command_that_logs_its_own_points(tmp_path: Path) -> None:
+    """A program in any language appends its points to $CRASHSWEEP_POINTS_LOG: listed, with no place known."""
+    program = tmp_path / "agent.sh"
+    program.write_text('#!/bin/sh\necho "sent" >> "$CRASHSWEEP_POINTS_LOG"\necho "saved" >> "$CRASHSWEEP_POINTS_LOG"\n')
+    program.chmod(0o755)
+    command = [CRASHSWEEP, "sweep", "--target", str(program), "--check", "my_loop_check:check", "--list-points"]
+    done = subprocess.run(command, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{program}: 2 crash points in one uninterrupted run"
+    assert [line.split() for line in lines[2:4]] == [["1", "sent", "1", "-"], ["2", "saved", "1", "-"]]

@@ -22,6 +22,7 @@ def test_where_is_shown_from_the_current_folder_or_from_crashsweeps_home(tmp_pat
     assert sweep_points.shown_where(f"{adapter}:106", here=tmp_path) == "crashsweep/realsweep/adapters/langgraph.py:106"
     assert sweep_points.shown_where("/elsewhere/x.py:3", here=tmp_path) == "/elsewhere/x.py:3"
     assert sweep_points.shown_where("nowhere", here=tmp_path) == "nowhere"
+    assert sweep_points.shown_where("", here=tmp_path) == "-"  # a program without the probe
 
 
 POINTS = (Passed("saved", 1, "/x/a.py:3"), Passed("filed w", 1, "/x/a.py:9"), Passed("saved", 2, "/x/a.py:3"))
