@@ -147,7 +147,8 @@ def test_a_zygote_that_dies_fails_the_requests_waiting_on_it(tmp_path: Path) -> 
     try:
         with ThreadPoolExecutor(max_workers=1) as pool:
             waiting = pool.submit(server.run, [], tmp_path, request, tmp_path / "o0", 60)
-            while not (folder / "p0").exists():
+            # Its pid written, not only its file made: write_text creates the file, then writes.
+            while not ((folder / "p0").exists() and (folder / "p0").read_text().strip().isdigit()):
                 time.sleep(0.01)
             os.kill(server.pid, signal.SIGKILL)
             with pytest.raises(ZygoteError, match="died"):
