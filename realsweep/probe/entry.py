@@ -31,6 +31,8 @@ def load(spec: str) -> Callable[..., object]:
         target: object = importlib.import_module(module_name)
     except ImportError as error:
         raise ValueError(f"{spec}: cannot import {module_name!r}: {error}") from None
+    except Exception as error:  # the module itself fails as it loads (a syntax error, its top level raises)
+        raise ValueError(f"{spec}: cannot import {module_name!r}: {type(error).__name__}: {error}") from None
     for part in attribute.split("."):
         try:
             target = getattr(target, part)

@@ -28,6 +28,17 @@ def test_load_names_what_is_missing() -> None:
     assert load("crashsweep.realsweep.probe.entry:parse_entry_point") is parse_entry_point
 
 
+def test_a_module_that_fails_as_it_loads_is_one_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A syntax error or an exception at the module's top level: ValueError naming it (one line, exit 2)."""
+    (tmp_path / "broken_syntax_mod.py").write_text("def run(:\n")
+    (tmp_path / "raising_mod.py").write_text("raise RuntimeError('no config')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match=r"^broken_syntax_mod:run: cannot import 'broken_syntax_mod': SyntaxError: "):
+        load("broken_syntax_mod:run")
+    with pytest.raises(ValueError, match=r"^raising_mod:run: cannot import 'raising_mod': RuntimeError: no config$"):
+        load("raising_mod:run")
+
+
 def test_the_runner_exits_0_after_the_function_returns(tmp_path: Path) -> None:
     """`python -m crashsweep.realsweep.probe.entry mod:func` calls the function; a raise exits 1 with the traceback."""
     (tmp_path / "mod.py").write_text("def ok():\n    print('ran')\n\ndef bad():\n    raise KeyError('x')\n")
