@@ -41,11 +41,12 @@ from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
 from crashsweep.realsweep.reference.target import SERVICE_MODES
 from crashsweep.realsweep.reference.target import check as reference_check
 from crashsweep.realsweep.reference.target import run as reference_run
+from crashsweep.realsweep.reference.target import state_key as reference_state_key
 from crashsweep.realsweep.reference.target import target as reference_target
 from crashsweep.realsweep.rows import counterexamples, row_text
 from crashsweep.realsweep.rows import summary as sweep_summary
 from crashsweep.realsweep.rows import to_json as row_json
-from crashsweep.realsweep.sweep import Passed, list_points, replay, sweep
+from crashsweep.realsweep.sweep import Divergence, Passed, Run, determinism, list_points, replay, sweep
 from crashsweep.realsweep.values import (
     Check,
     Crash,
@@ -76,6 +77,7 @@ __all__ = [
     "Check",
     "Conformance",
     "Crash",
+    "Divergence",
     "Engine",
     "Fault",
     "Nemesis",
@@ -83,6 +85,7 @@ __all__ = [
     "Outcome",
     "Passed",
     "Progress",
+    "Run",
     "ScenarioResult",
     "StateKey",
     "SweepError",
@@ -92,6 +95,7 @@ __all__ = [
     "TargetFailed",
     "conform",
     "counterexamples",
+    "determinism",
     "die_with_parent",
     "framework_check",
     "framework_target",
@@ -101,6 +105,7 @@ __all__ = [
     "ray_engine",
     "reference_check",
     "reference_run",
+    "reference_state_key",
     "reference_target",
     "render_conformance",
     "replay",

@@ -42,6 +42,7 @@ graph of worlds, the counting) stays here either way, so the results are the sam
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -75,10 +76,12 @@ __all__ = [
     "LOCAL",
     "Check",
     "Crash",
+    "Divergence",
     "Engine",
     "Outcome",
     "Passed",
     "Progress",
+    "Run",
     "Scenario",
     "ScenarioResult",
     "SweepError",
@@ -86,6 +89,7 @@ __all__ = [
     "SweepResult",
     "Target",
     "TargetFailed",
+    "determinism",
     "list_points",
     "replay",
     "sweep",
@@ -188,6 +192,70 @@ def list_points(
         seen[name] = seen.get(name, 0) + 1
         passed.append(Passed(name, seen[name], where))
     return tuple(passed)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Run:
+    """What the processes did from one start world: the last process's crash points and the effects sent."""
+
+    points: tuple[str, ...]
+    effects: tuple[str, ...]
+    """The tracker's records in the order applied, each as one JSON line (every field: run IDs too)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Divergence:
+    """Two runs from the same start world that differ: the world is the one `crashes` leave (none: empty)."""
+
+    crashes: tuple[Crash, ...]
+    first: Run
+    second: Run
+
+
+def determinism(
+    target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None
+) -> tuple[int, Divergence | None]:
+    """Run from each start world of a depth-1 sweep twice; (start worlds, the first divergence or None).
+
+    The start worlds are the empty world and the world a crash at each point of the
+    uninterrupted run leaves (a scenario of that crash, run to its end). Each is run in two
+    sweeps' runners of their own (fresh tracker services, so no record of one run is seen by
+    the other), and the two runs must pass the same crash points and send the same effects.
+    `fresh_id()` derives from each process's start world, as in a merging sweep, so IDs taken
+    from it are the same in both; an ID taken from a clock or `uuid4` is not.
+    """
+    check_options(options)
+    starts: list[tuple[Crash, ...]] = [()]
+    runs: list[dict[tuple[Crash, ...], Run]] = []
+    for round_ in range(2):
+        seen: dict[tuple[Crash, ...], Run] = {}
+        with runner(target, _recording(check, seen), options, nemesis) as one:
+            baseline = one.run((), worlds=True)
+            if round_ == 0:
+                points = baseline.points
+                starts += [(Crash(0, name, points[: i + 1].count(name)),) for i, name in enumerate(points)]
+            for crashes in starts:
+                result = baseline if not crashes else one.run(crashes, worlds=True)
+                noted = seen.get(crashes, Run((), ()))  # none: it ended before its point, so no check ran
+                seen[crashes] = dataclasses.replace(noted, points=result.points)
+        runs.append(seen)
+    for crashes in starts:
+        first, second = runs[0][crashes], runs[1][crashes]
+        if first != second:
+            return len(starts), Divergence(crashes, first, second)
+    return len(starts), None
+
+
+def _recording(check: Check, seen: dict[tuple[Crash, ...], Run]) -> Check:
+    """`check`, which also notes each scenario's effects (the tracker's records) in `seen`."""
+
+    def recorded(scenario: Scenario) -> Outcome:
+        records = scenario.tracker.records() if scenario.tracker is not None else []
+        effects = tuple(json.dumps(record, sort_keys=True) for record in records)
+        seen[scenario.crashes] = Run((), effects)
+        return check(scenario)
+
+    return recorded
 
 
 def _scenarios(

@@ -142,11 +142,14 @@ class Runner:
                     raise SweepError(str(error)) from None
             return self._started
 
-    def run(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> ScenarioResult:
+    def run(self, crashes: tuple[Crash, ...], fault: Fault | None = None, *, worlds: bool = False) -> ScenarioResult:
         """Run one scenario from a fresh work directory: each crash in turn, then a process to the end.
 
         A `fault` (a scenario of one move, with no crash) is suffered by its one process, or
         is carried out by its kind: a scenario of its own (pause), a process it ends (power loss).
+        `worlds`: each process's `fresh_id()` derives from the digest of the world it starts
+        from, as in a merging sweep (else it is random): two runs of a deterministic program
+        from the same world then send the same IDs (sweep.determinism).
         """
         alone = None if fault is None else fault.alone(self)
         if alone is not None:
@@ -155,14 +158,23 @@ class Runner:
         folder, workdir, env, tracker = self.prepare(name)
         if fault is not None:
             env.update(fault.env())
+        space = None if self.service is None else self.service.root / f"{name}.sqlite3"
+
+        def started(env: dict[str, str]) -> dict[str, str]:
+            if not worlds:
+                return env
+            world = digest.capture(workdir, space if space is not None and space.exists() else None)
+            key = self.options.state_key  # the key a merging sweep names worlds by (a lock's pid blanked)
+            return {**env, crashpoint.WORLD: digest.digest(world if key is None else key(world))}
+
         for number, crash in enumerate(crashes, start=1):
-            _, points = self.ended(folder, workdir, env, number, crash.crash_at, crashes)
+            _, points = self.ended(folder, workdir, started(env), number, crash.crash_at, crashes)
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
                 return self._unreached(folder, crashes, number, points)
         first = len(crashes) + 1
         if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
             first += 1  # the fault ended that process (a power cut)
-        _, points = self.ended(folder, workdir, env, first, 0, crashes)
+        _, points = self.ended(folder, workdir, started(env), first, 0, crashes)
         outcome = self.finish(Scenario(crashes, workdir, tracker))
         faults = () if fault is None else (fault.label,)
         result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points), faults=faults)
