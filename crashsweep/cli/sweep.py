@@ -30,6 +30,7 @@ from crashsweep.cli import (
     limits,
     prog,
     runs,
+    sweep_determinism,
     sweep_engines,
     sweep_points,
     sweep_scenarios,
@@ -116,6 +117,9 @@ SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outco
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
 DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
+DETERMINISM_HELP = (
+    "run the program twice from each start world of a depth-1 sweep and compare crash points and effects: no sweep"
+)
 LIST_POINTS_HELP = "run the program once, uninterrupted, and list its crash points (name, pass, where): no sweep"
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
 STATE_KEY_HELP = (
@@ -221,6 +225,7 @@ def fail(message: str, status: int) -> int:
 @click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
 @click.option("--list-points", is_flag=True, help=LIST_POINTS_HELP)
+@click.option("--determinism", is_flag=True, help=DETERMINISM_HELP)
 @sweep_engines.engine_options
 @stops_on_sigterm
 def sweep(
@@ -248,6 +253,7 @@ def sweep(
     state_key_spec: str | None,
     kill: bool,
     list_points: bool,
+    determinism: bool,
     engine_name: str,
     address: str | None,
 ) -> int:
@@ -256,8 +262,12 @@ def sweep(
     sweep_sources.combination(
         variant, design_path, target_spec, check_spec, target_args, framework, (keys, call_ids, durability), job_path
     )
+    if list_points and determinism:
+        raise click.UsageError("give --list-points or --determinism, not both")
     if list_points:
         sweep_points.check_usage(fmt, crash_points, scenarios_path, keep)
+    if determinism:
+        sweep_determinism.check_usage(fmt, crash_points, scenarios_path, keep)
     if crash_points and (scenarios_path is not None or fmt != formats.TEXT.name):
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
@@ -287,6 +297,11 @@ def sweep(
         if list_points:
             passed = api.list_points(source.target, source.check, options, source.nemesis)
             return sweep_points.show(source.label, passed, source.command, fmt)
+        if determinism:
+            keyed = dataclasses.replace(options, state_key=options.state_key or source.state_key)
+            checked, divergence = api.determinism(source.target, source.check, keyed, source.nemesis)
+            click.echo(sweep_determinism.render(source.label, checked, divergence, source.command, fmt), nl=False)
+            return 0 if divergence is None else 1
         if crashes:
             scenario = api.replay(source.target, source.check, options, crashes, source.nemesis)
             return _replayed(source.label, scenario)

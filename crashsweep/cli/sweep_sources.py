@@ -57,6 +57,8 @@ class Source:
     sweep: Callable[[api.SweepOptions, api.Progress], api.SweepResult] | None = None
     nemesis: api.Nemesis = field(default_factory=api.Nemesis)
     """The faults and call IDs of the reference loop's sweep (spec/FAULTS.md); none for the others."""
+    state_key: api.StateKey | None = None
+    """The key its worlds are named by when none is given (the reference loop's: the lock's pid blanked)."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
         """Sweep it."""
@@ -92,6 +94,7 @@ def variant_source(
             variant, job, job_path, tracker, options, progress, design_path, env
         ),
         env,
+        api.reference_state_key,
     )
 
 

@@ -422,3 +422,51 @@ def test_list_points_of_a_command_that_logs_its_own_points(tmp_path: Path) -> No
     lines = done.stdout.splitlines()
     assert lines[0] == f"{program}: 2 crash points in one uninterrupted run"
     assert [line.split() for line in lines[2:4]] == [["1", "sent", "1", "-"], ["2", "saved", "1", "-"]]
+
+
+def test_determinism_holds_for_the_example_and_the_reference_loop(capsys: pytest.CaptureFixture[str]) -> None:
+    """my_loop: 6 start worlds (the empty one and one per crash point); agent-loop: one more than its model's points.
+
+    Both take their run IDs from fresh_id(), which derives them from the start world, so two
+    runs from one world send the same effects. The count of start worlds comes from elsewhere:
+    my_loop's 5 points (test_list_points...), agent-loop's from the model (explore on triage).
+    """
+    done = subprocess.run(
+        [*EXAMPLE, "--determinism", "--format", "json"], cwd=EXAMPLES, env=child_env(), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"target": "my_loop:run", "deterministic": True, "start_worlds": 6}
+    assert main(["explore", "--variant", "agent-loop", "--depth", "1", "--format", "json"]) == 0
+    points = json.loads(capsys.readouterr().out)["crash_points"]
+    assert main(["sweep", "--variant", "agent-loop", "--determinism", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "target": "agent-loop",
+        "deterministic": True,
+        "start_worlds": points + 1,
+    }
+
+
+def test_a_run_id_from_the_clock_is_not_deterministic(tmp_path: Path) -> None:
+    """my_loop with its run ID from time.time_ns(): the same points, but each run files under another run ID.
+
+    The first start world, the empty one, already differs: exit 1, both runs printed, and the
+    command that checks again.
+    """
+    source = (EXAMPLES / "my_loop.py").read_text()
+    clocked = source.replace(
+        'state = {"run": fresh_id(), "filed": {}}', 'state = {"run": str(time.time_ns()), "filed": {}}'
+    )
+    assert clocked != source
+    (tmp_path / "my_loop.py").write_text(clocked.replace("import os\n", "import os\nimport time\n", 1))  # by its name
+    (tmp_path / "my_loop_check.py").write_text((EXAMPLES / "my_loop_check.py").read_text())
+    command = [*EXAMPLE, "--determinism"]
+    done = subprocess.run(command, cwd=tmp_path, env=child_env(), capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "my_loop:run: deterministic VIOLATED from the empty world (two uninterrupted runs)"
+    first = lines[lines.index("  first run, crash points of its last process (5):") + 1 :][:5]
+    second = lines[lines.index("  second run, crash points of its last process (5):") + 1 :][:5]
+    assert first == second
+    runs = {json.loads(line.split(". ", 1)[1])["run"] for line in lines if line.startswith("    ") and '"run"' in line}
+    assert len(runs) == 2
+    assert lines[-1].endswith("--determinism")

@@ -1,0 +1,71 @@
+"""`sweep --determinism` (crashsweep/cli/sweep_determinism.py): the verdict's text and JSON, the refusals."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+
+from crashsweep.cli import sweep_determinism
+from crashsweep.realsweep.api import Crash, Divergence, Run
+
+SAME = Run(("start", "sent"), ('{"run": "r1"}',))
+OTHER = Run(("start", "sent"), ('{"run": "r2"}',))
+
+
+def test_holds_is_one_line_with_the_start_worlds_checked() -> None:
+    text = sweep_determinism.render("loop:run", 6, None, ["crashsweep", "sweep"], "text")
+    assert text == (
+        "loop:run: deterministic holds (6 start worlds, each run twice: the same crash points and the same effects)\n"
+    )
+
+
+def test_a_divergence_shows_its_start_world_both_runs_and_the_command_again() -> None:
+    """From the empty world, and from the world a crash left: both runs' points and effects, numbered."""
+    empty = sweep_determinism.render("loop:run", 6, Divergence((), SAME, OTHER), ["crashsweep", "sweep"], "text")
+    lines = empty.splitlines()
+    assert lines[0] == "loop:run: deterministic VIOLATED from the empty world (two uninterrupted runs)"
+    assert lines[1:7] == [
+        "  first run, crash points of its last process (2):",
+        "    1. start",
+        "    2. sent",
+        "  first run, effects at the tracker (1):",
+        '    1. {"run": "r1"}',
+        "  second run, crash points of its last process (2):",
+    ]
+    assert lines[-2] == '    1. {"run": "r2"}'
+    assert shlex.split(lines[-1].removeprefix("  re-run: ")) == ["crashsweep", "sweep", "--determinism"]
+    crashed = Divergence((Crash(0, "sent", 2),), SAME, OTHER)
+    first = sweep_determinism.render("loop:run", 6, crashed, [], "text").splitlines()[0]
+    assert first == "loop:run: deterministic VIOLATED from the world a crash at 'sent' (pass 2) leaves"
+
+
+def test_json_gives_the_verdict_and_the_divergence() -> None:
+    held = json.loads(sweep_determinism.render("loop:run", 6, None, [], "json"))
+    assert held == {"target": "loop:run", "deterministic": True, "start_worlds": 6}
+    data = json.loads(
+        sweep_determinism.render("loop:run", 6, Divergence((Crash(0, "sent", 1),), SAME, OTHER), [], "json")
+    )
+    assert data["deterministic"] is False
+    assert data["divergence"]["start"] == [{"point": "sent", "occurrence": 1}]
+    assert data["divergence"]["second"] == {"points": ["start", "sent"], "effects": ['{"run": "r2"}']}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "crash", "scenarios", "keep", "message"),
+    [
+        ("text", ("sent",), None, None, "it takes no --crash, --scenarios or --keep"),
+        ("text", (), Path("s.jsonl"), None, "it takes no --crash, --scenarios or --keep"),
+        ("text", (), None, Path("kept"), "it takes no --crash, --scenarios or --keep"),
+        ("junit", (), None, None, "prints text or json, not junit"),
+    ],
+)
+def test_what_the_check_cannot_do_is_refused(
+    fmt: str, crash: tuple[str, ...], scenarios: Path | None, keep: Path | None, message: str
+) -> None:
+    with pytest.raises(click.UsageError, match=message.replace("-", r"\-")):
+        sweep_determinism.check_usage(fmt, crash, scenarios, keep)
+    sweep_determinism.check_usage("text", (), None, None)
