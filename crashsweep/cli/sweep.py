@@ -264,6 +264,8 @@ def sweep(
     )
     if list_points and determinism:
         raise click.UsageError("give --list-points or --determinism, not both")
+    if (list_points or determinism) and engine_name != "local":
+        raise click.UsageError("--list-points and --determinism run on this machine: they take no --engine ray")
     if list_points:
         sweep_points.check_usage(fmt, crash_points, scenarios_path, keep)
     if determinism:

@@ -10,6 +10,7 @@ import click
 import pytest
 
 from crashsweep.cli import sweep_points
+from crashsweep.cli.main import main
 from crashsweep.realsweep.api import Passed
 
 HOME = Path(sweep_points.__file__).resolve().parents[2]
@@ -67,3 +68,23 @@ def test_what_a_listing_run_cannot_do_is_refused(
     with pytest.raises(click.UsageError, match=message.replace("-", r"\-")):
         sweep_points.check_usage(fmt, crash, scenarios, keep)
     sweep_points.check_usage("json", (), None, None)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--list-points", "--determinism"], "give --list-points or --determinism, not both"),
+        (["--list-points", "--engine", "ray"], "they take no --engine ray"),
+        (["--determinism", "--engine", "ray"], "they take no --engine ray"),
+        (["--list-points", "--crash", "x"], "takes no --crash, --scenarios or --keep"),
+    ],
+)
+def test_the_command_refuses_before_any_process(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sweep command's own refusals of the two modes: one line on stderr, exit 2, nothing printed."""
+    assert main(["sweep", "--variant", "agent-loop", *extra]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert message in err
+    assert err.count("\n") == 1
