@@ -21,6 +21,11 @@ CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 EXAMPLE = [CRASHSWEEP, "sweep", "--target", "my_loop:run", "--check", "my_loop_check:check"]
 
 
+def _run(command: list[str], cwd: Path = EXAMPLES) -> subprocess.CompletedProcess[str]:
+    """A crashsweep command as a user runs it, from `cwd` (docs/examples: the example's modules are found there)."""
+    return subprocess.run(command, cwd=cwd, env=child_env(), capture_output=True, text=True, check=False)
+
+
 def test_sweep_of_a_design_prints_the_explorers_columns(capsys: pytest.CaptureFixture[str]) -> None:
     """save-after-reply at depth 1: 34 scenarios, 9 with a duplicate, exit 1 (no-duplicate violated)."""
     status = main(["sweep", "--variant", "save-after-reply", "--depth", "1", "--format", "json", "--workers", "2"])
@@ -68,14 +73,7 @@ def test_bad_input_is_one_line_and_exit_2(
 
 def test_the_readme_example_sweeps_clean_against_a_keyed_tracker() -> None:
     """docs/examples/my_loop.py at depth 2 through the real command: no duplicate, nothing missing, exit 0."""
-    done = subprocess.run(
-        [*EXAMPLE, "--depth", "2"],
-        cwd=EXAMPLES,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _run([*EXAMPLE, "--depth", "2"])
     assert done.returncode == 0, done.stderr
     assert "crash points  5" in done.stdout
     assert "1 crash: 5   2 crashes: 12   (17 in all)" in done.stdout
@@ -84,14 +82,7 @@ def test_the_readme_example_sweeps_clean_against_a_keyed_tracker() -> None:
 
 def test_the_example_against_a_keyless_tracker_finds_the_duplicate() -> None:
     """The same loop against a tracker that ignores keys: a crash after `filed` files the issue twice."""
-    done = subprocess.run(
-        [*EXAMPLE, "--depth", "1", "--tracker", "keyless"],
-        cwd=EXAMPLES,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _run([*EXAMPLE, "--depth", "1", "--tracker", "keyless"])
     assert done.returncode == 1, done.stderr
     assert "no-duplicate  VIOLATED  first in scenario 2: crash at point 2 'filed disk full on db-1'" in done.stdout
 
@@ -115,7 +106,7 @@ def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_
     """
     keep = tmp_path / "kept"
     args = [*EXAMPLE, "--depth", "1", "--arg", "keys=on", "--keep", str(keep), "--workers", "2"]
-    done = subprocess.run(args, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    done = _run(args)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("my_loop:run keys=on  (real sweep")
     lines = (keep / "scenarios.jsonl").read_text().splitlines()
@@ -353,7 +344,7 @@ def test_the_example_without_keys_duplicates_where_a_crash_follows_a_filing(tmp_
     already holds what was done. So at depth 1: 2 of 5 scenarios with one duplicate each.
     """
     args = [*EXAMPLE, "--depth", "1", "--arg", "keys=off", "--format", "json", "--workers", "2"]
-    done = subprocess.run(args, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    done = _run(args)
     assert done.returncode == 1, done.stderr
     row = json.loads(done.stdout)
     assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (5, 2, 2, 0)
@@ -365,22 +356,13 @@ def test_an_undeclared_arg_or_value_is_refused_before_any_process() -> None:
         ("kes=off", "--arg kes: my_loop takes keys (CRASHSWEEP_ARGS)"),
         ("keys=of", "--arg keys=of: my_loop allows on, off"),
     ):
-        done = subprocess.run(
-            [*EXAMPLE, "--arg", arg], cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False
-        )
+        done = _run([*EXAMPLE, "--arg", arg])
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"crashsweep: error: {message}\n")
 
 
 def test_list_points_names_each_point_where_the_program_passes_it() -> None:
     """--list-points on my_loop: its 5 points in order, each at a line of my_loop.py that calls crashpoint."""
-    done = subprocess.run(
-        [*EXAMPLE, "--list-points", "--format", "json"],
-        cwd=EXAMPLES,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _run([*EXAMPLE, "--list-points", "--format", "json"])
     assert done.returncode == 0, done.stderr
     points = json.loads(done.stdout)["points"]
     source = (EXAMPLES / "my_loop.py").read_text().splitlines()
@@ -417,7 +399,7 @@ def test_list_points_of_a_command_that_logs_its_own_points(tmp_path: Path) -> No
     program.write_text('#!/bin/sh\necho "sent" >> "$CRASHSWEEP_POINTS_LOG"\necho "saved" >> "$CRASHSWEEP_POINTS_LOG"\n')
     program.chmod(0o755)
     command = [CRASHSWEEP, "sweep", "--target", str(program), "--check", "my_loop_check:check", "--list-points"]
-    done = subprocess.run(command, cwd=EXAMPLES, env=child_env(), capture_output=True, text=True, check=False)
+    done = _run(command)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == f"{program}: 2 crash points in one uninterrupted run"
@@ -431,9 +413,7 @@ def test_determinism_holds_for_the_example_and_the_reference_loop(capsys: pytest
     runs from one world send the same effects. The count of start worlds comes from elsewhere:
     my_loop's 5 points (test_list_points...), agent-loop's from the model (explore on triage).
     """
-    done = subprocess.run(
-        [*EXAMPLE, "--determinism", "--format", "json"], cwd=EXAMPLES, env=child_env(), capture_output=True, text=True
-    )
+    done = _run([*EXAMPLE, "--determinism", "--format", "json"])
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"target": "my_loop:run", "deterministic": True, "start_worlds": 6}
     assert main(["explore", "--variant", "agent-loop", "--depth", "1", "--format", "json"]) == 0
@@ -460,7 +440,7 @@ def test_a_run_id_from_the_clock_is_not_deterministic(tmp_path: Path) -> None:
     (tmp_path / "my_loop.py").write_text(clocked.replace("import os\n", "import os\nimport time\n", 1))  # by its name
     (tmp_path / "my_loop_check.py").write_text((EXAMPLES / "my_loop_check.py").read_text())
     command = [*EXAMPLE, "--determinism"]
-    done = subprocess.run(command, cwd=tmp_path, env=child_env(), capture_output=True, text=True, check=False)
+    done = _run(command, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "my_loop:run: deterministic VIOLATED from the empty world (two uninterrupted runs)"
