@@ -232,8 +232,7 @@ def determinism(
         with runner(target, _recording(check, seen), options, nemesis) as one:
             baseline = one.run((), worlds=True)
             if round_ == 0:
-                points = baseline.points
-                starts += [(Crash(0, name, points[: i + 1].count(name)),) for i, name in enumerate(points)]
+                starts += _children(baseline)
             for crashes in starts:
                 result = baseline if not crashes else one.run(crashes, worlds=True)
                 noted = seen.get(crashes, Run((), ()))  # none: it ended before its point, so no check ran

@@ -298,7 +298,8 @@ def sweep(
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
         if list_points:
             passed = api.list_points(source.target, source.check, options, source.nemesis)
-            return sweep_points.show(source.label, passed, source.command, fmt)
+            click.echo(sweep_points.render(source.label, passed, source.command, fmt), nl=False)
+            return 0
         if determinism:
             keyed = dataclasses.replace(options, state_key=options.state_key or source.state_key)
             checked, divergence = api.determinism(source.target, source.check, keyed, source.nemesis)

@@ -14,11 +14,8 @@ import json
 import shlex
 from pathlib import Path
 
-import click
-
+from crashsweep.cli import sweep_scenarios
 from crashsweep.realsweep import api
-
-FORMATS = ("text", "json")
 
 
 def render(label: str, checked: int, divergence: api.Divergence | None, command: list[str], fmt: str) -> str:
@@ -57,8 +54,5 @@ def _start(crashes: tuple[api.Crash, ...]) -> str:
 
 
 def check_usage(fmt: str, crash_points: tuple[str, ...], scenarios: Path | None, keep: Path | None) -> None:
-    """Refuse what the check cannot do, before it starts."""
-    if crash_points or scenarios is not None or keep is not None:
-        raise click.UsageError("--determinism runs its own scenarios: it takes no --crash, --scenarios or --keep")
-    if fmt not in FORMATS:
-        raise click.UsageError(f"--determinism prints {' or '.join(FORMATS)}, not {fmt}")
+    """Refuse what --determinism cannot do, before it starts."""
+    sweep_scenarios.check_one_run("--determinism", "runs its own scenarios", fmt, crash_points, scenarios, keep)

@@ -13,12 +13,10 @@ import json
 import shlex
 from pathlib import Path
 
-import click
-
 import crashsweep
+from crashsweep.cli import sweep_scenarios
 from crashsweep.realsweep import api
 
-FORMATS = ("text", "json")
 """What --list-points prints: a table, or a JSON object."""
 
 _PACKAGE_HOME = Path(crashsweep.__file__).resolve().parent.parent
@@ -62,17 +60,8 @@ def render(label: str, passed: tuple[api.Passed, ...], command: list[str], fmt: 
     return "\n".join(lines) + "\n"
 
 
-def show(source_label: str, passed: tuple[api.Passed, ...], command: list[str], fmt: str) -> int:
-    """Print the list; 0."""
-    click.echo(render(source_label, passed, command, fmt), nl=False)
-    return 0
-
-
 def check_usage(fmt: str, crash_points: tuple[str, ...], scenarios: Path | None, keep: Path | None) -> None:
-    """Refuse what a listing run cannot do, before it starts."""
-    if crash_points or scenarios is not None or keep is not None:
-        raise click.UsageError(
-            "--list-points runs the program once, uninterrupted: it takes no --crash, --scenarios or --keep"
-        )
-    if fmt not in FORMATS:
-        raise click.UsageError(f"--list-points prints {' or '.join(FORMATS)}, not {fmt}")
+    """Refuse what --list-points cannot do, before it starts."""
+    sweep_scenarios.check_one_run(
+        "--list-points", "runs the program once, uninterrupted", fmt, crash_points, scenarios, keep
+    )
