@@ -33,6 +33,8 @@ from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.entry import parse_entry_point
+from crashsweep.realsweep.probe.modes import CHOICES as POINTS_CHOICES
+from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.process.lifeline import die_with_parent
 from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIELDS
 from crashsweep.realsweep.reference.conformance import Conformance, conform
@@ -72,6 +74,7 @@ __all__ = [
     "CONFORMANCE_FIELDS",
     "DURABILITY",
     "FRAMEWORKS",
+    "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
     "SERVICE_MODES",
     "Check",
@@ -84,6 +87,7 @@ __all__ = [
     "NemesisError",
     "Outcome",
     "Passed",
+    "Points",
     "Progress",
     "Run",
     "ScenarioResult",

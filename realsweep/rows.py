@@ -137,7 +137,7 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
     lines = [
         f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
         f"depth {row.depth}{environment})",
-        f"  crash points  {row.crash_points}",
+        f"  crash points  {row.crash_points}{FOUND.get(result.points, '')}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
         f"  processes     {result.processes} in {result.seconds:.1f} s, {_how(result)}",
@@ -150,6 +150,14 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         else:
             lines.append(f"  {v.name:<13} VIOLATED  first in scenario {v.counterexample}: {counterexamples[v.name]}")
     return "\n".join(lines) + "\n"
+
+
+FOUND = {
+    "auto": "  (auto: at the program's effects, no marks)",
+    "marked,auto": "  (marked and auto: the program's marks and its effects)",
+    "syscalls": "  (syscalls: at the system calls that make an effect visible)",
+}
+"""How the points were found, in the row's words (spec/POINTS.md); marked points, the default, say nothing."""
 
 
 def _how(result: SweepResult) -> str:
@@ -178,6 +186,7 @@ def to_json(row: Summary, result: SweepResult) -> str:
     del data["states"], data["edges"]
     data["processes"] = result.processes
     data["seconds"] = round(result.seconds, 3)
+    data["points"] = result.points
     if result.counts is not None:
         data["worlds"] = {"distinct": result.worlds[0], "reached": result.worlds[1]}
         data["crashed_worlds"] = "snapshots" if result.snapshots else "killed"

@@ -132,8 +132,10 @@ def sweep(
     engine = options.engine or LOCAL
     with engine.workers(target, check, options, nemesis) as workers:
         if options.dedup:
-            return graph.sweep(workers, options, nemesis or Nemesis(), target.label, progress, started)
-        return _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
+            result = graph.sweep(workers, options, nemesis or Nemesis(), target.label, progress, started)
+        else:
+            result = _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
+    return dataclasses.replace(result, points=options.points.text)
 
 
 def replay(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from crashsweep.realsweep.faults.nemesis import Fault
+from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.tracker.client import TrackerClient
 
 if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
@@ -224,6 +225,8 @@ class SweepResult:
     """A deduplicating sweep's worlds: (distinct, reached); (0, 0) for a sweep of every scenario."""
     snapshots: bool = False
     """The crashed worlds were snapshots of runs paused at their points, not left by kills."""
+    points: str = "marked"
+    """How the crash points were found (`--points`, probe/modes.py): marked, auto, marked,auto, syscalls."""
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,8 @@ class SweepOptions:
     snapshots: bool = False
     """With dedup: take the crashed worlds of a node from one run's snapshots (snapshot.py); False:
     one process killed for real at each point."""
+    points: Points = field(default_factory=Points)
+    """How the program's crash points are found: its marks, its effects (auto), its system calls."""
     engine: Engine | None = None
     """Where the processes run (engine.Engine; ray_engine.RayEngine: across a cluster); None: here, on threads."""
 

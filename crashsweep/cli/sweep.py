@@ -121,6 +121,14 @@ DETERMINISM_HELP = (
     "run the program twice from each start world of a depth-1 sweep and compare crash points and effects: no sweep"
 )
 LIST_POINTS_HELP = "run the program once, uninterrupted, and list its crash points (name, pass, where): no sweep"
+POINTS_HELP = (
+    "how crash points are found (spec/POINTS.md): the program's crashpoint() marks; auto: at a Python"
+    " program's effects (files, fsyncs, renames, sockets), no marks needed; syscalls: at any program's"
+    " system calls, traced with strace"
+)
+POINTS_FILTER_HELP = (
+    "with --points auto or syscalls: {} the points of these effect kinds (fsync, send, ...) or file/site globs"
+)
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
 STATE_KEY_HELP = (
     "module:function(World) -> World that blanks timestamps or random IDs before a world's digest (with dedup)"
@@ -224,6 +232,16 @@ def fail(message: str, status: int) -> int:
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--state-key", "state_key_spec", metavar="MODULE:FUNCTION", help=STATE_KEY_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
+@click.option(
+    "--points",
+    "points_text",
+    type=click.Choice(api.POINTS_CHOICES),
+    default="marked",
+    show_default=True,
+    help=POINTS_HELP,
+)
+@click.option("--points-include", default="", metavar="K1,GLOB", help=POINTS_FILTER_HELP.format("keep only"))
+@click.option("--points-exclude", default="", metavar="K1,GLOB", help=POINTS_FILTER_HELP.format("drop"))
 @click.option("--list-points", is_flag=True, help=LIST_POINTS_HELP)
 @click.option("--determinism", is_flag=True, help=DETERMINISM_HELP)
 @sweep_engines.engine_options
@@ -252,6 +270,9 @@ def sweep(
     dedup: bool,
     state_key_spec: str | None,
     kill: bool,
+    points_text: str,
+    points_include: str,
+    points_exclude: str,
     list_points: bool,
     determinism: bool,
     engine_name: str,
@@ -273,6 +294,10 @@ def sweep(
     if crash_points and (scenarios_path is not None or fmt != formats.TEXT.name):
         raise click.UsageError("--crash re-runs one scenario: it takes no --scenarios and prints text")
     args = sweep_scenarios.parse_args(target_args)
+    try:
+        points = api.Points.parse(points_text, points_include, points_exclude)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
     reference_loop = variant is not None or design_path is not None
     nemesis = _nemesis(faults_text, call_ids, depth, reference_loop, bool(crashes), dedup)
@@ -282,7 +307,7 @@ def sweep(
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = sweep_options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
-    options = dataclasses.replace(options, every=scenarios_path is not None or keep is not None)
+    options = dataclasses.replace(options, every=scenarios_path is not None or keep is not None, points=points)
     progress = Progress("sweep", "processes" if dedup else "scenarios")
     try:
         if variant is not None:
@@ -296,6 +321,7 @@ def sweep(
             assert check_spec is not None
             source = _target_source(target_spec, check_spec, args, tracker)
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
+        source.command += points.args()
         if list_points:
             passed = api.list_points(source.target, source.check, options, source.nemesis)
             click.echo(sweep_points.render(source.label, passed, source.command, fmt), nl=False)

@@ -73,6 +73,7 @@ _passed = 0
 _seen: dict[str, int] = {}
 _fresh = 0
 _paused = 0
+_marked = True  # the program's marks are points (False: --points auto alone, auto.py)
 _pipes: tuple[int, int] | None = None  # the snapshot FIFOs (request, answer), opened at the first point
 _logs: dict[str, int] = {}  # each log's O_APPEND descriptor, by path, opened at its first line
 _lock = _thread.allocate_lock()  # threads pass points one at a time: the log's order is the order of decisions
@@ -85,6 +86,23 @@ def crashpoint(name: str) -> None:
     Any thread may call it; the kill ends the whole process, whichever thread sends it, and no
     other thread passes a point between the chosen point's log line and the kill.
     """
+    if _marked:
+        _pass(name, None)
+
+
+def auto_point(name: str, where: str) -> None:
+    """Pass a point found at an effect (auto.py), `where` its call site: as a mark, but never silenced."""
+    _pass(name, where)
+
+
+def set_marked(marked: bool) -> None:
+    """Pass the program's marks (True, the default) or ignore them (`--points auto` alone)."""
+    global _marked
+    _marked = marked
+
+
+def _pass(name: str, where: str | None) -> None:
+    """Log the point, die if it is the chosen one, else hold for a snapshot when one is asked for."""
     global _passed
     log = os.environ.get(POINTS_LOG)
     if not log:
@@ -94,9 +112,9 @@ def crashpoint(name: str) -> None:
         _passed += 1
         _seen[name] = _seen.get(name, 0) + 1
         _append(log, name)
-        where = os.environ.get(WHERE_LOG)
-        if where:
-            _append(where, f"{name}\t{call_site()}")
+        where_log = os.environ.get(WHERE_LOG)
+        if where_log:
+            _append(where_log, f"{name}\t{call_site(2) if where is None else where}")
         if _chosen(_passed, name, _seen[name]):
             die()
         _snapshot(_passed)
@@ -105,9 +123,9 @@ def crashpoint(name: str) -> None:
 _PROBE = os.path.dirname(os.path.abspath(__file__))
 
 
-def call_site() -> str:
+def call_site(depth: int = 0) -> str:
     """`file:line` of the innermost frame outside this package (the code that passed the point)."""
-    frame = sys._getframe(1)
+    frame = sys._getframe(1 + depth)
     while frame.f_back is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PROBE:
         frame = frame.f_back
     return f"{os.path.abspath(frame.f_code.co_filename)}:{frame.f_lineno}"

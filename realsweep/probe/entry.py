@@ -1,9 +1,12 @@
-"""Run a `module:function` entry point as one process of a sweep: `python -m crashsweep.realsweep.probe.entry mod:func`.
+"""Run a `module:function` entry point as one process of a sweep.
 
-The function is called with no arguments; the process exits 0 when it returns, and 1 with
-the traceback on stderr when it raises. Under a sweep the function's crash points kill the
-process (crashsweep.realsweep.probe.crashpoint); it finds its work directory as the current directory (and in
-$CRASHSWEEP_WORKDIR) and the tracker at $CRASHSWEEP_TRACKER_URL.
+`python -m crashsweep.realsweep.probe.entry mod:func [ARG...]`: the function is called with no
+arguments (further arguments become its sys.argv[1:]), after the hooks of `--points auto` are
+installed when the sweep asks for them (auto.py); the process exits 0 when it returns (or the
+number it returns), and 1 with the traceback on stderr when it raises. Under a sweep the
+function's crash points kill the process (crashsweep.realsweep.probe.crashpoint); it finds its
+work directory as the current directory (and in $CRASHSWEEP_WORKDIR) and the tracker at
+$CRASHSWEEP_TRACKER_URL.
 """
 
 from __future__ import annotations
@@ -46,16 +49,20 @@ def load(spec: str) -> Callable[..., object]:
 def main(argv: list[str] | None = None) -> int:
     """Call the entry point named by the one argument."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m crashsweep.realsweep.probe.entry module:function", file=sys.stderr)
+    if not args:
+        print("usage: python -m crashsweep.realsweep.probe.entry module:function [ARG...]", file=sys.stderr)
         return 2
     try:
         function = load(args[0])
     except ValueError as error:
         print(f"crashsweep.realsweep.probe.entry: {error}", file=sys.stderr)
         return 2
-    function()
-    return 0
+    sys.argv = [function.__module__, *args[1:]]
+    from crashsweep.realsweep.probe import auto
+
+    auto.install(function)
+    result = function()
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

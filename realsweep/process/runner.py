@@ -100,9 +100,11 @@ class Runner:
         self._zygote_lock = threading.Lock()  # the first worker starts the zygote; the others wait for it
         self._started: Zygote | None = None
         self._warming: threading.Thread | None = None
-        self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork")
+        traced = options.points.syscalls  # a traced process is started under the tracer, never forked
+        self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork") and not traced
         self._names = itertools.count(1)
-        self._env = {**os.environ, **target.env, **self.nemesis.env()}
+        self._argv = _argv(target, options)
+        self._env = {**os.environ, **target.env, **self.nemesis.env(), **options.points.env()}
         """Every process's environment before its own variables: read once (os.environ decodes each read)."""
 
     def warm(self) -> None:
@@ -135,7 +137,7 @@ class Runner:
             if self._started is None:
                 assert self.target.fork is not None
                 log = self.root / "zygote.txt"
-                env = {**os.environ, **self.target.env}
+                env = {**os.environ, **self.target.env, **self.options.points.env()}  # auto: hooks preloaded
                 try:
                     self._started = Zygote(self.target.fork, env, log, flags=_flags(self.target))
                 except ZygoteError as error:
@@ -326,7 +328,7 @@ class Runner:
         with open(folder / f"output-{number}.txt", "wb") as output:
             try:
                 return subprocess.run(
-                    self.target.argv,
+                    self._argv,
                     cwd=workdir,
                     env=env,
                     stdin=subprocess.DEVNULL,
@@ -341,6 +343,22 @@ class Runner:
                 ) from None
             except OSError as error:
                 raise SweepError(f"cannot start {self.target.argv[0]!r}: {error.strerror or error}") from None
+
+
+def _argv(target: Target, options: SweepOptions) -> tuple[str, ...]:
+    """The command line of one process that is not forked: the target's, or under the points' tracer.
+
+    With `auto` points a Python entry point runs through the probe's entry module, which
+    installs the hooks that find them (probe/auto.py) before calling it.
+    """
+    if options.points.syscalls:
+        from crashsweep.realsweep import syscalls
+
+        return syscalls.wrap(target.argv)
+    if options.points.auto and target.fork is not None:
+        entry = (sys.executable, *_flags(target), "-m", "crashsweep.realsweep.probe.entry")
+        return (*entry, target.fork, *target.fork_argv)
+    return target.argv
 
 
 FLAGS = frozenset({"-S", "-s", "-E", "-I", "-B", "-O", "-OO", "-u"})
@@ -385,10 +403,24 @@ def check_options(options: SweepOptions) -> None:
         raise SweepError(f"workers must be at least 1, got {options.workers}")
 
 
+def check_points(target: Target, options: SweepOptions) -> None:
+    """Refuse points the target cannot give: auto points need a Python entry point, syscalls the tracer."""
+    if options.points.auto and target.fork is None:
+        raise SweepError(
+            f"--points auto finds the effects of a Python entry point (module:function); {target.label!r} is"
+            " a command: give --points syscalls"
+        )
+    if options.points.syscalls:
+        from crashsweep.realsweep import syscalls
+
+        syscalls.check()
+
+
 @contextmanager
 def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Iterator[Runner]:
     """A runner in a new or empty root folder, with its tracker service when the options ask for one."""
     check_options(options)
+    check_points(target, options)
     if options.root is None:
         root = scratch.folder()
     else:

@@ -52,6 +52,10 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
         from crashsweep.realsweep.probe import crashpoint
 
         crashpoint.reset()
+        if "CRASHSWEEP_POINTS" in os.environ:  # --points auto (probe/modes.py): its hooks, imported by main
+            from crashsweep.realsweep.probe import auto
+
+            auto.install(function)
         result = function()
         status = result if isinstance(result, int) else 0
     except SystemExit as stop:
@@ -160,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     function = load(args[0])
+    if "CRASHSWEEP_POINTS" in os.environ:  # --points auto: the hooks' module loaded once, here, not per child
+        from crashsweep.realsweep.probe import auto  # noqa: F401
     replies = os.dup(1)
     os.dup2(2, 1)  # a stray print of the zygote's must not break the protocol
     server = _Server(function, replies)

@@ -450,3 +450,77 @@ def test_a_run_id_from_the_clock_is_not_deterministic(tmp_path: Path) -> None:
     runs = {json.loads(line.split(". ", 1)[1])["run"] for line in lines if line.startswith("    ") and '"run"' in line}
     assert len(runs) == 2
     assert lines[-1].endswith("--determinism")
+
+
+def _unmarked_example(folder: Path) -> Path:
+    """docs/examples' my_loop with every `crashpoint(...)` line removed, and its check, in `folder`."""
+    source = (EXAMPLES / "my_loop.py").read_text().splitlines(keepends=True)
+    kept = [line for line in source if not line.strip().startswith("crashpoint(")]
+    assert len(source) - len(kept) == 3  # its marks: run started, filed <title>, saved <title>
+    (folder / "my_loop.py").write_text("".join(kept))
+    (folder / "my_loop_check.py").write_text((EXAMPLES / "my_loop_check.py").read_text())
+    return folder
+
+
+def test_auto_points_find_the_unmarked_examples_duplicates(tmp_path: Path) -> None:
+    """my_loop without its marks, --points auto, keyless, keys off, depth 1: the marked verdicts, more duplicates.
+
+    By hand, from the program and spec/POINTS.md section 2: each checkpoint save passes 7 points
+    (write of the temp file, fsync before and after, rename before and after, the folder's fsync
+    before and after) and each filing 3 (connect, send, reply): 7 + 2 x (3 + 7) = 27. A crash
+    duplicates a filing when it comes after the tracker's reply and before the save's rename is
+    done: after reply, before write, before and after fsync, before rename, 5 points per
+    filing, 10 in all, one duplicate each (the marked sweep: 2, at `filed <title>`).
+    """
+    unmarked = _unmarked_example(tmp_path)
+    common = ["--depth", "1", "--arg", "keys=off", "--tracker", "keyless", "--format", "json", "--workers", "2"]
+    marked = _run([*EXAMPLE, *common])
+    auto = _run([*EXAMPLE, *common, "--points", "auto"], cwd=unmarked)
+    assert (marked.returncode, auto.returncode) == (1, 1), auto.stderr
+    before, after = json.loads(marked.stdout), json.loads(auto.stdout)
+    verdicts = {name: v["holds"] for name, v in before["invariants"].items()}
+    assert {name: v["holds"] for name, v in after["invariants"].items()} == verdicts
+    assert (after["crash_points"], after["with_dups"], after["dups"], after["points"]) == (27, 10, 10, "auto")
+    assert after["dups"] >= before["dups"] == 2
+
+
+def test_auto_points_have_the_same_names_over_two_runs(tmp_path: Path) -> None:
+    unmarked = _unmarked_example(tmp_path)
+    runs = [_run([*EXAMPLE, "--points", "auto", "--list-points", "--format", "json"], cwd=unmarked) for _ in range(2)]
+    names = [[(p["name"], p["occurrence"]) for p in json.loads(done.stdout)["points"]] for done in runs]
+    assert names[0] == names[1]
+    assert len(names[0]) == 27
+    source = (unmarked / "my_loop.py").read_text().splitlines()
+    effects = {n for n, line in enumerate(source, start=1) if "checkpoint.save(" in line or "create_issue(" in line}
+    assert {int(name.rpartition(":")[2]) for name, _ in names[0]} == effects  # the loop's own lines, no others
+
+
+@pytest.mark.parametrize(("variant", "holds"), [("save-after-reply", False), ("idempotency-keys", True)])
+def test_auto_points_of_the_reference_loop_judge_its_designs(
+    variant: str, holds: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference loop with its marks passed silently: save-after-reply duplicates, idempotency-keys does not.
+
+    triage's three writes, by hand: after the tracker's reply and before the checkpoint's rename
+    (after reply, before write, before rename: fsync policy none) a crash re-sends the write,
+    3 points per write; idempotency keys make each re-send a no-op.
+    """
+    args = ["sweep", "--variant", variant, "--depth", "1", "--points", "auto", "--format", "json", "--workers", "2"]
+    assert main(args) == (0 if holds else 1)
+    row = json.loads(capsys.readouterr().out)
+    assert row["invariants"]["no-duplicate"]["holds"] is holds
+    assert row["with_dups"] == (0 if holds else 9)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--target", "python3 agent.py", "--points", "auto"], "--points auto finds the effects of a Python entry"),
+        (["--target", "my_loop:run", "--points-include", "fsync"], "--points-include and --points-exclude filter"),
+    ],
+)
+def test_points_a_target_cannot_give_are_refused_in_one_line(extra: list[str], message: str) -> None:
+    done = _run([CRASHSWEEP, "sweep", *extra, "--check", "my_loop_check:check"])
+    assert (done.returncode, done.stdout) == (2, "")
+    assert message in done.stderr
+    assert len(done.stderr.splitlines()) == 1
