@@ -19,8 +19,10 @@ from crashsweep.spec.job import Job
 FRAMEWORKS = {
     "langgraph": "crashsweep.realsweep.adapters.langgraph_agent",
     "dbos": "crashsweep.realsweep.adapters.dbos_agent",
+    "openai-agents": "crashsweep.realsweep.adapters.openai_agents_agent",
+    "pydantic-ai": "crashsweep.realsweep.adapters.pydantic_ai_agent",
 }
-PACKAGES = {"langgraph": "langgraph", "dbos": "dbos"}
+PACKAGES = {"langgraph": "langgraph", "dbos": "dbos", "openai-agents": "agents", "pydantic-ai": "pydantic_ai"}
 DURABILITY = ("sync", "async", "exit")
 
 
