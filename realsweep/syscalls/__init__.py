@@ -1,0 +1,52 @@
+"""Crash points at any program's system calls (`--points syscalls`), and power loss over every file it writes.
+
+- ptrace.py: the program under ptrace(2), each system call of each thread and child stopped at
+  its entry (where a kill skips it) and its exit;
+- calls.py: which calls, and what one does, read off its arguments (files, peers, data);
+- names.py: a call's point name ("write state.json.tmp", "connect <tracker>"), the noise
+  that is no point, and where a power cut is at risk, read off names;
+- trace.py: the shim, one swept process: `python -m crashsweep.realsweep.syscalls.trace -- ARGV`;
+- journal.py: the calls on the work folder, on record for power loss;
+- durable.py: what a power cut leaves of the work folder (spec/POINTS.md section 4).
+
+`wrap` and `check` are what the runner calls. The standard library and the probe only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+MODULE = "crashsweep.realsweep.syscalls.trace"
+SUPPORTED = ("x86_64", "aarch64")
+
+
+def wrap(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command line that runs `argv` as one swept process whose points are its system calls."""
+    return (sys.executable, "-m", MODULE, "--", *argv)
+
+
+def check() -> None:
+    """Refuse (ValueError, one line) where the tracer cannot run: not Linux, an architecture not known, no ptrace.
+
+    The last is found by tracing `true` (a sandbox that forbids ptrace, a kernel before 5.3).
+    """
+    import platform
+    import shutil
+    import subprocess
+
+    if sys.platform != "linux":
+        raise ValueError(f"--points syscalls traces system calls with ptrace on Linux; this is {sys.platform}")
+    if platform.machine() not in SUPPORTED:
+        raise ValueError(
+            f"--points syscalls knows the calls of {' and '.join(SUPPORTED)}; this machine is {platform.machine()}"
+        )
+    true = shutil.which("true")
+    if true is None:
+        return
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CRASHSWEEP_")}
+    probe = subprocess.run(wrap([true]), env=env, capture_output=True, text=True, check=False, timeout=60)
+    if probe.returncode != 0:
+        said = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
+        raise ValueError(f"--points syscalls cannot trace a program here: {said}")

@@ -1,0 +1,154 @@
+"""A system call's point name, the calls that are no point (noise), and the risk of a power cut read off names.
+
+A point is named `<call> <what>` (spec/POINTS.md section 3): `<what>` is the file relative to
+the work folder ("." for the folder itself; its full path when outside it), `<old> -> <new>`
+for a rename, or the socket's peer in angle brackets: "<tracker>" for the sweep's tracker (its
+port changes from sweep to sweep, the name does not), else "<host:port>", "<unix>", "<tcp>"
+(the brackets tell a peer from a file: "write <tracker>" is a send, "write tracker" a file). Names depend only on the
+call and its file or peer, so two runs of the same program from the same world name the same
+points in the same order.
+
+Not points (noise): writes to what is no regular file (pipes, ttys, /dev/null), files under
+/dev, /proc and /sys outside the work folder, bytecode caches (`__pycache__`), the sweep's own files (every path an
+environment variable CRASHSWEEP_* names, and what lies under it), and the file the program's
+standard output or error goes to unless it lies in the work folder (the runner sends both to
+a log beside the work folder).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlsplit
+
+from crashsweep.realsweep.syscalls.calls import POINT_CALLS, Effect
+
+TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
+SYSTEM = ("/dev/", "/proc/", "/sys/")
+ARROW = " -> "
+
+
+class Namer:
+    """Names the effects of one traced program whose work folder is `workdir`."""
+
+    def __init__(self, workdir: str, env: Mapping[str, str]) -> None:
+        self.workdir = os.path.realpath(workdir)
+        self.tracker = _tracker(env.get(TRACKER_URL, ""))
+        self.own = tuple(
+            os.path.realpath(value)
+            for key, value in env.items()
+            if key.startswith("CRASHSWEEP_") and key != "CRASHSWEEP_WORKDIR" and value.startswith("/")
+        )
+        self.outputs = {identity for fd in (1, 2) if (identity := _identity(f"/proc/self/fd/{fd}")) is not None}
+
+    def relative(self, path: str) -> str:
+        """`path` relative to the work folder ("." for the folder), or as is when outside it."""
+        if path == self.workdir:
+            return "."
+        if path.startswith(self.workdir + os.sep):
+            return path[len(self.workdir) + 1 :]
+        return path
+
+    def inside(self, path: str) -> bool:
+        """Is `path` the work folder or under it?"""
+        return path == self.workdir or path.startswith(self.workdir + os.sep)
+
+    def name(self, effect: Effect) -> str | None:
+        """The point's name of `effect`; None when it is no point (not an effect, or noise)."""
+        if not effect.point:
+            return None
+        if effect.op in ("connect", "send"):
+            return f"{effect.call} {self.peer(effect.peer)}"
+        if any(self.noise(path, effect.op) for path in effect.paths):
+            return None
+        return f"{effect.call} {ARROW.join(self.relative(path) for path in effect.paths)}"
+
+    def peer(self, peer: str) -> str:
+        """A socket's peer as named: "<tracker>" for the sweep's tracker, else "<host:port>"."""
+        return "<tracker>" if self.tracker and peer == self.tracker else f"<{peer or 'tcp'}>"
+
+    def noise(self, path: str, op: str) -> bool:
+        """Is a call on `path` the system's, the interpreter's or the sweep's own doing, not the program's effect?"""
+        if not path or "__pycache__" in path.split(os.sep):
+            return True
+        if any(path == own or path.startswith(own + os.sep) for own in self.own):
+            return True
+        if self.inside(path):  # the work folder may itself lie under /dev/shm (the sweep's scratch space)
+            return False
+        return path.startswith(SYSTEM) or (op == "write" and _identity(path) in self.outputs)
+
+    def where(self, effect: Effect) -> str:
+        """Where the call went, for --list-points: the call and its full paths or peer."""
+        what = effect.peer if effect.op in ("connect", "send") else ", ".join(effect.paths)
+        return f"{effect.call}({what})"
+
+
+def _tracker(url: str) -> str:
+    """The tracker's "host:port" as a socket's peer reads (a name resolved to its address); "" without one."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    with contextlib.suppress(OSError):
+        import socket
+
+        host = socket.gethostbyname(host)
+    return f"{host}:{parts.port or 80}"
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the regular file at `path`; None for anything else."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino) if os.path.isfile(path) else None
+
+
+def parse(name: str) -> tuple[str, tuple[str, ...]] | None:
+    """(call, files or peer) of a system call's point name; None for a name that is not one."""
+    call, space, rest = name.partition(" ")
+    if call not in POINT_CALLS or not space or not rest:
+        return None
+    return call, tuple(rest.split(ARROW)) if call.startswith("rename") else (rest,)
+
+
+FILE_CALLS = ("write", "pwrite64", "writev", "pwritev", "pwritev2")
+
+
+def at_risk(points: Sequence[str]) -> list[bool]:
+    """For each syscall point, whether a cut there (before its call) would lose something of the work folder.
+
+    Read off the names alone: a write leaves its file's data unsynced (and its directory
+    entry, since the file may be new) until an fsync of the file (data) or of its folder
+    (entries); a rename, unlink, rmdir or mkdir leaves its folders' entries unsynced. Files
+    outside the work folder (absolute names) are not the cut's, and sockets are remote.
+    """
+    dirty: set[str] = set()
+    pending: set[str] = set()
+    found = []
+    for point in points:
+        found.append(bool(dirty or pending))
+        parsed = parse(point)
+        if parsed is None:
+            continue
+        call, files = parsed
+        inside = [file for file in files if not file.startswith(("/", "<"))]
+        if call in FILE_CALLS and inside:
+            dirty.add(inside[0])
+            pending.add(_folder(inside[0]))
+        elif call in ("fsync", "fdatasync") and inside:
+            dirty.discard(inside[0])
+            pending.discard(inside[0])
+        elif call.startswith(("rename", "unlink", "rmdir", "mkdir")) and inside:
+            pending.update(_folder(file) for file in inside)
+            if len(inside) == 2 and inside[0] in dirty:
+                dirty.discard(inside[0])
+                dirty.add(inside[1])
+    return found
+
+
+def _folder(file: str) -> str:
+    """The folder a relative file lies in ("." for the work folder)."""
+    return os.path.dirname(file) or "."

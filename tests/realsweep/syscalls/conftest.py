@@ -1,0 +1,38 @@
+"""Fixtures of the syscall tests: docs/examples/my_loop.c compiled once per session, and a run of the shim."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep import syscalls
+from tests.conftest import require_tool
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+
+
+@pytest.fixture(scope="session")
+def my_loop_c(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """docs/examples/my_loop.c, compiled with cc (the test is skipped without cc, failed under CI=true)."""
+    cc = require_tool("cc")
+    binary = tmp_path_factory.mktemp("my_loop_c") / "my_loop"
+    subprocess.run([cc, "-O2", "-Wall", "-Werror", "-o", str(binary), str(EXAMPLES / "my_loop.c")], check=True)
+    return binary
+
+
+def shim(argv: list[str], workdir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run `argv` under the shim in `workdir` (its points log beside it) with `env` added; its status and output."""
+    clean = {key: value for key, value in os.environ.items() if not key.startswith("CRASHSWEEP_")}
+    clean |= {"CRASHSWEEP_WORKDIR": str(workdir), "CRASHSWEEP_POINTS_LOG": str(workdir) + ".points", **env}
+    return subprocess.run(
+        syscalls.wrap(argv), cwd=workdir, env=clean, capture_output=True, text=True, check=False, timeout=60
+    )
+
+
+def points(workdir: Path) -> list[str]:
+    """The points the shim logged for the run in `workdir`."""
+    log = Path(str(workdir) + ".points")
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
