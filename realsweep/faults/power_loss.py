@@ -1,10 +1,13 @@
 """power-loss for real (spec/FAULTS.md section 6): the power goes, and what was not fsynced is lost.
 
-It may strike at each point where a cut would lose something (read off the points' names,
-probe/fsjournal.at_risk). The process records its checkpoint's file operations
-(CRASHSWEEP_FS_JOURNAL) and is killed at the point; then the work directory loses what the
-cut loses (fsjournal.cut), and the restart runs on that disk. Not yet a move of the merging
-sweep: a sweep with power loss runs every scenario, in scenarios of one move.
+It may strike at each point where a cut would lose something, read off the points' names:
+the reference loop's marked points (probe/fsjournal.at_risk) or, under `--points syscalls`,
+the program's system calls (syscalls/names.at_risk: spec/POINTS.md section 4). The process
+records its file operations (CRASHSWEEP_FS_JOURNAL: the checkpoint's saves, or every call on
+the work folder with the work folder as it started) and is killed at the point; then the work
+directory loses what the cut loses (fsjournal.cut, or syscalls/durable.cut over every file),
+and the restart runs on that disk. Not yet a move of the merging sweep: a sweep with power
+loss runs every scenario, in scenarios of one move.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from crashsweep.realsweep.faults.kind import AtPoint, Passed, Stage
 from crashsweep.realsweep.faults.move import Fault
 from crashsweep.realsweep.probe import fsjournal
+from crashsweep.realsweep.syscalls import durable, names
 from crashsweep.spec import faults as model
 
 
@@ -28,7 +32,8 @@ class PowerLoss(AtPoint):
 
     def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]:
         """Each point after `after` where a cut would lose something."""
-        risky = fsjournal.at_risk(points)
+        syscalls = bool(points) and all(names.parse(point) is not None for point in points)
+        risky = names.at_risk(points) if syscalls else fsjournal.at_risk(points)
         return [
             Fault(self, i, point, points[:i].count(point))
             for i, (point, at_risk) in enumerate(zip(points, risky, strict=True), start=1)
@@ -39,7 +44,10 @@ class PowerLoss(AtPoint):
         """Kill the stage's next process at the point, its file operations on record; then cut the disk."""
         journal = stage.folder / f"journal-{stage.number}.jsonl"
         stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
-        fsjournal.cut(stage.workdir, journal)
+        if durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it
+            durable.cut(stage.workdir, journal)
+        else:
+            fsjournal.cut(stage.workdir, journal)
         return True
 
 

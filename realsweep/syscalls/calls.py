@@ -55,13 +55,13 @@ class Effect:
 
     op: write, send, connect, fsync, rename, exchange, unlink, rmdir, mkdir, open, truncate.
     paths: the files it touches, absolute (rename: old, new); "" where the descriptor is no
-    file. kind: of the descriptor's file ("file", "dir", "socket", "other"; "" for a path call).
+    file. sort: of the descriptor's file ("file", "dir", "socket", "other"; "" for a path call).
     """
 
     call: str
     op: str
     paths: tuple[str, ...] = ()
-    kind: str = ""
+    sort: str = ""
     peer: str = ""
     fd: int = -1
     offset: int = -1
@@ -77,10 +77,10 @@ class Effect:
         if self.call not in POINT_CALLS:
             return False
         if self.op == "write":
-            return self.kind == "file"
+            return self.sort == "file"
         if self.op == "send":
-            return self.kind == "socket"
-        return self.op != "fsync" or self.kind in ("file", "dir")
+            return self.sort == "socket"
+        return self.op != "fsync" or self.sort in ("file", "dir")
 
 
 def decode(pid: int, arch: int, nr: int, args: tuple[int, ...]) -> Effect | None:
@@ -92,15 +92,15 @@ def decode(pid: int, arch: int, nr: int, args: tuple[int, ...]) -> Effect | None
     if call in ("write", "pwrite64", "writev", "pwritev", "pwritev2"):
         return _write(pid, call, a)
     if call in ("sendto", "sendmsg", "sendmmsg"):
-        path, kind = fd_file(pid, _int(a[0]))
+        path, sort = fd_file(pid, _int(a[0]))
         peer = sockaddr(read_memory(pid, a[4], a[5])) if call == "sendto" and a[4] else ""
-        return Effect(call, "send", kind=kind, peer=peer or socket_peer(pid, path), fd=_int(a[0]))
+        return Effect(call, "send", sort=sort, peer=peer or socket_peer(pid, path), fd=_int(a[0]))
     if call == "connect":
-        return Effect(call, "connect", kind="socket", peer=sockaddr(read_memory(pid, a[1], a[2])), fd=_int(a[0]))
+        return Effect(call, "connect", sort="socket", peer=sockaddr(read_memory(pid, a[1], a[2])), fd=_int(a[0]))
     if call in ("fsync", "fdatasync", "ftruncate"):
-        path, kind = fd_file(pid, _int(a[0]))
+        path, sort = fd_file(pid, _int(a[0]))
         op = "truncate" if call == "ftruncate" else "fsync"
-        return Effect(call, op, (path,), kind, fd=_int(a[0]), flags=a[1] if op == "truncate" else 0)
+        return Effect(call, op, (path,), sort, fd=_int(a[0]), flags=a[1] if op == "truncate" else 0)
     return _path_call(pid, call, a)
 
 
@@ -135,9 +135,9 @@ def _opened(effect: Effect) -> Effect | None:
 def _write(pid: int, call: str, a: tuple[int, ...]) -> Effect:
     """A write: to a regular file (where, and the data's place in memory) or to a socket (a send)."""
     fd = _int(a[0])
-    path, kind = fd_file(pid, fd)
-    if kind == "socket":
-        return Effect(call, "send", kind=kind, peer=socket_peer(pid, path), fd=fd)
+    path, sort = fd_file(pid, fd)
+    if sort == "socket":
+        return Effect(call, "send", sort=sort, peer=socket_peer(pid, path), fd=fd)
     if call in ("write", "pwrite64"):
         chunks: tuple[tuple[int, int], ...] = ((a[1], a[2]),)
     else:
@@ -145,8 +145,8 @@ def _write(pid: int, call: str, a: tuple[int, ...]) -> Effect:
         raw = read_memory(pid, a[1], 16 * count)
         chunks = tuple(struct.iter_unpack("QQ", raw[: len(raw) // 16 * 16]))
     explicit = call == "pwrite64" or (call in ("pwritev", "pwritev2") and _long(a[3]) != -1)
-    offset = a[3] if explicit else _position(pid, fd, path) if kind == "file" else -1
-    return Effect(call, "write", (path,), kind, fd=fd, offset=offset, chunks=chunks)
+    offset = a[3] if explicit else _position(pid, fd, path) if sort == "file" else -1
+    return Effect(call, "write", (path,), sort, fd=fd, offset=offset, chunks=chunks)
 
 
 def _int(value: int) -> int:
@@ -161,7 +161,7 @@ def _long(value: int) -> int:
 
 
 def fd_file(pid: int, fd: int) -> tuple[str, str]:
-    """(what descriptor `fd` of `pid` refers to, its kind): a path and "file"/"dir", "socket:[inode]" and "socket"."""
+    """(what descriptor `fd` of `pid` refers to, its sort): a path and "file"/"dir", "socket:[inode]" and "socket"."""
     link = f"/proc/{pid}/fd/{fd}"
     try:
         target = os.readlink(link)

@@ -45,7 +45,7 @@ class Journal:
             return
         if not all(self.namer.inside(path) for path in effect.paths):
             return
-        if effect.op == "write" and effect.kind != "file":
+        if effect.op == "write" and effect.sort != "file":
             return
         self.pending[pid] = (effect, os.path.lexists(effect.paths[0]))
 

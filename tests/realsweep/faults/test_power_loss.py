@@ -59,3 +59,34 @@ def test_its_strike_kills_the_next_process_with_its_journal_and_cuts_the_disk(tm
 def test_it_is_swept_scenario_by_scenario() -> None:
     assert (POWER_LOSS.every_scenario, POWER_LOSS.doing) == (True, "cuts the power")
     assert not POWER_LOSS.in_process
+
+
+SYSCALLS = ("write s.tmp", "rename s.tmp -> s", "connect <tracker>", "write <tracker>")
+
+
+def test_at_syscall_points_it_strikes_where_a_cut_before_the_call_loses_something() -> None:
+    """spec/POINTS.md section 4: not before the first write (nothing unsynced yet); at every point after it."""
+    found = POWER_LOSS.chances(SYSCALLS, (), (0, 0))
+    assert [(f.index, f.point) for f in found] == [(2, "rename s.tmp -> s"), (3, "connect <tracker>"), (4, SYSCALLS[3])]
+    assert found[0].crash_at == "1:rename s.tmp -> s"
+
+
+@dataclass
+class TracedStage(FakeStage):
+    """As the syscall shim leaves things: the start copy beside the journal, every call on record."""
+
+    def kill(self, crash_at: str, env: Mapping[str, str]) -> None:
+        self.killed.append((crash_at, dict(env)))
+        journal = Path(env[fsjournal.JOURNAL])
+        Path(str(journal) + ".start").mkdir()
+        (self.workdir / "s").write_text("new", encoding="utf-8")
+        entries = [{"op": "create", "file": "s"}, {"op": "write", "file": "s", "offset": 0, "data": b"new".hex()}]
+        journal.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+
+
+def test_after_a_traced_process_the_cut_follows_the_persistence_model(tmp_path: Path) -> None:
+    """The file created and written, never synced, is gone: the work folder is its start copy (empty)."""
+    stage = TracedStage(tmp_path, tmp_path / "work")
+    stage.workdir.mkdir()
+    assert POWER_LOSS.chances(SYSCALLS, (), (0, 0))[0].strike(stage)
+    assert list(stage.workdir.iterdir()) == []

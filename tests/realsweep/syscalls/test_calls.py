@@ -25,8 +25,8 @@ def test_sockaddr_reads_ipv4_ipv6_and_unix_addresses() -> None:
 def test_the_remote_address_of_a_connected_socket_from_procfs() -> None:
     """socket_peer finds a socket by its inode in /proc/<pid>/net/tcp: this process's own connection."""
     with socket.create_server(("127.0.0.1", 0)) as server, socket.create_connection(server.getsockname()) as client:
-        path, kind = calls.fd_file(os.getpid(), client.fileno())
-        assert kind == "socket"
+        path, sort = calls.fd_file(os.getpid(), client.fileno())
+        assert sort == "socket"
         assert calls.socket_peer(os.getpid(), path) == f"127.0.0.1:{server.getsockname()[1]}"
 
 
@@ -48,7 +48,7 @@ def test_which_effects_are_points() -> None:
     """Writes to regular files and sockets, fsyncs of files and folders, the namespace calls; not opens."""
     assert Effect("write", "write", ("/f",), "file").point
     assert not Effect("write", "write", ("pipe:[1]",), "other").point
-    assert Effect("write", "send", kind="socket").point
+    assert Effect("write", "send", sort="socket").point
     assert Effect("fsync", "fsync", ("/d",), "dir").point
     assert not Effect("fsync", "fsync", ("",), "other").point
     assert not Effect("openat", "open", ("/f",), flags=calls.O_CREAT).point

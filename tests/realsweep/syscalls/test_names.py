@@ -22,8 +22,8 @@ def test_files_are_named_relative_to_the_work_folder_and_peers_in_brackets(tmp_p
     assert name(Effect("renameat2", "rename", (f"{work}/s.tmp", f"{work}/s"))) == "renameat2 s.tmp -> s"
     assert name(Effect("fsync", "fsync", (work,), "dir")) == "fsync ."
     assert name(Effect("unlink", "unlink", ("/var/tmp/x",))) == "unlink /var/tmp/x"
-    assert name(Effect("connect", "connect", kind="socket", peer="127.0.0.1:8765")) == "connect <tracker>"
-    assert name(Effect("sendto", "send", kind="socket", peer="10.0.0.1:53")) == "sendto <10.0.0.1:53>"
+    assert name(Effect("connect", "connect", sort="socket", peer="127.0.0.1:8765")) == "connect <tracker>"
+    assert name(Effect("sendto", "send", sort="socket", peer="10.0.0.1:53")) == "sendto <10.0.0.1:53>"
 
 
 def test_noise_is_no_point(tmp_path: Path) -> None:
