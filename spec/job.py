@@ -15,7 +15,9 @@ from pathlib import Path
 
 from crashsweep.spec import files
 
-CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval"})
+CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval", "args"})
+Arg = str | int | float | bool
+"""A value of a call's `args` table: what a scripted model passes a user's own tool."""
 JOB_KEYS = frozenset({"name", "turns", "calls"})
 
 
@@ -29,6 +31,10 @@ class Call:
 
     Options of a write (spec/SITUATIONS.md): `fails_after_accept`, the tool returns an error
     after the tracker applied the write (once); `approval`, a person must approve it first.
+    `args`: the arguments a real sweep's scripted model passes the program's own tool named
+    `tool` (a framework agent's tools, not the tracker's; an empty table: no arguments); None:
+    the tracker's tool plays the call. The model's rules never read them: a call's effect is
+    whether it writes.
     """
 
     id: str
@@ -36,6 +42,7 @@ class Call:
     writes: bool
     fails_after_accept: bool = False
     approval: bool = False
+    args: tuple[tuple[str, Arg], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +112,23 @@ def _call(call_id: str, raw: object) -> Call:
         if value and not writes:
             raise JobError(f"{where}.{option}: only a write (writes = true) can have this option")
         options[option] = value
-    return Call(call_id, tool, writes, **options)
+    args = _args(where, raw["args"]) if "args" in raw else None
+    return Call(call_id, tool, writes, **options, args=args)
+
+
+def _args(where: str, raw: object) -> tuple[tuple[str, Arg], ...]:
+    """A call's `args` table: names to strings, numbers or booleans, in the file's order."""
+    if not isinstance(raw, Mapping):
+        raise JobError(f'{where}.args: expected a table like {{ order_id = "A-1", amount = 20 }}')
+    found: list[tuple[str, Arg]] = []
+    for name, value in raw.items():
+        _text(f"{where}.args (an argument's name)", name)
+        if not isinstance(value, str | int | float | bool):
+            raise JobError(f"{where}.args.{name}: expected a string, a number or true/false")
+        if isinstance(value, str):
+            _text(f"{where}.args.{name}", value)
+        found.append((name, value))
+    return tuple(found)
 
 
 def job_from_mapping(data: Mapping[str, object]) -> Job:

@@ -183,6 +183,7 @@ def test_the_example_programs_are_in_the_wheel(wheel: zipfile.ZipFile) -> None:
     checkout = {p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").glob("*.toml")}
     checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "designs").glob("*.toml")}
     checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "examples").glob("*.py")}
+    checkout |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "examples").glob("*.toml")}
     assert shipped == checkout | {"docs/my-design.toml"}
 
 

@@ -46,7 +46,7 @@ class ToolCall:
 
     id: str
     name: str
-    args: dict[str, str]
+    args: dict[str, Any]
 
 
 def workdir() -> Path:
@@ -69,7 +69,12 @@ def tracker() -> TrackerClient:
 
 
 def tool_name(call: Call) -> str:
-    """The tracker tool that plays `call`: create_issue, comment, or search_issues for a read."""
+    """The tool that plays `call`: the program's own (a call with `args`), else the tracker's.
+
+    The tracker's: create_issue, comment, or search_issues for a read.
+    """
+    if call.args is not None:
+        return call.tool
     if not call.writes:
         return "search_issues"
     return "comment" if call.tool == "comment" else "create_issue"
@@ -80,8 +85,10 @@ def title(call_id: str) -> str:
     return f"issue {call_id}"
 
 
-def arguments(job: Job, call: Call) -> dict[str, str]:
-    """The arguments the scripted model gives `call`'s tool."""
+def arguments(job: Job, call: Call) -> dict[str, Any]:
+    """The arguments the scripted model gives `call`'s tool: the job's `args`, or the tracker tool's."""
+    if call.args is not None:
+        return dict(call.args)
     name = tool_name(call)
     if name == "create_issue":
         return {"title": title(call.id)}

@@ -33,9 +33,9 @@ What the comparison normalises, and why (both sides alike):
   one process per distinct world, and the tests pin those counts).
 - The temporary directory (`tempfile.gettempdir()`) becomes `<tmp>` and the user ID in
   `crashsweep-view-UID` becomes `<uid>`: `view` writes its page there and prints the path.
-- A sweep of a LangGraph graph (my_graph, `--framework langgraph`): ToolNode runs the calls of
-  a turn on threads, so which effects a crash point interrupts varies from run to run, even
-  under durability "sync"; calls+ (2 more calls in some runs) and the number of distinct worlds,
+- A sweep of a LangGraph graph (my_graph, my_support_graph, `--framework langgraph`): ToolNode
+  runs the calls of a turn on threads, so which effects a crash point interrupts varies from run
+  to run, even under durability "sync"; calls+ (2 more calls in some runs) and the number of distinct worlds,
   so of processes, are normalised to `<n>`. Crash points, scenarios, with_dups, dups, missing
   and the verdicts are compared as printed.
 - A command under benchmarks/ prints measurements (rates, CPU times, process counts of a
@@ -152,7 +152,7 @@ def sources() -> dict[str, str]:
 
 
 BLOCKS = [block for source, text in sources().items() for block in blocks_of(text, source)]
-THREADED = re.compile(r"my_graph:|--framework langgraph")
+THREADED = re.compile(r"my_graph:|my_support_graph:|--framework langgraph")
 SLOW = re.compile(r"\b(sweep|conform|frontier)\b|benchmarks/")
 
 

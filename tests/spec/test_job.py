@@ -53,6 +53,14 @@ def test_good_file_loads(tmp_path: Path) -> None:
         ('name = "x"\nturns = [["s"]]\n[calls]\ns = { tool = "t", writes = false, approval = true }\n', "only a write"),
         ('name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true, approval = "yes" }\n', "w.approval"),
         ("name = = 1\n", "not valid TOML"),
+        (
+            'name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true, args = 3 }\n',
+            "w.args: expected a table",
+        ),
+        (
+            'name = "x"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true, args = { a = [1] } }\n',
+            "calls.w.args.a: expected a string, a number or true/false",
+        ),
     ],
 )
 def test_bad_files_name_the_field(tmp_path: Path, text: str, message: str) -> None:
@@ -73,6 +81,24 @@ def test_write_options_load(tmp_path: Path) -> None:
     )
     job = load_job(_write(tmp_path, text))
     assert job.call("w") == Call("w", "t", True, fails_after_accept=True, approval=True)
+
+
+def test_args_map_a_call_to_the_programs_own_tool(tmp_path: Path) -> None:
+    """`args` (in the file's order) name the arguments of the program's tool; an empty table is no arguments."""
+    text = (
+        'name = "o"\nturns = [["w", "r"]]\n[calls]\n'
+        'w = { tool = "refund", writes = true, args = { order_id = "A-1", amount = 20, notify = true } }\n'
+        'r = { tool = "list_orders", writes = false, args = {} }\n'
+    )
+    job = load_job(_write(tmp_path, text))
+    assert job.call("w").args == (("order_id", "A-1"), ("amount", 20), ("notify", True))
+    assert job.call("r").args == ()
+    assert (
+        load_job(_write(tmp_path, 'name = "p"\nturns = [["w"]]\n[calls]\nw = { tool = "t", writes = true }\n'))
+        .call("w")
+        .args
+        is None
+    )  # no table: the tracker's tool plays it
 
 
 def test_missing_file_is_a_job_error(tmp_path: Path) -> None:

@@ -54,6 +54,15 @@ def test_the_comment_goes_to_the_first_issue_filed_and_a_read_searches(tmp_path:
     ]
 
 
+def test_a_call_with_args_plays_the_programs_own_tool(tmp_path: Path) -> None:
+    """A job mapped to a user's tools: each call names the tool and its arguments, as the job file says."""
+    refund = Call("refund_a", "refund", True, args=(("order_id", "A-1"), ("amount", 20)))
+    lookup = Call("lookup_a", "lookup_order", False, args=(("order_id", "A-1"),))
+    calls = script.ScriptedModel(Job("support", ((lookup,), (refund,))), "stable", tmp_path).reply(1)
+    assert calls is not None
+    assert [(c.id, c.name, c.args) for c in calls] == [("refund_a", "refund", {"order_id": "A-1", "amount": 20})]
+
+
 def test_a_comment_with_no_issue_before_it_is_refused_at_once(tmp_path: Path) -> None:
     """A job that comments before filing anything cannot be played: JobError naming the call."""
     job = Job("bad", ((Call("c", "comment", True),),))
