@@ -1,0 +1,324 @@
+"""OpenAI Agents SDK adapter: crash points around a session's writes and each tool call, a scripted Model, resume.
+
+Tested against openai-agents 0.24.0 (the version the `openai-agents` extra pins). What the SDK
+does with a session (`Runner.run(agent, input, session=...)`), as this adapter's tests show:
+it writes the user's input before the first ask, and each turn's items in ONE `add_items`
+after the turn's tools ran: the model's reply (its function_call items) together with the
+tools' function_call_output items; the final answer last. A crash between a tool's effect and
+that write leaves nothing of the turn on disk: the model is asked again on restart.
+A tool with `needs_approval` parks the run: the SDK writes the reply's function_call at once,
+and its output only after the approved tool ran, so a crash in between leaves a
+function_call without its output in the session (the orphaned tool call).
+
+- `CrashPointSession(session)` wraps any `Session` (SQLiteSession, your own): each
+  `add_items` and `pop_item` passes a crash point before and after the inner session's call,
+  named by what is written ("before session write reply calling create_issue, create_issue;
+  results of create_issue, create_issue"), never by a call ID.
+- `tracker_tools(keys=...)`: create_issue, comment, search_issues as `function_tool`s whose
+  bodies are the tracker tools' (script.TrackerTools), between the points "before TOOL ARG"
+  and "after TOOL ARG" (the tracker's own point, after it accepted, lies between); a write's
+  run is the session ID and its key comes from (session ID, tool call ID).
+- `ScriptedAgentsModel(job, call_ids)`: an `agents.Model` that plays a job (script.ScriptedModel).
+- `resume(agent, input, session, state_file=...)`: runs the conversation to its final answer,
+  starting it, continuing it from the session, or from a RunState saved as JSON on disk while
+  a tool waited for approval (the approval given by a scripted person, `approve_all`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from agents import Agent, FunctionTool, Model, ModelResponse, Runner, RunResult, RunState, Usage, function_tool
+from agents.items import ToolApprovalItem, TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.memory import Session
+from agents.tool_context import ToolContext
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+
+from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
+from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.spec.job import Job
+
+RUN: contextvars.ContextVar[str] = contextvars.ContextVar("crashsweep_openai_agents_run", default="session")
+"""The session ID of the run `resume` drives: the tracker records it as the write's run, and it keys writes."""
+Approver = Callable[[ToolApprovalItem], bool]
+
+
+def describe(items: Iterable[TResponseInputItem], names: dict[str, str]) -> str:
+    """What a session write holds, in words: user input, the reply's calls, their results, the final answer."""
+    parts: list[str] = []
+    calls = [str(i.get("name")) for i in items if isinstance(i, dict) and i.get("type") == "function_call"]
+    results = [
+        names.get(str(i.get("call_id")), "a tool")
+        for i in items
+        if isinstance(i, dict) and i.get("type") == "function_call_output"
+    ]
+    for item in items:
+        if isinstance(item, dict) and item.get("type", "message") == "message":
+            parts.append({"user": "user input", "assistant": "final answer"}.get(str(item.get("role")), "message"))
+    if calls:
+        parts.append("reply calling " + ", ".join(calls))
+    if results:
+        parts.append("results of " + ", ".join(results))
+    others = {str(i.get("type")) for i in items if isinstance(i, dict)} - {"message", "function_call"}
+    parts += sorted(others - {"function_call_output", "None"})
+    return "; ".join(parts) or "nothing"
+
+
+class CrashPointSession:
+    """A session that passes crash points before and after each write of the session it wraps.
+
+    It implements the SDK's `Session` protocol by delegation; reads pass no point. The names
+    of the tools whose results are written are learned from the calls it has seen written or
+    read (an approved tool's result is written in another process than its call).
+    """
+
+    def __init__(self, inner: Session) -> None:
+        self.inner = inner
+        self.session_id = inner.session_id
+        self.session_settings = inner.session_settings
+        self._names: dict[str, str] = {}
+
+    def _learn(self, items: Iterable[TResponseInputItem]) -> None:
+        for item in items:
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                self._names[str(item.get("call_id"))] = str(item.get("name"))
+
+    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
+        """The inner session's items (the tools' names among them are remembered)."""
+        items = await self.inner.get_items(limit)
+        self._learn(items)
+        return items
+
+    async def add_items(self, items: list[TResponseInputItem]) -> None:
+        """Write `items` through the inner session, between two crash points named by what they hold."""
+        self._learn(items)
+        what = describe(items, self._names)
+        crashpoint(f"before session write {what}")
+        await self.inner.add_items(items)
+        crashpoint(f"after session write {what}")
+
+    async def pop_item(self) -> TResponseInputItem | None:
+        """Remove the inner session's last item (the SDK rewinds a turn it retries), between two crash points."""
+        crashpoint("before session pop")
+        item = await self.inner.pop_item()
+        crashpoint("after session pop")
+        return item
+
+    async def clear_session(self) -> None:
+        """Clear the inner session."""
+        await self.inner.clear_session()
+
+
+def label(args: dict[str, str]) -> str:
+    """A tool call's words in its crash points: its first argument (the issue's title, the comment's body)."""
+    return next(iter(args.values()), "")
+
+
+def tracker_tools(
+    keys: bool = True, client: TrackerClient | None = None, needs_approval: Callable[[str], bool] | None = None
+) -> list[FunctionTool]:
+    """create_issue, comment and search_issues on the tracker, each between crash points; keys from (session, call).
+
+    The tools are async functions whose tracker request blocks the event loop: the calls of
+    one turn run one after another, in the model's order, so every run passes its points in
+    the same order (the SDK runs a sync tool on a thread, beside the turn's other calls).
+    `needs_approval(call_id)`: whether a write waits for a person's approval (the SDK's
+    `needs_approval`); none does by default.
+    """
+    ops = TrackerTools(keys, client)
+
+    async def approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
+        return needs_approval is not None and needs_approval(call_id)
+
+    def around(name: str, args: dict[str, str], body: Callable[[], str]) -> str:
+        crashpoint(f"before {name} {label(args)}")
+        answer = body()
+        crashpoint(f"after {name} {label(args)}")
+        return answer
+
+    @function_tool(needs_approval=approval)
+    async def create_issue(ctx: ToolContext[Any], title: str) -> str:
+        """File an issue in the tracker with this title."""
+        run, call = RUN.get(), ctx.tool_call_id
+        return around(
+            "create_issue", {"title": title}, lambda: ops.create_issue(title, run=run, call=call, key_parts=(run, call))
+        )
+
+    @function_tool(needs_approval=approval)
+    async def comment(ctx: ToolContext[Any], issue_title: str, body: str) -> str:
+        """Comment on the issue with this title."""
+        run, call = RUN.get(), ctx.tool_call_id
+        return around(
+            "comment", {"body": body}, lambda: ops.comment(issue_title, body, run=run, call=call, key_parts=(run, call))
+        )
+
+    @function_tool
+    async def search_issues(query: str) -> str:
+        """Search the tracker's issues."""
+        return around("search_issues", {"query": query}, lambda: ops.search(query))
+
+    return [create_issue, comment, search_issues]
+
+
+def turns_answered(model_input: str | list[TResponseInputItem]) -> int:
+    """The tool turns a conversation holds: its runs of consecutive function_call items (one per reply)."""
+    if isinstance(model_input, str):
+        return 0
+    turns, calling = 0, False
+    for item in model_input:
+        is_call = isinstance(item, dict) and item.get("type") == "function_call"
+        turns += is_call and not calling
+        calling = is_call
+    return turns
+
+
+class ScriptedAgentsModel(Model):
+    """An `agents.Model` that plays a job: the calls of the next tool turn, or a final answer.
+
+    It replaces the provider's model (the network); the rest of the SDK runs as it does for a
+    user. Call IDs are the job's (`stable`) or new on every ask (`fresh`, as the SDK's real
+    models get them from the provider); script.ScriptedModel writes each ask to its ledger.
+    """
+
+    def __init__(self, job: Job, call_ids: str = "stable") -> None:
+        self.script = ScriptedModel(job, call_ids)
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: Any,
+        tools: list[Any],
+        output_schema: Any,
+        handoffs: list[Any],
+        tracing: Any,
+        *,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any = None,
+    ) -> ModelResponse:
+        """Reply to the conversation the SDK sends (orphaned calls already dropped by the SDK)."""
+        done = turns_answered(input)
+        calls = self.script.reply(done)
+        output: list[TResponseOutputItem]
+        if calls is None:
+            text = ResponseOutputText(type="output_text", text=f"done: {done} tool turn(s)", annotations=[])
+            output = [
+                ResponseOutputMessage(
+                    id="msg_final", type="message", role="assistant", status="completed", content=[text]
+                )
+            ]
+        else:
+            output = [
+                ResponseFunctionToolCall(
+                    type="function_call", id=f"fc_{c.id}", call_id=c.id, name=c.name, arguments=json.dumps(c.args)
+                )
+                for c in calls
+            ]
+        return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[TResponseStreamEvent]:
+        """Not played: the scripted model answers `Runner.run` and `run_sync`, not `run_streamed`."""
+        raise NotImplementedError("the scripted model answers Runner.run and Runner.run_sync, not run_streamed")
+
+
+def approve_all(item: ToolApprovalItem) -> bool:
+    """The scripted person: approves every tool call that waits for approval."""
+    return True
+
+
+def finished(items: list[TResponseInputItem]) -> bool:
+    """Does the saved conversation end with the model's final answer (an assistant message)?"""
+    last = items[-1] if items else None
+    return isinstance(last, dict) and last.get("type", "message") == "message" and last.get("role") == "assistant"
+
+
+def final_text(item: TResponseInputItem) -> str:
+    """The text of a saved assistant message (its output_text parts, joined)."""
+    content: Any = item.get("content") if isinstance(item, dict) else None
+    if isinstance(content, str):
+        return content
+    return "".join(str(part.get("text", "")) for part in content or () if isinstance(part, dict))
+
+
+def decide(state: RunState[Any], approve: Approver) -> None:
+    """The person's answer to every tool call the run waits on: approved or rejected."""
+    for item in state.get_interruptions():
+        if approve(item):
+            state.approve(item)
+        else:
+            state.reject(item)
+
+
+def save_state(state_file: Path, text: str) -> None:
+    """Save a RunState's JSON between two crash points (a temporary file renamed over the old: whole or absent)."""
+    crashpoint("before saving run state")
+    scratch = state_file.with_name(state_file.name + ".tmp")
+    scratch.write_text(text, encoding="utf-8")
+    scratch.replace(state_file)
+    crashpoint("after saving run state")
+
+
+def drop_state(state_file: Path | None) -> None:
+    """Remove a saved RunState once the conversation is finished, between two crash points."""
+    if state_file is None or not state_file.exists():
+        return
+    crashpoint("before removing run state")
+    state_file.unlink()
+    crashpoint("after removing run state")
+
+
+async def aresume(
+    agent: Agent[Any],
+    user_input: str,
+    session: Session,
+    *,
+    state_file: Path | None = None,
+    approve: Approver = approve_all,
+    **options: Any,
+) -> str:
+    """Run the conversation to its final answer from what is saved; the answer.
+
+    - The session holds the final answer: nothing runs (a RunState left on disk is removed).
+    - A RunState is saved (a tool waited for approval): it is loaded, the person answers, and
+      the run goes on from it (`Runner.run(agent, state, session=session)`).
+    - The session holds items: the run goes on from them (`Runner.run(agent, [], ...)`): the
+      SDK sends the saved conversation, less any function_call without its output.
+    - Nothing saved: the run starts from `user_input`.
+    Whenever the run stops for approval, its RunState is saved to `state_file` first (JSON),
+    then the person answers. `options` go to `Runner.run` (e.g. max_turns).
+    """
+    token = RUN.set(session.session_id)
+    try:
+        items = await session.get_items()
+        if finished(items):
+            drop_state(state_file)
+            return final_text(items[-1])
+        if state_file is not None and state_file.exists():
+            state = await RunState.from_string(agent, state_file.read_text(encoding="utf-8"))
+            decide(state, approve)
+            result: RunResult = await Runner.run(agent, state, session=session, **options)
+        else:
+            result = await Runner.run(agent, [] if items else user_input, session=session, **options)
+        while result.interruptions:
+            if state_file is None:
+                raise RuntimeError("a tool waits for approval: give resume a state_file to save the RunState in")
+            state = result.to_state()
+            save_state(state_file, state.to_string())
+            decide(state, approve)
+            result = await Runner.run(agent, state, session=session, **options)
+        drop_state(state_file)
+        return str(result.final_output)
+    finally:
+        RUN.reset(token)
+
+
+def resume(agent: Agent[Any], user_input: str, session: Session, **options: Any) -> str:
+    """`aresume` from synchronous code, in place of `Runner.run_sync(agent, input, session=session)`."""
+    return asyncio.run(aresume(agent, user_input, session, **options))

@@ -1,0 +1,90 @@
+"""The built-in OpenAI Agents SDK agent: tracker tools and a SQLiteSession, swept by `--framework openai-agents`.
+
+An `Agent` whose model is the scripted one (it plays the job), with the tracker tools; the
+conversation is kept in the SDK's SQLiteSession in the work directory (`session.sqlite`),
+wrapped in CrashPointSession. One process runs session "triage" to its final answer with
+`resume`: starting it, or going on from what the session holds, as a user's program that
+calls `Runner.run(agent, ..., session=session)` again after a restart would. A job whose
+writes need approval (`approval = true`) parks the run: its RunState is saved to
+`run-state.json` in the work directory, a scripted person approves, and a restart goes on
+from that file.
+
+Under a sweep the zygote calls `zygote_warm` before each fork: the job, the tools and the
+agent are made there once per command line; each process opens its own session file.
+
+    python -m crashsweep.realsweep.adapters.openai_agents_agent [--job FILE] [--keys on|off]
+        [--call-ids stable|fresh]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents import Agent, SQLiteSession, set_tracing_disabled
+
+from crashsweep.realsweep.adapters.openai_agents import CrashPointSession, ScriptedAgentsModel, resume, tracker_tools
+from crashsweep.realsweep.adapters.script import CALL_IDS, ledger_ids, workdir
+from crashsweep.spec.job import TRIAGE, Job, load_job
+
+SESSION_ID = "triage"
+SESSION_FILE = "session.sqlite"
+STATE_FILE = "run-state.json"
+_agents: dict[tuple[str | None, str, str], tuple[Job, Agent[Any]]] = {}
+"""The job and the agent per (job file, keys, call IDs), made in the zygote by `zygote_warm`."""
+
+
+def build(job: Job, *, keys: bool, call_ids: str) -> Agent[Any]:
+    """The agent: the scripted model, the tracker tools (writes wait for approval where the job says so)."""
+
+    def needs_approval(call_id: str) -> bool:
+        job_call = ledger_ids(workdir()).get(call_id, call_id)
+        return job_call in {c.id for c in job.calls} and job.call(job_call).approval
+
+    return Agent(
+        name="triage",
+        instructions=f"Run the {job.name} job with the tracker's tools.",
+        model=ScriptedAgentsModel(job, call_ids),
+        tools=list(tracker_tools(keys=keys, needs_approval=needs_approval)),
+    )
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The agent's options."""
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.openai_agents_agent")
+    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--keys", choices=("on", "off"), default="on")
+    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    return parser.parse_args(argv)
+
+
+def zygote_warm(argv: list[str]) -> None:
+    """In the zygote, before a fork: make the job and the agent for this command line, once."""
+    defined(parse(argv))
+
+
+def defined(args: argparse.Namespace) -> tuple[Job, Agent[Any]]:
+    """The job and the agent for the parsed options: the zygote's, or made now."""
+    key = (args.job, args.keys, args.call_ids)
+    if key not in _agents:
+        job = TRIAGE if args.job is None else load_job(Path(args.job))
+        _agents[key] = job, build(job, keys=args.keys == "on", call_ids=args.call_ids)
+    return _agents[key]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run session "triage" to its final answer from what the work directory holds."""
+    set_tracing_disabled(True)  # no trace export: no API key, no network
+    job, agent = defined(parse(sys.argv[1:] if argv is None else argv))
+    session = SQLiteSession(SESSION_ID, workdir() / SESSION_FILE)
+    try:
+        resume(agent, f"Run the {job.name} job.", CrashPointSession(session), state_file=workdir() / STATE_FILE)
+    finally:
+        session.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
