@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.process.runner import Runner, _flags
+from crashsweep.realsweep.probe.modes import Points
+from crashsweep.realsweep.process.runner import Runner, _argv, _flags
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.values import SweepOptions, Target
 from crashsweep.spec.job import TRIAGE
@@ -67,3 +68,21 @@ def test_a_warmed_zygote_is_the_one_processes_fork_from_and_close_stops_it(tmp_p
             assert runner._zygote() is zygote
         runner.close()
         assert zygote._process.poll() is not None
+
+
+def test_a_started_process_runs_under_the_points_machinery_its_points_need() -> None:
+    """Each process's command line, by --points.
+
+    marked: the target's argv; auto: the probe's entry, which installs the hooks, with the
+    target's argv after its entry point; syscalls: the target under the tracer.
+    """
+    loop = reference.target("idempotency-keys", None, "keyed")
+    assert _argv(loop, SweepOptions()) == loop.argv
+    auto = _argv(loop, SweepOptions(points=Points(("auto",))))
+    entry = (sys.executable, "-S", "-m", "crashsweep.realsweep.probe.entry")
+    assert auto == (*entry, "crashsweep.realsweep.reference.loop:main", *loop.fork_argv)
+    command = Target.command("./agent --fast")
+    traced = _argv(command, SweepOptions(points=Points(("syscalls",))))
+    assert traced[0] == sys.executable
+    assert (traced[-3], traced[-1]) == ("--", "--fast")
+    assert traced[-2].endswith("agent")  # made absolute by the tracer's wrap: the process runs in its work folder
