@@ -524,3 +524,17 @@ def test_points_a_target_cannot_give_are_refused_in_one_line(extra: list[str], m
     assert (done.returncode, done.stdout) == (2, "")
     assert message in done.stderr
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_auto_points_sweep_at_depth_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """Depth 2 under auto points: every restart's own effects are crash points too; keys still hold.
+
+    Every one-crash scenario is extended at each point of its restart: the depth-2 scenarios
+    number at least the depth-1 ones (each restart passes a point before it ends).
+    """
+    args = ["sweep", "--variant", "idempotency-keys", "--depth", "2", "--points", "auto", "--format", "json"]
+    assert main([*args, "--workers", "2"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["points"] == "auto"
+    assert row["scenarios"]["2"] >= row["scenarios"]["1"] == row["crash_points"]
+    assert (row["with_dups"], row["missing"]) == (0, 0)
