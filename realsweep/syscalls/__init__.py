@@ -23,8 +23,15 @@ SUPPORTED = ("x86_64", "aarch64")
 
 
 def wrap(argv: Sequence[str]) -> tuple[str, ...]:
-    """The command line that runs `argv` as one swept process whose points are its system calls."""
-    return (sys.executable, "-m", MODULE, "--", *argv)
+    """The command line that runs `argv` as one swept process whose points are its system calls.
+
+    A program named by a relative path ("./my_loop") is found from the current folder, where
+    the user typed it: each process runs in its scenario's work folder.
+    """
+    program = [*argv[:1]]
+    if program and os.sep in program[0] and not os.path.isabs(program[0]):
+        program = [os.path.abspath(program[0])]
+    return (sys.executable, "-m", MODULE, "--", *program, *argv[1:])
 
 
 def check() -> None:

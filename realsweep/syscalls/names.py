@@ -79,9 +79,14 @@ class Namer:
         return path.startswith(SYSTEM) or (op == "write" and _identity(path) in self.outputs)
 
     def where(self, effect: Effect) -> str:
-        """Where the call went, for --list-points: the call and its full paths or peer."""
-        what = effect.peer if effect.op in ("connect", "send") else ", ".join(effect.paths)
-        return f"{effect.call}({what})"
+        """Where the call went, for --list-points, strace-like: `write(3<state.json.tmp>)`, `connect(4<ip:port>)`.
+
+        Paths relative to the work folder (a scenario's folder is gone once the sweep ends).
+        """
+        if effect.op in ("connect", "send"):
+            return f"{effect.call}({effect.fd}<{effect.peer or 'tcp'}>)"
+        what = [self.relative(path) for path in effect.paths]
+        return f"{effect.call}({effect.fd}<{what[0]}>)" if effect.fd >= 0 else f"{effect.call}({', '.join(what)})"
 
 
 def _tracker(url: str) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,28 @@ def test_my_loop_c_s_points_are_its_saves_and_requests_the_same_in_two_runs(
     assert [r["call"] for r in TrackerClient(keyed_service.space_url("one")).records()] == ["create_a", "create_b"]
 
 
+STRACED = re.compile(r"^(?:\d+ +)?(\w+)\((?:\d+<([^>]*)>|\"([^\"]*)\", \"([^\"]*)\")")
+
+
+@pytest.mark.requires_tool("strace")
+def test_the_names_are_strace_s_calls(my_loop_c: Path, keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """strace, an independent tracer, lists the same calls in the same order on the same files and socket."""
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "strace.txt"
+    command = ["strace", "-f", "-qq", "-y", "-o", str(out), "-e", "trace=write,fsync,rename,connect", str(my_loop_c)]
+    env = {**os.environ, "CRASHSWEEP_TRACKER_URL": keyed_service.space_url("w")}
+    subprocess.run(command, cwd=work, env=env, check=True, timeout=60)
+    seen = []
+    for line in out.read_text(encoding="utf-8").splitlines():
+        found = STRACED.match(line)
+        assert found, line
+        call, fd_path, old, new = found.groups()
+        what = f"{old} -> {new}" if old else "<tracker>" if fd_path.startswith("socket:") else fd_path
+        seen.append(f"{call} {'.' if what == str(work.resolve()) else what.removeprefix(str(work.resolve()) + '/')}")
+    assert seen == MY_LOOP
+
+
 def test_a_kill_comes_before_the_chosen_call(my_loop_c: Path, keyed_service: ServiceProcess, tmp_path: Path) -> None:
     """Killed at its first "write <tracker>": logged up to it, status -SIGKILL, the request never sent."""
     work = tmp_path / "w"
@@ -62,7 +87,7 @@ def test_the_where_log_and_the_filters(my_loop_c: Path, keyed_service: ServicePr
     assert loop(my_loop_c, keyed_service, work, **env) == 0
     assert points(work) == ["write state.json.tmp", "rename state.json.tmp -> state.json"] * 3
     first = where.read_text(encoding="utf-8").splitlines()[0]
-    assert first == f"write state.json.tmp\twrite({work.resolve()}/state.json.tmp)"
+    assert first == "write state.json.tmp\twrite(3<state.json.tmp>)"
 
 
 def test_the_program_s_own_status_and_output(tmp_path: Path) -> None:
@@ -85,8 +110,12 @@ def test_a_bad_crash_point_and_no_program_are_one_line_and_status_2(tmp_path: Pa
     assert trace.main([]) == 2
 
 
-def test_wrap_runs_the_shim_and_check_passes_here() -> None:
-    assert syscalls.wrap(["./my_loop", "--no-keys"])[1:] == ("-m", syscalls.MODULE, "--", "./my_loop", "--no-keys")
+def test_wrap_runs_the_shim_and_check_passes_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relative program path is found from the folder the sweep was started in (processes run elsewhere)."""
+    monkeypatch.chdir(tmp_path)
+    wrapped = ("-m", syscalls.MODULE, "--", str(tmp_path / "my_loop"), "--no-keys")
+    assert syscalls.wrap(["./my_loop", "--no-keys"])[1:] == wrapped
+    assert syscalls.wrap(["cc", "x.c"])[-2:] == ("cc", "x.c")
     syscalls.check()
 
 

@@ -1,0 +1,142 @@
+"""docs/examples/my_loop.c swept with --points syscalls: crashes, keys, power loss; figures derived by hand.
+
+my_loop.c from an empty folder passes 16 points (test_trace.MY_LOOP): the start save S0
+(1 write tmp, 2 fsync tmp, 3 rename, 4 fsync .), create_a's request (5 connect, 6 write
+<tracker>), its save S1 (7-10), create_b's request (11, 12), its save S2 (13-16). A kill comes
+before its call. With --no-fsync a save is two points (write tmp, rename): 10 in all.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+
+from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.probe.modes import Points
+from crashsweep.realsweep.sweep import Check, SweepOptions, SweepResult, Target, sweep
+from tests.realsweep.syscalls.conftest import EXAMPLES
+from tests.realsweep.syscalls.test_trace import MY_LOOP
+
+
+def _check() -> Check:
+    """docs/examples/my_c_loop_check.py's check, loaded from its file (the docs' folder is no package)."""
+    spec = importlib.util.spec_from_file_location("my_c_loop_check", EXAMPLES / "my_c_loop_check.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found: Check = module.check
+    return found
+
+
+check = _check()
+SYSCALLS = Points(("syscalls",))
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def swept(binary: Path, *args: str, tracker: str, depth: int = 1, **options: object) -> SweepResult:
+    """A sweep of my_loop.c with `args` on a tracker of mode `tracker`."""
+    nemesis = options.pop("nemesis", None)
+    chosen = SweepOptions(depth=depth, tracker=tracker, points=SYSCALLS, workers=2, **options)  # type: ignore[arg-type]
+    return sweep(Target.command([str(binary), *args]), check, chosen, nemesis=nemesis)  # type: ignore[arg-type]
+
+
+def dups(result: SweepResult) -> dict[str, int]:
+    """The scenarios with duplicates, by code, and their duplicates."""
+    return {s.code: s.outcome.dups for s in result.scenarios if s.outcome.dups}
+
+
+def test_depth_1_keyless_duplicates_where_a_reply_is_not_yet_saved_keyed_none(my_loop_c: Path) -> None:
+    """A crash before S1's rename (7, 8, 9) or S2's (13, 14, 15) re-sends the request its save records: 6 dups.
+
+    At 10 and 16 the rename is done (a crash keeps it): nothing re-sent. Keyed, the re-sent
+    request carries the same key (the run ID is in S0, durable before any request): no dup.
+    """
+    keyless = swept(my_loop_c, tracker="keyless", dedup=False)
+    assert keyless.baseline.points == tuple(MY_LOOP)
+    assert len(keyless.scenarios) == 16
+    assert dups(keyless) == dict.fromkeys(("7", "8", "9", "13", "14", "15"), 1)
+    keyed = swept(my_loop_c, tracker="keyed", dedup=False)
+    assert dups(keyed) == {}
+    assert all(s.outcome.missing == 0 for s in (*keyless.scenarios, *keyed.scenarios))
+
+
+def test_depth_2_keyless_counts_and_keyed_none(my_loop_c: Path) -> None:
+    """156 two-crash scenarios, 99 with duplicates, 126 duplicates (merged worlds, counted by paths).
+
+    The restart after the first crash at i passes: 16 points (i = 1-3, no state.json), 12
+    (i = 4-9: create_a to send), 6 (i = 10-15), none (16): 3*16 + 6*12 + 6*6 = 156. Duplicates
+    by first crash: i = 1-3, a fresh run: the 6 of depth 1 each (18); i = 4-6, nothing sent
+    yet: the restart's 3+3 unsaved-reply points, 1 each (18); i = 7-9, create_a sent: the
+    restart re-sends it (1), and its own crash at its 3+3 unsaved points adds one more (2):
+    1+1+2+2+2+1+1+1+2+2+2+1 = 18 dups in 12 scenarios, each i (54 in 36); i = 10-12: 3
+    scenarios of 1 (9); i = 13-15, create_b sent: 1+1+2+2+2+1 = 9 in 6 (27 in 18).
+    Scenarios 18+18+36+9+18 = 99, dups 18+18+54+9+27 = 126.
+    """
+    keyless = swept(my_loop_c, tracker="keyless", depth=2, dedup=True)
+    assert keyless.counts is not None
+    assert keyless.counts.scenarios == {0: 1, 1: 16, 2: 156}
+    assert keyless.counts.measures[2]["with_dups"] == 99
+    assert keyless.counts.measures[2]["dups"] == 126
+    keyed = swept(my_loop_c, tracker="keyed", depth=2, dedup=True)
+    assert keyed.counts is not None
+    assert all(keyed.counts.measures[level]["dups"] == 0 for level in (1, 2))
+
+
+def power_cuts(result: SweepResult) -> list[tuple[str, int, int]]:
+    return sorted((s.faults[0], s.outcome.dups, s.outcome.missing) for s in result.scenarios if s.faults)
+
+
+def test_power_loss_without_fsyncs_loses_the_checkpoint_and_re_runs(my_loop_c: Path) -> None:
+    """--no-fsync, keyed: 9 cuts (points 2-10; at 1 nothing is unsynced yet), and keys do not help.
+
+    Nothing is ever fsynced, so every cut leaves the start world (empty; spec/POINTS.md 4):
+    state.json and its run ID are gone, the restart begins a new run with new keys and files
+    again all it had filed. Points: 1 write tmp, 2 rename, 3 connect, 4 write <tracker>
+    (create_a not yet sent), 5-8 (create_a sent: 1 dup), 9-10 (both sent: 2 dups).
+    """
+    result = swept(my_loop_c, "--no-fsync", tracker="keyed", dedup=False, nemesis=Nemesis(("power-loss",)))
+    assert len(result.baseline.points) == 10
+    assert power_cuts(result) == [
+        ("power-loss at connect <tracker>", 0, 0),
+        ("power-loss at connect <tracker>", 1, 0),
+        ("power-loss at rename state.json.tmp -> state.json", 0, 0),
+        ("power-loss at rename state.json.tmp -> state.json", 1, 0),
+        ("power-loss at rename state.json.tmp -> state.json", 2, 0),
+        ("power-loss at write <tracker>", 0, 0),
+        ("power-loss at write <tracker>", 1, 0),
+        ("power-loss at write state.json.tmp", 1, 0),
+        ("power-loss at write state.json.tmp", 2, 0),
+    ]
+
+
+def test_power_loss_with_fsyncs_loses_nothing_that_matters(my_loop_c: Path) -> None:
+    """Full saves, keyed: 9 cuts (2-4, 8-10, 14-16: from a save's write to its folder's fsync), all clean.
+
+    A cut in S0 leaves an empty folder (the temp file's entry was never synced): a fresh run,
+    nothing sent yet. A cut in S1 or S2 undoes the rename (or loses the temp file): the
+    previous durable save comes back with the same run ID, so the re-sent request carries its
+    key and the tracker files it once.
+    """
+    result = swept(my_loop_c, tracker="keyed", dedup=False, nemesis=Nemesis(("power-loss",)))
+    cuts = power_cuts(result)
+    assert len(cuts) == 9
+    assert {(label.removeprefix("power-loss at "), d, m) for label, d, m in cuts} == {
+        ("fsync state.json.tmp", 0, 0),
+        ("rename state.json.tmp -> state.json", 0, 0),
+        ("fsync .", 0, 0),
+    }
+
+
+def test_the_command_line_sweeps_the_c_loop(my_loop_c: Path, tmp_path: Path) -> None:
+    """`crashsweep sweep --points syscalls --target ./my_loop`, as docs/examples' header says: 6 dups, exit 1."""
+    shutil.copy(my_loop_c, tmp_path / "my_loop")
+    shutil.copy(EXAMPLES / "my_c_loop_check.py", tmp_path)
+    command = [str(ROOT / "bin" / "crashsweep"), "sweep", "--points", "syscalls", "--target", "./my_loop"]
+    command += ["--check", "my_c_loop_check:check", "--depth", "1", "--tracker", "keyless"]
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 1, run.stderr
+    assert "crash points  16" in run.stdout
+    assert "with_dups 6   dups 6   missing 0" in run.stdout
