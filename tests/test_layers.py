@@ -23,7 +23,7 @@ from tests.paths import ROOT
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 PACKAGES = ("spec", "explorer", "variants", "reports", "realsweep")
 REALSWEEP = ROOT / "realsweep"
-SUBSYSTEMS = ("probe", "tracker", "process", "dedup", "engines", "faults", "reference", "adapters")
+SUBSYSTEMS = ("probe", "tracker", "process", "dedup", "engines", "faults", "reference", "adapters", "syscalls")
 
 
 def lint_imports(top: Path) -> subprocess.CompletedProcess[str]:

@@ -9,51 +9,14 @@
 - journal.py: the calls on the work folder, on record for power loss;
 - durable.py: what a power cut leaves of the work folder (spec/POINTS.md section 4).
 
-`wrap` and `check` are what the runner calls. The standard library and the probe only.
+- command.py: `wrap` (the shim's command line) and `check` (can this machine trace?), what the
+  runner calls.
+
+The standard library and the probe only. This file re-exports command.py's two functions
+until process/runner.py calls `syscalls.command` (a package file is to import nothing,
+tests/test_layers.py).
 """
 
-from __future__ import annotations
+from crashsweep.realsweep.syscalls.command import check, wrap
 
-import os
-import sys
-from collections.abc import Sequence
-
-MODULE = "crashsweep.realsweep.syscalls.trace"
-SUPPORTED = ("x86_64", "aarch64")
-
-
-def wrap(argv: Sequence[str]) -> tuple[str, ...]:
-    """The command line that runs `argv` as one swept process whose points are its system calls.
-
-    A program named by a relative path ("./my_loop") is found from the current folder, where
-    the user typed it: each process runs in its scenario's work folder.
-    """
-    program = [*argv[:1]]
-    if program and os.sep in program[0] and not os.path.isabs(program[0]):
-        program = [os.path.abspath(program[0])]
-    return (sys.executable, "-m", MODULE, "--", *program, *argv[1:])
-
-
-def check() -> None:
-    """Refuse (ValueError, one line) where the tracer cannot run: not Linux, an architecture not known, no ptrace.
-
-    The last is found by tracing `true` (a sandbox that forbids ptrace, a kernel before 5.3).
-    """
-    import platform
-    import shutil
-    import subprocess
-
-    if sys.platform != "linux":
-        raise ValueError(f"--points syscalls traces system calls with ptrace on Linux; this is {sys.platform}")
-    if platform.machine() not in SUPPORTED:
-        raise ValueError(
-            f"--points syscalls knows the calls of {' and '.join(SUPPORTED)}; this machine is {platform.machine()}"
-        )
-    true = shutil.which("true")
-    if true is None:
-        return
-    env = {key: value for key, value in os.environ.items() if not key.startswith("CRASHSWEEP_")}
-    probe = subprocess.run(wrap([true]), env=env, capture_output=True, text=True, check=False, timeout=60)
-    if probe.returncode != 0:
-        said = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
-        raise ValueError(f"--points syscalls cannot trace a program here: {said}")
+__all__ = ["check", "wrap"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import syscalls
+from crashsweep.realsweep.syscalls import command
 from tests.conftest import require_tool
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
@@ -28,7 +28,7 @@ def shim(argv: list[str], workdir: Path, **env: str) -> subprocess.CompletedProc
     clean = {key: value for key, value in os.environ.items() if not key.startswith("CRASHSWEEP_")}
     clean |= {"CRASHSWEEP_WORKDIR": str(workdir), "CRASHSWEEP_POINTS_LOG": str(workdir) + ".points", **env}
     return subprocess.run(
-        syscalls.wrap(argv), cwd=workdir, env=clean, capture_output=True, text=True, check=False, timeout=60
+        command.wrap(argv), cwd=workdir, env=clean, capture_output=True, text=True, check=False, timeout=60
     )
 
 

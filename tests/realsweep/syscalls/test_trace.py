@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import syscalls
 from crashsweep.realsweep.syscalls import trace
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
@@ -108,18 +107,3 @@ def test_a_bad_crash_point_and_no_program_are_one_line_and_status_2(tmp_path: Pa
     assert run.returncode == 2
     assert run.stderr.startswith("crashsweep trace: CRASHSWEEP_CRASH_AT='x:y'")
     assert trace.main([]) == 2
-
-
-def test_wrap_runs_the_shim_and_check_passes_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A relative program path is found from the folder the sweep was started in (processes run elsewhere)."""
-    monkeypatch.chdir(tmp_path)
-    wrapped = ("-m", syscalls.MODULE, "--", str(tmp_path / "my_loop"), "--no-keys")
-    assert syscalls.wrap(["./my_loop", "--no-keys"])[1:] == wrapped
-    assert syscalls.wrap(["cc", "x.c"])[-2:] == ("cc", "x.c")
-    syscalls.check()
-
-
-def test_check_refuses_another_system(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sys.platform", "darwin")
-    with pytest.raises(ValueError, match="ptrace on Linux; this is darwin"):
-        syscalls.check()
