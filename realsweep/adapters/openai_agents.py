@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from agents.memory import Session
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
-from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
+from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools, ledger_ids
 from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Job
@@ -50,23 +50,24 @@ Approver = Callable[[ToolApprovalItem], bool]
 
 
 def describe(items: Iterable[TResponseInputItem], names: dict[str, str]) -> str:
-    """What a session write holds, in words: user input, the reply's calls, their results, the final answer."""
+    """What a session write holds, in words: the user's input, the reply's calls, their results, the final answer."""
     parts: list[str] = []
-    calls = [str(i.get("name")) for i in items if isinstance(i, dict) and i.get("type") == "function_call"]
-    results = [
-        names.get(str(i.get("call_id")), "a tool")
-        for i in items
-        if isinstance(i, dict) and i.get("type") == "function_call_output"
-    ]
+    calls: list[str] = []
+    results: list[str] = []
     for item in items:
-        if isinstance(item, dict) and item.get("type", "message") == "message":
+        kind = item.get("type", "message") if isinstance(item, dict) else type(item).__name__
+        if kind == "message" and isinstance(item, dict):
             parts.append({"user": "user input", "assistant": "final answer"}.get(str(item.get("role")), "message"))
+        elif kind == "function_call" and isinstance(item, dict):
+            calls.append(str(item.get("name")))
+        elif kind == "function_call_output" and isinstance(item, dict):
+            results.append(names.get(str(item.get("call_id")), "a tool"))
+        else:
+            parts.append(str(kind))
     if calls:
         parts.append("reply calling " + ", ".join(calls))
     if results:
         parts.append("results of " + ", ".join(results))
-    others = {str(i.get("type")) for i in items if isinstance(i, dict)} - {"message", "function_call"}
-    parts += sorted(others - {"function_call_output", "None"})
     return "; ".join(parts) or "nothing"
 
 
@@ -121,20 +122,26 @@ def label(args: dict[str, str]) -> str:
 
 
 def tracker_tools(
-    keys: bool = True, client: TrackerClient | None = None, needs_approval: Callable[[str], bool] | None = None
+    keys: bool = True,
+    client: TrackerClient | None = None,
+    needs_approval: Iterable[str] | Callable[[str], bool] = (),
 ) -> list[FunctionTool]:
     """create_issue, comment and search_issues on the tracker, each between crash points; keys from (session, call).
 
     The tools are async functions whose tracker request blocks the event loop: the calls of
     one turn run one after another, in the model's order, so every run passes its points in
     the same order (the SDK runs a sync tool on a thread, beside the turn's other calls).
-    `needs_approval(call_id)`: whether a write waits for a person's approval (the SDK's
-    `needs_approval`); none does by default.
+    `needs_approval`: the writes that wait for a person's approval (the SDK's `needs_approval`),
+    by tool name ("comment"), or a test of the call ID; none by default.
     """
     ops = TrackerTools(keys, client)
+    names = frozenset(() if callable(needs_approval) else needs_approval)
 
-    async def approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
-        return needs_approval is not None and needs_approval(call_id)
+    def approval_of(name: str) -> Callable[[Any, dict[str, Any], str], Awaitable[bool]]:
+        async def approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
+            return needs_approval(call_id) if callable(needs_approval) else name in names
+
+        return approval
 
     def around(name: str, args: dict[str, str], body: Callable[[], str]) -> str:
         crashpoint(f"before {name} {label(args)}")
@@ -142,7 +149,7 @@ def tracker_tools(
         crashpoint(f"after {name} {label(args)}")
         return answer
 
-    @function_tool(needs_approval=approval)
+    @function_tool(needs_approval=approval_of("create_issue"))
     async def create_issue(ctx: ToolContext[Any], title: str) -> str:
         """File an issue in the tracker with this title."""
         run, call = RUN.get(), ctx.tool_call_id
@@ -150,7 +157,7 @@ def tracker_tools(
             "create_issue", {"title": title}, lambda: ops.create_issue(title, run=run, call=call, key_parts=(run, call))
         )
 
-    @function_tool(needs_approval=approval)
+    @function_tool(needs_approval=approval_of("comment"))
     async def comment(ctx: ToolContext[Any], issue_title: str, body: str) -> str:
         """Comment on the issue with this title."""
         run, call = RUN.get(), ctx.tool_call_id
@@ -166,20 +173,26 @@ def tracker_tools(
     return [create_issue, comment, search_issues]
 
 
-def turns_answered(model_input: str | list[TResponseInputItem]) -> int:
-    """The tool turns a conversation holds: its runs of consecutive function_call items (one per reply)."""
+def answered(model_input: str | list[TResponseInputItem], ids: dict[str, str]) -> set[str]:
+    """The job's calls whose results the conversation holds (call IDs mapped to the job's by the model's ledger)."""
     if isinstance(model_input, str):
-        return 0
-    turns, calling = 0, False
-    for item in model_input:
-        is_call = isinstance(item, dict) and item.get("type") == "function_call"
-        turns += is_call and not calling
-        calling = is_call
-    return turns
+        return set()
+    outputs = (i.get("call_id") for i in model_input if isinstance(i, dict) and i.get("type") == "function_call_output")
+    return {ids.get(str(call_id), str(call_id)) for call_id in outputs}
+
+
+def turns_done(job: Job, done: set[str]) -> int:
+    """How many of the job's tool turns, from the first, have every call answered."""
+    return next((k for k, turn in enumerate(job.turns) if not {c.id for c in turn} <= done), len(job.turns))
 
 
 class ScriptedAgentsModel(Model):
     """An `agents.Model` that plays a job: the calls of the next tool turn, or a final answer.
+
+    Asked, it finds the job's calls whose results the conversation holds; the first turn with
+    a call unanswered is the next, and it replies with that turn's unanswered calls (a turn
+    half answered is one whose call the SDK dropped as orphaned: a call made to wait for
+    approval, its run lost in a crash); with every turn answered, the final answer.
 
     It replaces the provider's model (the network); the rest of the SDK runs as it does for a
     user. Call IDs are the job's (`stable`) or new on every ask (`fresh`, as the SDK's real
@@ -204,11 +217,14 @@ class ScriptedAgentsModel(Model):
         prompt: Any = None,
     ) -> ModelResponse:
         """Reply to the conversation the SDK sends (orphaned calls already dropped by the SDK)."""
-        done = turns_answered(input)
-        calls = self.script.reply(done)
+        done = answered(input, ledger_ids(self.script.ledger.parent))
+        turns = turns_done(self.script.job, done)
+        calls = self.script.reply(turns)
+        if calls is not None:  # a turn half answered (a call orphaned, dropped by the SDK): the rest of it
+            calls = [c for c, j in zip(calls, self.script.job.turns[turns], strict=True) if j.id not in done]
         output: list[TResponseOutputItem]
         if calls is None:
-            text = ResponseOutputText(type="output_text", text=f"done: {done} tool turn(s)", annotations=[])
+            text = ResponseOutputText(type="output_text", text=f"done: {turns} tool turn(s)", annotations=[])
             output = [
                 ResponseOutputMessage(
                     id="msg_final", type="message", role="assistant", status="completed", content=[text]

@@ -1,0 +1,137 @@
+"""`crashsweep sweep --framework openai-agents` at depth 1: the built-in OpenAI Agents SDK agent, swept for real.
+
+The job here is small to keep the sweeps short: a turn that files one issue, a turn that
+comments on it, the final answer. One uninterrupted run passes 14 crash points, in this order
+(the SDK writes the user's input before the first ask, and each turn's reply together with
+its tools' results in one session write after the tools ran; test_openai_agents.py derives
+the triage job's 19 the same way):
+
+     1 before session write user input          8 before comment comment comment_a
+     2 after session write user input           9 tracker commented comment comment_a
+     3 before create_issue issue create_a      10 after comment comment comment_a
+     4 tracker filed issue create_a            11 before session write reply calling comment; results of comment
+     5 after create_issue issue create_a       12 after session write reply calling comment; results of comment
+     6 before session write reply calling      13 before session write final answer
+       create_issue; results of create_issue   14 after session write final answer
+     7 after session write (the same)
+
+The points between the tracker accepting a write and the durable record of its result (the
+session write of its turn) are 4, 5, 6 (create_a) and 9, 10, 11 (comment_a). A crash at one of
+them leaves the session without the turn: the restart asks the model again and runs the
+turn's call again.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crashsweep.cli.main import main
+from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.adapters.openai_agents_agent import defined, parse, zygote_warm
+from crashsweep.realsweep.adapters.openai_agents_agent import main as main_agent
+from tests.realsweep.adapters.test_openai_agents import forked, under_sweep
+
+__all__ = ["under_sweep"]  # the fixture, shared with the adapter's tests
+
+SMALL = """\
+name = "small"
+turns = [["create_a"], ["comment_a"]]
+
+[calls]
+create_a = { tool = "create_issue", writes = true }
+comment_a = { tool = "comment", writes = true }
+"""
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> Path:
+    """The small job's file."""
+    path = tmp_path / "small.toml"
+    path.write_text(SMALL)
+    return path
+
+
+def sweep_json(capsys: pytest.CaptureFixture[str], job: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """`crashsweep sweep --framework openai-agents --job JOB --depth 1 --workers 2 --format json ARGS`: status, row."""
+    argv = ["sweep", "--framework", "openai-agents", "--job", str(job), "--depth", "1", "--workers", "2"]
+    status = main([*argv, "--format", "json", *args])
+    return status, json.loads(capsys.readouterr().out)
+
+
+def test_keys_off_duplicates_each_write_struck_before_its_turn_is_saved(
+    capsys: pytest.CaptureFixture[str], job: Path
+) -> None:
+    """Keys off: 6 scenarios with one duplicate each, nothing lost.
+
+    Each of the 6 points between a write's effect and its turn's session write (4, 5, 6 for
+    create_a, 9, 10, 11 for comment_a; see the module's docstring) makes the restart run that
+    one write again: 6 scenarios, 1 duplicate each. A crash before the request (3, 8) or after
+    the session write (7, 12-14) duplicates nothing; 1 and 2 come before any effect.
+    """
+    status, row = sweep_json(capsys, job, "--keys", "off")
+    assert status == 1
+    assert row["variant"] == "openai-agents, keys off, call IDs stable"
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (14, 6, 6, 0)
+
+
+def test_keys_from_the_session_and_stable_call_ids_leave_no_duplicate(
+    capsys: pytest.CaptureFixture[str], job: Path
+) -> None:
+    """Keys on, the job's call IDs: the re-asked model hands out the same call IDs, so the same keys: none."""
+    status, row = sweep_json(capsys, job, "--keys", "on", "--call-ids", "stable")
+    assert status == 0
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (14, 0, 0, 0)
+
+
+@pytest.mark.parametrize(("call_ids", "filed"), [("fresh", 2), ("stable", 1)])
+def test_fresh_call_ids_duplicate_even_with_keys(
+    under_sweep: Path, tmp_path: Path, job: Path, call_ids: str, filed: int
+) -> None:
+    """Keys on, killed after the tracker filed create_a (point 4): fresh call IDs file it twice, stable once.
+
+    The SDK saves the model's reply only with its tools' results, after they ran: the crash
+    loses the reply, the restart asks again, and a model that hands out new call IDs on every
+    ask (as a provider does) hands out new keys. The same holds at each of the 6 points of the
+    keys-off sweep, so a sweep with fresh IDs and keys on finds what keys off finds (6
+    scenarios, 6 duplicates). Keys from call IDs protect an SDK run only where the reply is
+    durable before its calls go out: a call that waits for approval (test_openai_agents.py).
+    """
+    argv = ["--job", str(job), "--keys", "on", "--call-ids", call_ids]
+    assert forked(lambda: main_agent(argv), "1:tracker filed issue create_a") == -9
+    main_agent(argv)
+    records = script.tracker().records()
+    ids = script.ledger_ids(tmp_path)
+    assert sorted(ids[r["call"]] for r in records) == ["comment_a", *["create_a"] * filed]
+    assert len({r["call"] for r in records}) == 1 + filed  # with fresh IDs, two call IDs for create_a
+
+
+def test_list_points_of_the_framework_are_its_sweeps_points(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--list-points`: the triage job's 19 points (test_openai_agents.expected_points), each in the adapters."""
+    assert main(["sweep", "--framework", "openai-agents", "--list-points", "--format", "json"]) == 0
+    points = json.loads(capsys.readouterr().out)["points"]
+    assert len(points) == 19
+    assert all(p["where"].startswith("crashsweep/realsweep/adapters/") for p in points)
+    assert points[0]["name"] == "before session write user input"
+    assert sum(p["name"].startswith("tracker ") for p in points) == 3  # the job's three writes
+
+
+def test_the_agents_defaults() -> None:
+    """Keys on, the job's call IDs, the built-in triage job."""
+    args = parse([])
+    assert (args.keys, args.call_ids, args.job) == ("on", "stable", None)
+
+
+def test_the_zygote_makes_the_agent_once_per_command_line() -> None:
+    """zygote_warm makes the job and the agent once; a process of the same options finds them made; other keys not."""
+    argv = ["--keys", "off"]
+    zygote_warm(argv)
+    job, made = defined(parse(argv))
+    zygote_warm(argv)
+    assert defined(parse(argv))[1] is made
+    assert defined(parse(["--keys", "on"]))[1] is not made
+    assert job.name == "triage"
+    assert sorted(tool.name for tool in made.tools) == ["comment", "create_issue", "search_issues"]
