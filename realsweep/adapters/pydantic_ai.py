@@ -1,0 +1,201 @@
+"""pydantic-ai adapter (pydantic-ai-slim 2.68.0, DBOS path): a scripted model, tracker tools, crash points.
+
+pydantic-ai makes an agent durable under DBOS with the `DBOSDurability` capability (2.68.0; the
+older `DBOSAgent` wrapper is deprecated and warns): inside a `@DBOS.workflow`, each model
+request is a DBOS step (`<agent name>__model.request`) whose reply, with its tool call IDs, is
+recorded before any tool runs; MCP toolsets are wrapped in steps. Function tools are NOT
+steps: they run inline in the workflow's code, so on recovery every tool call of every turn
+the workflow replays runs again, however long ago its result went to the model. A tool whose
+body is a `@DBOS.step()` (or, for async tools, one with `metadata={'dbos': {'child_workflow':
+...}}`) has its result recorded and is not redone once recorded.
+
+The crash points:
+
+- around DBOS's records, as for any DBOS workflow: `dbos.install_crash_points()` (after the
+  workflow's start is recorded, after each step's record, around the final status);
+- "before recording step N" at the end of each model request (the scripted model has replied
+  and written its ledger, DBOS has not recorded the reply) and at the end of a tool wrapped
+  in a step by `tracker_toolset(steps=True)` (`step_crash_points`, async or not);
+- "tracker filed/commented ..." right after the tracker accepted a write, in every tool body.
+
+`AgentTools` are the tracker tools' bodies (script.TrackerTools) for pydantic-ai tools: the
+record's run is the DBOS workflow ID, its call the model's tool call ID (`ctx.tool_call_id`,
+mapped back to the job's call by the model's ledger). With keys, a tool that runs as a DBOS
+step keys its write from (workflow ID, step ID), as DBOS recommends; a tool that is not a step
+has no step ID, and keys from (workflow ID, tool call ID), which is durable because the model's
+reply was recorded as a step before the tool ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
+
+from dbos import DBOS
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import FunctionToolset
+
+from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
+from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.spec.job import Job
+
+F = TypeVar("F", bound=Callable[..., Any])
+MODEL_NAME = "crashsweep-scripted"
+
+
+def turns_done(messages: Sequence[ModelMessage]) -> int:
+    """The tool turns answered so far: the model's earlier replies that called tools."""
+    return sum(1 for message in messages if isinstance(message, ModelResponse) and message.tool_calls)
+
+
+def before_record(fallback: str) -> None:
+    """Pass "before recording step N" inside a DBOS step; `fallback` outside one (a run with no DBOS)."""
+    step = DBOS.step_id
+    crashpoint(f"before recording step {step}" if step is not None else fallback)
+
+
+class ScriptedFunction:
+    """The function of a FunctionModel that plays a job: each ask is answered by script.ScriptedModel.
+
+    The reply is written to the model's ledger before it is returned (as a provider has handed
+    it out), then the point "before recording step N" is passed: under DBOS the model request
+    is step N, and its reply is not recorded yet.
+    """
+
+    def __init__(self, job: Job, call_ids: str = "stable") -> None:
+        self.script = ScriptedModel(job, call_ids)
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """The next tool turn's calls, or the final answer after the last one."""
+        done = turns_done(messages)
+        calls = self.script.reply(done)
+        if calls is None:
+            response = ModelResponse(parts=[TextPart(f"done: {done} tool turn(s)")], model_name=MODEL_NAME)
+        else:
+            parts = [ToolCallPart(call.name, dict(call.args), tool_call_id=call.id) for call in calls]
+            response = ModelResponse(parts=parts, model_name=MODEL_NAME)
+        before_record(f"model replied to turn {done + 1}")
+        return response
+
+
+def scripted_model(job: Job, call_ids: str = "stable") -> FunctionModel:
+    """A pydantic-ai model that plays `job` with no network (in production: "openai:...", etc.)."""
+    return FunctionModel(ScriptedFunction(job, call_ids), model_name=MODEL_NAME)
+
+
+def step_crash_points(function: F) -> F:
+    """A step's function, then "before recording step N" (put it under @DBOS.step(); async or not).
+
+    dbos.crash_points does the same for a plain function; an async function's result is a
+    coroutine, so the point must be passed after it is awaited.
+    """
+    if inspect.iscoroutinefunction(function):
+
+        @functools.wraps(function)
+        async def async_step(*args: Any, **kwargs: Any) -> Any:
+            result = await function(*args, **kwargs)
+            before_record(f"{function.__name__} returned")
+            return result
+
+        return async_step  # type: ignore[return-value]
+
+    @functools.wraps(function)
+    def step(*args: Any, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        before_record(f"{function.__name__} returned")
+        return result
+
+    return step  # type: ignore[return-value]
+
+
+class AgentTools:
+    """The tracker tools' bodies for pydantic-ai tools: call them from your tools (`@agent.tool`).
+
+    Each write records the workflow ID as its run and `ctx.tool_call_id` as its call; `keys`
+    may be changed after the tools are made (e.g. from `--arg keys=off` when the run starts).
+    """
+
+    def __init__(self, keys: bool = True, client: TrackerClient | None = None) -> None:
+        self.ops = TrackerTools(keys, client)
+
+    @property
+    def keys(self) -> bool:
+        """Whether writes carry idempotency keys."""
+        return self.ops.keys
+
+    @keys.setter
+    def keys(self, keys: bool) -> None:
+        self.ops.keys = keys
+
+    @staticmethod
+    def ids(ctx: RunContext[Any]) -> tuple[str, str, tuple[str, str]]:
+        """The write's run, call and key parts: (workflow, step N) in a step, else (workflow, tool call ID)."""
+        call = str(ctx.tool_call_id)
+        run = DBOS.workflow_id or ctx.run_id or "run"
+        step = DBOS.step_id
+        return run, call, (run, f"step {step}" if step is not None else call)
+
+    def create_issue(self, ctx: RunContext[Any], title: str) -> str:
+        """File an issue; the tool's answer."""
+        run, call, parts = self.ids(ctx)
+        return self.ops.create_issue(title, run=run, call=call, key_parts=parts)
+
+    def comment(self, ctx: RunContext[Any], issue_title: str, body: str) -> str:
+        """Comment on the first issue titled `issue_title`; the tool's answer."""
+        run, call, parts = self.ids(ctx)
+        return self.ops.comment(issue_title, body, run=run, call=call, key_parts=parts)
+
+    def search(self, query: str) -> str:
+        """The issues matching `query`."""
+        return self.ops.search(query)
+
+
+def tracker_toolset(tools: AgentTools, *, steps: bool = False) -> FunctionToolset[Any]:
+    """create_issue, comment and search_issues as async pydantic-ai tools; with `steps`, each a DBOS step.
+
+    Async, as pydantic-ai's examples write tools: the calls of one turn then run as tasks on
+    the run's event loop, in the model's order (a sync tool runs on a worker thread, and two
+    of them in one turn would reach the tracker, and DBOS's step counter, in any order).
+    Without `steps` the tools run inline in the workflow, as pydantic-ai runs them by default.
+    """
+
+    async def create_issue(ctx: RunContext[Any], title: str) -> str:
+        """File an issue in the tracker with this title."""
+        return tools.create_issue(ctx, title)
+
+    async def comment(ctx: RunContext[Any], issue_title: str, body: str) -> str:
+        """Comment on the issue with this title."""
+        return tools.comment(ctx, issue_title, body)
+
+    async def search_issues(query: str) -> str:
+        """Search the tracker's issues."""
+        return tools.search(query)
+
+    if not steps:
+        return FunctionToolset([create_issue, comment, search_issues])
+
+    def step(function: F) -> F:
+        return cast(F, DBOS.step(name=f"crashsweep.{function.__name__}")(step_crash_points(function)))
+
+    return FunctionToolset([step(create_issue), step(comment), step(search_issues)])
+
+
+def warm_up() -> None:
+    """Run a throwaway agent once, outside DBOS, with no tools and no crash point.
+
+    pydantic-ai imports much on a model's creation and an agent's first run (genai-prices'
+    data, anyio's asyncio backend, the capabilities): 0.2-0.3 s. A sweep's zygote calls this
+    before it forks, so that every swept process finds them imported.
+    """
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart("warm")], model_name=MODEL_NAME)
+
+    agent = Agent(FunctionModel(answer, model_name=MODEL_NAME), name="crashsweep-warm-up")
+    asyncio.run(agent.run("warm up"))

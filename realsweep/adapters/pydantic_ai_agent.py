@@ -1,0 +1,109 @@
+"""The built-in pydantic-ai agent: a durable agent under DBOS that plays a job, swept by `--framework pydantic-ai`.
+
+An `Agent` with the scripted model (pydantic_ai.scripted_model) and the tracker tools, made
+durable by pydantic-ai's `DBOSDurability` capability and run with `run_sync` inside a
+`@DBOS.workflow`, as pydantic-ai's DBOS guide runs it: each model request is a DBOS step; the
+tools are plain async tools, not steps (pydantic-ai's default; `--tool-steps on` wraps each in
+a step of its own). DBOS's system database is SQLite in the work directory. One process
+launches DBOS and runs workflow "triage" to its end (starting it, or waiting for its recovery).
+
+Under a sweep the zygote calls `zygote_warm` once per fork: as for the DBOS agent, a system
+database is migrated once (dbos_agent.migrated) and laid down in each fresh world.
+
+    python -m crashsweep.realsweep.adapters.pydantic_ai_agent [--job FILE] [--keys on|off]
+        [--call-ids stable|fresh] [--tool-steps off|on]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from dbos import DBOS, DBOSConfig
+from pydantic_ai import Agent
+from pydantic_ai.durable_exec.dbos import DBOSDurability
+
+from crashsweep.realsweep.adapters.dbos import POLL, install_crash_points, launch_or_recover
+from crashsweep.realsweep.adapters.dbos_agent import SYSTEM_DATABASE, migrated
+from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model, tracker_toolset, warm_up
+from crashsweep.realsweep.adapters.script import CALL_IDS, workdir
+from crashsweep.spec.job import TRIAGE, load_job
+
+WORKFLOW = "triage"
+AGENT_NAME = "triage"
+_setup: dict[str, Any] = {}  # the process's agent and job, set by main() before DBOS launches
+_template: list[bytes] = []  # a freshly migrated system database, once the zygote has made it (zygote_warm)
+
+
+@DBOS.workflow(name="crashsweep.pydantic_ai.triage")
+def triage() -> str:
+    """Run the agent on the job's prompt; its final answer."""
+    agent: Agent[None, str] = _setup["agent"]
+    return agent.run_sync(f"Run the {_setup['job'].name} job.").output
+
+
+def build(job_path: str | None, *, keys: bool, call_ids: str, tool_steps: bool) -> Agent[None, str]:
+    """The agent: the scripted model for the job, the tracker tools, DBOSDurability."""
+    job = TRIAGE if job_path is None else load_job(Path(job_path))
+    _setup["job"] = job
+    tools = tracker_toolset(AgentTools(keys=keys), steps=tool_steps)
+    return Agent(
+        scripted_model(job, call_ids),
+        name=AGENT_NAME,
+        toolsets=[tools],
+        capabilities=[DBOSDurability()],
+    )
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The agent's options."""
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.pydantic_ai_agent")
+    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--keys", choices=("on", "off"), default="on")
+    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    parser.add_argument("--tool-steps", choices=("off", "on"), default="off", help="wrap each tool in a DBOS step")
+    return parser.parse_args(argv)
+
+
+def zygote_warm(argv: list[str]) -> None:
+    """In the zygote, before a fork: migrate a system database and warm pydantic-ai up, once."""
+    if not _template:
+        _template.append(migrated())
+        warm_up()
+
+
+def config(database: Path) -> DBOSConfig:
+    """DBOS's configuration: SQLite at `database`, migrated by launch unless a template was laid down."""
+    return {
+        "name": "crashsweep-pydantic-ai",
+        "system_database_url": f"sqlite:///{database}",
+        "application_version": "crashsweep-example",
+        "executor_id": "local",
+        "log_level": "WARNING",
+        "run_migrations": not _template,
+        "notification_listener_polling_interval_sec": POLL,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run workflow "triage" to its end from what the work directory holds."""
+    args = parse(sys.argv[1:] if argv is None else argv)
+    _setup["agent"] = build(
+        args.job, keys=args.keys == "on", call_ids=args.call_ids, tool_steps=args.tool_steps == "on"
+    )
+    database = (workdir() / SYSTEM_DATABASE).resolve()
+    if _template and not database.exists():
+        database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
+    install_crash_points()
+    DBOS(config=config(database))
+    try:
+        launch_or_recover(triage, WORKFLOW)
+    finally:
+        DBOS.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
