@@ -33,15 +33,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, FunctionTool, Model, ModelResponse, Runner, RunResult, RunState, Usage, function_tool
+from agents import Agent, Model, ModelResponse, Runner, RunResult, RunState, Tool, Usage, function_tool
 from agents.items import ToolApprovalItem, TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.memory import Session
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools, ledger_ids
-from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.spec import metrics
 from crashsweep.spec.job import Job
 
 RUN: contextvars.ContextVar[str] = contextvars.ContextVar("crashsweep_openai_agents_run", default="session")
@@ -125,7 +126,7 @@ def tracker_tools(
     keys: bool = True,
     client: TrackerClient | None = None,
     needs_approval: Iterable[str] | Callable[[str], bool] = (),
-) -> list[FunctionTool]:
+) -> list[Tool]:
     """create_issue, comment and search_issues on the tracker, each between crash points; keys from (session, call).
 
     The tools are async functions whose tracker request blocks the event loop: the calls of
@@ -264,8 +265,9 @@ def final_text(item: TResponseInputItem) -> str:
 
 
 def decide(state: RunState[Any], approve: Approver) -> None:
-    """The person's answer to every tool call the run waits on: approved or rejected."""
+    """The person's answer to every tool call the run waits on: approved or rejected (each counted an approval)."""
     for item in state.get_interruptions():
+        count(metrics.APPROVALS)
         if approve(item):
             state.approve(item)
         else:

@@ -47,7 +47,7 @@ def build(job: Job, *, keys: bool, call_ids: str) -> Agent[Any]:
         name="triage",
         instructions=f"Run the {job.name} job with the tracker's tools.",
         model=ScriptedAgentsModel(job, call_ids),
-        tools=list(tracker_tools(keys=keys, needs_approval=needs_approval)),
+        tools=tracker_tools(keys=keys, needs_approval=needs_approval),
     )
 
 
