@@ -124,7 +124,7 @@ LIST_POINTS_HELP = "run the program once, uninterrupted, and list its crash poin
 POINTS_HELP = (
     "how crash points are found (spec/POINTS.md): the program's crashpoint() marks; auto: at a Python"
     " program's effects (files, fsyncs, renames, sockets), no marks needed; syscalls: at any program's"
-    " system calls, traced with strace"
+    " system calls, traced by a ptrace tracer of its own"
 )
 POINTS_FILTER_HELP = (
     "with --points auto or syscalls: {} the points of these effect kinds (fsync, send, ...) or file/site globs"

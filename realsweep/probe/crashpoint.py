@@ -257,6 +257,11 @@ def die() -> None:
     os._exit(KILLED_STATUS)
 
 
+def hold(index: int) -> None:
+    """Under a snapshot sweep, wait at point `index` (passed by another's count: the syscall tracer's)."""
+    _snapshot(index)
+
+
 def _snapshot(index: int) -> None:
     """Under a snapshot sweep, wait at point `index` while the sweep copies the world."""
     global _pipes

@@ -352,9 +352,9 @@ def _argv(target: Target, options: SweepOptions) -> tuple[str, ...]:
     installs the hooks that find them (probe/auto.py) before calling it.
     """
     if options.points.syscalls:
-        from crashsweep.realsweep import syscalls
+        from crashsweep.realsweep.syscalls import command
 
-        return syscalls.wrap(target.argv)
+        return command.wrap(target.argv)
     if options.points.auto and target.fork is not None:
         entry = (sys.executable, *_flags(target), "-m", "crashsweep.realsweep.probe.entry")
         return (*entry, target.fork, *target.fork_argv)
@@ -411,9 +411,9 @@ def check_points(target: Target, options: SweepOptions) -> None:
             " a command: give --points syscalls"
         )
     if options.points.syscalls:
-        from crashsweep.realsweep import syscalls
+        from crashsweep.realsweep.syscalls import command
 
-        syscalls.check()
+        command.check()
 
 
 @contextmanager

@@ -12,11 +12,5 @@
 - command.py: `wrap` (the shim's command line) and `check` (can this machine trace?), what the
   runner calls.
 
-The standard library and the probe only. This file re-exports command.py's two functions
-until process/runner.py calls `syscalls.command` (a package file is to import nothing,
-tests/test_layers.py).
+The standard library and the probe only. This file imports nothing (tests/test_layers.py).
 """
-
-from crashsweep.realsweep.syscalls.command import check, wrap
-
-__all__ = ["check", "wrap"]

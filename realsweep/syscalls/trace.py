@@ -10,6 +10,10 @@ same as crashpoint.py does inside a Python program:
   and child is killed by SIGKILL, the chosen one in its syscall-entry stop (the call never
   runs), and the shim then kills itself by SIGKILL: to the sweep the process died as at a
   marked point. Not chosen: the shim exits with the program's own status;
+- CRASHSWEEP_SNAPSHOT=<folder> (a merging sweep's snapshots): at each point not chosen the
+  shim holds the call at its entry and asks the sweep to copy the world, as crashpoint.py
+  does (its own process ID is the one stopped meanwhile; the program is held by the tracer),
+  so one run gives the world a kill at each of its points would leave;
 - CRASHSWEEP_FS_JOURNAL=<file> (power loss): the work folder as the process found it is copied
   to <file>.start, and each call on a file under the work folder that returned appends one
   JSON line to <file> (journal.py); durable.py rebuilds from both what a power cut leaves.
@@ -80,6 +84,7 @@ class Shim(Tracee):
                 assert self.tracer is not None
                 self.tracer.kill_all()
                 return
+            crashpoint.hold(self.passed)  # a snapshot sweep copies the world while the call waits at its entry
         if self.journal is not None:
             self.journal.enter(pid, effect)
 

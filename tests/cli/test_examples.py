@@ -17,7 +17,8 @@ def test_examples_copies_every_shipped_file_as_in_the_checkout(
     out = capsys.readouterr().out
     copied = sorted(p.relative_to(tmp_path / "mine").as_posix() for p in (tmp_path / "mine").rglob("*") if p.is_file())
     wanted = [*(ROOT / "examples").glob("*.toml"), *(ROOT / "docs" / "designs").glob("*.toml")]
-    wanted += [*(ROOT / "docs" / "examples").glob("*.py"), ROOT / "docs" / "my-design.toml"]
+    wanted += [*(ROOT / "docs" / "examples").glob("*.py"), *(ROOT / "docs" / "examples").glob("*.toml")]
+    wanted += [ROOT / "docs" / "my-design.toml"]
     assert copied == sorted(p.relative_to(ROOT).as_posix() for p in wanted)
     assert all((tmp_path / "mine" / name).read_bytes() == (ROOT / name).read_bytes() for name in copied)
     assert out.startswith(f"copied {len(copied)} files into {tmp_path / 'mine'} ")

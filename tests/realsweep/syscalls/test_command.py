@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import syscalls
 from crashsweep.realsweep.syscalls import command
 
 
@@ -23,7 +22,3 @@ def test_check_refuses_another_system(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.platform", "darwin")
     with pytest.raises(ValueError, match="ptrace on Linux; this is darwin"):
         command.check()
-
-
-def test_the_package_gives_the_runner_both() -> None:
-    assert (syscalls.wrap, syscalls.check) == (command.wrap, command.check)
