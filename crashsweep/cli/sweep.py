@@ -150,13 +150,20 @@ def _state_key(spec: str | None) -> api.StateKey | None:
 
 
 def _nemesis(
-    text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool, dedup: bool
+    text: str | None, call_ids: str | None, depth: int, reference_loop: bool, replaying: bool, dedup: bool, traced: bool
 ) -> api.Nemesis:
-    """The faults and call IDs of a sweep of the reference loop, checked before any process starts."""
+    """The faults and call IDs of a sweep, checked before any process starts.
+
+    The reference loop takes every fault; any other program only power-loss, and only with its
+    points at its system calls (`traced`): the cut rebuilds its files from the traced journal.
+    """
     if text is None:
         return api.Nemesis((), reference_loop and call_ids == "fresh")
-    if not reference_loop:
-        raise click.UsageError("--faults goes with --variant or --design (the reference loop)")
+    if not reference_loop and not (traced and text.strip() == "power-loss"):
+        raise click.UsageError(
+            "--faults goes with --variant or --design (the reference loop); your own program takes"
+            " --faults power-loss with --points syscalls"
+        )
     if replaying:
         raise click.UsageError("--crash re-runs a scenario of crashes: it takes no --faults")
     try:
@@ -300,7 +307,9 @@ def sweep(
         raise click.UsageError(str(error)) from None
     crashes = [sweep_scenarios.parse_crash(point) for point in crash_points]
     reference_loop = variant is not None or design_path is not None
-    nemesis = _nemesis(faults_text, call_ids, depth, reference_loop, bool(crashes), dedup)
+    nemesis = _nemesis(faults_text, call_ids, depth, reference_loop, bool(crashes), dedup, points.syscalls)
+    if "power-loss" in nemesis.faults and points.modes == ("auto",):
+        raise click.UsageError("--faults power-loss cuts at marked or syscall points: give --points marked,auto")
     if (state_key_spec is not None or kill) and not dedup:
         raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
     dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
@@ -320,6 +329,7 @@ def sweep(
             assert target_spec is not None
             assert check_spec is not None
             source = _target_source(target_spec, check_spec, args, tracker)
+            source.nemesis = nemesis
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
         source.command += points.args()
         if list_points:

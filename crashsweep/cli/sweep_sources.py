@@ -64,7 +64,7 @@ class Source:
         """Sweep it."""
         if self.sweep is not None:
             return self.sweep(options, progress)
-        return api.sweep(self.target, self.check, options, progress)
+        return api.sweep(self.target, self.check, options, progress, self.nemesis)
 
 
 def variant_source(
