@@ -56,15 +56,15 @@ def describe(items: Iterable[TResponseInputItem], names: dict[str, str]) -> str:
     calls: list[str] = []
     results: list[str] = []
     for item in items:
-        kind = item.get("type", "message") if isinstance(item, dict) else type(item).__name__
-        if kind == "message" and isinstance(item, dict):
+        item_type = item.get("type", "message") if isinstance(item, dict) else type(item).__name__
+        if item_type == "message" and isinstance(item, dict):
             parts.append({"user": "user input", "assistant": "final answer"}.get(str(item.get("role")), "message"))
-        elif kind == "function_call" and isinstance(item, dict):
+        elif item_type == "function_call" and isinstance(item, dict):
             calls.append(str(item.get("name")))
-        elif kind == "function_call_output" and isinstance(item, dict):
+        elif item_type == "function_call_output" and isinstance(item, dict):
             results.append(names.get(str(item.get("call_id")), "a tool"))
         else:
-            parts.append(str(kind))
+            parts.append(str(item_type))
     if calls:
         parts.append("reply calling " + ", ".join(calls))
     if results:
