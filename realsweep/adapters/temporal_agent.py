@@ -1,0 +1,137 @@
+"""The built-in Temporal agent: a workflow playing a job, model and tools as activities (`--framework temporal`).
+
+The workflow asks the scripted model for each tool turn in an activity (its reply, with its
+call IDs, is in the model's ledger before the activity ends) and runs each call in an activity
+of its own, one after the other; the activities are plain functions run on the worker's thread
+pool, as Temporal's docs advise for blocking code. One process is a worker and the client that
+starts workflow "triage" (or attaches to it after a crash): it runs the worker until the
+workflow's result is in, then exits. The history is in the sweep's dev server (temporal.py),
+which outlives every process.
+
+Activity options, as a user would set them for a sweep: start-to-close 1 s and retries without
+a limit (Temporal's default) after 50 ms. A worker killed mid-activity never reports; the
+server times the attempt out after start-to-close and schedules the next attempt after the
+retry interval, so every crash inside an activity costs its restart about 1.05 s of waiting
+(in production these are minutes: the same behaviour on another time scale). An activity that
+outlives its start-to-close while its worker is alive gets a second live attempt beside it
+(Temporal's at-least-once delivery): 1 s is 30 to 100 times this agent's activities.
+
+    python -m crashsweep.realsweep.adapters.temporal_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio import activity, workflow
+from temporalio.client import Client
+from temporalio.common import RetryPolicy
+from temporalio.worker import Worker
+
+with workflow.unsafe.imports_passed_through():  # the workflow's sandbox shares these modules, not re-imports them
+    from crashsweep.realsweep.adapters.script import CALL_IDS, ScriptedModel
+    from crashsweep.realsweep.adapters.temporal import (
+        CRASHSWEEP_FROM_SCRATCH,
+        SWEEP_WORKER,
+        ActivityTools,
+        CrashPointInterceptor,
+        run_to_end,
+        scenario,
+        zygote_warm,
+    )
+    from crashsweep.spec.job import TRIAGE, load_job
+
+__all__ = ["CRASHSWEEP_FROM_SCRATCH", "Triage", "ask_model", "main", "run_tool", "zygote_warm"]
+
+WORKFLOW = "triage"
+START_TO_CLOSE = timedelta(seconds=1)
+RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=50), backoff_coefficient=1.0)
+"""Unbounded attempts (Temporal's default), 50 ms apart: a restart waits for the timeout, not for a backoff."""
+_setup: dict[str, Any] = {}  # the process's model and tools, set by main() before the worker starts
+
+
+@activity.defn
+def ask_model(turns_done: int) -> list[dict[str, Any]]:
+    """The model's reply for the next tool turn (empty: the final answer)."""
+    model: ScriptedModel = _setup["model"]
+    return [asdict(call) for call in model.reply(turns_done) or []]
+
+
+@activity.defn
+def run_tool(call: dict[str, Any]) -> str:
+    """One tool call, against the tracker."""
+    tools: ActivityTools = _setup["tools"]
+    args = call["args"]
+    if call["name"] == "create_issue":
+        return tools.create_issue(call["id"], args["title"])
+    if call["name"] == "comment":
+        return tools.comment(call["id"], args["issue_title"], args["body"])
+    return tools.search(call["id"], args["query"])
+
+
+@workflow.defn(name="triage")
+class Triage:
+    """Ask, run the turn's calls, ask again, until the model answers; the tool turns run."""
+
+    @workflow.run
+    async def run(self) -> int:
+        turns_done = 0
+        while calls := await workflow.execute_activity(
+            ask_model, turns_done, start_to_close_timeout=START_TO_CLOSE, retry_policy=RETRY
+        ):
+            for call in calls:
+                await workflow.execute_activity(
+                    run_tool, call, start_to_close_timeout=START_TO_CLOSE, retry_policy=RETRY
+                )
+            turns_done += 1
+        return turns_done
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The agent's options."""
+    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.temporal_agent")
+    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--keys", choices=("on", "off"), default="on")
+    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    return parser.parse_args(argv)
+
+
+async def run_workflow() -> int:
+    """Be the scenario's worker until workflow "triage" has ended; the tool turns it ran."""
+    names = scenario(WORKFLOW)
+    client = await Client.connect(names.address)
+    with ThreadPoolExecutor(max_workers=4) as executor:
+        async with Worker(
+            client,
+            task_queue=names.task_queue,
+            workflows=[Triage],
+            activities=[ask_model, run_tool],
+            activity_executor=executor,
+            interceptors=[CrashPointInterceptor()],
+            **SWEEP_WORKER,
+        ):
+            turns: int = await run_to_end(
+                client, Triage.run, id=names.workflow_id(WORKFLOW), task_queue=names.task_queue
+            )
+    return turns
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run workflow "triage" to its end, from the start or after a crash."""
+    args = parse(sys.argv[1:] if argv is None else argv)
+    job = TRIAGE if args.job is None else load_job(Path(args.job))
+    _setup["model"] = ScriptedModel(job, args.call_ids)
+    _setup["tools"] = ActivityTools(keys=args.keys == "on")
+    asyncio.run(run_workflow())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

