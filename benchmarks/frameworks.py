@@ -1,7 +1,7 @@
-"""Benchmark: the built-in LangGraph and DBOS agents on the triage job, swept at depth 2, one row per setup.
+"""Benchmark: the built-in framework agents on the triage job, swept at depth 2, one row per setup.
 
 Each setup is the example agent of realsweep/adapters/ (LangGraph 1.2 with its SQLite saver,
-or a DBOS 3.4 workflow on SQLite), with idempotency keys off or on, the model's call IDs
+a DBOS 3.4 workflow on SQLite, the OpenAI Agents SDK 0.24 with its SQLiteSession), with idempotency keys off or on, the model's call IDs
 stable (the job's) or fresh (new on every ask), and, for LangGraph, a durability mode. The
 depth-1 figures are the one-crash scenarios of the same sweep. It takes a long while (a few
 thousand framework processes), so CI runs depth 1 (tests/realsweep/adapters/test_builtin.py) and
@@ -62,6 +62,9 @@ SETUPS = (
     ("LangGraph exit, keys, call IDs fresh on every ask", "langgraph", True, "fresh", "exit"),
     ("DBOS, no keys", "dbos", False, "stable", None),
     ("DBOS, keys from (workflow_id, step id)", "dbos", True, "stable", None),
+    ("OpenAI Agents SDK, no keys", "openai-agents", False, "stable", None),
+    ("OpenAI Agents SDK, keys from (session, call_id)", "openai-agents", True, "stable", None),
+    ("OpenAI Agents SDK, keys, call IDs fresh on every ask", "openai-agents", True, "fresh", None),
 )
 
 
