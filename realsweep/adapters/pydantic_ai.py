@@ -163,6 +163,10 @@ def tracker_toolset(tools: AgentTools, *, steps: bool = False) -> FunctionToolse
     the run's event loop, in the model's order (a sync tool runs on a worker thread, and two
     of them in one turn would reach the tracker, and DBOS's step counter, in any order).
     Without `steps` the tools run inline in the workflow, as pydantic-ai runs them by default.
+    With `steps`, the steps of one turn start in the model's order (DBOS numbers them so), but
+    each awaits its record on one of DBOS's threads and the next starts meanwhile: the points
+    of two steps interleave, and a crash between them may find either one recorded. Give
+    `DBOSDurability(parallel_execution_mode="sequential")` for one window per step.
     """
 
     async def create_issue(ctx: RunContext[Any], title: str) -> str:

@@ -3,15 +3,14 @@
 An `Agent` with the scripted model (pydantic_ai.scripted_model) and the tracker tools, made
 durable by pydantic-ai's `DBOSDurability` capability and run with `run_sync` inside a
 `@DBOS.workflow`, as pydantic-ai's DBOS guide runs it: each model request is a DBOS step; the
-tools are plain async tools, not steps (pydantic-ai's default; `--tool-steps on` wraps each in
-a step of its own). DBOS's system database is SQLite in the work directory. One process
+tools are plain async tools, not steps (pydantic-ai's default: docs/examples/my_pydantic_agent.py
+has a tool that is a step). DBOS's system database is SQLite in the work directory. One process
 launches DBOS and runs workflow "triage" to its end (starting it, or waiting for its recovery).
 
 Under a sweep the zygote calls `zygote_warm` once per fork: as for the DBOS agent, a system
 database is migrated once (dbos_agent.migrated) and laid down in each fresh world.
 
-    python -m crashsweep.realsweep.adapters.pydantic_ai_agent [--job FILE] [--keys on|off]
-        [--call-ids stable|fresh] [--tool-steps off|on]
+    python -m crashsweep.realsweep.adapters.pydantic_ai_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
 """
 
 from __future__ import annotations
@@ -44,11 +43,11 @@ def triage() -> str:
     return agent.run_sync(f"Run the {_setup['job'].name} job.").output
 
 
-def build(job_path: str | None, *, keys: bool, call_ids: str, tool_steps: bool) -> Agent[None, str]:
+def build(job_path: str | None, *, keys: bool, call_ids: str) -> Agent[None, str]:
     """The agent: the scripted model for the job, the tracker tools, DBOSDurability."""
     job = TRIAGE if job_path is None else load_job(Path(job_path))
     _setup["job"] = job
-    tools = tracker_toolset(AgentTools(keys=keys), steps=tool_steps)
+    tools = tracker_toolset(AgentTools(keys=keys))
     return Agent(
         scripted_model(job, call_ids),
         name=AGENT_NAME,
@@ -63,7 +62,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
     parser.add_argument("--keys", choices=("on", "off"), default="on")
     parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
-    parser.add_argument("--tool-steps", choices=("off", "on"), default="off", help="wrap each tool in a DBOS step")
     return parser.parse_args(argv)
 
 
@@ -90,9 +88,7 @@ def config(database: Path) -> DBOSConfig:
 def main(argv: list[str] | None = None) -> int:
     """Run workflow "triage" to its end from what the work directory holds."""
     args = parse(sys.argv[1:] if argv is None else argv)
-    _setup["agent"] = build(
-        args.job, keys=args.keys == "on", call_ids=args.call_ids, tool_steps=args.tool_steps == "on"
-    )
+    _setup["agent"] = build(args.job, keys=args.keys == "on", call_ids=args.call_ids)
     database = (workdir() / SYSTEM_DATABASE).resolve()
     if _template and not database.exists():
         database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
