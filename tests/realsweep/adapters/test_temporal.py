@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.adapters import script, temporal
-from crashsweep.realsweep.process.runner import runner
-from crashsweep.realsweep.sweep import Crash, SweepError, SweepOptions, Target, sweep
+from crashsweep.realsweep.sweep import SweepError, SweepOptions, Target, sweep
 from crashsweep.realsweep.tracker.service import package_pythonpath
-from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.job import load_job
 from tests.realsweep.helpers import child_env
 
 MODULE = "crashsweep.realsweep.adapters.temporal_agent"
@@ -53,26 +52,6 @@ def expected_points() -> list[str]:
             points.append(effects[number])
         points.append(f"before reporting activity {kind} {number}")
     return points
-
-
-def test_a_run_passes_every_activitys_points_and_a_restart_retries_the_killed_activity() -> None:
-    """Keys off, one zygote and server: the 17 points; then two crashes in run_tool 2 (create_a), restarted.
-
-    Killed after the tracker filed create_a, the server never hears of the attempt: it times it
-    out after start-to-close, the restart's worker runs attempt 2 (the same points from
-    "before activity run_tool 2" on) and files create_a again: one duplicate. Killed before
-    the body, the attempt had no effect: attempt 2 files it once.
-    """
-    with runner(agent_target("off"), script.check(TRIAGE), SweepOptions(depth=1, workers=1), None) as one:
-        baseline = one.run(())
-        assert list(baseline.points) == expected_points()
-        assert (baseline.outcome.dups, baseline.outcome.missing, baseline.outcome.applied) == (0, 0, 3)
-        after_effect = one.run((Crash(4, "tracker filed issue create_a"),))
-        assert list(after_effect.points) == expected_points()[2:]
-        assert (after_effect.outcome.dups, after_effect.outcome.missing) == (1, 0)
-        before_body = one.run((Crash(3, "before activity run_tool 2"),))
-        assert list(before_body.points) == expected_points()[2:]
-        assert (before_body.outcome.dups, before_body.outcome.missing) == (0, 0)
 
 
 def test_a_merging_sweep_is_refused_at_its_first_restored_world(tmp_path: Path) -> None:
