@@ -85,23 +85,28 @@ def test_keys_off_a_plain_tool_is_made_again_by_every_recovery(
     workflow's SUCCESS is recorded duplicates it: "tracker filed issue create_a", before and
     after recording step 2 (the final answer: recorded, and the tool still runs again), and
     before recording SUCCESS: 4 scenarios, 1 duplicate each. The first three points come
-    before the write; after SUCCESS recovery has nothing to run.
+    before the write; after SUCCESS recovery has nothing to run. A crash before recording
+    step 1 or 2 has the model asked again for that reply: calls+ 2.
     """
     status, row = sweep_json(capsys, one_write, "--keys", "off", "--depth", "1", "--workers", "2")
     assert status == 1
     assert row["variant"] == "pydantic-ai, keys off, call IDs stable"
-    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (8, 4, 4, 0)
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"], row["calls_plus"]) == (8, 4, 4, 0, 2)
 
 
-def test_keys_from_the_workflow_and_the_tool_call_id_leave_no_duplicate(
+def test_keys_from_the_workflow_and_the_tool_call_id_leave_no_duplicate_even_with_fresh_call_ids(
     capsys: pytest.CaptureFixture[str], one_write: Path
 ) -> None:
-    """Keys on, depth 1: the 4 recoveries above send the write again with the same key: no duplicate.
+    """Keys on, depth 1, a model that hands out new call IDs on every ask: no duplicate.
 
-    The key is derived from (workflow ID, tool call ID); the tool call ID is in the model's
-    reply, which DBOS recorded (step 1) before the tool ran, so the recovery replays the same
-    ID. A crash before that record (points 1-2) re-asks the model before any write.
+    The key is derived from (workflow ID, tool call ID). The tool call ID is in the model's
+    reply, which DBOS recorded (step 1) before the tool ran, so each of the 4 recoveries above
+    replays the same ID and sends the write again with the same key. A crash before that
+    record (points 1-2) has the model asked again, for new IDs, before any write. With the
+    job's IDs (stable) nothing can change the key; the docs page sweeps that on the triage job.
+    The model is asked again after the two crashes before a reply's record: calls+ 2.
     """
-    status, row = sweep_json(capsys, one_write, "--keys", "on", "--depth", "1", "--workers", "2")
+    status, row = sweep_json(capsys, one_write, "--keys", "on", "--call-ids", "fresh", "--depth", "1", "--workers", "2")
     assert status == 0
-    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (8, 0, 0, 0)
+    assert row["variant"] == "pydantic-ai, keys on, call IDs fresh"
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"], row["calls_plus"]) == (8, 0, 0, 0, 2)
