@@ -107,7 +107,7 @@ def test_bootstrap_alone_installs_everything_bin_check_tests(tree: Path) -> None
     _run(tree, "bin/crashsweep", "variants")
     done = _run(tree, "bin/bootstrap")
     assert done.returncode == 0, done.stderr
-    assert _installs(tree) == [".", ".[dev,langgraph,dbos,ray]"]
+    assert _installs(tree) == [".", ".[dev,langgraph,dbos,ray,openai-agents,pydantic-ai]"]
     assert _run(tree, "bin/bootstrap").stderr == ""
     assert _run(tree, "bin/crashsweep", "sweep", "--framework", "dbos").stderr == ""
     assert len(_installs(tree)) == 2
