@@ -21,9 +21,9 @@ The crash points:
 `AgentTools` are the tracker tools' bodies (script.TrackerTools) for pydantic-ai tools: the
 record's run is the DBOS workflow ID, its call the model's tool call ID (`ctx.tool_call_id`,
 mapped back to the job's call by the model's ledger). With keys, a tool that runs as a DBOS
-step keys its write from (workflow ID, step ID), as DBOS recommends; a tool that is not a step
-has no step ID, and keys from (workflow ID, tool call ID), which is durable because the model's
-reply was recorded as a step before the tool ran.
+step keys its write from (workflow ID, step ID), as the DBOS adapter does; a tool that is not
+a step has no step ID, and keys from (workflow ID, tool call ID), which is durable because the
+model's reply was recorded as a step before the tool ran.
 """
 
 from __future__ import annotations
