@@ -28,11 +28,13 @@ from crashsweep.realsweep.adapters.dbos import POLL, install_crash_points, launc
 from crashsweep.realsweep.adapters.dbos_agent import SYSTEM_DATABASE, migrated
 from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model, tracker_toolset, warm_up
 from crashsweep.realsweep.adapters.script import CALL_IDS, workdir
-from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.job import TRIAGE, Job, load_job
 
 WORKFLOW = "triage"
 AGENT_NAME = "triage"
 _setup: dict[str, Any] = {}  # the process's agent and job, set by main() before DBOS launches
+_agents: dict[tuple[str | None, str, str], tuple[Job, Agent[None, str]]] = {}
+"""The job and the agent per (job file, keys, call IDs): made once per process tree (see `agent_for`)."""
 _template: list[bytes] = []  # a freshly migrated system database, once the zygote has made it (zygote_warm)
 
 
@@ -43,10 +45,21 @@ def triage() -> str:
     return agent.run_sync(f"Run the {_setup['job'].name} job.").output
 
 
-def build(job_path: str | None, *, keys: bool, call_ids: str) -> Agent[None, str]:
+def agent_for(args: argparse.Namespace) -> tuple[Job, Agent[None, str]]:
+    """The job and the agent of the parsed options: made in the zygote (zygote_warm), or now.
+
+    Made once per process: DBOSDurability registers the agent's operations with DBOS by its
+    name, and a second agent of the same name in one process is registered again (DBOS warns).
+    """
+    key = (args.job, args.keys, args.call_ids)
+    if key not in _agents:
+        job = TRIAGE if args.job is None else load_job(Path(args.job))
+        _agents[key] = job, build(job, keys=args.keys == "on", call_ids=args.call_ids)
+    return _agents[key]
+
+
+def build(job: Job, *, keys: bool, call_ids: str) -> Agent[None, str]:
     """The agent: the scripted model for the job, the tracker tools, DBOSDurability."""
-    job = TRIAGE if job_path is None else load_job(Path(job_path))
-    _setup["job"] = job
     tools = tracker_toolset(AgentTools(keys=keys))
     return Agent(
         scripted_model(job, call_ids),
@@ -66,10 +79,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def zygote_warm(argv: list[str]) -> None:
-    """In the zygote, before a fork: migrate a system database and warm pydantic-ai up, once."""
+    """In the zygote, before a fork: migrate a system database and warm pydantic-ai up, once; make the agent."""
     if not _template:
         _template.append(migrated())
         warm_up()
+    agent_for(parse(argv))
 
 
 def config(database: Path) -> DBOSConfig:
@@ -88,7 +102,7 @@ def config(database: Path) -> DBOSConfig:
 def main(argv: list[str] | None = None) -> int:
     """Run workflow "triage" to its end from what the work directory holds."""
     args = parse(sys.argv[1:] if argv is None else argv)
-    _setup["agent"] = build(args.job, keys=args.keys == "on", call_ids=args.call_ids)
+    _setup["job"], _setup["agent"] = agent_for(args)
     database = (workdir() / SYSTEM_DATABASE).resolve()
     if _template and not database.exists():
         database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
