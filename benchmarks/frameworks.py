@@ -1,8 +1,10 @@
 """Benchmark: the built-in framework agents on the triage job, swept at depth 2, one row per setup.
 
 Each setup is the example agent of realsweep/adapters/ (LangGraph 1.2 with its SQLite saver,
-a DBOS 3.4 workflow on SQLite, the OpenAI Agents SDK 0.24 with its SQLiteSession), with idempotency keys off or on, the model's call IDs
-stable (the job's) or fresh (new on every ask), and, for LangGraph, a durability mode. The
+a DBOS 3.4 workflow on SQLite, the OpenAI Agents SDK 0.24 with its SQLiteSession, pydantic-ai
+2.68 on DBOS, a Temporal 1.35 workflow on a dev server), with idempotency keys off or on, the
+model's call IDs stable (the job's) or fresh (new on every ask), and, for LangGraph, a
+durability mode. The
 depth-1 figures are the one-crash scenarios of the same sweep. It takes a long while (a few
 thousand framework processes), so CI runs depth 1 (tests/realsweep/adapters/test_builtin.py) and
 this script is run by hand:
@@ -65,6 +67,11 @@ SETUPS = (
     ("OpenAI Agents SDK, no keys", "openai-agents", False, "stable", None),
     ("OpenAI Agents SDK, keys from (session, call_id)", "openai-agents", True, "stable", None),
     ("OpenAI Agents SDK, keys, call IDs fresh on every ask", "openai-agents", True, "fresh", None),
+    ("pydantic-ai on DBOS, no keys", "pydantic-ai", False, "stable", None),
+    ("pydantic-ai on DBOS, keys from (workflow_id, tool call ID)", "pydantic-ai", True, "stable", None),
+    ("pydantic-ai on DBOS, keys, call IDs fresh on every ask", "pydantic-ai", True, "fresh", None),
+    ("Temporal, no keys", "temporal", False, "stable", None),
+    ("Temporal, keys from (workflow_id, activity_id)", "temporal", True, "stable", None),
 )
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
+from crashsweep.realsweep.adapters.builtin import FROM_SCRATCH as FROM_SCRATCH_FRAMEWORKS
 from crashsweep.realsweep.adapters.builtin import check as framework_check
 from crashsweep.realsweep.adapters.builtin import target as framework_target
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
@@ -74,6 +75,7 @@ __all__ = [
     "CONFORMANCE_FIELDS",
     "DURABILITY",
     "FRAMEWORKS",
+    "FROM_SCRATCH_FRAMEWORKS",
     "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
     "SERVICE_MODES",

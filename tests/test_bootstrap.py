@@ -107,7 +107,7 @@ def test_bootstrap_alone_installs_everything_bin_check_tests(tree: Path) -> None
     _run(tree, "bin/crashsweep", "variants")
     done = _run(tree, "bin/bootstrap")
     assert done.returncode == 0, done.stderr
-    assert _installs(tree) == [".", ".[dev,langgraph,dbos,ray,openai-agents,pydantic-ai]"]
+    assert _installs(tree) == [".", ".[dev,langgraph,dbos,ray,openai-agents,pydantic-ai,temporal]"]
     assert _run(tree, "bin/bootstrap").stderr == ""
     assert _run(tree, "bin/crashsweep", "sweep", "--framework", "dbos").stderr == ""
     assert len(_installs(tree)) == 2
@@ -129,7 +129,7 @@ def test_system_tools_are_installed_in_one_line_with_apt_kept_quiet(tree: Path) 
         "#!/bin/sh\n"
         'echo "Reading package lists..."; echo "debconf: delaying package configuration" >&2\n'
         'if [ "$1" = install ] || [ "$3" = install ] || echo "$*" | grep -q install; then\n'
-        f'  for t in dot chromium; do printf "#!/bin/sh\\n" > "{tools}/$t"; chmod +x "{tools}/$t"; done\n'
+        f'  for t in dot chromium strace; do printf "#!/bin/sh\\n" > "{tools}/$t"; chmod +x "{tools}/$t"; done\n'
         '  echo "Setting up chromium ..."; echo "update-alternatives: using /usr/bin/chromium" >&2\n'
         "fi\n"
     )
@@ -138,8 +138,11 @@ def test_system_tools_are_installed_in_one_line_with_apt_kept_quiet(tree: Path) 
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
     lines = done.stderr.splitlines()
-    assert lines[0] == "bootstrap: installing graphviz chromium (Debian packages, apt-get -qq; its log only on failure)"
-    assert lines[1:] == ["bootstrap: installing crashsweep into .venv (with the extras: dev, langgraph, dbos, ray)"]
+    assert lines[0] == (
+        "bootstrap: installing graphviz chromium strace (Debian packages, apt-get -qq; its log only on failure)"
+    )
+    extras = "dev, langgraph, dbos, ray, openai-agents, pydantic-ai, temporal"
+    assert lines[1:] == [f"bootstrap: installing crashsweep into .venv (with the extras: {extras})"]
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="bin/bootstrap --system installs Debian packages as root only")

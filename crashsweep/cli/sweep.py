@@ -313,6 +313,7 @@ def sweep(
     if (state_key_spec is not None or kill) and not dedup:
         raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
     dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
+    dedup = dedup and framework not in api.FROM_SCRATCH_FRAMEWORKS  # a server's state outside the work folder
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = sweep_options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)

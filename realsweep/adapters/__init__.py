@@ -1,6 +1,7 @@
 """Adapters that sweep agents built on real frameworks, on top of the generic sweep engine.
 
-Each adapter is optional (`pip install crashsweep[langgraph]`, `crashsweep[dbos]`) and uses
+Each adapter is optional (`pip install crashsweep[langgraph]`, `crashsweep[dbos]`,
+`crashsweep[openai-agents]`, `crashsweep[pydantic-ai]`, `crashsweep[temporal]`) and uses
 only the public crash point API (crashsweep.realsweep.probe.crashpoint), the tracker client and the engine's
 values for a check; the engine never imports an adapter.
 
@@ -11,5 +12,13 @@ values for a check; the engine never imports an adapter.
   model and a resume helper; langgraph_agent.py is the built-in example agent.
 - dbos.py: crash points on DBOS's step and workflow records, tracker steps, launch/recover;
   dbos_agent.py is the built-in example workflow.
+- openai_agents.py: a session wrapper with crash points around its writes, tracker
+  function_tools, a scripted Model, a resume helper (session or RunState on disk, a scripted
+  approval); openai_agents_agent.py is the built-in example agent.
+- pydantic_ai.py: a scripted FunctionModel, tracker toolsets (plain tools or DBOS steps) on
+  pydantic-ai's DBOS durability; pydantic_ai_agent.py is the built-in example agent.
+- temporal.py: one dev server per sweep (started in the zygote), an activity interceptor with
+  crash points before an activity's body and before its outcome is reported, tracker
+  activities, start-or-attach; temporal_agent.py is the built-in example workflow.
 - builtin.py: the sweep target and check of a built-in example agent (`sweep --framework`).
 """

@@ -1,8 +1,9 @@
-"""The built-in example agents as sweep targets: `crashsweep sweep --framework langgraph|dbos`.
+"""The built-in example agents as sweep targets: `crashsweep sweep --framework NAME` (FRAMEWORKS).
 
 Each is one process of the framework's example agent for a job (langgraph_agent.py,
-dbos_agent.py), forked from a zygote that imported the framework once, with the default check
-(script.check: the tracker's records mapped back to the job's calls by the model's ledger).
+dbos_agent.py, openai_agents_agent.py, pydantic_ai_agent.py, temporal_agent.py), forked from
+a zygote that imported the framework once, with the default check (script.check: the
+tracker's records mapped back to the job's calls by the model's ledger).
 """
 
 from __future__ import annotations
@@ -21,8 +22,19 @@ FRAMEWORKS = {
     "dbos": "crashsweep.realsweep.adapters.dbos_agent",
     "openai-agents": "crashsweep.realsweep.adapters.openai_agents_agent",
     "pydantic-ai": "crashsweep.realsweep.adapters.pydantic_ai_agent",
+    "temporal": "crashsweep.realsweep.adapters.temporal_agent",
 }
-PACKAGES = {"langgraph": "langgraph", "dbos": "dbos", "openai-agents": "agents", "pydantic-ai": "pydantic_ai"}
+PACKAGES = {
+    "langgraph": "langgraph",
+    "dbos": "dbos",
+    "openai-agents": "agents",
+    "pydantic-ai": "pydantic_ai",
+    "temporal": "temporalio",
+}
+FROM_SCRATCH = frozenset({"temporal"})
+"""Frameworks whose state is not all in the work folder (Temporal's history is in its server): a
+merging sweep cannot save and restore their worlds, so their sweeps run every scenario from
+scratch (temporal.py, CRASHSWEEP_FROM_SCRATCH)."""
 DURABILITY = ("sync", "async", "exit")
 
 
