@@ -90,7 +90,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-INSTALL = {"dot": "graphviz", "chromium": "chromium", "chromium-browser": "chromium"}
+INSTALL = {"dot": "graphviz", "chromium": "chromium", "chromium-browser": "chromium", "strace": "strace", "cc": "gcc"}
 """The Debian package of each program a test may require (bin/bootstrap --system installs them)."""
 
 

@@ -9,13 +9,12 @@ processes at a time: they wait more than they compute.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from crashsweep.realsweep.adapters import script
 from crashsweep.realsweep.sweep import SweepOptions, sweep
 from crashsweep.spec.job import TRIAGE, load_job
-from tests.realsweep.adapters.test_builtin import CRASHSWEEP
+from tests.docs.shown import printed
 from tests.realsweep.adapters.test_temporal import agent_target, expected_points
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
@@ -81,9 +80,7 @@ def test_the_agent_in_docs_is_swept_as_its_docstring_says() -> None:
     """
     command = "crashsweep sweep --target my_temporal_agent:run --check my_temporal_agent:check --depth 1 --no-dedup"
     assert command in (EXAMPLES / "my_temporal_agent.py").read_text()
-    argv = [CRASHSWEEP, *command.split()[1:], "--workers", "4"]
-    done = subprocess.run(argv, cwd=EXAMPLES, capture_output=True, text=True, check=False)
-    assert done.returncode == 1, done.stderr
-    assert "crash points  8\n" in done.stdout
-    assert "with_dups 1   dups 1   missing 0" in done.stdout
-    assert "first in scenario 6: crash at point 6 'before reporting activity refund refund'" in done.stdout
+    shown = printed("docs/guide/temporal.md", f"cd docs/examples && ../../bin/{command}")  # run by test_blocks
+    assert "crash points  8\n" in shown
+    assert "with_dups 1   dups 1   missing 0" in shown
+    assert "first in scenario 6: crash at point 6 'before reporting activity refund refund'" in shown
