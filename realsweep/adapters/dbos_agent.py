@@ -28,7 +28,7 @@ from typing import Any
 from dbos import DBOS, DBOSConfig
 
 from crashsweep.realsweep.adapters.dbos import POLL, StepTools, crash_points, install_crash_points, launch_or_recover
-from crashsweep.realsweep.adapters.script import CALL_IDS, ScriptedModel, workdir
+from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser, workdir
 from crashsweep.spec.job import TRIAGE, load_job
 
 WORKFLOW = "triage"
@@ -71,10 +71,7 @@ def triage() -> int:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.dbos_agent")
-    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
-    parser.add_argument("--keys", choices=("on", "off"), default="on")
-    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    parser = agent_parser("crashsweep.realsweep.adapters.dbos_agent")
     return parser.parse_args(argv)
 
 

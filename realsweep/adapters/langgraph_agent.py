@@ -29,7 +29,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume, tracker_tools
-from crashsweep.realsweep.adapters.script import CALL_IDS, workdir
+from crashsweep.realsweep.adapters.script import agent_parser, workdir
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 DURABILITY = ("sync", "async", "exit")
@@ -64,10 +64,7 @@ def definition(job: Job, *, keys: bool, call_ids: str) -> StateGraph[Any]:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.langgraph_agent")
-    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
-    parser.add_argument("--keys", choices=("on", "off"), default="on")
-    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    parser = agent_parser("crashsweep.realsweep.adapters.langgraph_agent")
     parser.add_argument("--durability", choices=DURABILITY, default="async")
     return parser.parse_args(argv)
 

@@ -26,7 +26,7 @@ from typing import Any
 from agents import Agent, SQLiteSession, set_tracing_disabled
 
 from crashsweep.realsweep.adapters.openai_agents import CrashPointSession, ScriptedAgentsModel, resume, tracker_tools
-from crashsweep.realsweep.adapters.script import CALL_IDS, ledger_ids, workdir
+from crashsweep.realsweep.adapters.script import agent_parser, ledger_ids, workdir
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 SESSION_ID = "triage"
@@ -53,10 +53,7 @@ def build(job: Job, *, keys: bool, call_ids: str) -> Agent[Any]:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.openai_agents_agent")
-    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
-    parser.add_argument("--keys", choices=("on", "off"), default="on")
-    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    parser = agent_parser("crashsweep.realsweep.adapters.openai_agents_agent")
     return parser.parse_args(argv)
 
 

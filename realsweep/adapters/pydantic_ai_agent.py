@@ -27,7 +27,7 @@ from pydantic_ai.durable_exec.dbos import DBOSDurability
 from crashsweep.realsweep.adapters.dbos import POLL, install_crash_points, launch_or_recover
 from crashsweep.realsweep.adapters.dbos_agent import SYSTEM_DATABASE, migrated
 from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model, tracker_toolset, warm_up
-from crashsweep.realsweep.adapters.script import CALL_IDS, workdir
+from crashsweep.realsweep.adapters.script import agent_parser, workdir
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 WORKFLOW = "triage"
@@ -71,10 +71,7 @@ def build(job: Job, *, keys: bool, call_ids: str) -> Agent[None, str]:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.pydantic_ai_agent")
-    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
-    parser.add_argument("--keys", choices=("on", "off"), default="on")
-    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    parser = agent_parser("crashsweep.realsweep.adapters.pydantic_ai_agent")
     return parser.parse_args(argv)
 
 

@@ -15,6 +15,7 @@ calls, with no mapping by hand.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
@@ -47,6 +48,18 @@ class ToolCall:
     id: str
     name: str
     args: dict[str, Any]
+
+
+def agent_parser(module: str) -> argparse.ArgumentParser:
+    """The options every built-in agent takes (`builtin.arguments` passes them): --job, --keys, --call-ids.
+
+    `module`: the agent's module, named in its usage line (`python -m MODULE`).
+    """
+    parser = argparse.ArgumentParser(prog=f"python -m {module}")
+    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
+    parser.add_argument("--keys", choices=("on", "off"), default="on")
+    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    return parser
 
 
 def workdir() -> Path:

@@ -36,7 +36,7 @@ from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():  # the workflow's sandbox shares these modules, not re-imports them
-    from crashsweep.realsweep.adapters.script import CALL_IDS, ScriptedModel
+    from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser
     from crashsweep.realsweep.adapters.temporal import (
         CRASHSWEEP_FROM_SCRATCH,
         SWEEP_WORKER,
@@ -96,10 +96,7 @@ class Triage:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
-    parser = argparse.ArgumentParser(prog="python -m crashsweep.realsweep.adapters.temporal_agent")
-    parser.add_argument("--job", help="job file (TOML); default: the built-in triage job")
-    parser.add_argument("--keys", choices=("on", "off"), default="on")
-    parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
+    parser = agent_parser("crashsweep.realsweep.adapters.temporal_agent")
     return parser.parse_args(argv)
 
 
