@@ -108,3 +108,14 @@ def test_target_args_are_read_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert script.target_args() == {}
     monkeypatch.setenv(script.ARGS, '{"durability": "sync", "n": 2}')
     assert script.target_args() == {"durability": "sync", "n": "2"}
+
+
+def test_every_built_in_agent_takes_the_options_builtin_passes() -> None:
+    """builtin.arguments's --job, --keys and --call-ids, parsed by the one parser every agent starts from."""
+    from crashsweep.realsweep.adapters import builtin
+
+    parser = script.agent_parser("pkg.agent")
+    assert parser.prog == "python -m pkg.agent"
+    args = parser.parse_args(builtin.arguments(None, False, "fresh", None))
+    assert (args.job, args.keys, args.call_ids) == (None, "off", "fresh")
+    assert vars(parser.parse_args([])) == {"job": None, "keys": "on", "call_ids": "stable"}
