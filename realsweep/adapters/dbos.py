@@ -24,10 +24,12 @@ left PENDING by a crash, or done.
 from __future__ import annotations
 
 import functools
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
-from dbos import DBOS, SetWorkflowID
+from dbos import DBOS, DBOSConfig, SetWorkflowID
 from dbos._dbos import _get_or_create_dbos_registry  # the internal queue's poll (see launch_or_recover)
 from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks (see the docstring)
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
@@ -131,3 +133,36 @@ def launch_or_recover(workflow: Callable[..., Any], workflow_id: str, *args: Any
         with SetWorkflowID(workflow_id):
             return DBOS.start_workflow(workflow, *args).get_result()
     return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL)
+
+
+SYSTEM_DATABASE = "dbos.sqlite"
+"""The system database's file in a swept process's work directory."""
+
+
+def migrated() -> bytes:
+    """The bytes of a system database DBOS has just created and migrated (`DBOS.migrate`), in a scratch folder.
+
+    A built-in agent's zygote makes it once and lays it down in each fresh world, so that no
+    process runs DBOS's 80-odd migrations (see dbos_agent.py).
+    """
+    with tempfile.TemporaryDirectory(prefix="crashsweep-dbos-") as folder:
+        database = Path(folder) / SYSTEM_DATABASE
+        DBOS.migrate(f"sqlite:///{database}")
+        return database.read_bytes()
+
+
+def sweep_config(name: str, database: Path, *, migrated_already: bool) -> DBOSConfig:
+    """DBOS's configuration in a swept process: SQLite at `database`, short polls, one executor.
+
+    `migrated_already`: the database was laid down from `migrated()`'s bytes, so launch only
+    verifies the schema instead of migrating it.
+    """
+    return {
+        "name": name,
+        "system_database_url": f"sqlite:///{database}",
+        "application_version": "crashsweep-example",
+        "executor_id": "local",
+        "log_level": "WARNING",
+        "run_migrations": not migrated_already,
+        "notification_listener_polling_interval_sec": POLL,
+    }

@@ -20,19 +20,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from dbos import DBOS, DBOSConfig
+from dbos import DBOS
 
-from crashsweep.realsweep.adapters.dbos import POLL, StepTools, crash_points, install_crash_points, launch_or_recover
+from crashsweep.realsweep.adapters.dbos import (
+    SYSTEM_DATABASE,
+    StepTools,
+    crash_points,
+    install_crash_points,
+    launch_or_recover,
+    migrated,
+    sweep_config,
+)
 from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser, workdir
 from crashsweep.spec.job import TRIAGE, load_job
 
 WORKFLOW = "triage"
-SYSTEM_DATABASE = "dbos.sqlite"
 _setup: dict[str, Any] = {}  # the process's model and tools, set by main() before DBOS launches
 _template: list[bytes] = []  # a freshly migrated system database, once the zygote has made it (zygote_warm)
 
@@ -81,14 +87,6 @@ def zygote_warm(argv: list[str]) -> None:
         _template.append(migrated())
 
 
-def migrated() -> bytes:
-    """The bytes of a system database DBOS has just created and migrated (`DBOS.migrate`), in a scratch folder."""
-    with tempfile.TemporaryDirectory(prefix="crashsweep-dbos-") as folder:
-        database = Path(folder) / SYSTEM_DATABASE
-        DBOS.migrate(f"sqlite:///{database}")
-        return database.read_bytes()
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run workflow "triage" to its end from what the work directory holds."""
     args = parse(sys.argv[1:] if argv is None else argv)
@@ -98,17 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     database = (workdir() / SYSTEM_DATABASE).resolve()
     if _template and not database.exists():
         database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
-    config: DBOSConfig = {
-        "name": "crashsweep-triage",
-        "system_database_url": f"sqlite:///{database}",
-        "application_version": "crashsweep-example",
-        "executor_id": "local",
-        "log_level": "WARNING",
-        "run_migrations": not _template,  # migrated out of band (zygote_warm): launch verifies the schema
-        "notification_listener_polling_interval_sec": POLL,
-    }
     install_crash_points()
-    DBOS(config=config)
+    DBOS(config=sweep_config("crashsweep-triage", database, migrated_already=bool(_template)))
     try:
         launch_or_recover(triage, WORKFLOW)
     finally:

@@ -8,7 +8,7 @@ has a tool that is a step). DBOS's system database is SQLite in the work directo
 launches DBOS and runs workflow "triage" to its end (starting it, or waiting for its recovery).
 
 Under a sweep the zygote calls `zygote_warm` once per fork: as for the DBOS agent, a system
-database is migrated once (dbos_agent.migrated) and laid down in each fresh world.
+database is migrated once (dbos.migrated) and laid down in each fresh world.
 
     python -m crashsweep.realsweep.adapters.pydantic_ai_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
 """
@@ -20,12 +20,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dbos import DBOS, DBOSConfig
+from dbos import DBOS
 from pydantic_ai import Agent
 from pydantic_ai.durable_exec.dbos import DBOSDurability
 
-from crashsweep.realsweep.adapters.dbos import POLL, install_crash_points, launch_or_recover
-from crashsweep.realsweep.adapters.dbos_agent import SYSTEM_DATABASE, migrated
+from crashsweep.realsweep.adapters.dbos import (
+    SYSTEM_DATABASE,
+    install_crash_points,
+    launch_or_recover,
+    migrated,
+    sweep_config,
+)
 from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model, tracker_toolset, warm_up
 from crashsweep.realsweep.adapters.script import agent_parser, workdir
 from crashsweep.spec.job import TRIAGE, Job, load_job
@@ -83,19 +88,6 @@ def zygote_warm(argv: list[str]) -> None:
     agent_for(parse(argv))
 
 
-def config(database: Path) -> DBOSConfig:
-    """DBOS's configuration: SQLite at `database`, migrated by launch unless a template was laid down."""
-    return {
-        "name": "crashsweep-pydantic-ai",
-        "system_database_url": f"sqlite:///{database}",
-        "application_version": "crashsweep-example",
-        "executor_id": "local",
-        "log_level": "WARNING",
-        "run_migrations": not _template,
-        "notification_listener_polling_interval_sec": POLL,
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run workflow "triage" to its end from what the work directory holds."""
     args = parse(sys.argv[1:] if argv is None else argv)
@@ -104,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     if _template and not database.exists():
         database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
     install_crash_points()
-    DBOS(config=config(database))
+    DBOS(config=sweep_config("crashsweep-pydantic-ai", database, migrated_already=bool(_template)))
     try:
         launch_or_recover(triage, WORKFLOW)
     finally:

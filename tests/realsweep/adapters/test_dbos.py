@@ -68,3 +68,14 @@ def test_recovery_is_dequeued_at_the_adapters_poll_not_dbos_second() -> None:
 
     internal_queue_poll(POLL)
     assert _get_or_create_dbos_registry().get_internal_queue()._polling_interval_sec == POLL
+
+
+def test_a_swept_process_s_config_migrates_only_a_database_not_laid_down_migrated(tmp_path: Path) -> None:
+    """sweep_config: SQLite at the path given, the short poll, and migrations off for a migrated template."""
+    from crashsweep.realsweep.adapters.dbos import POLL, sweep_config
+
+    fresh = sweep_config("agent", tmp_path / "dbos.sqlite", migrated_already=False)
+    laid = sweep_config("agent", tmp_path / "dbos.sqlite", migrated_already=True)
+    assert fresh["system_database_url"] == f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    assert fresh["notification_listener_polling_interval_sec"] == POLL
+    assert (fresh["run_migrations"], laid["run_migrations"]) == (True, False)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from crashsweep.realsweep.adapters import dbos_agent
+from crashsweep.realsweep.adapters import dbos as dbos_adapter
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
 from tests.realsweep.adapters.test_dbos import expected_points
@@ -54,8 +54,8 @@ def test_the_template_is_the_system_database_a_launch_migrates(tmp_path: Path, k
     )
     assert run.returncode == 0, run.stderr
     template = tmp_path / "template.sqlite"
-    template.write_bytes(dbos_agent.migrated())
-    assert schema(template) == schema(plain / dbos_agent.SYSTEM_DATABASE)
+    template.write_bytes(dbos_adapter.migrated())
+    assert schema(template) == schema(plain / dbos_adapter.SYSTEM_DATABASE)
     with sqlite3.connect(template) as connection:
         assert connection.execute("SELECT count(*) FROM workflow_status").fetchone() == (0,)
     connection.close()
@@ -73,7 +73,7 @@ def test_a_warmed_process_lays_the_template_and_runs_the_workflow(
     done = run_python(WARMED, tmp_path, **env(tmp_path, url))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "points.log").read_text().splitlines() == expected_points()
-    assert (tmp_path / dbos_agent.SYSTEM_DATABASE).exists()
+    assert (tmp_path / dbos_adapter.SYSTEM_DATABASE).exists()
     (tmp_path / "points.log").unlink()
     agent = [sys.executable, "-m", "crashsweep.realsweep.adapters.dbos_agent"]
     again = subprocess.run(
