@@ -35,7 +35,7 @@ from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
 from dbos._utils import INTERNAL_QUEUE_NAME
 
-from crashsweep.realsweep.adapters.script import TrackerTools
+from crashsweep.realsweep.adapters.script import TrackerTools, workdir
 from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 
@@ -166,3 +166,20 @@ def sweep_config(name: str, database: Path, *, migrated_already: bool) -> DBOSCo
         "run_migrations": not migrated_already,
         "notification_listener_polling_interval_sec": POLL,
     }
+
+
+def run_swept(workflow: Callable[..., Any], workflow_id: str, name: str, template: bytes | None) -> None:
+    """One swept process of a DBOS agent: launch DBOS, run `workflow_id` to its end, destroy DBOS.
+
+    The system database is the work directory's; a fresh world gets `template` (`migrated()`'s
+    bytes, made once by the zygote) laid down, and launch then only verifies its schema.
+    """
+    database = (workdir() / SYSTEM_DATABASE).resolve()
+    if template is not None and not database.exists():
+        database.write_bytes(template)
+    install_crash_points()
+    DBOS(config=sweep_config(name, database, migrated_already=template is not None))
+    try:
+        launch_or_recover(workflow, workflow_id)
+    finally:
+        DBOS.destroy()

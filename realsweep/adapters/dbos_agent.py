@@ -27,15 +27,12 @@ from typing import Any
 from dbos import DBOS
 
 from crashsweep.realsweep.adapters.dbos import (
-    SYSTEM_DATABASE,
     StepTools,
     crash_points,
-    install_crash_points,
-    launch_or_recover,
     migrated,
-    sweep_config,
+    run_swept,
 )
-from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser, workdir
+from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser, play
 from crashsweep.spec.job import TRIAGE, load_job
 
 WORKFLOW = "triage"
@@ -56,12 +53,7 @@ def ask_model(turns_done: int) -> list[dict[str, Any]]:
 def run_tool(call: dict[str, Any]) -> str:
     """One tool call, against the tracker."""
     tools: StepTools = _setup["tools"]
-    args = call["args"]
-    if call["name"] == "create_issue":
-        return tools.create_issue(call["id"], args["title"])
-    if call["name"] == "comment":
-        return tools.comment(call["id"], args["issue_title"], args["body"])
-    return tools.search(call["id"], args["query"])
+    return play(tools, call)
 
 
 @DBOS.workflow()
@@ -93,15 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     job = TRIAGE if args.job is None else load_job(Path(args.job))
     _setup["model"] = ScriptedModel(job, args.call_ids)
     _setup["tools"] = StepTools(keys=args.keys == "on")
-    database = (workdir() / SYSTEM_DATABASE).resolve()
-    if _template and not database.exists():
-        database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
-    install_crash_points()
-    DBOS(config=sweep_config("crashsweep-triage", database, migrated_already=bool(_template)))
-    try:
-        launch_or_recover(triage, WORKFLOW)
-    finally:
-        DBOS.destroy()
+    run_swept(triage, WORKFLOW, "crashsweep-triage", _template[0] if _template else None)
     return 0
 
 

@@ -25,14 +25,11 @@ from pydantic_ai import Agent
 from pydantic_ai.durable_exec.dbos import DBOSDurability
 
 from crashsweep.realsweep.adapters.dbos import (
-    SYSTEM_DATABASE,
-    install_crash_points,
-    launch_or_recover,
     migrated,
-    sweep_config,
+    run_swept,
 )
 from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model, tracker_toolset, warm_up
-from crashsweep.realsweep.adapters.script import agent_parser, workdir
+from crashsweep.realsweep.adapters.script import agent_parser
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 WORKFLOW = "triage"
@@ -92,15 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run workflow "triage" to its end from what the work directory holds."""
     args = parse(sys.argv[1:] if argv is None else argv)
     _setup["job"], _setup["agent"] = agent_for(args)
-    database = (workdir() / SYSTEM_DATABASE).resolve()
-    if _template and not database.exists():
-        database.write_bytes(_template[0])  # a fresh world: the system database DBOS migrated once
-    install_crash_points()
-    DBOS(config=sweep_config("crashsweep-pydantic-ai", database, migrated_already=bool(_template)))
-    try:
-        launch_or_recover(triage, WORKFLOW)
-    finally:
-        DBOS.destroy()
+    run_swept(triage, WORKFLOW, "crashsweep-pydantic-ai", _template[0] if _template else None)
     return 0
 
 

@@ -22,7 +22,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
@@ -217,6 +217,26 @@ class TrackerTools:
         """The issues matching `query`, as the model would read them."""
         items: list[dict[str, Any]] = self.client.search(query)
         return json.dumps([{"number": i["number"], "title": i["title"]} for i in items])
+
+
+class CallTools(Protocol):
+    """Tracker tools an engine's step or activity runs, each given the framework's ID of the call."""
+
+    def create_issue(self, call_id: str, title: str) -> str: ...
+
+    def comment(self, call_id: str, issue_title: str, body: str) -> str: ...
+
+    def search(self, call_id: str, query: str) -> str: ...
+
+
+def play(tools: CallTools, call: dict[str, Any]) -> str:
+    """Run one call of a scripted reply (a `ToolCall` as a dict) on the tracker tool it names."""
+    args = call["args"]
+    if call["name"] == "create_issue":
+        return tools.create_issue(call["id"], args["title"])
+    if call["name"] == "comment":
+        return tools.comment(call["id"], args["issue_title"], args["body"])
+    return tools.search(call["id"], args["query"])
 
 
 def check(job: Job) -> Check:

@@ -36,7 +36,7 @@ from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():  # the workflow's sandbox shares these modules, not re-imports them
-    from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser
+    from crashsweep.realsweep.adapters.script import ScriptedModel, agent_parser, play
     from crashsweep.realsweep.adapters.temporal import (
         CRASHSWEEP_FROM_SCRATCH,
         SWEEP_WORKER,
@@ -68,12 +68,7 @@ def ask_model(turns_done: int) -> list[dict[str, Any]]:
 def run_tool(call: dict[str, Any]) -> str:
     """One tool call, against the tracker."""
     tools: ActivityTools = _setup["tools"]
-    args = call["args"]
-    if call["name"] == "create_issue":
-        return tools.create_issue(call["id"], args["title"])
-    if call["name"] == "comment":
-        return tools.comment(call["id"], args["issue_title"], args["body"])
-    return tools.search(call["id"], args["query"])
+    return play(tools, call)
 
 
 @workflow.defn(name="triage")

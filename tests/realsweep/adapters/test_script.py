@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,32 @@ def test_every_built_in_agent_takes_the_options_builtin_passes() -> None:
     args = parser.parse_args(builtin.arguments(None, False, "fresh", None))
     assert (args.job, args.keys, args.call_ids) == (None, "off", "fresh")
     assert vars(parser.parse_args([])) == {"job": None, "keys": "on", "call_ids": "stable"}
+
+
+def test_play_runs_the_tracker_tool_a_scripted_call_names(tmp_path: Path) -> None:
+    """A reply's calls, as engines pass them (dicts), reach create_issue, comment or search with their arguments."""
+    seen: list[tuple[str, ...]] = []
+
+    class Tools:
+        def create_issue(self, call_id: str, title: str) -> str:
+            seen.append(("create", call_id, title))
+            return "filed"
+
+        def comment(self, call_id: str, issue_title: str, body: str) -> str:
+            seen.append(("comment", call_id, issue_title, body))
+            return "commented"
+
+        def search(self, call_id: str, query: str) -> str:
+            seen.append(("search", call_id, query))
+            return "[]"
+
+    model = script.ScriptedModel(TRIAGE, "stable", tmp_path)
+    calls = [*(model.reply(0) or []), *(model.reply(1) or [])]
+    answers = [script.play(Tools(), dataclasses.asdict(call)) for call in calls]
+    assert answers == ["filed", "filed", "[]", "commented"]
+    assert seen == [
+        ("create", "create_a", "issue create_a"),
+        ("create", "create_b", "issue create_b"),
+        ("search", "search", "issue"),  # triage names its read "search"
+        ("comment", "comment_a", "issue create_a", "comment comment_a"),
+    ]
