@@ -1,11 +1,12 @@
 """What the explorer needs of a model: states, actions, a pure step, properties, measures.
 
 Only these names are needed to write a model. A crash is an ordinary action of kind "crash",
-and any other move of the environment (a fault) an action of kind "fault": both are moves
-of the adversary, and the explorer enables them only while the path's moves are below the
-depth. A restart is an action of kind "restart". Properties are named predicates of three kinds: "always"
-(every state), "at_end" (every finished state) and "sometimes" (some state); every always or
-at_end property names a sometimes partner, its witness, so a check that is never exercised
+any other move of the environment (a fault) an action of kind "fault", and a failure that a
+retry layer answers an action of kind "retry": all are moves of the adversary, and the
+explorer enables them only while the path's moves are below the depth. A restart is an
+action of kind "restart". Properties are named predicates of three kinds: "always" (every
+state), "at_end" (every finished state) and "sometimes" (some state); every always or at_end
+property names a sometimes partner, its witness, so a check that is never exercised
 fails loudly instead of passing.
 
 A model may also say what of a state its future can observe: an attribute `key`, a function
@@ -23,10 +24,10 @@ from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
 S = TypeVar("S")
-Kind = Literal["step", "crash", "restart", "fault"]
+Kind = Literal["step", "crash", "restart", "fault", "retry"]
 PropertyKind = Literal["always", "sometimes", "at_end"]
-KINDS: tuple[Kind, ...] = ("step", "crash", "restart", "fault")
-MOVES: frozenset[str] = frozenset({"crash", "fault"})
+KINDS: tuple[Kind, ...] = ("step", "crash", "restart", "fault", "retry")
+MOVES: frozenset[str] = frozenset({"crash", "fault", "retry"})
 """The kinds of action that are moves of the adversary, bounded together by the depth."""
 
 

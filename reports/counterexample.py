@@ -82,11 +82,17 @@ class Counterexample:
 
 
 def moves_words(cx: Counterexample) -> str:
-    """The path's moves in words: "1 crash", or, when faults were on, "0 crashes, 1 fault" (each kind counted)."""
-    if not cx.faults:
-        return plural(cx.crashes, "crash")
+    """The path's moves in words: "1 crash", or, when faults or retries were on, "0 crashes, 1 fault, 1 retry"."""
     faults = sum(step.kind == "fault" for step in cx.steps)
-    return f"{plural(cx.crashes - faults, 'crash')}, {plural(faults, 'fault')}"
+    retries = sum(step.kind == "retry" for step in cx.steps)
+    if not cx.faults and not retries:
+        return plural(cx.crashes, "crash")
+    words = [plural(cx.crashes - faults - retries, "crash")]
+    if cx.faults:
+        words.append(plural(faults, "fault"))
+    if retries:
+        words.append(plural(retries, "retry"))
+    return ", ".join(words)
 
 
 def environment_of(model: Model[Any]) -> tuple[tuple[str, ...], bool]:

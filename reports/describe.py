@@ -18,6 +18,8 @@ LOCK_TMP = "lock: tmp written"
 
 def plural(n: int, word: str) -> str:
     """A count and a noun: 1 crash, 2 crashes, 3 steps."""
+    if n != 1 and word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return f"{n} {word[:-1]}ies"
     return f"{n} {word}{'' if n == 1 else 'es' if word.endswith(('sh', 's')) else 's'}"
 
 
@@ -147,9 +149,7 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     tracker = tracker_changes(before.tracker, after.tracker)
     if tracker:
         items.append(f"tracker: {', '.join(tracker)}")
-    struck = [call for call in after.struck if call not in before.struck]
-    if struck:
-        items.append(f"tool failure used up: {', '.join(struck)}")
+    items.extend(_spent(before.struck, after.struck))
     if after.finished and not before.finished and not old.torn:
         items.append("run finished" if before.process is not None else "restart found the run done: exit at once")
     return items or ["nothing changed on disk or at the tracker"]
@@ -215,3 +215,18 @@ def _second_json(world: World) -> dict[str, Any]:
             "fence": second.fence,
         }
     }
+
+
+def _spent(before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
+    """What the environment spent on this step: a tool's one failure, a layer's retry, the deploy (RETRIES.md)."""
+    new = after[len(before) :] if after[: len(before)] == before else ()
+    words = []
+    failures = [entry for entry in new if " " not in entry and entry != "upgraded"]
+    if failures:
+        words.append(f"tool failure used up: {', '.join(failures)}")
+    retried = [entry.split(" ", 2)[2] for entry in new if entry.startswith("retry ")]
+    if retried:
+        words.append(f"retried by a layer: {', '.join(retried)}")
+    if "upgraded" in new:
+        words.append("the restart runs the upgrade")
+    return words

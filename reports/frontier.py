@@ -22,6 +22,7 @@ from rich.text import Text
 from crashsweep.reports.summary import Summary
 from crashsweep.reports.table import COST_EXTRA, COST_RUN, render_table, verdict_words
 from crashsweep.spec.cost import Cost
+from crashsweep.spec.files import toml_value
 
 COST_MEANING = "on the uninterrupted run, and what crashes add over all scenarios (+)"
 ORDER = (
@@ -93,6 +94,11 @@ class Frontier:
     every: bool = False  # whether text and Markdown list every design, not the frontier alone (--every)
 
     @property
+    def retried(self) -> bool:
+        """Whether some design has retry layers (the frontier was crossed with retry stacks)."""
+        return any(item.row.retries for item in self.entries)
+
+    @property
     def setting(self) -> str:
         """Job, tracker, depth, and the faults and call IDs when they are not the seed's."""
         words = [f"job {self.job}", f"tracker {self.tracker}", f"depth {self.depth}"]
@@ -151,23 +157,42 @@ def _mark(result: Frontier, number: int) -> str:
 
 
 def row_cells(result: Frontier, item: Entry) -> list[str]:
-    """A design's table cells: number, label, verdict, the ten cost figures, its frontier mark, its presets."""
+    """A design's table cells: number, label, verdict, the ten cost figures, [its worst scenario,] its mark, presets."""
     verdict = "safe" if item.row.holds else verdict_words(item.row)
     costs = [str(n) for n in item.costs]
-    return [str(item.number), item.label, verdict, *costs, _mark(result, item.number), ", ".join(item.presets)]
+    worst = [str(n) for n in worst_case(item.row)] if result.retried else []
+    return [str(item.number), item.label, verdict, *costs, *worst, _mark(result, item.number), ", ".join(item.presets)]
+
+
+def worst_case(row: Summary) -> tuple[int, int]:
+    """The worst single scenario of a design (spec/RETRIES.md 1.5): its duplicates, its model calls beyond the run's."""
+    return row.worst_dups, row.worst_calls - row.run_calls
 
 
 HEADER = ("#", "design", "verdict", *COST_RUN, *COST_EXTRA, "frontier", "preset")
+WORST = ("worst dups", "worst calls+")
+"""The worst scenario's columns, shown when the designs were crossed with retry stacks."""
 _WORDS = ("design", "verdict", "frontier", "preset")
+
+
+def header(result: Frontier) -> tuple[str, ...]:
+    """The table's columns: the worst scenario's before the mark when retry stacks were crossed."""
+    if not result.retried:
+        return HEADER
+    return (*HEADER[:-2], *WORST, *HEADER[-2:])
 
 
 def headline(result: Frontier) -> str:
     """How many designs, how many safe, how many on the frontier."""
     return (
-        f"{len(result.entries)} designs (every valid policy combination), {result.setting}: "
+        f"{len(result.entries)} designs (every valid policy combination{_crossed(result)}), {result.setting}: "
         f"{len(result.safe)} hold no-duplicate and no-loss, "
         f"{len(result.pareto)} of them on the frontier (no other safe design is cheaper on every cost)"
     )
+
+
+def _crossed(result: Frontier) -> str:
+    return ", each with every retry stack" if result.retried else ""
 
 
 def verdict_lines(result: Frontier) -> list[str]:
@@ -176,7 +201,7 @@ def verdict_lines(result: Frontier) -> list[str]:
         return ["no design is safe for this job and tracker at this depth"]
     best = result.entry(result.cheapest)
     lines = [f"cheapest safe design: #{best.number} {best.label}"]
-    lines.append("  " + ", ".join(f"{name} = {json.dumps(value)}" for name, value in best.policy.items()))
+    lines.append("  " + ", ".join(f"{name} = {toml_value(value)}" for name, value in best.policy.items()))
     if result.ties:
         same = ", ".join(f"#{n}" for n in result.ties)
         lines.append(f"  equal on every cost on this job: {same} (the first enumerated is named)")
@@ -186,7 +211,7 @@ def verdict_lines(result: Frontier) -> list[str]:
 
 def _text_table(result: Frontier, numbers: Sequence[int]) -> str:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in HEADER:
+    for name in header(result):
         table.add_column(name, justify="left" if name in _WORDS else "right")
     for number in numbers:
         table.add_row(*(Text(cell) for cell in row_cells(result, result.entry(number))))  # labels hold [ ]
@@ -213,8 +238,9 @@ def frontier_text(result: Frontier) -> str:
 
 
 def _markdown_table(result: Frontier, numbers: Sequence[int]) -> list[str]:
-    rule = "|" + "".join("---|" if name in _WORDS else "---:|" for name in HEADER)
-    lines = ["| " + " | ".join(HEADER) + " |", rule]
+    columns = header(result)
+    rule = "|" + "".join("---|" if name in _WORDS else "---:|" for name in columns)
+    lines = ["| " + " | ".join(columns) + " |", rule]
     for number in numbers:
         cells = row_cells(result, result.entry(number))
         cells[1] = f"`{cells[1]}`"
@@ -245,7 +271,7 @@ def cheapest_design_file(result: Frontier) -> str | None:
         f"# Design #{best.number} of `crashsweep frontier`: {best.label}",
         f"name = {json.dumps(f'frontier-{best.number}')}",
         f"summary = {json.dumps(summary)}",
-        *(f"{name} = {json.dumps(value)}" for name, value in best.policy.items()),
+        *(f"{name} = {toml_value(value)}" for name, value in best.policy.items()),
     ]
     return "\n".join(lines) + "\n"
 

@@ -18,9 +18,12 @@ from typing import Any
 from crashsweep.explorer.path import shortest_path
 from crashsweep.explorer.search import Exploration
 from crashsweep.explorer.tally import Tallied
+from crashsweep.explorer.worst import most
 from crashsweep.spec import metrics
 from crashsweep.spec.cost import Cost, cost_of
 from crashsweep.spec.faults import fault_counter
+from crashsweep.spec.retries import MOVE, SCOPES, Stack, counter, stack_label
+from crashsweep.variants.loop_model import MOVE_COUNTER, LoopModel
 
 
 @dataclass(frozen=True)
@@ -68,11 +71,28 @@ class Summary:
     projection: bool = False
     """Whether the search merged states by the model's state key (`states` and `edges` are then
     the merged graph's; every other figure is the same, spec/SEMANTICS.md section 11)."""
+    retries: str = ""
+    """The design's retry layers in words (spec/RETRIES.md), "" when it has none."""
+    retried: dict[str, int] = field(default_factory=dict)
+    """Retries per scope (`retry.call`, ...) summed over the scenarios (with retry layers only)."""
+    worst_dups: int = 0
+    """The most duplicate records of any one scenario, the uninterrupted run's included (with retry layers)."""
+    worst_calls: int = 0
+    """The most model calls of any one scenario (with retry layers); the run's own are `run_calls`."""
+    run_calls: int = 0
+    """The model calls of the uninterrupted run (with retry layers)."""
+
+    @property
+    def moving(self) -> bool:
+        """Whether scenarios are counted by moves (faults or retries), not by crashes alone."""
+        return bool(self.faults or self.retries)
 
     @property
     def environment(self) -> str:
         """The faults and call IDs in words ("" for the seed's environment: crashes, stable IDs)."""
         words = []
+        if self.retries:
+            words.append(f"retries {self.retries}")
         if self.faults:
             words.append(f"faults {', '.join(self.faults)}")
         if self.fresh_ids:
@@ -109,10 +129,14 @@ class Summary:
         """The row as a JSON-ready object with the documented keys (faults, call_ids, moves: with faults only)."""
         faulty: dict[str, Any] = {}
         if self.faults or self.fresh_ids:
-            faulty = {
-                "faults": list(self.faults),
-                "call_ids": "fresh" if self.fresh_ids else "stable",
-                "moves": {str(k): tally for k, tally in self.moves.items()},
+            faulty = {"faults": list(self.faults), "call_ids": "fresh" if self.fresh_ids else "stable"}
+        if self.moving:
+            faulty["moves"] = {str(k): tally for k, tally in self.moves.items()}
+        if self.retries:
+            faulty["retries"] = {
+                "stack": self.retries,
+                "retried": dict(self.retried),
+                "worst": {"dups": self.worst_dups, "model_calls": self.worst_calls, "run_model_calls": self.run_calls},
             }
         given = (("fsync", self.fsync), ("unreadable", self.unreadable))
         faulty.update({name: value for name, value in given if value})
@@ -149,18 +173,47 @@ class Summary:
         }
 
 
-def _moves(exploration: Exploration[Any], faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
-    """Per number of moves k: crashes and each fault kind, summed over the k-move scenarios.
+def _moves(exploration: Exploration[Any], faults: tuple[str, ...], retries: bool) -> dict[int, dict[str, int]]:
+    """Per number of moves k: crashes, each fault kind and retries, summed over the k-move scenarios.
 
-    Each fault edge counts itself (counter `fault.<kind>`); the rest of a scenario's k moves are crashes.
+    Each fault edge counts itself (counter `fault.<kind>`), each retry move too (`move.retry`);
+    the rest of a scenario's k moves are crashes.
     """
     counts = exploration.counts
+    named = {kind: fault_counter(kind) for kind in faults}
+    if retries:
+        named[MOVE] = MOVE_COUNTER
     tallies = {}
     for k in range(1, exploration.depth + 1):
         counters = counts.counters.get(k, {})
-        kinds = {kind: counters.get(fault_counter(kind), 0) for kind in faults}
+        kinds = {kind: counters.get(name, 0) for kind, name in named.items()}
         tallies[k] = {"crash": k * counts.scenarios.get(k, 0) - sum(kinds.values()), **kinds}
     return tallies
+
+
+def _stack(model: Any) -> Stack:
+    """The retry layers of the design a (tallied) loop model explores; none for another model."""
+    inner = model.inner if isinstance(model, Tallied) else model
+    return inner.design.retries if isinstance(inner, LoopModel) else ()
+
+
+def _retry_figures(exploration: Exploration[Any], stack: Stack, crashes: range, worst: bool) -> dict[str, Any]:
+    """The row's retry figures: the stack in words, retries per scope, the worst scenario's dups and calls.
+
+    The worst scenario is found for a design with retry layers, or for any when `worst` asks.
+    """
+    if not stack and not worst:
+        return {}
+    counts = exploration.counts
+    dups = exploration.model.measures["dups"]
+    words = {"retries": stack_label(stack)} if stack else {}
+    return {
+        **words,
+        "retried": {counter(scope): counts.total(counter(scope), crashes) for scope in SCOPES},
+        "worst_dups": most(exploration, measure=dups),
+        "worst_calls": most(exploration, metrics.MODEL_CALLS),
+        "run_calls": counts.total(metrics.MODEL_CALLS, range(0, 1)),
+    }
 
 
 def summarize(
@@ -171,8 +224,13 @@ def summarize(
     tracker: str,
     faults: tuple[str, ...] = (),
     fresh_ids: bool = False,
+    worst: bool = False,
 ) -> Summary:
-    """Compute a design's row from its exploration (`faults`, `fresh_ids`: the environment it was explored in)."""
+    """Compute a design's row from its exploration (`faults`, `fresh_ids`: the environment it was explored in).
+
+    `worst`: find the worst single scenario even for a design without retry layers (the frontier
+    crossed with retry stacks compares them; a design with layers always has it).
+    """
     counts = exploration.counts
     depth = exploration.depth
     crashes = range(1, depth + 1)
@@ -203,6 +261,7 @@ def summarize(
             InvariantVerdict(prop.name, False, prop.witness, witnessed, path.code, path.crashes, len(path.steps) - 1)
         )
     costed = isinstance(exploration.model, Tallied)
+    stack = _stack(model)
     return Summary(
         variant=variant,
         job=job,
@@ -224,7 +283,8 @@ def summarize(
         invariants=tuple(verdicts),
         faults=faults,
         fresh_ids=fresh_ids,
-        moves=_moves(exploration, faults),
+        moves=_moves(exploration, faults, bool(stack)),
+        **_retry_figures(exploration, stack, crashes, worst),
         run_cost=cost_of(counts.counters.get(0, {})) if costed else None,
         scenario_cost=cost_of(_summed(counts.counters, crashes)) if costed else None,
     )

@@ -145,7 +145,7 @@ def table_text(rows: Sequence[Summary]) -> str:
 def table_markdown(rows: Sequence[Summary]) -> str:
     """The rows as a Markdown table."""
     depth = max(row.depth for row in rows)
-    moves = any(row.faults for row in rows)
+    moves = any(row.moving for row in rows)
     header = ["variant", *(crash_header(k, moves, depth) for k in range(1, depth + 1)), *FIGURES, "verdict"]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + ["---"]) + "|"]
     for label, row in zip(_labels(rows), rows, strict=True):
@@ -157,7 +157,7 @@ def table_markdown(rows: Sequence[Summary]) -> str:
 
 def scenarios_words(row: Summary) -> str:
     """Scenarios per number of crashes, or, with faults, per number of moves with the moves of each kind."""
-    if not row.faults:
+    if not row.moving:
         return "   ".join(f"{k} crash{'es' if k > 1 else ''}: {n}" for k, n in row.scenarios.items())
     parts = []
     for k, n in row.scenarios.items():
@@ -215,6 +215,8 @@ def row_text(row: Summary) -> str:
         "  " + "   ".join(f"{name} {value}" for name, value in zip(FIGURES, _figures(row), strict=True)),
         f"  graph         {row.states} states, {row.edges} edges{', merged by state key' if row.projection else ''}",
     ]
+    if row.retries:
+        lines.append(_retry_line(row))
     extra = row.extra_cost
     if row.run_cost is not None and extra is not None:
         lines.append(_cost_line("cost (run)", COST_RUN, row.run_cost))
@@ -226,12 +228,19 @@ def row_text(row: Summary) -> str:
         elif v.holds:
             lines.append(f"  {v.name:<13} {colour.paint('holds', colour.GOOD)}")
         else:
-            size = plural(v.crashes or 0, "move" if row.faults else "crash")
+            size = plural(v.crashes or 0, "move" if row.moving else "crash")
             lines.append(
                 f"  {v.name:<13} {colour.paint('VIOLATED', colour.BAD)}  shortest counterexample: {size}, "
                 f"{plural(v.steps or 0, 'step')}, path {v.counterexample}"
             )
     return "\n".join(lines) + "\n"
+
+
+def _retry_line(row: Summary) -> str:
+    """Retries per scope over the scenarios, and the worst single scenario (spec/RETRIES.md 1.5)."""
+    done = "   ".join(f"{name} {n}" for name, n in row.retried.items())
+    extra = row.worst_calls - row.run_calls
+    return f"  retries       {done}   worst scenario: dups {row.worst_dups}, model calls {row.worst_calls} (+{extra})"
 
 
 def row_markdown(row: Summary) -> str:

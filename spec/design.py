@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.ops import CallModel, CompleteTurn, Exit, Ops
+from crashsweep.spec.retries import Stack
 from crashsweep.spec.save import save
 from crashsweep.spec.tracker import TrackerKind
 from crashsweep.spec.world import Snapshot
@@ -40,6 +41,7 @@ class Design:
 
     `fsync` is its fsync policy and `unreadable` what it does on finding the checkpoint
     unreadable (spec/FAULTS.md section 6): by default the seed's save and a refusal to start.
+    `retries` are the retry layers around it, innermost first (spec/RETRIES.md): none by default.
     """
 
     name: str
@@ -48,6 +50,7 @@ class Design:
     plan: Callable[[Snapshot, Env], Ops]
     fsync: str = "none"
     unreadable: str = "ask-person"
+    retries: Stack = ()
 
 
 def startup_save(env: Env) -> Ops:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crashsweep.spec import durability
-from crashsweep.spec.ops import AskPerson, Failed, Pause, Point
+from crashsweep.spec.ops import AskPerson, Failed, Pause, Point, Store
 from crashsweep.spec.pause import pausable, suspend
 from crashsweep.spec.records import Tracker
 from crashsweep.spec.world import World, make_process, make_world
@@ -51,11 +51,18 @@ def _reply_pending(world: World) -> bool:
 
 
 def _lose_reply(world: World) -> World:
-    """The reply is lost: instead of `tool returned C` and its result, `tool failed C` and the error."""
+    """The reply is lost: instead of `tool returned C` and its result, `tool failed C` and the error.
+
+    The error carries the request and the rest of the attempt, for a retry layer that catches it
+    (spec/RETRIES.md); without one the interpreter drops the rest, as for any error.
+    """
     process = world.process
     assert process is not None
     call = process.point[len(ACCEPTED) :]
-    lost = make_process(process.memory, (Point(f"tool failed {call}"), Failed(call)), process.point)
+    store = process.pending[1]
+    again = store.again if isinstance(store, Store) else None
+    failing = (Point(f"tool failed {call}"), Failed(call, again), *process.pending[2:])
+    lost = make_process(process.memory, failing, process.point)
     w = world
     return make_world(w.checkpoint, w.tracker, lost, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
 

@@ -11,6 +11,7 @@ its other bad input.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tomllib
@@ -74,3 +75,16 @@ def name(where: str, value: object, error: type[Exception]) -> str:
     if len(value) > NAME_MAX:
         raise error(f"{where}: {len(value)} characters long; a name has at most {NAME_MAX}")
     return printable(where, value, error)
+
+
+def toml_value(value: object) -> str:
+    """`value` written as TOML: a string, boolean or number as JSON writes it, a list, a table inline.
+
+    The one writer of a design file's values (`design show`, the frontier's cheapest.toml), so
+    whatever a policy holds, the file written reads back as the same policy.
+    """
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + " }"
+    return json.dumps(value)

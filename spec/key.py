@@ -139,7 +139,7 @@ def _shared(table: dict[tuple[int, Hashable], C], parent: C | None, item: Hashab
 def _op_shape(op: Op) -> Op:
     """The instruction with a Store's answer left out (nested ones too)."""
     if isinstance(op, Store):
-        return Store(op.call, "")
+        return Store(op.call, "", op.again)
     if isinstance(op, CallModel):
         return CallModel(tuple(map(_op_shape, op.after_reply)), tuple(map(_op_shape, op.after_final)))
     return op

@@ -80,10 +80,15 @@ class Send:
 
 @dataclass(frozen=True, slots=True)
 class Store:
-    """Put `answer` in memory as the result of `call`."""
+    """Put `answer` in memory as the result of `call`.
+
+    `again` is the request that brought a write's answer, as a retry layer would send it again
+    (spec/RETRIES.md 1.2); None for a read's answer or one the loop found without sending.
+    """
 
     call: str
     answer: str
+    again: Send | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +131,13 @@ class Approve:
 
 @dataclass(frozen=True, slots=True)
 class Failed:
-    """The tool returned an error for `call`: note it in memory (no result)."""
+    """The tool returned an error for `call`: a retry layer catches it, or it is noted in memory (no result).
+
+    `again` is the request that failed, as a layer of scope `call` sends it again (spec/RETRIES.md).
+    """
 
     call: str
+    again: Send | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, get_args
 
 from crashsweep.spec import files
+from crashsweep.spec.retries import RetryError, Stack, check_stack, parse_stack, stack_label
 
 ReplySave: TypeAlias = Literal["before-first-send", "never"]
 ResultSaves: TypeAlias = Literal["each-call", "writes-only", "whole-turn", "none"]
@@ -48,6 +49,8 @@ CHOICES: dict[str, tuple[object, ...]] = {
 """Each field's allowed values (for `ladder`: the rungs a ladder is made of, in any order)."""
 DURABILITY: dict[str, tuple[object, ...]] = {"fsync": get_args(Fsync), "unreadable": get_args(Unreadable)}
 """The two fields that matter only under power loss (spec/FAULTS.md 6); enumerated only with it."""
+OPTIONAL: tuple[str, ...] = (*DURABILITY, "retries")
+"""Fields a design file may leave out, and that a policy at their default is written without."""
 
 
 class PolicyError(ValueError):
@@ -80,6 +83,7 @@ class Policy:
         file's content), "full" (the content, then the directory after the rename).
     unreadable: what a start that finds the checkpoint unreadable does: "ask-person" (refuse
         to start) or "fresh-run" (begin a new run). Only a power cut under "none" makes one.
+    retries: the retry layers around the loop, innermost first (spec/RETRIES.md); none by default.
     """
 
     startup_save: bool
@@ -92,11 +96,16 @@ class Policy:
     on_tool_error: OnToolError = "retry"
     fsync: Fsync = "none"
     unreadable: Unreadable = "ask-person"
+    retries: Stack = ()
 
     def __post_init__(self) -> None:
         for name in CHOICES:
             _check_value(name, getattr(self, name))
         _check_durability(self)
+        try:
+            check_stack(self.retries)
+        except RetryError as error:
+            raise PolicyError(str(error)) from None
         reason = _meaningless(self)
         if reason is not None:
             raise PolicyError(reason)
@@ -111,8 +120,11 @@ class Policy:
         mapping: dict[str, object] = {}
         for field in fields(self):
             value = getattr(self, field.name)
-            if field.name in DURABILITY and value == field.default:
-                continue  # the seed's durability: left out, so every design file and figure stays as it was
+            if field.name in OPTIONAL and value == field.default:
+                continue  # the seed's durability, no retries: left out, so every design file and figure stays as it was
+            if field.name == "retries":
+                mapping[field.name] = [layer.as_mapping() for layer in self.retries]
+                continue
             mapping[field.name] = list(value) if isinstance(value, tuple) else value
         return mapping
 
@@ -132,6 +144,8 @@ class Policy:
         parts.append(f"error-to-{self.on_tool_error}" if self.on_tool_error == "model" else "error-retry")
         if self.fsync != "none" or self.unreadable != "ask-person":
             parts.append(f"fsync-{self.fsync} unreadable-{self.unreadable}")
+        if self.retries:
+            parts.append(f"retries[{stack_label(self.retries)}]")
         return " ".join(parts)
 
 
@@ -202,7 +216,9 @@ def _ladders() -> Iterator[tuple[Rung, ...]]:
         yield from permutations(RUNGS, length)
 
 
-def all_policies(locks: tuple[Lock, ...] = CRASH_LOCKS, power_loss: bool = False) -> tuple[Policy, ...]:
+def all_policies(
+    locks: tuple[Lock, ...] = CRASH_LOCKS, power_loss: bool = False, stacks: tuple[Stack, ...] = ((),)
+) -> tuple[Policy, ...]:
     """Every valid policy, once each, in a fixed order (fields and values in declared order).
 
     `locks`: the lock values to enumerate; by default the two a crash alone can tell apart
@@ -210,7 +226,10 @@ def all_policies(locks: tuple[Lock, ...] = CRASH_LOCKS, power_loss: bool = False
     With `power_loss`, each is given every valid (fsync, unreadable) pair too, in declared
     order, the seed's first; without, only the seed's ("none", "ask-person"): under crashes
     alone an fsync changes no outcome, so "none" is as safe and no costlier.
+    Each is given each retry stack of `stacks` in turn (by default none; spec/RETRIES.md).
     """
+    if stacks != ((),):
+        return tuple(replace(p, retries=stack) for p in all_policies(locks, power_loss) for stack in stacks)
     if power_loss:
         pairs = [(f, u) for f in get_args(Fsync) for u in get_args(Unreadable) if f == "none" or u == "ask-person"]
         return tuple(replace(p, fsync=f, unreadable=u) for p in all_policies(locks) for f, u in pairs)
@@ -245,14 +264,14 @@ def all_policies(locks: tuple[Lock, ...] = CRASH_LOCKS, power_loss: bool = False
 
 REQUIRED = ("startup_save", "reply_save", "result_saves", "markers", "keys", "lock")
 """Fields a design file must give; `ladder` defaults to [], `on_tool_error` to "retry",
-`fsync` to "none" and `unreadable` to "ask-person"."""
+`fsync` to "none", `unreadable` to "ask-person" and `retries` to []."""
 
 
 def policy_from_mapping(data: Mapping[str, object]) -> Policy:
     """Build a policy from parsed TOML (policy fields only), naming the first field that is wrong."""
-    unknown = sorted(set(data) - set(CHOICES) - set(DURABILITY))
+    unknown = sorted(set(data) - set(CHOICES) - set(OPTIONAL))
     if unknown:
-        raise PolicyError(f"unknown key {unknown[0]!r} (known: {', '.join((*CHOICES, *DURABILITY))})")
+        raise PolicyError(f"unknown key {unknown[0]!r} (known: {', '.join((*CHOICES, *OPTIONAL))})")
     for name in REQUIRED:
         if name not in data:
             allowed = "true or false" if name == "startup_save" else f"one of {_quoted(CHOICES[name])}"
@@ -262,6 +281,11 @@ def policy_from_mapping(data: Mapping[str, object]) -> Policy:
     if not isinstance(ladder, list):
         raise PolicyError(f"ladder: expected a list of rungs from {_quoted(RUNGS)}")
     values["ladder"] = tuple(ladder)
+    if "retries" in values:
+        try:
+            values["retries"] = parse_stack(values["retries"])
+        except RetryError as error:
+            raise PolicyError(str(error)) from None
     return Policy(**values)  # type: ignore[arg-type]  # every value is checked in __post_init__
 
 

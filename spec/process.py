@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from crashsweep.spec import durability, metrics
+from crashsweep.spec import durability, metrics, retrying
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.ops import (
     CHECKPOINT,
@@ -101,6 +101,13 @@ def resume(world: World, env: Env, design: Design) -> tuple[World, Counters]:
     return _run(world, world.process.memory, world.process.pending, env, design, resumed=True)
 
 
+def boot_new_run(world: World, env: Env, design: Design) -> tuple[World, Counters]:
+    """A process starts a new run without reading the checkpoint (a retry of scope `run`, RETRIES.md 1.2)."""
+    assert world.process is None, "a new run needs a world with no process"
+    begun, memory, start = retrying.new_run(world, env, design)
+    return _run(begun, memory, start, env, design)
+
+
 def paused(world: World) -> bool:
     """Whether the process waits at a pause (a fault's chance that is not a crash point)."""
     process = world.process
@@ -144,8 +151,14 @@ def _run(
             # A Stop (refused, fenced, a failed rename) ends the process, not the run.
             return _world(world, process=None, finished=not isinstance(op, Stop)), counters
         if isinstance(op, Failed):
-            # A tool error abandons the rest of this attempt (its result save): the loop body
-            # runs again and decides, from memory, what a failed call calls for.
+            # A retry layer may catch the error (spec/RETRIES.md); else it abandons the rest of
+            # this attempt (its result save): the loop body runs again and decides, from memory,
+            # what a failed call calls for.
+            retried = retrying.caught(world, memory, op, pending[at:], env, design, counters)
+            if retried is not None:
+                world, memory, pending = retried
+                at = 0
+                continue
             assert memory.last is not None
             memory, pending, at = memory.with_last(memory.last.with_failure(op.call)), (), 0
             continue
@@ -192,9 +205,9 @@ def _reply_arrived(k: int, ids: str) -> Ops:
 
 
 @lru_cache(maxsize=1 << 14)
-def _returned(call: str, answer: str, accepted: bool) -> Ops:
-    """The tool's answer to `call` comes back (after the tracker accepted it, for a write) and is stored."""
-    returned: Ops = (Point(f"tool returned {call}"), Store(call, answer))
+def _returned(call: str, answer: str, accepted: bool, again: Send | None = None) -> Ops:
+    """The tool's answer to `call` comes back (after the tracker accepted `again`, for a write) and is stored."""
+    returned: Ops = (Point(f"tool returned {call}"), Store(call, answer, again))
     return (Point(f"tracker accepted {call}"), *returned) if accepted else returned
 
 
@@ -340,8 +353,14 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
         # Fresh call IDs: the key is derived from the ID this reply gave the call.
         key_as = f"{key_as or call.id}{ids}"
     tracker, answer = apply_write(world.tracker, env.tracker, call.id, memory.run, op.keyed, key_as)
+    again = _again(op)
     if call.fails_after_accept and call.id not in world.struck:
         # The one-time fault: the tracker applied the write, then the tool's transport failed.
-        failure: Ops = (Point(f"tracker accepted {call.id}"), Point(f"tool failed {call.id}"), Failed(call.id))
+        failure: Ops = (Point(f"tracker accepted {call.id}"), Point(f"tool failed {call.id}"), Failed(call.id, again))
         return _world(world, tracker=tracker, struck=(*world.struck, call.id)), memory, failure
-    return _world(world, tracker=tracker), memory, _returned(call.id, answer, True)
+    return _world(world, tracker=tracker), memory, _returned(call.id, answer, True, again)
+
+
+def _again(op: Send) -> Send:
+    """The request as a retry layer sends it again: the same call, key and key source, no ladder rerun."""
+    return op if not op.rerun else Send(op.call, op.keyed, False, op.key_as)

@@ -74,11 +74,20 @@ def design(name: str) -> Design:
 
 
 def model(
-    name: str | Design, job: Job, tracker: TrackerKind, *, faults: tuple[str, ...] = (), fresh_ids: bool = False
+    name: str | Design,
+    job: Job,
+    tracker: TrackerKind,
+    *,
+    faults: tuple[str, ...] = (),
+    fresh_ids: bool = False,
+    upgrade: str | Design | None = None,
 ) -> LoopModel:
     """The explorer model of design `name` (or of a design itself) against `job` and `tracker`.
 
-    `faults` and `fresh_ids` are the environment's faults and call IDs (spec/FAULTS.md).
+    `faults` and `fresh_ids` are the environment's faults and call IDs (spec/FAULTS.md);
+    `upgrade` the design every restart runs (a deploy between a crash and its restart,
+    spec/RETRIES.md section 2).
     """
     chosen = design(name) if isinstance(name, str) else name
-    return LoopModel(chosen, Env(job, tracker, faults, fresh_ids))
+    upgraded = design(upgrade) if isinstance(upgrade, str) else upgrade
+    return LoopModel(chosen, Env(job, tracker, faults, fresh_ids), upgraded)

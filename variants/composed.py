@@ -82,4 +82,6 @@ def plan(memory: Snapshot, env: Env, policy: Policy) -> Ops:
 def compose(name: str, summary: str, policy: Policy) -> Design:
     """The design named `name` whose start and loop body follow `policy`."""
     start_, plan_ = partial(start, policy=policy), partial(plan, policy=policy)
-    return Design(name, summary, start_, plan_, fsync=policy.fsync, unreadable=policy.unreadable)
+    return Design(
+        name, summary, start_, plan_, fsync=policy.fsync, unreadable=policy.unreadable, retries=policy.retries
+    )

@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from functools import partial
 
 from crashsweep.explorer.model import Action, Property
-from crashsweep.spec import invariants, metrics
+from crashsweep.spec import invariants, metrics, retrying
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
 from crashsweep.spec.job import Job
 from crashsweep.spec.key import WorldKeys
 from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
-from crashsweep.spec.process import advance, boot, paused, resume
-from crashsweep.spec.world import World
+from crashsweep.spec.process import advance, boot, boot_new_run, paused, resume
+from crashsweep.spec.retries import MOVE, Layer
+from crashsweep.spec.world import World, make_world
 
 START = Action("step", "start")
 RESTART = Action("restart", "restart")
@@ -40,6 +41,10 @@ _FAULT_ACTIONS = {name: Action("fault", name) for name in FAULTS}
 # The sequences `actions` returns without faults, made once: the explorer plans each node's
 # steps once per sequence object it is handed, so equal sequences are best the same object.
 _STARTS, _RESTARTS, _CONTINUES, _CONTINUE_OR_CRASH = (START,), (RESTART,), (CONTINUE,), (CONTINUE, CRASH)
+UPGRADED = "upgraded"
+"""The `World.struck` entry of a deploy that landed before the first restart (spec/RETRIES.md 2)."""
+MOVE_COUNTER = "move.retry"
+"""The counter a retry move bumps, tallying retry moves over scenarios beside crashes and faults."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,14 @@ class LoopModel:
 
     design: Design
     env: Env
+    upgrade: Design | None = None
+    """The design every restart runs (a deploy between a crash and its restart), or None."""
+
+    def running(self, state: World) -> Design:
+        """The design the process of `state` follows: the upgrade once it has landed."""
+        if self.upgrade is not None and UPGRADED in state.struck:
+            return self.upgrade
+        return self.design
 
     @property
     def faults(self) -> tuple[FaultKind, ...]:
@@ -68,14 +81,22 @@ class LoopModel:
             moves: tuple[Action, ...] = _STARTS if state.runs == 0 else _RESTARTS
         else:
             moves = _CONTINUES if paused(state) else _CONTINUE_OR_CRASH
+        if state.process is not None and self.running(state).retries:
+            moves = (*moves, *_retry_actions(state, self.running(state)))
         if not self.env.faults:
             return moves
         return (*moves, *(_FAULT_ACTIONS[kind.name] for kind in self.faults if kind.enabled(state)))
 
     def step(self, state: World, action: Action) -> tuple[World, Mapping[str, int]]:
-        """Apply one action: the process's next stretch, a crash, a fault, or a (re)start."""
+        """Apply one action: the process's next stretch, a crash, a fault, a retry, or a (re)start."""
         if action.kind == "crash":
             return state.crashed(), {}
+        if action.kind == MOVE:
+            return self._retry(state, action)
+        if self.upgrade is not None and action == RESTART and UPGRADED not in state.struck:
+            w, landed = state, (*state.struck, UPGRADED)
+            state = make_world(w.checkpoint, w.tracker, None, w.finished, w.runs, w.lock, landed, w.replies, w.second)
+        design = self.running(state)
         if action.kind == "fault":
             # The fault changes the world, then the process goes on (or restarts) as usual; a
             # fault that stops the process (a power cut) leaves the restart to its own edge.
@@ -83,16 +104,30 @@ class LoopModel:
             struck = kind.strike(state)
             if kind.stops:
                 return unfinished_while_other_lives(struck), {fault_counter(action.label): 1}
-            after, counters = resume(struck, self.env, self.design)
+            after, counters = resume(struck, self.env, design)
             return unfinished_while_other_lives(after), {**counters, fault_counter(action.label): 1}
         if action.label in _WAKE_LABELS and action in (WAKE, HELD_GOES_ON):  # the label first: a cheap test
             woken = wake(state) if action == WAKE else held_goes_on(state)
-            after, counters = advance(woken, self.env, self.design)
+            after, counters = advance(woken, self.env, design)
         elif state.process is None:
-            after, counters = boot(state, self.env, self.design)
+            after, counters = boot(state, self.env, design)
         else:
-            after, counters = advance(state, self.env, self.design)
+            after, counters = advance(state, self.env, design)
         return (unfinished_while_other_lives(after) if after.finished else after), counters
+
+    def _retry(self, state: World, action: Action) -> tuple[World, Mapping[str, int]]:
+        """The attempt fails (an error after accept) or times out, and a layer retries (spec/RETRIES.md 1.4)."""
+        design = self.running(state)
+        counters: dict[str, int] = {MOVE_COUNTER: 1}
+        if action.label.endswith(" on timeout"):
+            suspended, layer = retrying.time_out(state, design, counters)
+            begin = boot_new_run if layer.scope == "run" else boot
+            after, more = begin(suspended, self.env, design)
+        else:
+            after, more = resume(retrying.fail(state), self.env, design)
+        for name, value in more.items():
+            counters[name] = counters.get(name, 0) + value
+        return unfinished_while_other_lives(after), counters
 
     @property
     def key(self) -> Callable[[World], Hashable]:
@@ -153,6 +188,22 @@ def _with_job(check: Callable[[World, Job], bool], job: Job) -> Callable[[World]
         return check(world, job)
 
     return checked
+
+
+def _retry_actions(state: World, design: Design) -> tuple[Action, ...]:
+    """The retry moves enabled here: an error a layer catches, a timeout a layer gives up on."""
+    found: list[Layer] = []
+    failing = retrying.fail_here(state, design)
+    if failing is not None:
+        found.append(failing)
+    timing_out = retrying.timeout_here(state, design)
+    if timing_out is not None:
+        found.append(timing_out)
+    return tuple(_retry_action(layer) for layer in found)
+
+
+def _retry_action(layer: Layer) -> Action:
+    return Action("retry", f"retry {layer.label}")
 
 
 def _two_processes(state: World, faults: tuple[FaultKind, ...]) -> tuple[Action, ...]:

@@ -50,7 +50,7 @@ def design_file(name: str) -> str:
             "# Explore it with `crashsweep explore --design FILE`; spec/POLICIES.md gives the rules of each value.",
             f"name = {json.dumps(preset.name)}",
             f"summary = {json.dumps(preset.summary)}",
-            *(f"{field} = {json.dumps(value)}" for field, value in preset.policy.as_mapping().items()),
+            *(f"{field} = {files.toml_value(value)}" for field, value in preset.policy.as_mapping().items()),
         ]
         return "\n".join(lines) + "\n"
     found = shipped.files("design").get(name)

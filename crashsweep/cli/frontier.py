@@ -35,6 +35,7 @@ from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.design import Env
 from crashsweep.spec.job import TRIAGE, Job
 from crashsweep.spec.policy import CRASH_LOCKS, PAUSE_LOCKS, Policy, all_policies
+from crashsweep.spec.retries import FRONTIER_STACKS
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import PRESETS
 from crashsweep.variants.composed import compose
@@ -57,6 +58,7 @@ class Task:
     faults: tuple[str, ...] = ()
     fresh_ids: bool = False
     projection: bool = True
+    worst: bool = False
 
 
 def explore_design(task: Task) -> Summary | str:
@@ -74,6 +76,7 @@ def explore_design(task: Task) -> Summary | str:
         tracker=task.tracker,
         faults=task.faults,
         fresh_ids=task.fresh_ids,
+        worst=task.worst,
     )
 
 
@@ -147,6 +150,12 @@ def _worker_start(parent: int) -> None:
 @out_option("write index.html (a chart of cost against safety), frontier.svg, frontier.json and cheapest.toml here")
 @click.option("--every", is_flag=True, help="list every design's row, not the frontier alone (text and Markdown)")
 @click.option(
+    "--retry-stacks",
+    is_flag=True,
+    help="cross every design with the retry stacks none, call x3, turn x2, run x2, call x3 > turn x2, "
+    "call x3 > run x2 (all on error), and show each one's worst scenario",
+)
+@click.option(
     "--workers",
     type=limits.workers(),
     default=None,
@@ -160,6 +169,7 @@ def frontier_command(
     fmt: str,
     out_dir: Path | None,
     every: bool,
+    retry_stacks: bool,
     workers: int | None,
 ) -> int:
     """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
@@ -167,7 +177,8 @@ def frontier_command(
     # The locks a second live process tells apart are enumerated only when one can occur, and
     # the fsync and unreadable-checkpoint choices only under power loss (POLICIES.md 1.6 and 1.5).
     locks = PAUSE_LOCKS if "pause" in choices.faults else CRASH_LOCKS
-    policies = all_policies(locks, power_loss="power-loss" in choices.faults)
+    stacks = FRONTIER_STACKS if retry_stacks else ((),)
+    policies = all_policies(locks, power_loss="power-loss" in choices.faults, stacks=stacks)
     tasks = [
         Task(
             number,
@@ -179,6 +190,7 @@ def frontier_command(
             choices.faults,
             choices.fresh_ids,
             choices.projection,
+            retry_stacks,
         )
         for number, policy in enumerate(policies, start=1)
     ]

@@ -82,6 +82,7 @@ from crashsweep.cli.main import main
 from crashsweep.spec.cost import Cost
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.policy import PAUSE_LOCKS, Lock, Policy, all_policies
+from crashsweep.spec.retries import Stack
 from crashsweep.variants.presets import BUILT_IN
 from tests.paths import ROOT
 from tests.replay_oracle import replay, sweep
@@ -635,8 +636,11 @@ def test_the_lock_axis_widens_only_with_pause(
     """POLICIES.md 1.6: os-lock and lease+fencing are enumerated only under --faults pause (1024 designs, else 512)."""
     asked: list[tuple[str, ...]] = []
 
-    def first_two(chosen: tuple[Lock, ...], power_loss: bool = False) -> tuple[Policy, ...]:
+    def first_two(
+        chosen: tuple[Lock, ...], power_loss: bool = False, stacks: tuple[Stack, ...] = ((),)
+    ) -> tuple[Policy, ...]:
         assert not power_loss
+        assert stacks == ((),)
         asked.append(chosen)
         every = all_policies(chosen)
         assert len(every) == 256 * len(chosen)

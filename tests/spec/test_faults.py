@@ -17,7 +17,7 @@ from crashsweep.spec.faults import (
     parse_faults,
 )
 from crashsweep.spec.job import TRIAGE, load_job
-from crashsweep.spec.ops import AskPerson, Failed, Pause, Point
+from crashsweep.spec.ops import AskPerson, Failed, Pause, Point, Send
 from crashsweep.spec.process import WRONG_ANSWER as SAID_YES
 from crashsweep.spec.process import advance, boot, paused, resume
 from crashsweep.spec.tracker import KEYED
@@ -58,7 +58,8 @@ def test_a_lost_reply_keeps_the_record_and_fails_the_tool() -> None:
     struck = LOST_REPLY.strike(world)
     assert struck.tracker == world.tracker
     assert struck.process is not None
-    assert struck.process.pending == (Point("tool failed create_a"), Failed("create_a"))
+    failed = Failed("create_a", Send("create_a", keyed=False))
+    assert struck.process.pending[:2] == (Point("tool failed create_a"), failed)
     after, _ = resume(struck, ALL, save_after_reply.DESIGN)
     assert after.process is not None
     assert after.process.point == "tool failed create_a"
