@@ -106,3 +106,22 @@ def test_a_name_at_the_limit_is_read(tmp_path: Path) -> None:
     path = tmp_path / "long.toml"
     path.write_text(DESIGN.replace('"mine"', '"' + "x" * NAME_MAX + '"'), encoding="utf-8")
     assert read_design_file(path)[0] == "x" * NAME_MAX
+
+
+def test_a_design_file_value_is_written_as_toml_that_reads_back() -> None:
+    """toml_value: strings, booleans, lists and inline tables (a retry stack) round-trip through tomllib."""
+    import tomllib
+
+    from crashsweep.spec.files import toml_value
+
+    values = {
+        "name": 'a "quoted" name',
+        "startup_save": False,
+        "ladder": ["lookup", "person"],
+        "retries": [
+            {"scope": "call", "on": "error", "attempts": 3},
+            {"scope": "run", "on": "timeout", "attempts": "unbounded"},
+        ],
+    }
+    text = "\n".join(f"{key} = {toml_value(value)}" for key, value in values.items())
+    assert tomllib.loads(text) == values

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crashsweep.spec.policy import CHOICES, PAUSE_LOCKS, RUNGS, PolicyError, all_policies, policy_from_mapping
+from crashsweep.spec.retries import Layer
 
 BASE: dict[str, object] = {
     "startup_save": True,
@@ -140,3 +141,28 @@ def test_the_locks_a_second_process_tells_apart_double_the_space() -> None:
     assert len({policy.label for policy in policies}) == 1024
     assert {p.lock for p in policies} == {"file", "none", "os-lock", "lease+fencing"}
     assert [p for p in policies if p.lock in ("file", "none")] == list(all_policies())
+
+
+def test_retry_layers_are_a_field_left_out_when_empty() -> None:
+    """spec/RETRIES.md: `retries` defaults to none, is written only when given, and reads back the same."""
+    plain = policy_from_mapping(BASE)
+    assert plain.retries == ()
+    assert "retries" not in plain.as_mapping()
+    layers = [{"scope": "call", "on": "error", "attempts": 3}, {"scope": "run", "on": "timeout", "attempts": 2}]
+    stacked = policy_from_mapping({**BASE, "retries": layers})
+    assert stacked.as_mapping()["retries"] == layers
+    assert policy_from_mapping(stacked.as_mapping()) == stacked
+    assert stacked.label.endswith("retries[call x3 on error > run x2 on timeout]")
+
+
+def test_a_bad_retry_stack_is_a_policy_error_naming_the_layer() -> None:
+    with pytest.raises(PolicyError, match=r"retries\[1\]\.attempts: expected an integer from 2"):
+        policy_from_mapping({**BASE, "retries": [{"scope": "call", "on": "error", "attempts": 0}]})
+
+
+def test_the_space_crossed_with_retry_stacks_gives_each_design_each_stack() -> None:
+    stacks = ((), (Layer("call", "error", 3),))
+    crossed = all_policies(stacks=stacks)
+    assert len(crossed) == 2 * len(all_policies())
+    assert [p.retries for p in crossed[:2]] == list(stacks)
+    assert crossed[::2] == all_policies()
