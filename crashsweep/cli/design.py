@@ -67,7 +67,7 @@ def known() -> tuple[str, ...]:
 TEMPLATE = """\
 # A loop design as data. Explore it with `crashsweep explore --design FILE`; it goes wherever
 # `--variant NAME` does (compare, replay, view, fuzz, sweep, conform). Every field is required
-# except ladder, on_tool_error, fsync and unreadable; spec/POLICIES.md gives the rules of each value.
+# except ladder, on_tool_error, fsync, unreadable and retries; spec/POLICIES.md gives the rules of each value.
 
 name = "my-design"                   # how tables and traces call it
 summary = "what the loop does, in one line"
@@ -84,5 +84,9 @@ on_tool_error = "retry"              # or "model": hand a tool error to the mode
 # Durability, for --faults power-loss (spec/FAULTS.md section 6): uncomment to change.
 # fsync = "none"                     # "none", "no-dir-fsync" or "full": the checkpoint save's fsyncs
 # unreadable = "ask-person"          # or "fresh-run" (only with fsync "none"): on an unreadable checkpoint
+
+# Retry layers around the loop, innermost first (spec/RETRIES.md): uncomment to add.
+# scope "call", "turn" or "run"; on "error", "unknown-outcome" or "timeout"; attempts from 2, or "unbounded"
+# retries = [{ scope = "call", on = "error", attempts = 3 }, { scope = "run", on = "error", attempts = 2 }]
 """
 """The template `new` prints; tests/cli/test_design.py checks it names every allowed value."""

@@ -11,6 +11,7 @@ from crashsweep.cli import shipped
 from crashsweep.cli.design import TEMPLATE
 from crashsweep.cli.main import main
 from crashsweep.spec.policy import CHOICES, DURABILITY
+from crashsweep.spec.retries import SCOPES, TRIGGERS, UNBOUNDED
 from crashsweep.variants import PRESETS, is_preset, names
 from crashsweep.variants.design_file import load_design
 from crashsweep.variants.presets import Preset
@@ -73,11 +74,14 @@ def test_new_prints_a_template_that_reads_back(capsys: pytest.CaptureFixture[str
 def test_the_template_names_every_allowed_value() -> None:
     """Each field's line (commented or not) names each of its values: the template keeps up with spec/policy.py."""
     lines = {line.lstrip("# ").split(" ", 1)[0]: line for line in TEMPLATE.splitlines() if " = " in line}
-    assert set(lines) == {"name", "summary", *CHOICES, *DURABILITY}
+    assert set(lines) == {"name", "summary", *CHOICES, *DURABILITY, "retries"}
     for field, values in {**CHOICES, **DURABILITY}.items():
         for value in values:
             shown = str(value).lower() if isinstance(value, bool) else f'"{value}"'
             assert shown in lines[field] or field == "startup_save", (field, value)
+    retries = TEMPLATE[TEMPLATE.index("# Retry layers") :]
+    for value in (*SCOPES, *TRIGGERS, UNBOUNDED):
+        assert f'"{value}"' in retries, value
 
 
 def test_new_refuses_a_name_no_table_can_show(capsys: pytest.CaptureFixture[str]) -> None:
