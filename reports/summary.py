@@ -91,8 +91,6 @@ class Summary:
     def environment(self) -> str:
         """The faults and call IDs in words ("" for the seed's environment: crashes, stable IDs)."""
         words = []
-        if self.retries:
-            words.append(f"retries {self.retries}")
         if self.faults:
             words.append(f"faults {', '.join(self.faults)}")
         if self.fresh_ids:

@@ -130,7 +130,7 @@ def table_text(rows: Sequence[Summary]) -> str:
     depth = max(row.depth for row in rows)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("variant")
-    moves = any(row.faults for row in rows)
+    moves = any(row.moving for row in rows)
     for k in range(1, depth + 1):
         table.add_column(crash_header(k, moves, depth), justify="right")
     for name in FIGURES:
@@ -208,6 +208,7 @@ def row_text(row: Summary) -> str:
     """One design's figures and verdicts, for `explore`."""
     scenarios = scenarios_words(row)
     environment = f", {row.environment}" if row.environment else ""
+    environment += f", retries {row.retries}" if row.retries else ""
     lines = [
         f"{row.variant}  (job {row.job}, tracker {row.tracker}, depth {row.depth}{environment})",
         f"  crash points  {row.crash_points}",
