@@ -114,7 +114,7 @@ def row_properties(row: Summary) -> dict[str, str]:
 
 def shortest_words(row: Summary, verdict: InvariantVerdict) -> str:
     """A violated verdict in explore's words: the shortest counterexample's size and path code."""
-    size = plural(verdict.crashes or 0, "move" if row.faults else "crash")
+    size = plural(verdict.crashes or 0, "move" if row.moving else "crash")
     return f"shortest counterexample: {size}, {plural(verdict.steps or 0, 'step')}, path {verdict.counterexample}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import networkx as nx
@@ -9,12 +10,22 @@ import pytest
 
 from crashsweep.explorer.model import Property
 from crashsweep.explorer.path import replay
-from crashsweep.explorer.search import Exploration
-from crashsweep.reports.counterexample import Counterexample, from_path, path_nodes, violated, violates
+from crashsweep.explorer.search import Exploration, explore
+from crashsweep.reports.counterexample import (
+    Counterexample,
+    from_path,
+    moves_words,
+    path_nodes,
+    shortest,
+    violated,
+    violates,
+)
 from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.retries import Layer
 from crashsweep.spec.tracker import KEYED
 from crashsweep.spec.world import World
-from crashsweep.variants import model
+from crashsweep.variants import PRESETS, model
+from crashsweep.variants.composed import compose
 
 
 def test_save_after_reply_counterexample_has_one_crash_and_ten_steps(sar_cx: Counterexample) -> None:
@@ -96,3 +107,17 @@ def test_path_nodes_follow_the_choices(sar: Exploration[Any], sar_cx: Counterexa
     assert nodes[-1] == sar.verdicts["no-duplicate"].node
     with pytest.raises(ValueError, match="leaves the explored graph"):
         path_nodes(sar, (0, 7))
+
+
+def test_a_retry_move_is_told_apart_from_a_crash() -> None:
+    """save-after-reply with call x3 on error: its shortest duplicate is one retry move, no crash (RETRIES.md 1.4).
+
+    The reply is saved; create_a is applied; the move fails its answer, and the layer sends
+    create_a again without a key: the second record, 8 steps from the start.
+    """
+    policy = replace(PRESETS["save-after-reply"].policy, retries=(Layer("call", "error", 3),))
+    exploration = explore(model(compose("sar-call", "x", policy), TRIAGE, KEYED), 1)
+    (cx,) = shortest(exploration, variant="sar-call", job="triage", job_file=None, tracker="keyed")
+    assert [step.kind for step in cx.steps].count("retry") == 1
+    assert len(cx.steps) == 8
+    assert moves_words(cx) == "0 crashes, 1 retry"

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.describe import (
+    _spent,
     changes,
     plural,
     snapshot_changes,
@@ -103,3 +104,11 @@ def test_approvals_failures_and_used_up_failures_are_described() -> None:
     ]
     assert "tool failure used up: w" in changes(World(), World(struck=("w",)), {})
     assert world_json(World(struck=("w",)))["struck"] == ["w"]
+
+
+def test_what_the_environment_spent_is_told_by_kind() -> None:
+    """A tool's one failure, a layer's retry (RETRIES.md 1.3) and the deploy (section 2), each in words."""
+    assert _spent((), ("create_a",)) == ["tool failure used up: create_a"]
+    assert _spent(("create_a",), ("create_a", "retry 0 run-1/create_a")) == ["retried by a layer: run-1/create_a"]
+    assert _spent((), ("upgraded",)) == ["the restart runs the upgrade"]
+    assert _spent(("create_a",), ("create_a",)) == []

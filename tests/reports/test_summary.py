@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from crashsweep.cli.runs import costed
@@ -9,8 +11,10 @@ from crashsweep.explorer.model import Action
 from crashsweep.explorer.search import explore
 from crashsweep.reports.summary import summarize
 from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.retries import Layer
 from crashsweep.spec.tracker import KEYED
-from crashsweep.variants import model
+from crashsweep.variants import PRESETS, model
+from crashsweep.variants.composed import compose
 from tests.explorer.toys import Points
 
 
@@ -72,3 +76,29 @@ def test_uncosted_rows_have_no_cost() -> None:
     row = summarize(explore(model("save-after-reply", TRIAGE, KEYED), 1), variant="v", job="triage", tracker="keyed")
     assert row.to_json()["cost"] is None
     assert row.extra_cost is None
+
+
+def test_a_design_with_retry_layers_tallies_retry_moves_in_its_json() -> None:
+    """RETRIES.md 1.5: `moves` counts retries beside crashes; `retries` gives the stack, the count, the worst scenario.
+
+    idempotency-keys with call x3 on triage at depth 1: 34 crash points, and a retry move at each
+    write's `tracker accepted` point (create_a, create_b, comment_a): 37 one-move scenarios. The
+    call is sent again under its key, so nothing is duplicated; each retry is one call retry.
+    """
+    policy = replace(PRESETS["idempotency-keys"].policy, retries=(Layer("call", "error", 3),))
+    row = summarize(
+        explore(model(compose("keys-call", "x", policy), TRIAGE, KEYED), 1), variant="x", job="triage", tracker="keyed"
+    )
+    data = row.to_json()
+    assert data["moves"] == {"1": {"crash": 34, "retry": 3}}
+    assert data["retries"]["stack"] == "call x3 on error"
+    assert data["retries"]["retried"] == {"retry.call": 3, "retry.turn": 0, "retry.run": 0}
+    assert data["retries"]["worst"]["dups"] == 0
+    assert "faults" not in data
+
+
+def test_a_design_without_layers_keeps_its_json() -> None:
+    row = summarize(explore(model("idempotency-keys", TRIAGE, KEYED), 1), variant="x", job="triage", tracker="keyed")
+    assert not row.moving
+    assert "moves" not in row.to_json()
+    assert "retries" not in row.to_json()
