@@ -82,7 +82,8 @@ from crashsweep.cli.main import main
 from crashsweep.spec.cost import Cost
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.policy import PAUSE_LOCKS, Lock, Policy, all_policies
-from crashsweep.spec.retries import Stack
+from crashsweep.spec.retries import FRONTIER_STACKS, Stack
+from crashsweep.variants import PRESETS
 from crashsweep.variants.presets import BUILT_IN
 from tests.paths import ROOT
 from tests.replay_oracle import replay, sweep
@@ -678,3 +679,33 @@ def test_the_workers_die_with_a_frontier_killed_by_sigkill() -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_retry_stacks_cross_every_design_and_show_the_worst_scenario(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--retry-stacks asks the space for the six stacks of RETRIES.md 1.5; the table gains the worst scenario.
+
+    Cut to idempotency-keys' policy with each stack, on one-write at depth 1: one move is one
+    failure at most, caught by the innermost layer; a call or turn retry sends create_a again
+    under its key, a run retry under a new run's key. So only the stack "run x2" duplicates.
+    """
+    asked: list[tuple[Stack, ...]] = []
+
+    def keyed(
+        chosen: tuple[Lock, ...], power_loss: bool = False, stacks: tuple[Stack, ...] = ((),)
+    ) -> tuple[Policy, ...]:
+        asked.append(stacks)
+        base = PRESETS["idempotency-keys"].policy
+        return tuple(replace(base, retries=stack) for stack in stacks)
+
+    monkeypatch.setattr(cmd_frontier, "all_policies", keyed)
+    job = ROOT / "examples" / "one-write.toml"
+    main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", "--retry-stacks", "--every"])
+    assert asked == [FRONTIER_STACKS]
+    out = capsys.readouterr().out
+    assert out.startswith("6 designs (every valid policy combination, each with every retry stack)")
+    assert "worst dups" in out
+    assert "5 hold no-duplicate and no-loss" in out
+    (run_retry,) = [line for line in out.splitlines() if "retries[run x2 on error]" in line]
+    assert "no-duplicate violated" in run_retry
