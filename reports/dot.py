@@ -156,9 +156,9 @@ def state_graph(exploration: Exploration[Any], cx: Counterexample, *, radius: in
         g.node(f"s{node}", label(*words), **attrs)
     for u, v, k in edges:
         action = graph.edges[u, v, k]["action"]
-        colour = {"crash": _CRASH, "fault": _CRASH, "restart": _RESTART}.get(action.kind, _STEP)
+        colour = {"crash": _CRASH, "fault": _CRASH, "retry": _CRASH, "restart": _RESTART}.get(action.kind, _STEP)
         attrs = {"color": colour if (u, v, k) in path_edges else _FADED[colour]}
-        if action.kind in ("crash", "fault"):
+        if action.kind in ("crash", "fault", "retry"):
             attrs["style"] = "dashed"
         elif action.kind == "restart":
             attrs.update(style="bold", arrowhead="onormal")

@@ -15,6 +15,13 @@ from dataclasses import dataclass
 from crashsweep.reports.counterexample import Step
 
 PAUSE, WAKE, HELD_GOES_ON = "pause", "wake", "held goes on"
+TIMEOUT = " on timeout"
+"""The end of a retry move's label that suspends the attempt and starts another beside it (RETRIES.md 1.2)."""
+
+
+def _suspends(step: Step) -> bool:
+    """A pause, or a retry on a timeout: the running process is suspended and a new one starts."""
+    return (step.kind == "fault" and step.action == PAUSE) or (step.kind == "retry" and step.action.endswith(TIMEOUT))
 
 
 @dataclass(frozen=True)
@@ -46,7 +53,7 @@ def actors(steps: Sequence[Step]) -> list[Actor]:
         return started
 
     for step in steps:
-        if step.kind == "fault" and step.action == PAUSE:
+        if _suspends(step):
             paused = running
             running = begin()
             result.append(Actor(running, lane_of[running], paused=paused))
@@ -67,5 +74,5 @@ def actors(steps: Sequence[Step]) -> list[Actor]:
 
 
 def two_lanes(steps: Sequence[Step]) -> bool:
-    """Whether a second process ever lived (the path holds a pause)."""
-    return any(step.kind == "fault" and step.action == PAUSE for step in steps)
+    """Whether a second process ever lived (the path holds a pause, or a retry on a timeout)."""
+    return any(_suspends(step) for step in steps)

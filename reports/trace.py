@@ -55,6 +55,8 @@ def _action(step: Step) -> str:
         return "RESTART"
     if step.kind == "fault":
         return f"FAULT {step.action}"
+    if step.kind == "retry":
+        return "RETRY"  # which layer, and on what, the step's words say (its label is long)
     return "" if step.action == "continue" else step.action
 
 
@@ -101,8 +103,9 @@ def text(cx: Counterexample, *, program: Sequence[str] = PROGRAM) -> str:
     lines = [title(cx), f"initial: {world_text(cx.initial)}", ""]
     lines.append(f"{'step':>4}  {'action':<8} {'crash point':<{width}}  what changed")
     for step in cx.steps:
-        row = f"{step.index:>4}  {_action(step):<8} {_point(step):<{width}}  {'; '.join(step_changes(step))}"
-        if step.kind in ("crash", "fault"):
+        said = [step.action, *step_changes(step)] if step.kind == "retry" else step_changes(step)
+        row = f"{step.index:>4}  {_action(step):<8} {_point(step):<{width}}  {'; '.join(said)}"
+        if step.kind in ("crash", "fault", "retry"):
             lines += [_RULE, row, _RULE]
         else:
             lines.append(row)
@@ -118,6 +121,11 @@ def _lane_note(step: Step, actor: Actor) -> str:
     """What a pause, a wake-up or a hand-back did to the two processes, in words."""
     if step.kind == "fault" and step.action == PAUSE:
         return f"process {actor.paused} PAUSED (alive, not running); process {actor.number} starts beside it"
+    if step.kind == "retry" and actor.paused:
+        return (
+            f"{step.action}: process {actor.paused} TIMED OUT (alive, not running); "
+            f"process {actor.number}, its retry, starts beside it"
+        )
     if step.action == WAKE:
         held = f"; process {actor.held} held where it is" if actor.held else ""
         return f"process {actor.number} WAKES with its stale memory{held}"
@@ -139,7 +147,7 @@ def _two_process_text(cx: Counterexample, program: Sequence[str]) -> str:
         cells[actor.lane] = f"p{actor.number} {_point(step)}".rstrip() if actor.number else _point(step)
         said = [note for note in (_lane_note(step, actor),) if note] + step_changes(step)
         row = f"{step.index:>4}  {_action(step):<11} {cells[0]:<{width}}  {cells[1]:<{width}}  {'; '.join(said)}"
-        lines += [_RULE, row, _RULE] if step.kind in ("crash", "fault") or step.action == WAKE else [row]
+        lines += [_RULE, row, _RULE] if step.kind in ("crash", "fault", "retry") or step.action == WAKE else [row]
     lines += ["", conclusion(cx), f"replay: {replay_command(cx, program=program)}"]
     lines.append(f"pytest: {replay_command(cx, pytest=True, program=program)}")
     return "\n".join(line.rstrip() for line in lines) + "\n"
