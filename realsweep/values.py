@@ -49,6 +49,8 @@ class Target:
     A Python program may also name `fork`, an entry point ("module:function", called with no
     arguments, `fork_argv` as its sys.argv[1:]) that a zygote can fork instead of starting
     `argv` (see zygote.py): the same program, without an interpreter start per process.
+    `upgrade` is the version every restart runs (a deploy between a crash and its restart,
+    spec/RETRIES.md section 2); the first process of a scenario runs this one.
     """
 
     argv: tuple[str, ...]
@@ -56,6 +58,11 @@ class Target:
     label: str = ""
     fork: str | None = None
     fork_argv: tuple[str, ...] = ()
+    upgrade: Target | None = None
+
+    def version(self, number: int) -> Target:
+        """What process `number` of a scenario runs: this target first, its upgrade at every restart."""
+        return self if number == 1 or self.upgrade is None else self.upgrade
 
     @classmethod
     def command(cls, line: str | Sequence[str]) -> Target:

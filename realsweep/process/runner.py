@@ -106,6 +106,8 @@ class Runner:
         self._argv = _argv(target, options)
         self._env = {**os.environ, **target.env, **self.nemesis.env(), **options.points.env()}
         """Every process's environment before its own variables: read once (os.environ decodes each read)."""
+        self._upgraded = None if target.upgrade is None else _argv(target.upgrade, options)
+        """The restarts' command line when they run an upgrade (spec/RETRIES.md section 2)."""
 
     def warm(self) -> None:
         """Start the zygote now, on a thread of its own, when processes are forked from one.
@@ -309,12 +311,17 @@ class Runner:
         return status, points
 
     def _start(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
-        """Run process `number` (forked from the zygote, or started from the target's argv); its exit status."""
-        if not self.forks:
-            return self._exec(folder, workdir, env, number, crashes)
+        """Run process `number` (forked from the zygote, or started from the target's argv); its exit status.
+
+        A restart runs the target's upgrade when it has one: forked from the same zygote when it
+        is the same entry point (other arguments), else started from its own command line.
+        """
+        version = self.target.version(number)
+        if not self.forks or version.fork != self.target.fork:
+            return self._exec(folder, workdir, {**env, **version.env}, number, crashes)
         try:
             return self._zygote().run(
-                list(self.target.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
+                list(version.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
             )
         except TimeoutError:
             raise TargetFailed(
@@ -325,10 +332,11 @@ class Runner:
 
     def _exec(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
         """Start process `number` from the target's argv; its exit status."""
+        argv = self._argv if number == 1 or self._upgraded is None else self._upgraded
         with open(folder / f"output-{number}.txt", "wb") as output:
             try:
                 return subprocess.run(
-                    self._argv,
+                    argv,
                     cwd=workdir,
                     env=env,
                     stdin=subprocess.DEVNULL,

@@ -83,18 +83,24 @@ def conform(
     progress: Progress | None = None,
     design_path: Path | None = None,
     nemesis: Nemesis | None = None,
+    upgrade: reference.Version | None = None,
 ) -> Conformance:
     """Run the model explorer and the real sweep of `variant` (or of the design file), side by side.
 
-    `nemesis`: the faults and call IDs (spec/FAULTS.md) of both sides.
+    `nemesis`: the faults and call IDs (spec/FAULTS.md) of both sides; `upgrade`: the design
+    (name, design file) every restart runs on both sides (spec/RETRIES.md section 2).
     """
     env = nemesis or Nemesis()
     chosen = load_design(design_path).design if design_path is not None else variant
+    then = None if upgrade is None else load_design(upgrade[1]).design if upgrade[1] is not None else upgrade[0]
     faults, fresh = env.faults, env.fresh_ids
-    exploration = explore(variants.model(chosen, job, TRACKERS[tracker], faults=faults, fresh_ids=fresh), options.depth)
+    loop = variants.model(chosen, job, TRACKERS[tracker], faults=faults, fresh_ids=fresh, upgrade=then)
+    exploration = explore(loop, options.depth)
     model = summarize(exploration, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
-    result = reference.run(variant, job, job_path, tracker, options, progress, design_path, env)
+    result = reference.run(variant, job, job_path, tracker, options, progress, design_path, env, upgrade)
     real = rows.summary(result, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
+    if upgrade is not None:
+        model, real = replace(model, upgrade=upgrade[0]), replace(real, upgrade=upgrade[0])
     return Conformance(model, real, result)
 
 

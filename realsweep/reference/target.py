@@ -36,8 +36,22 @@ UNSUPPORTED = ("approval", "fails_after_accept")
 SERVICE_MODES = {"keyed": "keyed", "keyless": "keyless", "keyless-lookup": "keyless"}
 
 
-def target(variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None) -> Target:
-    """The command that runs one process of the reference loop of design `variant` (or of the design file)."""
+Version = tuple[str, "Path | None"]
+"""A version of the reference loop: its design's name, and the design file when it comes from one."""
+
+
+def target(
+    variant: str, job_path: Path | None, tracker: str, design_path: Path | None = None, upgrade: Version | None = None
+) -> Target:
+    """The command that runs one process of the reference loop of design `variant` (or of the design file).
+
+    `upgrade`: the version every restart runs (spec/RETRIES.md section 2), the same program
+    with another design.
+    """
+    if upgrade is not None:
+        upgraded = target(upgrade[0], job_path, tracker, upgrade[1])
+        first = target(variant, job_path, tracker, design_path)
+        return replace(first, label=f"{first.label} -> {upgrade[0]} at restarts", upgrade=upgraded)
     if design_path is not None:
         args = ["--design", str(design_path.resolve()), "--tracker", tracker]
     elif variant not in DESIGNS:
@@ -79,10 +93,12 @@ def run(
     progress: SweepProgress | None = None,
     design_path: Path | None = None,
     nemesis: Nemesis | None = None,
+    upgrade: Version | None = None,
 ) -> SweepResult:
     """Sweep the reference loop of `variant` (or of the design file) on `job` against a tracker of kind `tracker`.
 
-    `nemesis`: the faults and call IDs (spec/FAULTS.md) the loop and the tracker suffer.
+    `nemesis`: the faults and call IDs (spec/FAULTS.md) the loop and the tracker suffer;
+    `upgrade`: the version every restart runs (spec/RETRIES.md section 2).
     """
     if tracker not in SERVICE_MODES:
         raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
@@ -95,7 +111,8 @@ def run(
         _refuse_error_to_model(design_path)
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
-    return sweep(target(variant, job_path, tracker, design_path), check(job), options, progress, nemesis)
+    chosen = target(variant, job_path, tracker, design_path, upgrade)
+    return sweep(chosen, check(job), options, progress, nemesis)
 
 
 def state_key(world: World) -> World:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from crashsweep.realsweep.sweep import Outcome
-from crashsweep.realsweep.values import ScenarioResult
+from crashsweep.realsweep.values import ScenarioResult, Target
 
 
 def test_a_power_cut_scenario_says_its_process_died() -> None:
@@ -27,3 +29,11 @@ def test_a_pause_scenario_counts_the_processes_beside_the_first() -> None:
     assert (alone.record()["processes"], restarted.record()["processes"]) == (2, 3)
     assert alone.record()["faults"] == [label]
     assert alone.describe() == f"{label}: each process goes on to its stop, a restart if the run is unfinished"
+
+
+def test_a_target_runs_its_upgrade_at_every_restart() -> None:
+    """Process 1 of a scenario runs the target; processes 2, 3, ... its upgrade (spec/RETRIES.md 2)."""
+    old, new = Target.command("python old.py"), Target.command("python new.py")
+    deployed = replace(old, upgrade=new)
+    assert [deployed.version(n) for n in (1, 2, 3)] == [deployed, new, new]
+    assert old.version(2) is old

@@ -312,3 +312,33 @@ def test_fresh_call_ids_with_merged_worlds_two_crashes_deep() -> None:
     result = conformance.conform("keys-before-reply-save", TRIAGE, None, "keyed", DEPTH_2, None, path, fresh)
     assert result.differences == []
     assert _figures(result) == (30, 521, 102, 111, 0, 0, 326)
+
+
+@pytest.mark.parametrize(
+    ("first", "then"), [("save-after-reply", "idempotency-keys"), ("idempotency-keys", "save-after-reply")]
+)
+def test_a_deploy_between_crash_and_restart_conforms(first: str, then: str) -> None:
+    """--upgrade-to (spec/RETRIES.md section 2): every restart runs the other design, on both sides.
+
+    On one-write both designs pass the same 15 points (the startup save 2, reply 1 arrived,
+    reply 1: 2, tracker accepted and tool returned create_a, the result 3, turn 1: 2, final
+    reply arrived, final: 2). Keys help only when every send of a call carries the same one:
+    here one version sends create_a with no key and the other with Key(run-1), so whichever
+    runs first, a crash after the tracker accepted create_a and before its result is renamed
+    into the checkpoint (tracker accepted, tool returned, result: tmp written: 3 points) has
+    the restart send it again, and the keyed tracker, finding no record under that key (or
+    none asked for), keeps both. Elsewhere the checkpoint says create_a was done, or it was
+    never sent. So at depth 1: 15 scenarios, 3 with one duplicate, none lost; and at depth 2
+    the real row equals the model's, figure for figure.
+    """
+    job_path = ROOT / "examples" / "one-write.toml"
+    upgrade = (then, None)
+    one = conformance.conform(first, load_job(job_path), job_path, "keyed", SweepOptions(depth=1), upgrade=upgrade)
+    assert one.differences == []
+    assert (one.real.crash_points, one.real.scenarios, one.real.with_dups, one.real.dups) == (15, {1: 15}, 3, 3)
+    assert one.real.missing == 0
+    assert one.model.upgrade == then
+    assert f"(restarts run {then})" in conformance.render([one])
+    two = conformance.conform(first, load_job(job_path), job_path, "keyed", SweepOptions(depth=2), upgrade=upgrade)
+    assert two.differences == []
+    assert two.real.scenarios[2] > 0
