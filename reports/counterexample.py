@@ -46,7 +46,8 @@ class Counterexample:
 
     `invariant` is None for a replayed path that violates nothing; `violation` then says so.
     `job_file` is the job file the user gave (None for the built-in job), for replaying;
-    `design_file` likewise the design file (None for a registered variant).
+    `design_file` likewise the design file (None for a registered variant); `upgrade` the
+    design every restart ran, as `--upgrade-to` names it (a name or a design file), or None.
     """
 
     variant: str
@@ -64,6 +65,7 @@ class Counterexample:
     design_file: str | None = None
     faults: tuple[str, ...] = ()
     fresh_ids: bool = False
+    upgrade: str | None = None
 
     @property
     def crashes(self) -> int:
@@ -135,6 +137,7 @@ def from_path(
     tracker: str,
     invariant: str | None = None,
     design_file: str | None = None,
+    upgrade: str | None = None,
 ) -> Counterexample:
     """The counterexample along `path`; `invariant` defaults to the first one its end violates."""
     props = {prop.name: prop for prop in model.properties}
@@ -187,6 +190,7 @@ def from_path(
         design_file=design_file,
         faults=faults,
         fresh_ids=fresh_ids,
+        upgrade=upgrade,
     )
 
 
@@ -198,6 +202,7 @@ def shortest(
     job_file: str | None,
     tracker: str,
     design_file: str | None = None,
+    upgrade: str | None = None,
 ) -> list[Counterexample]:
     """The shortest counterexample of every violated invariant, in the model's order."""
     found = []
@@ -217,6 +222,7 @@ def shortest(
                 tracker=tracker,
                 invariant=prop.name,
                 design_file=design_file,
+                upgrade=upgrade,
             )
         )
     return found

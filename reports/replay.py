@@ -40,6 +40,7 @@ def replay_command(cx: Counterexample, *, pytest: bool = False, program: Sequenc
         design_file=cx.design_file,
         faults=cx.faults,
         fresh_ids=cx.fresh_ids,
+        upgrade=cx.upgrade,
         pytest=pytest,
         program=program,
     )
@@ -55,6 +56,7 @@ def command_line(
     design_file: str | None = None,
     faults: Sequence[str] = (),
     fresh_ids: bool = False,
+    upgrade: str | None = None,
     pytest: bool = False,
     program: Sequence[str] = PROGRAM,
 ) -> str:
@@ -71,6 +73,8 @@ def command_line(
         words += ["--faults", ",".join(faults)]
     if fresh_ids:
         words += ["--call-ids", "fresh"]
+    if upgrade is not None:
+        words += ["--upgrade-to", upgrade]
     words += ["--path", code]
     if pytest:
         words.append("--pytest")
@@ -91,8 +95,10 @@ def pytest_snippet(cx: Counterexample) -> str:
         stdlib = ["from pathlib import Path", ""]
         job_import, job = ["from crashsweep.spec.job import load_job"], f"load_job(Path({_lit(cx.job_file)}))"
     design = _lit(cx.variant)
-    if cx.design_file is not None:
+    upgrade_file = cx.upgrade is not None and cx.upgrade.endswith(".toml")  # else a design's name
+    if cx.design_file is not None or upgrade_file:
         stdlib = ["from pathlib import Path", ""]
+    if cx.design_file is not None:
         design = f"load_design(Path({_lit(cx.design_file)})).design"
     head = [
         f'"""Replays crashsweep\'s path {cx.code} of {cx.variant} (depth {cx.depth}, tracker {cx.tracker})."""',
@@ -102,7 +108,7 @@ def pytest_snippet(cx: Counterexample) -> str:
         *job_import,
         "from crashsweep.spec.tracker import TRACKERS",
         "from crashsweep.variants import model",
-        *(["from crashsweep.variants.design_file import load_design"] if cx.design_file is not None else []),
+        *(["from crashsweep.variants.design_file import load_design"] if cx.design_file or upgrade_file else []),
         "",
         "",
         f"def {function_name(cx)}() -> None:",
@@ -112,6 +118,9 @@ def pytest_snippet(cx: Counterexample) -> str:
         environment += f", faults=({''.join(_lit(kind) + ', ' for kind in cx.faults).rstrip()})"
     if cx.fresh_ids:
         environment += ", fresh_ids=True"
+    if cx.upgrade is not None:
+        then = f"load_design(Path({_lit(cx.upgrade)})).design" if upgrade_file else _lit(cx.upgrade)
+        environment += f", upgrade={then}"
     body = [
         f"loop = model({design}, {job}, TRACKERS[{_lit(cx.tracker)}]{environment})",
         f"path = replay(loop, {cx.depth}, {_lit(cx.code)})",

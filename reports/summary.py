@@ -81,6 +81,8 @@ class Summary:
     """The most model calls of any one scenario (with retry layers); the run's own are `run_calls`."""
     run_calls: int = 0
     """The model calls of the uninterrupted run (with retry layers)."""
+    upgrade: str = ""
+    """The design every restart ran (a deploy between a crash and its restart, RETRIES.md 2), "" for none."""
 
     @property
     def moving(self) -> bool:
@@ -95,6 +97,8 @@ class Summary:
             words.append(f"faults {', '.join(self.faults)}")
         if self.fresh_ids:
             words.append("fresh call IDs")
+        if self.upgrade:
+            words.append(f"restarts run {self.upgrade}")
         if self.fsync:
             words.append(f"fsync {self.fsync}")
         if self.unreadable:
@@ -136,7 +140,7 @@ class Summary:
                 "retried": dict(self.retried),
                 "worst": {"dups": self.worst_dups, "model_calls": self.worst_calls, "run_model_calls": self.run_calls},
             }
-        given = (("fsync", self.fsync), ("unreadable", self.unreadable))
+        given = (("fsync", self.fsync), ("unreadable", self.unreadable), ("upgrade_to", self.upgrade))
         faulty.update({name: value for name, value in given if value})
         return {
             "variant": self.variant,

@@ -13,9 +13,11 @@ from pathlib import Path
 from crashsweep.explorer.path import replay
 from crashsweep.reports.counterexample import Counterexample, from_path
 from crashsweep.reports.replay import function_name, pytest_snippet, replay_command
-from crashsweep.spec.job import load_job
+from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.tracker import KEYED
 from crashsweep.variants import model
+from crashsweep.variants.design_file import load_design
+from tests.paths import ROOT
 
 JOB = """\
 name = "quoted"
@@ -111,3 +113,33 @@ def test_the_command_starts_with_the_program_given(sar_cx: Counterexample) -> No
     words = shlex.split(replay_command(sar_cx, pytest=True, program=("/opt/my py/python", "-m", "crashsweep")))
     assert words[:4] == ["/opt/my py/python", "-m", "crashsweep", "replay"]
     assert words[-1] == "--pytest"
+
+
+def test_a_deploy_is_in_the_command_and_the_snippet(tmp_path: Path) -> None:
+    """--upgrade-to (spec/RETRIES.md 2) rides along: a design's name, or a design file loaded by the snippet.
+
+    save-after-reply's path 10:7=1 crashes at `tracker accepted create_a`; the restart, whether
+    it runs idempotency-keys or keys-call-retry (keys on every send), sends create_a under a
+    key for the first time, and the keyed tracker, with no record under it, files it again.
+    """
+    design_file = str(ROOT / "examples" / "keys-call-retry.toml")
+    for then in ("idempotency-keys", design_file):
+        upgrade = then if then == "idempotency-keys" else load_design(Path(then)).design
+        loop = model("save-after-reply", TRIAGE, KEYED, upgrade=upgrade)
+        cx = from_path(
+            loop,
+            replay(loop, 1, "10:7=1"),
+            variant="save-after-reply",
+            job="triage",
+            job_file=None,
+            depth=1,
+            tracker="keyed",
+            upgrade=then,
+        )
+        assert cx.violated
+        assert shlex.split(replay_command(cx))[-4:-2] == ["--upgrade-to", then]
+        snippet = pytest_snippet(cx)
+        wanted = 'upgrade="idempotency-keys"' if then == "idempotency-keys" else "upgrade=load_design(Path("
+        assert wanted in snippet
+        done = run_pytest(tmp_path, snippet)
+        assert done.returncode == 0, done.stdout + done.stderr
