@@ -85,9 +85,16 @@ def job_file(job_path: Path | None) -> str | None:
 
 
 def counterexamples(
-    exploration: Exploration[Any], summary: Summary, job_path: Path | None, design_path: Path | None = None
+    exploration: Exploration[Any],
+    summary: Summary,
+    job_path: Path | None,
+    design_path: Path | None = None,
+    upgrade: str | None = None,
 ) -> list[Counterexample]:
-    """The shortest counterexample of every violated invariant (`design_path`: the design file, if any)."""
+    """The shortest counterexample of every violated invariant.
+
+    `design_path`: the design file, if any; `upgrade`: --upgrade-to as the user gave it.
+    """
     return shortest(
         exploration,
         variant=summary.variant,
@@ -95,6 +102,7 @@ def counterexamples(
         job_file=job_file(job_path),
         tracker=summary.tracker,
         design_file=job_file(design_path),
+        upgrade=upgrade,
     )
 
 
@@ -159,19 +167,25 @@ def build(
     design_path: Path | None = None,
     *,
     program: Sequence[str] = PROGRAM,
+    upgrade: str | None = None,
 ) -> Report:
     """Every file of `render`, made at once (`design_path`: the design file, if any)."""
-    report = start(exploration, summary, job_path, design_path)
+    report = start(exploration, summary, job_path, design_path, upgrade)
     for _ in render(exploration, summary, job_path, report, program):
         pass
     return report
 
 
 def start(
-    exploration: Exploration[Any], summary: Summary, job_path: Path | None, design_path: Path | None = None
+    exploration: Exploration[Any],
+    summary: Summary,
+    job_path: Path | None,
+    design_path: Path | None = None,
+    upgrade: str | None = None,
 ) -> Report:
     """An empty report of the exploration's counterexamples, and whether `dot` is missing."""
-    return Report(counterexamples(exploration, summary, job_path, design_path), dot_missing=find_dot() is None)
+    found = counterexamples(exploration, summary, job_path, design_path, upgrade)
+    return Report(found, dot_missing=find_dot() is None)
 
 
 def after_explore(
@@ -182,16 +196,17 @@ def after_explore(
     *,
     text: bool,
     design_path: Path | None = None,
+    upgrade: str | None = None,
 ) -> None:
     """What `explore` adds: replay lines (text output), and with --out the directory it wrote, whole."""
     program = prog.current()
     if text:
-        for cx in counterexamples(exploration, summary, job_path, design_path):
+        for cx in counterexamples(exploration, summary, job_path, design_path, upgrade):
             click.echo(f"  {cx.invariant:<13} replay: {replay.replay_command(cx, program=program)}")
             click.echo(f"  {'':<13} pytest: {replay.replay_command(cx, pytest=True, program=program)}")
     if out_dir is None:
         return
-    report = start(exploration, summary, job_path, design_path)
+    report = start(exploration, summary, job_path, design_path, upgrade)
     files = render(exploration, summary, job_path, report, prog.anywhere(program))
     outdir.publish(out_dir, files, wrote=lambda path: click.echo(f"wrote {path}", err=not text))
     if report.dot_missing and report.counterexamples:

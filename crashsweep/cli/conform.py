@@ -14,7 +14,16 @@ from pathlib import Path
 import click
 
 from crashsweep.cli import formats, limits, runs, sweep_engines, variant_names
-from crashsweep.cli.options import depth_option, environment, fault_options, job_option, split_names
+from crashsweep.cli.options import (
+    depth_option,
+    environment,
+    fault_options,
+    job_option,
+    refuse_with_upgrade,
+    split_names,
+    upgrade_option,
+    upgrade_version,
+)
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.cli.sweep import (
     DEDUP_HELP,
@@ -23,12 +32,13 @@ from crashsweep.cli.sweep import (
     SPAWN_HELP,
     Progress,
     fail,
-    reference_design,
     stops_on_sigterm,
     sweep_options,
 )
+from crashsweep.cli.sweep_sources import reference_design
 from crashsweep.realsweep import api
 from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants import design
 from crashsweep.variants.design_file import load_design
 
 
@@ -56,6 +66,7 @@ from crashsweep.variants.design_file import load_design
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
 @click.option("--kill", is_flag=True, help=KILL_HELP)
 @sweep_engines.engine_options
+@upgrade_option()
 @stops_on_sigterm
 def conform(
     names: str | None,
@@ -70,6 +81,7 @@ def conform(
     kill: bool,
     engine_name: str,
     address: str | None,
+    upgrade_to: str | None,
 ) -> int:
     """The real sweep and the model side by side: both rows of each design, and every difference.
 
@@ -98,9 +110,13 @@ def conform(
         kinds = trackers or ("keyed",)
         matrix = [(name, kind, None) for name in chosen for kind in kinds]
         matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
+    upgrade = upgrade_version(upgrade_to)
     for name, _, path in matrix:
         if path is None:
             reference_design(name)
+        refuse_with_upgrade(upgrade, nemesis.faults, load_design(path).design if path else design(name))
+    if upgrade is not None and upgrade[1] is None:
+        reference_design(upgrade[0])
     job, _ = runs.read_job(job_path)
     results = []
     try:
@@ -110,7 +126,7 @@ def conform(
                 try:
                     options = sweep_options(depth, workers, None, 120, kind, spawn, dedup, None, kill)
                     options = dataclasses.replace(options, engine=where)
-                    results.append(api.conform(name, job, job_path, kind, options, progress, path, nemesis))
+                    results.append(api.conform(name, job, job_path, kind, options, progress, path, nemesis, upgrade))
                 finally:
                     progress.done()
     except api.TargetFailed as error:

@@ -33,7 +33,9 @@ from crashsweep.cli.options import (
     out_option,
     progress_option,
     split_names,
+    upgrade_option,
     variant_option,
+    with_upgrade,
 )
 from crashsweep.cli.outdir import OutDirError
 from crashsweep.cli.shipped import ShippedFile
@@ -65,6 +67,7 @@ def cli() -> None:
 @out_option("write traces (text, JSON), DOT, SVG and index.html of the counterexamples here, whole or not at all")
 @export.export_option()
 @progress_option()
+@upgrade_option()
 def explore(
     variant: str | None,
     design_path: Path | None,
@@ -76,15 +79,19 @@ def explore(
     out_dir: Path | None,
     exports: list[tuple[str, Path]],
     progress: bool,
+    upgrade_to: str | None,
 ) -> int:
     """Explore one design: its row, graph size and verdicts."""
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
+    choices = with_upgrade(choices, upgrade_to, chosen)
     exploration, summary = runs.run(chosen, choices)
-    found = artifacts.counterexamples(exploration, summary, job_path, design_path)
+    found = artifacts.counterexamples(exploration, summary, job_path, design_path, upgrade_to)
     click.echo(formats.render(fmt, formats.ROW, formats.Explored(summary, found, prog.current())), nl=False)
     text = formats.for_people(fmt)
-    artifacts.after_explore(exploration, summary, job_path, out_dir, text=text, design_path=design_path)
+    artifacts.after_explore(
+        exploration, summary, job_path, out_dir, text=text, design_path=design_path, upgrade=upgrade_to
+    )
     export.write(exports, exploration, summary, found, text=text)
     return 0 if summary.holds else 1
 

@@ -6,19 +6,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import click
 from click.decorators import FC
 
-from crashsweep.cli import outdir, runs, variant_names
+from crashsweep.cli import outdir, runs, shipped, variant_names
 from crashsweep.cli.limits import max_states, model_depth, real_depth
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.spec.design import Design
 from crashsweep.spec.durability import FSYNCS, UNREADABLES
 from crashsweep.spec.faults import CALL_IDS, FAULTS, FaultError, parse_call_ids, parse_faults
+from crashsweep.spec.policy import PolicyError
 from crashsweep.spec.tracker import TRACKERS
-from crashsweep.variants import UnknownVariantError, design
+from crashsweep.variants import UnknownVariantError, design, names
 from crashsweep.variants.design_file import load_design
 
 
@@ -261,3 +263,64 @@ def check_durability(fsync: str | None, unreadable: str | None) -> None:
         raise click.UsageError(
             f"--unreadable {unreadable}: only --fsync none can leave the checkpoint unreadable (not {fsync})"
         )
+
+
+# A deploy between a crash and its restart (spec/RETRIES.md section 2).
+
+UPGRADE_HELP = (
+    "every restart runs this design instead (a deploy between a crash and its restart): a design's name, "
+    "or a design file"
+)
+
+
+HINT = "'--upgrade-to'"
+
+
+def upgrade_option(help: str = UPGRADE_HELP) -> Callable[[FC], FC]:
+    """--upgrade-to DESIGN: the design (or program) every restart runs."""
+    return click.option("--upgrade-to", "upgrade_to", metavar="DESIGN", help=help)
+
+
+def upgrade_version(value: str | None) -> tuple[str, Path | None] | None:
+    """The design --upgrade-to names, as (its name, its design file or None); a bad one is refused before any work."""
+    if value is None:
+        return None
+    if value in names():
+        return value, None
+    path = shipped.find(value, "design")
+    if not path.exists() and "/" not in value and not value.endswith(".toml"):
+        known = ", ".join(names())
+        raise click.BadParameter(f"{value!r} is neither a design's name ({known}) nor a design file", param_hint=HINT)
+    try:
+        return load_design(path).name, path
+    except PolicyError as error:
+        raise click.BadParameter(str(error), param_hint=HINT) from None
+
+
+def upgraded_design(version: tuple[str, Path | None] | None) -> str | Design | None:
+    """The design a model's restarts run, from `upgrade_version`'s value."""
+    if version is None:
+        return None
+    name, path = version
+    return name if path is None else load_design(path).design
+
+
+def refuse_with_upgrade(version: tuple[str, Path | None] | None, faults: tuple[str, ...], first: Design) -> None:
+    """RETRIES.md 2 rule 3: a deploy goes with neither a pause nor a timeout layer (one line, exit 2)."""
+    if version is None:
+        return
+    if "pause" in faults:
+        raise click.UsageError("--upgrade-to runs every restart on the new design: it takes no --faults pause")
+    then = upgraded_design(version)
+    for chosen in (first, design(then) if isinstance(then, str) else then):
+        if chosen is not None and any(layer.on == "timeout" for layer in chosen.retries):
+            raise click.UsageError(f"--upgrade-to: {chosen.name!r} retries on a timeout beside a live attempt")
+
+
+def with_upgrade(choices: runs.Choices, value: str | None, chosen: str | Design) -> runs.Choices:
+    """`choices` whose restarts run --upgrade-to's design; refused (exit 2) before any work when it cannot be."""
+    version = upgrade_version(value)
+    if version is None:
+        return choices
+    refuse_with_upgrade(version, choices.faults, design(chosen) if isinstance(chosen, str) else chosen)
+    return replace(choices, upgrade=upgraded_design(version))

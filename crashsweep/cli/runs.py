@@ -44,10 +44,13 @@ class Choices:
     """Progress lines even where stderr is not a terminal (--progress)."""
     projection: bool = True
     """Merge states by the model's state key (spec/SEMANTICS.md section 11); False: --no-projection."""
+    upgrade: str | Design | None = None
+    """The design every restart runs (--upgrade-to; spec/RETRIES.md section 2), or None."""
 
     def model(self, chosen: str | Design) -> LoopModel:
         """The explorer model of `chosen` under these choices."""
-        return model(chosen, self.job, self.tracker, faults=self.faults, fresh_ids=self.fresh_ids)
+        faults, fresh = self.faults, self.fresh_ids
+        return model(chosen, self.job, self.tracker, faults=faults, fresh_ids=fresh, upgrade=self.upgrade)
 
 
 def read_job(path: Path | None) -> tuple[Job, str]:
@@ -144,6 +147,9 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
         faults=choices.faults,
         fresh_ids=choices.fresh_ids,
     )
+    if choices.upgrade is not None:
+        then = choices.upgrade if isinstance(choices.upgrade, str) else choices.upgrade.name
+        summary = replace(summary, upgrade=then)
     return exploration, summary
 
 

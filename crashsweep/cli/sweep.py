@@ -41,11 +41,13 @@ from crashsweep.cli.options import (
     design_option,
     job_option,
     tracker_option,
+    upgrade_option,
     variant_option,
 )
+from crashsweep.cli.sweep_sources import reference_design
 from crashsweep.realsweep import api
 from crashsweep.spec.faults import FaultError, parse_faults
-from crashsweep.variants import SEED_DESIGNS, design
+from crashsweep.variants import SEED_DESIGNS
 from crashsweep.variants.design_file import load_design
 
 DEFAULT_MATRIX = (
@@ -54,15 +56,6 @@ DEFAULT_MATRIX = (
     ("agent-loop", "keyless"),
 )
 """The seed's five designs against a tracker that honours keys, and agent-loop against both trackers."""
-
-
-def reference_design(name: str) -> None:
-    """Refuse a name the model does not know, or one the reference loop does not implement."""
-    design(name)
-    if name not in api.REFERENCE_DESIGNS:
-        raise click.UsageError(
-            f"the reference loop does not implement {name!r} yet (it implements: {', '.join(api.REFERENCE_DESIGNS)})"
-        )
 
 
 class Progress(runs.StatusLine):
@@ -128,6 +121,10 @@ POINTS_HELP = (
 )
 POINTS_FILTER_HELP = (
     "with --points auto or syscalls: {} the points of these effect kinds (fsync, send, ...) or file/site globs"
+)
+UPGRADE_HELP = (
+    "every restart runs this instead (a deploy between a crash and its restart): with --variant or --design a"
+    " design's name or file, with --target a module:function or a command line"
 )
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"
 STATE_KEY_HELP = (
@@ -251,6 +248,7 @@ def fail(message: str, status: int) -> int:
 @click.option("--points-exclude", default="", metavar="K1,GLOB", help=POINTS_FILTER_HELP.format("drop"))
 @click.option("--list-points", is_flag=True, help=LIST_POINTS_HELP)
 @click.option("--determinism", is_flag=True, help=DETERMINISM_HELP)
+@upgrade_option(UPGRADE_HELP)
 @sweep_engines.engine_options
 @stops_on_sigterm
 def sweep(
@@ -282,6 +280,7 @@ def sweep(
     points_exclude: str,
     list_points: bool,
     determinism: bool,
+    upgrade_to: str | None,
     engine_name: str,
     address: str | None,
 ) -> int:
@@ -314,6 +313,7 @@ def sweep(
         raise click.UsageError("--state-key and --kill go with dedup (drop --no-dedup)")
     dedup = dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
     dedup = dedup and framework not in api.FROM_SCRATCH_FRAMEWORKS  # a server's state outside the work folder
+    upgrade = sweep_sources.reference_upgrade(upgrade_to, variant, design_path, framework, nemesis.faults)
     if design_path is not None:
         variant = load_design(design_path).name  # a bad design file fails before any process starts
     options = sweep_options(depth, workers, keep, timeout, tracker, spawn, dedup, _state_key(state_key_spec), kill)
@@ -323,7 +323,7 @@ def sweep(
         if variant is not None:
             if design_path is None:
                 reference_design(variant)
-            source = sweep_sources.variant_source(variant, job_path, tracker, design_path, nemesis)
+            source = sweep_sources.variant_source(variant, job_path, tracker, design_path, nemesis, upgrade)
         elif framework is not None:
             source = sweep_sources.framework_source(framework, job_path, tracker, keys, call_ids, durability)
         else:
@@ -331,6 +331,8 @@ def sweep(
             assert check_spec is not None
             source = _target_source(target_spec, check_spec, args, tracker)
             source.nemesis = nemesis
+            if upgrade_to is not None:
+                source = sweep_sources.upgrade_target(source, upgrade_to, lambda spec: _program(spec, args))
         source.command += [*(["--timeout", f"{timeout:g}"] if timeout != 120 else []), "--spawn", spawn]
         source.command += points.args()
         if list_points:
@@ -388,15 +390,21 @@ def _replayed(label: str, scenario: api.ScenarioResult) -> int:
 
 
 def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[api.Target, api.Check]:
-    """The user's program and check; the current directory is where their modules are found.
+    """The user's program and check; the current directory is where their modules are found."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    api.parse_entry_point(check_spec)
+    return _program(target_spec, args), api.load_entry_point(check_spec)  # type: ignore[return-value]
+
+
+def _program(target_spec: str, args: dict[str, str]) -> api.Target:
+    """The program `target_spec` names: a module:function entry point, or a command line.
 
     `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row; the
     target's module declares the keys it takes (its CRASHSWEEP_ARGS), checked here.
     """
     here = os.getcwd()
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    api.parse_entry_point(check_spec)
     try:
         module_name, _ = api.parse_entry_point(target_spec)
     except ValueError:
@@ -411,9 +419,8 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
             api.load_entry_point(target_spec)
             sweep_scenarios.check_declared(sys.modules[module_name], module_name, args)
         target = api.Target.entry_point(target_spec, path=[here])
-    check = api.load_entry_point(check_spec)
     if args:
         shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
         env = {**target.env, api.ARGS: json.dumps(args)}
         target = dataclasses.replace(target, env=env, label=f"{target.label} {shown}")
-    return target, check  # type: ignore[return-value]
+    return target

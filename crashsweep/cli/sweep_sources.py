@@ -7,13 +7,15 @@ same source again (the re-run commands of the text report add `--crash` to it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, prog, runs
+from crashsweep.cli import formats, options, prog, runs
 from crashsweep.realsweep import api
+from crashsweep.variants import design
+from crashsweep.variants.design_file import load_design
 
 
 def combination(
@@ -59,6 +61,8 @@ class Source:
     """The faults and call IDs of the reference loop's sweep (spec/FAULTS.md); none for the others."""
     state_key: api.StateKey | None = None
     """The key its worlds are named by when none is given (the reference loop's: the lock's pid blanked)."""
+    upgrade: str = ""
+    """What every restart runs, as the row names it (--upgrade-to; spec/RETRIES.md section 2), "" for none."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
         """Sweep it."""
@@ -73,29 +77,73 @@ def variant_source(
     tracker: str,
     design_path: Path | None = None,
     nemesis: api.Nemesis | None = None,
+    upgrade: tuple[str, Path | None] | None = None,
 ) -> Source:
     """The reference loop of design `variant` or of the design file (already checked), under `nemesis`'s faults.
 
-    The command that names it again keeps fresh call IDs (they hold in every process) and not
-    the faults: it re-runs scenarios of crashes only.
+    The command that names it again keeps fresh call IDs (they hold in every process) and the
+    upgrade, and not the faults: it re-runs scenarios of crashes only. `upgrade`: the design
+    (name, design file) every restart runs.
     """
     job, _ = runs.read_job(job_path)
     env = nemesis or api.Nemesis()
     named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
     fresh = ["--call-ids", "fresh"] if env.fresh_ids else []
-    command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker, *fresh]
+    then = [] if upgrade is None else ["--upgrade-to", upgrade[0] if upgrade[1] is None else str(upgrade[1])]
+    command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker, *fresh, *then]
     return Source(
-        api.reference_target(variant, job_path, tracker, design_path),
+        api.reference_target(variant, job_path, tracker, design_path, upgrade),
         api.reference_check(job),
         variant,
         job.name,
         command,
         lambda options, progress: api.reference_run(
-            variant, job, job_path, tracker, options, progress, design_path, env
+            variant, job, job_path, tracker, options, progress, design_path, env, upgrade
         ),
         env,
         api.reference_state_key,
+        "" if upgrade is None else upgrade[0],
     )
+
+
+def reference_design(name: str) -> None:
+    """Refuse a name the model does not know, or one the reference loop does not implement."""
+    design(name)
+    if name not in api.REFERENCE_DESIGNS:
+        raise click.UsageError(
+            f"the reference loop does not implement {name!r} yet (it implements: {', '.join(api.REFERENCE_DESIGNS)})"
+        )
+
+
+def reference_upgrade(
+    value: str | None, variant: str | None, design_path: Path | None, framework: str | None, faults: tuple[str, ...]
+) -> tuple[str, Path | None] | None:
+    """--upgrade-to of a sweep, checked before any process starts: the reference loop's design, or None.
+
+    The reference loop's restarts run another design (a name it implements, or a design file);
+    your own program's run another program (`upgrade_target`); a framework's agent takes none.
+    """
+    if value is None:
+        return None
+    if framework is not None:
+        raise click.UsageError("--upgrade-to goes with --variant, --design or --target (not --framework)")
+    if variant is None and design_path is None:
+        return None  # --target: a program, made when the source is
+    version = options.upgrade_version(value)
+    assert version is not None
+    if version[1] is None:
+        reference_design(version[0])
+    first = load_design(design_path).design if design_path is not None else design(str(variant))
+    options.refuse_with_upgrade(version, faults, first)
+    return version
+
+
+def upgrade_target(source: Source, spec: str, make: Callable[[str], api.Target]) -> Source:
+    """`source` (your own program) whose every restart runs the program `spec` names (made by `make`)."""
+    then = make(spec)
+    target = replace(source.target, upgrade=replace(then, env={**then.env, **source.target.env}))
+    command = [*source.command, "--upgrade-to", spec]
+    return replace(source, target=target, command=command, upgrade=then.label)
 
 
 def framework_source(
@@ -117,6 +165,7 @@ def report(result: api.SweepResult, source: Source, tracker: str, fmt: str) -> i
     row = api.sweep_summary(
         result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh
     )
+    row = replace(row, upgrade=source.upgrade)
     click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command)), nl=False)
     return 0 if row.holds else 1
 

@@ -32,7 +32,9 @@ from crashsweep.cli.options import (
     job_options,
     out_option,
     progress_option,
+    upgrade_option,
     variant_option,
+    with_upgrade,
 )
 from crashsweep.explorer.model import MOVES, Action, Model
 from crashsweep.explorer.path import decode_path
@@ -49,6 +51,7 @@ from crashsweep.reports.replay import pytest_snippet
 @job_options
 @formats.format_option(formats.TRACE)
 @click.option("--pytest", "as_pytest", is_flag=True, help="print a pytest test that replays the path and asserts it")
+@upgrade_option()
 def _replay(
     variant: str | None,
     design_path: Path | None,
@@ -59,10 +62,11 @@ def _replay(
     max_states: int,
     fmt: str,
     as_pytest: bool,
+    upgrade_to: str | None,
 ) -> int:
     """Re-run a counterexample's path and print its trace (exit 1 if it ends in a violation)."""
     chosen = chosen_design(variant, design_path)
-    choices = choices_of(depth, job_path, tracker, max_states)
+    choices = with_upgrade(choices_of(depth, job_path, tracker, max_states), upgrade_to, chosen)
     loop = choices.model(chosen)
     try:
         path = replay_path(loop, depth, code)
@@ -77,6 +81,7 @@ def _replay(
         depth=depth,
         tracker=choices.tracker.name,
         design_file=artifacts.job_file(design_path),
+        upgrade=upgrade_to,
     )
     if as_pytest:
         click.echo(pytest_snippet(cx), nl=False)

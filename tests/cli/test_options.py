@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -44,3 +45,28 @@ def test_check_out_gives_an_absolute_path_or_a_bad_parameter(tmp_path: Path) -> 
     assert check_out(context, option, tmp_path / "new") == tmp_path / "new"
     with pytest.raises(click.BadParameter, match="/dev/null is not a directory"):
         check_out(context, option, Path("/dev/null/x"))
+
+
+def test_upgrade_to_names_a_design_or_a_design_file_and_is_refused_with_a_pause(tmp_path: Path) -> None:
+    """--upgrade-to (spec/RETRIES.md 2): a registered name, a design file (its name and path), or exit 2."""
+    from crashsweep.cli.options import upgrade_version, with_upgrade
+    from crashsweep.variants import design
+
+    assert upgrade_version(None) is None
+    assert upgrade_version("idempotency-keys") == ("idempotency-keys", None)
+    shipped = Path(__file__).resolve().parents[2] / "examples" / "keys-call-retry.toml"
+    assert upgrade_version(str(shipped)) == ("keys-call-retry", shipped)
+    with pytest.raises(click.BadParameter, match="neither a design's name"):
+        upgrade_version("idempotency-key")
+    (tmp_path / "bad.toml").write_text("name = 3\n")
+    with pytest.raises(click.BadParameter, match="name: expected a non-empty string"):
+        upgrade_version(str(tmp_path / "bad.toml"))
+    choices = choices_of(1, None, "keyed", 1000)
+    assert with_upgrade(choices, "idempotency-keys", "agent-loop").upgrade == "idempotency-keys"
+    assert with_upgrade(choices, None, "agent-loop") is choices
+    paused = replace(choices, faults=("pause",))
+    with pytest.raises(click.UsageError, match="no --faults pause"):
+        with_upgrade(paused, "idempotency-keys", design("agent-loop"))
+    timeout = str(shipped.with_name("keys-turn-timeout-file.toml"))
+    with pytest.raises(click.UsageError, match="retries on a timeout"):
+        with_upgrade(choices, timeout, "agent-loop")

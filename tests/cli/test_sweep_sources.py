@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -11,6 +16,7 @@ import pytest
 from crashsweep.cli import sweep_sources
 from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
 from crashsweep.spec.job import TRIAGE_TOML
+from tests.realsweep.helpers import child_env
 
 
 @pytest.mark.parametrize(
@@ -65,3 +71,65 @@ def test_the_json_report_lists_the_unreached_scenarios(capsys: pytest.CaptureFix
     data = json.loads(capsys.readouterr().out)
     assert data["unreached"] == ["2"]
     assert data["crash_points"] == 2
+
+
+def test_a_deploy_that_drops_the_keys_duplicates_your_own_program(tmp_path: Path) -> None:
+    """--target with --upgrade-to MODULE:FUNCTION: every restart runs the other program (RETRIES.md 2).
+
+    docs/examples/my_loop.py sends idempotency keys and, swept alone against a keyed tracker,
+    duplicates nothing. Its "upgrade" here runs the same loop with keys off. A crash at
+    `filed <title>` (points 2 and 4) comes after the tracker filed the issue under a key and
+    before the save: the restart, upgraded, files it again without a key, which the tracker
+    cannot match, so it keeps both. A crash at `run started` or `saved <title>` leaves nothing
+    to file again. So at depth 1: 5 points, 2 scenarios with one duplicate each, none lost.
+    """
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    for name in ("my_loop.py", "my_loop_check.py"):
+        (tmp_path / name).write_text((examples / name).read_text())
+    (tmp_path / "my_loop_v2.py").write_text(
+        "import json, os\nimport my_loop\n\n\ndef run() -> None:\n"
+        "    os.environ['CRASHSWEEP_ARGS'] = json.dumps({'keys': 'off'})\n    my_loop.run()\n"
+    )
+    sweep = [CRASHSWEEP, "sweep", "--target", "my_loop:run", "--check", "my_loop_check:check", "--depth", "1"]
+    alone = _json(subprocess.run([*sweep, "--format", "json"], cwd=tmp_path, env=child_env(), **CAPTURE))
+    assert (alone["crash_points"], alone["with_dups"]) == (5, 0)
+    upgrade = [*sweep, "--upgrade-to", "my_loop_v2:run"]
+    row = _json(subprocess.run([*upgrade, "--format", "json"], cwd=tmp_path, env=child_env(), **CAPTURE))
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (5, 2, 2, 0)
+    assert row["upgrade_to"] == "my_loop_v2:run"
+    text = subprocess.run(upgrade, cwd=tmp_path, env=child_env(), **CAPTURE).stdout
+    rerun = next(line for line in text.splitlines() if "re-run" in line).split(":  ", 1)[1]
+    assert "--upgrade-to my_loop_v2:run" in rerun
+    path = f"{Path(CRASHSWEEP).parent}{os.pathsep}{os.environ['PATH']}"  # where an installed crashsweep is
+    again = subprocess.run(shlex.split(rerun), cwd=tmp_path, env=child_env(PATH=path), **CAPTURE)
+    assert again.returncode == 1
+    assert "dups 1" in again.stdout
+
+
+CAPTURE: dict[str, Any] = {"capture_output": True, "text": True, "check": False}
+CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
+
+
+def _json(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert done.returncode in (0, 1), done.stderr
+    row: dict[str, Any] = json.loads(done.stdout)
+    return row
+
+
+def test_upgrade_refusals_are_one_line_before_any_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """--upgrade-to: a name that is neither a design nor a file, a framework, a pause (RETRIES.md 2 rule 3)."""
+    from crashsweep.cli.main import main
+
+    for args, message in (
+        (["--variant", "agent-loop", "--upgrade-to", "nope"], "neither a design's name"),
+        (["--framework", "dbos", "--upgrade-to", "agent-loop"], "not --framework"),
+        (
+            ["--variant", "agent-loop", "--faults", "pause", "--depth", "1", "--upgrade-to", "save-after-reply"],
+            "no --faults pause",
+        ),
+        (["--variant", "agent-loop", "--upgrade-to", "error-to-model"], "does not implement 'error-to-model'"),
+    ):
+        assert main(["sweep", *args]) == 2
+        err = capsys.readouterr().err
+        assert message in err
+        assert len(err.strip().splitlines()) == 1, err
