@@ -73,7 +73,9 @@ def run() -> None:
     connection = sqlite3.connect("checkpoints.sqlite", check_same_thread=False)
     memory = CrashPointSaver(SqliteSaver(connection))  # crashsweep: crash points around every save
     graph = graph_builder.compile(checkpointer=memory)
-    config: RunnableConfig = {"configurable": {"thread_id": "1"}}
+    # One background thread: LangGraph then saves a step's task writes (put_writes) before the next
+    # checkpoint (put), in the order it submits them, so every run passes the same crash points.
+    config: RunnableConfig = {"configurable": {"thread_id": "1"}, "max_concurrency": 1}
     user = {"messages": [{"role": "user", "content": "Order A-17 arrived broken; please refund it."}]}
     resume(graph, user, config, durability="sync")  # crashsweep: start, or resume after a crash
     connection.close()
