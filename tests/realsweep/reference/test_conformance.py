@@ -329,7 +329,7 @@ def test_a_deploy_between_crash_and_restart_conforms(first: str, then: str) -> N
     the restart send it again, and the keyed tracker, finding no record under that key (or
     none asked for), keeps both. Elsewhere the checkpoint says create_a was done, or it was
     never sent. So at depth 1: 15 scenarios, 3 with one duplicate, none lost; and at depth 2
-    the real row equals the model's, figure for figure.
+    (save-after-reply first) the real row equals the model's, figure for figure.
     """
     job_path = ROOT / "examples" / "one-write.toml"
     upgrade = (then, None)
@@ -339,6 +339,8 @@ def test_a_deploy_between_crash_and_restart_conforms(first: str, then: str) -> N
     assert one.real.missing == 0
     assert one.model.upgrade == then
     assert f"(restarts run {then})" in conformance.render([one])
+    if first != "save-after-reply":
+        return  # two crashes deep once: the real restarts ran the upgrade at depth 1 already
     two = conformance.conform(first, load_job(job_path), job_path, "keyed", SweepOptions(depth=2), upgrade=upgrade)
     assert two.differences == []
     assert two.real.scenarios[2] > 0
