@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
 from crashsweep.realsweep.adapters.builtin import FROM_SCRATCH as FROM_SCRATCH_FRAMEWORKS
+from crashsweep.realsweep.adapters.builtin import REPLAYING as REPLAYING_FRAMEWORKS
 from crashsweep.realsweep.adapters.builtin import check as framework_check
 from crashsweep.realsweep.adapters.builtin import target as framework_target
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
@@ -78,6 +79,7 @@ __all__ = [
     "FROM_SCRATCH_FRAMEWORKS",
     "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
+    "REPLAYING_FRAMEWORKS",
     "SERVICE_MODES",
     "Check",
     "Conformance",

@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 import click
 from click.decorators import FC
 
-from crashsweep.cli import sweep_scenarios
+from crashsweep.cli import sweep_determinism, sweep_scenarios
 from crashsweep.realsweep import api
 from crashsweep.reports import junit, table, trace
 from crashsweep.reports.counterexample import Counterexample
@@ -77,6 +77,8 @@ class Swept:
     row: Summary
     result: api.SweepResult
     command: Sequence[str]
+    deterministic: int | None = None
+    """The start worlds a determinism check ran twice before the sweep (and it held), or None."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,8 @@ def _tables_json(result: Tables) -> str:
 def _sweep_text(swept: Swept) -> str:
     """The row with its counterexamples, then what was not reached and how to re-run each finding."""
     text = api.row_text(swept.row, swept.result, api.counterexamples(swept.result))
+    if swept.deterministic is not None:
+        text += sweep_determinism.held_line(swept.deterministic)
     extra = sweep_scenarios.unreached_lines(swept.result) + sweep_scenarios.rerun_lines(swept.result, swept.command)
     return text + ("\n".join(extra) + "\n" if extra else "")
 
@@ -131,6 +135,8 @@ def _sweep_json(swept: Swept) -> str:
     """The row as JSON, with the codes of the scenarios not reached."""
     data = json.loads(api.row_json(swept.row, swept.result))
     data["unreached"] = [s.code for s in swept.result.unreached]
+    if swept.deterministic is not None:
+        data["deterministic"] = {"holds": True, "start_worlds": swept.deterministic}
     return json.dumps(data, indent=2) + "\n"
 
 

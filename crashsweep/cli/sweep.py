@@ -113,6 +113,10 @@ DEDUP_HELP = "run once per distinct world (files and tracker) and count scenario
 DETERMINISM_HELP = (
     "run the program twice from each start world of a depth-1 sweep and compare crash points and effects: no sweep"
 )
+NO_DETERMINISM_HELP = (
+    "with --framework dbos, pydantic-ai or temporal (engines that replay what they recorded): skip the"
+    " determinism check their depth-1 sweep makes first"
+)
 LIST_POINTS_HELP = "run the program once, uninterrupted, and list its crash points (name, pass, where): no sweep"
 POINTS_HELP = (
     "how crash points are found (spec/POINTS.md): the program's crashpoint() marks; auto: at a Python"
@@ -248,6 +252,7 @@ def fail(message: str, status: int) -> int:
 @click.option("--points-exclude", default="", metavar="K1,GLOB", help=POINTS_FILTER_HELP.format("drop"))
 @click.option("--list-points", is_flag=True, help=LIST_POINTS_HELP)
 @click.option("--determinism", is_flag=True, help=DETERMINISM_HELP)
+@click.option("--no-determinism", "skip_determinism", is_flag=True, help=NO_DETERMINISM_HELP)
 @upgrade_option(UPGRADE_HELP)
 @sweep_engines.engine_options
 @stops_on_sigterm
@@ -280,6 +285,7 @@ def sweep(
     points_exclude: str,
     list_points: bool,
     determinism: bool,
+    skip_determinism: bool,
     upgrade_to: str | None,
     engine_name: str,
     address: str | None,
@@ -344,6 +350,13 @@ def sweep(
             checked, divergence = api.determinism(source.target, source.check, keyed, source.nemesis)
             click.echo(sweep_determinism.render(source.label, checked, divergence, source.command, fmt), nl=False)
             return 0 if divergence is None else 1
+        held: int | None = None
+        if sweep_determinism.first(framework, depth, skip_determinism, crashes, list_points, determinism):
+            keyed = dataclasses.replace(options, state_key=options.state_key or source.state_key)
+            held, divergence = api.determinism(source.target, source.check, keyed, source.nemesis)
+            if divergence is not None:
+                click.echo(sweep_determinism.render(source.label, held, divergence, source.command, fmt), nl=False)
+                return 1
         if crashes:
             scenario = api.replay(source.target, source.check, options, crashes, source.nemesis)
             return _replayed(source.label, scenario)
@@ -361,7 +374,7 @@ def sweep(
     finally:
         progress.done()
     _record(result, scenarios_path, keep)
-    return sweep_sources.report(result, source, tracker, fmt)
+    return sweep_sources.report(result, source, tracker, fmt, held)
 
 
 def _target_source(target_spec: str, check_spec: str, args: dict[str, str], tracker: str) -> sweep_sources.Source:

@@ -5,7 +5,10 @@ crash points and send the same effects: that is what lets a crash at a point sta
 run that reaches it. A run ID taken from a clock, a cache, an interceptor that changes state
 breaks this, and durable engines that replay history break on it hours later. The check
 (crashsweep.realsweep.sweep.determinism) runs the program twice from each start world of a
-depth-1 sweep and compares; this module prints its verdict, `deterministic`.
+depth-1 sweep and compares; this module prints its verdict, `deterministic`. A framework
+whose engine replays its history (api.REPLAYING_FRAMEWORKS) has it checked by default before
+its depth-1 sweep (`first`): a divergence is printed instead of the sweep, and the sweep's row
+says the check held.
 """
 
 from __future__ import annotations
@@ -51,6 +54,20 @@ def _start(crashes: tuple[api.Crash, ...]) -> str:
         return "the empty world (two uninterrupted runs)"
     crash = crashes[0]
     return f"the world a crash at '{crash.point}' (pass {crash.occurrence}) leaves"
+
+
+def first(framework: str | None, depth: int, skip: bool, *other_jobs: object) -> bool:
+    """Whether a sweep checks determinism before it sweeps: a replaying framework at depth 1.
+
+    Not with --no-determinism (`skip`), nor beside --crash, --list-points or --determinism
+    (`other_jobs`: any of them given), which run one job of their own.
+    """
+    return framework in api.REPLAYING_FRAMEWORKS and depth == 1 and not skip and not any(other_jobs)
+
+
+def held_line(checked: int) -> str:
+    """The row's line when the check before the sweep held."""
+    return f"  deterministic holds   ({checked} start worlds, each run twice: the same crash points and effects)\n"
 
 
 def check_usage(fmt: str, crash_points: tuple[str, ...], scenarios: Path | None, keep: Path | None) -> None:

@@ -159,14 +159,17 @@ def framework_source(
     return Source(target, api.framework_check(job), target.label, job.name, command)
 
 
-def report(result: api.SweepResult, source: Source, tracker: str, fmt: str) -> int:
-    """Print the row; 0 when both invariants hold."""
+def report(result: api.SweepResult, source: Source, tracker: str, fmt: str, deterministic: int | None = None) -> int:
+    """Print the row; 0 when both invariants hold.
+
+    `deterministic`: the start worlds a determinism check ran twice before the sweep (it held).
+    """
     faults, fresh = source.nemesis.faults, source.nemesis.fresh_ids
     row = api.sweep_summary(
         result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh
     )
     row = replace(row, upgrade=source.upgrade)
-    click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command)), nl=False)
+    click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command, deterministic)), nl=False)
     return 0 if row.holds else 1
 
 

@@ -35,6 +35,9 @@ FROM_SCRATCH = frozenset({"temporal"})
 """Frameworks whose state is not all in the work folder (Temporal's history is in its server): a
 merging sweep cannot save and restore their worlds, so their sweeps run every scenario from
 scratch (temporal.py, CRASHSWEEP_FROM_SCRATCH)."""
+REPLAYING = frozenset({"dbos", "pydantic-ai", "temporal"})
+"""Frameworks whose engine replays what it recorded (DBOS, pydantic-ai on DBOS, Temporal): a run
+must take the same path again, so their depth-1 sweeps check determinism first by default."""
 DURABILITY = ("sync", "async", "exit")
 
 

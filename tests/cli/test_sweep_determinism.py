@@ -69,3 +69,36 @@ def test_what_the_check_cannot_do_is_refused(
     with pytest.raises(click.UsageError, match=message.replace("-", r"\-")):
         sweep_determinism.check_usage(fmt, crash, scenarios, keep)
     sweep_determinism.check_usage("text", (), None, None)
+
+
+def test_a_replaying_frameworks_depth_1_sweep_checks_first_unless_told_not_to() -> None:
+    """DBOS, pydantic-ai (on DBOS) and Temporal replay their history; other sweeps are not checked."""
+    assert sweep_determinism.first("dbos", 1, False)
+    assert sweep_determinism.first("temporal", 1, False, (), False, False)
+    assert not sweep_determinism.first("dbos", 2, False)  # depth 1 only: a deeper sweep is left alone
+    assert not sweep_determinism.first("dbos", 1, True)  # --no-determinism
+    assert not sweep_determinism.first("langgraph", 1, False)  # LangGraph resumes from checkpoints
+    assert not sweep_determinism.first(None, 1, False)  # the reference loop, your own program
+    assert not sweep_determinism.first("dbos", 1, False, ("x",))  # --crash re-runs one scenario
+    assert not sweep_determinism.first("dbos", 1, False, (), True)  # --list-points
+
+
+def test_a_divergence_before_a_replaying_sweep_is_printed_instead_of_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The check's divergence (stood in for here: the built-in agents do not diverge) ends the command, exit 1."""
+    from crashsweep.cli.main import main
+    from crashsweep.realsweep import api
+
+    def diverged(*args: object, **kwargs: object) -> tuple[int, Divergence]:
+        return 21, Divergence((), SAME, OTHER)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the sweep ran after a divergence")
+
+    monkeypatch.setattr(api, "determinism", diverged)
+    monkeypatch.setattr(api, "sweep", never)
+    assert main(["sweep", "--framework", "dbos", "--depth", "1"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("dbos, keys on, call IDs stable: deterministic VIOLATED from the empty world")
+    assert out.rstrip().endswith("--determinism")

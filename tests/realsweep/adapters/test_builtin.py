@@ -113,6 +113,9 @@ def test_dbos_with_keys_from_workflow_and_step_leaves_no_duplicate(capsys: pytes
     status, row = sweep_json(capsys, "--framework", "dbos", "--keys", "on")
     assert status == 0
     assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (20, 0, 0, 0)
+    # DBOS replays what it recorded: the depth-1 sweep checked determinism first, from the empty
+    # world and the world a crash at each of the 20 points leaves (21 start worlds).
+    assert row["deterministic"] == {"holds": True, "start_worlds": 21}
 
 
 def test_bad_choices_are_refused_before_any_work() -> None:
