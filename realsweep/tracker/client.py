@@ -28,7 +28,7 @@ import select
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from crashsweep.realsweep.tracker.wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER, Connection
+from crashsweep.realsweep.tracker.wire import FAIL_FIRST_HEADER, FENCED, FENCING_HEADER, LOSE_REPLY_HEADER, Connection
 
 __all__ = ["FENCED", "FENCING_HEADER", "LOSE_REPLY_HEADER", "TrackerClient", "TrackerError"]
 
@@ -57,6 +57,8 @@ class TrackerClient:
         self.timeout = timeout
         self.lose_next_reply = False
         """Set: the next write is applied and its reply lost (the flag is then cleared)."""
+        self.fail_first = False
+        """Set: the next write fails after it is applied if it is the first of its call (then cleared)."""
         self.token: int | None = None
         """A lease's fencing token, sent with every request once set (`lease`)."""
         self.keep_alive = keep_alive
@@ -182,6 +184,9 @@ class TrackerClient:
         if method == "POST" and self.lose_next_reply:
             headers[LOSE_REPLY_HEADER] = "true"
             self.lose_next_reply = False
+        if method == "POST" and self.fail_first:
+            headers[FAIL_FIRST_HEADER] = "true"
+            self.fail_first = False
         status, _, data = self.raw(method, path, body, headers)
         try:
             answer = json.loads(data) if data else {}

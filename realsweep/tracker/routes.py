@@ -55,6 +55,8 @@ class Call:
     args: dict[str, Any]
     key: str | None
     mode: str
+    fail_first: bool = False
+    """The write fails after it is applied if no record of its call was there before (FAIL_FIRST_HEADER)."""
 
 
 Handler = Callable[[Call], Answer]
@@ -110,12 +112,27 @@ def _lease(call: Call) -> Answer:
     return _written(call).grant_lease()
 
 
+LOSE = "lose reply"
+"""Set in a write's answer that the service applies and then drops unanswered (a failing first call)."""
+
+
+def _failing_first(call: Call, write: Callable[[], Answer]) -> Answer:
+    """Run `write`; its answer marked LOSE when it is the first of its call and the call fails the first time.
+
+    The fault belongs to the tracker's state, not to a process: the first request the tracker
+    receives for the call fails after it is applied, whoever sends it (spec/SITUATIONS.md 2).
+    """
+    first = call.fail_first and not _written(call).has_call(call.args["call"])
+    status, answer = write()
+    return (status, {**answer, LOSE: True}) if first and status < 400 else (status, answer)
+
+
 def _issue(call: Call) -> Answer:
-    return _written(call).create_issue(**call.args, key=call.key)
+    return _failing_first(call, lambda: _written(call).create_issue(**call.args, key=call.key))
 
 
 def _comment(call: Call) -> Answer:
-    return _written(call).comment(**call.args, key=call.key)
+    return _failing_first(call, lambda: _written(call).comment(**call.args, key=call.key))
 
 
 _WRITTEN = (Field("body", "body", default=""), Field("run", "body"), Field("call", "body"))

@@ -46,10 +46,10 @@ from typing import Any
 from crashsweep.realsweep.tracker import request as tracker_request
 from crashsweep.realsweep.tracker.head import read_head
 from crashsweep.realsweep.tracker.request import MAX_BODY, HttpError
-from crashsweep.realsweep.tracker.routes import Call
+from crashsweep.realsweep.tracker.routes import LOSE, Call
 from crashsweep.realsweep.tracker.spaces import Spaces, SpacesClosed
 from crashsweep.realsweep.tracker.store import Answer
-from crashsweep.realsweep.tracker.wire import FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
+from crashsweep.realsweep.tracker.wire import FAIL_FIRST_HEADER, FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
 
 REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send its request (headers: per read; body: in all) before it gets 408."""
@@ -197,7 +197,8 @@ class Handler(socketserver.BaseRequestHandler):
         except Exception as error:
             _report(f"internal error on {self.command} {self.path[:80]!r}: {type(error).__name__}: {error}")
             status, answer = 500, {"error": "internal error: see the tracker's log"}
-        if self.command == "POST" and status < 400 and self.head.get(LOSE_REPLY_HEADER) == "true":
+        lost = self.head.get(LOSE_REPLY_HEADER) == "true" or answer.pop(LOSE, False)
+        if self.command == "POST" and status < 400 and lost:
             return False  # applied and committed; the reply is lost on the way
         keep = keep and status < 400  # an error may leave a body unread: the connection cannot carry another
         sent = self._send(status, answer, headers, keep=keep)
@@ -225,7 +226,8 @@ class Handler(socketserver.BaseRequestHandler):
         with self.server.spaces.use(route.space, create=route.method == "POST") as store:
             if token is not None and store is not None and store.fenced(token):
                 return FENCED, {"error": f"fencing token {token} is older than the newest lease"}
-            return endpoint.run(Call(store, args, key, self.server.mode))
+            fail_first = self.head.get(FAIL_FIRST_HEADER) == "true"
+            return endpoint.run(Call(store, args, key, self.server.mode, fail_first))
 
     def _body(self) -> dict[str, Any]:
         """The POST's body as a JSON object, read whole within the request timeout."""

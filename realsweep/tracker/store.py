@@ -89,6 +89,10 @@ class Store:
 
         return self._write(key, params, apply)
 
+    def has_call(self, call: str) -> bool:
+        """Whether any record of job call `call` is here, of any run."""
+        return self._db.execute("SELECT 1 FROM records WHERE call = ? LIMIT 1", (call,)).fetchone() is not None
+
     def comment(self, issue: int, body: str, run: str, call: str, key: str | None) -> Answer:
         """Comment on issue `issue`; 201 with the comment's number, 404 if there is no such issue."""
         params = {"op": "comment", "issue": issue, "body": body, "run": run, "call": call}

@@ -30,6 +30,9 @@ NO_BODY = frozenset({204, 304})
 
 LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
 """The header that asks the service to apply a write and lose its reply (tracker_http.py reads it here)."""
+FAIL_FIRST_HEADER = "Crashsweep-Fail-First"
+"""The header of a write whose tool fails after the tracker applied it, the first time the tracker
+sees its call (a job's `fails_after_accept`, spec/SITUATIONS.md 2): its reply is then lost."""
 FENCING_HEADER = "Fencing-Token"
 """The header that carries a lease's fencing token; the service refuses one older than the newest granted."""
 FENCED = 409

@@ -56,6 +56,29 @@ def test_a_write_told_to_lose_its_reply_is_applied_and_the_client_sees_a_transpo
     assert len(client.records()) == 1
 
 
+def test_a_call_that_fails_after_accept_fails_at_the_first_request_the_tracker_receives(
+    keyed_service: ServiceProcess,
+) -> None:
+    """`fails_after_accept` (SITUATIONS.md 2): applied, its reply lost, only while no record of the call was there.
+
+    The tracker's own records decide, so the fault survives a crash of the sender: a resend,
+    under the same key or none, or from another run, is no longer the first and is answered.
+    """
+    client = TrackerClient(keyed_service.space_url("fails"))
+    client.fail_first = True
+    with pytest.raises(ConnectionError):
+        client.create_issue("a", run="r1", call="create_a", key="k1")
+    assert not client.fail_first  # one write only
+    client.fail_first = True
+    assert client.create_issue("a", run="r1", call="create_a", key="k1") == 1  # the key's record, answered
+    client.fail_first = True
+    assert client.create_issue("a", run="r2", call="create_a") == 2  # no key: filed again, answered
+    client.fail_first = True
+    with pytest.raises(ConnectionError):
+        client.create_issue("b", run="r1", call="create_b")  # another call: its first request fails
+    assert [r["call"] for r in client.records()] == ["create_a", "create_a", "create_b"]
+
+
 def _established(port: int) -> int:
     """How many client connections to `port` are open (the kernel's table, /proc/net/tcp)."""
     rows = (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
