@@ -29,11 +29,17 @@ class LostReply(AtPoint):
     fails_tool_calls = True
 
     def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]:
-        """Each pass of a `tracker accepted` point after `after` (a pass at or before it already lost its reply)."""
+        """Each pass of a `tracker accepted` point after `after` (a pass at or before it already lost its reply).
+
+        Not a pass whose tool failed anyway (`tool failed` follows it with no fault struck: the
+        job's `fails_after_accept`, whose first request's answer is the error, SITUATIONS.md 2).
+        """
         return [
             Fault(self, i, point, points[:i].count(point))
             for i, point in enumerate(points, start=1)
-            if point.startswith(ACCEPTED) and (i, 0) > after
+            if point.startswith(ACCEPTED)
+            and (i, 0) > after
+            and tuple(points[i : i + 1]) != (f"tool failed {point[len(ACCEPTED) :]}",)
         ]
 
     def env(self, faults: Sequence[Fault]) -> dict[str, str]:

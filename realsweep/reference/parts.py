@@ -311,6 +311,7 @@ class Loop:
         self._sent[call.id] = self._sent.get(call.id, 0) + 1
         lose = (call.id, self._sent[call.id]) in self.lose_replies
         self.tracker.lose_next_reply = lose
+        self.tracker.fail_first = call.fails_after_accept  # the tracker fails the first request of the call
         try:
             if target is None:
                 number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key)
@@ -319,7 +320,7 @@ class Loop:
                     self._issue_of(target), run=run, call=call.id, body=title, key=request_key
                 )
         except ConnectionError:
-            if not lose:
+            if not lose and not call.fails_after_accept:
                 raise
             crashpoint(f"tracker accepted {call.id}")  # the tracker applied it; the reply never came
             crashpoint(f"tool failed {call.id}")

@@ -31,7 +31,7 @@ from crashsweep.realsweep.world import World
 from crashsweep.spec.job import Job
 from crashsweep.spec.policy import PolicyError, read_design_file
 
-UNSUPPORTED = ("approval", "fails_after_accept")
+UNSUPPORTED = ("approval",)
 """Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
 SERVICE_MODES = {"keyed": "keyed", "keyless": "keyless", "keyless-lookup": "keyless"}
 
@@ -100,15 +100,7 @@ def run(
     `nemesis`: the faults and call IDs (spec/FAULTS.md) the loop and the tracker suffer;
     `upgrade`: the version every restart runs (spec/RETRIES.md section 2).
     """
-    if tracker not in SERVICE_MODES:
-        raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
-    for call in job.calls:
-        loop_parts.issue_target(job, call)  # a comment with no issue before it fails here, not in a process
-        for option in UNSUPPORTED:
-            if getattr(call, option, False):
-                raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
-    if nemesis is not None and nemesis.fails_tool_calls and design_path is not None:
-        _refuse_error_to_model(design_path)
+    refuse(job, tracker, design_path, nemesis, upgrade)
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
     chosen = target(variant, job_path, tracker, design_path, upgrade)
@@ -129,11 +121,34 @@ def state_key(world: World) -> World:
     return world
 
 
-def _refuse_error_to_model(design_path: Path) -> None:
-    """A lost reply under on_tool_error = "model" goes to the model, which the reference loop does not script."""
+def refuse(
+    job: Job, tracker: str, design_path: Path | None, nemesis: Nemesis | None, upgrade: Version | None = None
+) -> None:
+    """SweepError, before any process starts, for what the reference loop cannot run."""
+    if tracker not in SERVICE_MODES:
+        raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
+    for call in job.calls:
+        loop_parts.issue_target(job, call)  # a comment with no issue before it fails here, not in a process
+        for option in UNSUPPORTED:
+            if getattr(call, option, False):
+                raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
+    failing = any(call.fails_after_accept for call in job.calls)
+    for path in (design_path, None if upgrade is None else upgrade[1]):
+        if path is not None:
+            _refuse_design(path, failing or (nemesis is not None and nemesis.fails_tool_calls))
+
+
+def _refuse_design(design_path: Path, tools_fail: bool) -> None:
+    """What the reference loop does not implement yet: retry layers; a tool error handed to the model.
+
+    A tool error (a lost reply, a call that fails after accept) under on_tool_error = "model"
+    goes to the model, which the reference loop does not script.
+    """
     try:
         _, _, policy = read_design_file(design_path)
     except PolicyError as error:
         raise SweepError(str(error)) from None
-    if policy.on_tool_error == "model":
+    if policy.retries:
+        raise SweepError(f"{design_path}: the reference loop does not implement retry layers yet (retries)")
+    if tools_fail and policy.on_tool_error == "model":
         raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")

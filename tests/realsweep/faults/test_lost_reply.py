@@ -50,3 +50,18 @@ def test_the_program_sees_a_failed_tool_call_told_in_its_environment() -> None:
     """A lost reply reaches the program as a tool error; it is a move of the merging sweep, told in the environment."""
     assert (LOST_REPLY.fails_tool_calls, LOST_REPLY.in_process) == (True, True)
     assert (LOST_REPLY.every_scenario, LOST_REPLY.at_restart) == (False, False)
+
+
+def test_no_chance_where_the_tool_fails_anyway() -> None:
+    """A job's `fails_after_accept`: its first request's answer is the error, so no reply is there to lose.
+
+    In a process that suffered no fault, `tool failed` after a pass comes from the job alone
+    (FAULTS.md 2: "not one that fails_after_accept already turned into a tool error").
+    """
+    failing = (
+        "tracker accepted create_a",
+        "tool failed create_a",
+        "tracker accepted create_a",
+        "tool returned create_a",
+    )
+    assert LOST_REPLY.chances(failing, (), (0, 0)) == [Fault(LOST_REPLY, 3, "tracker accepted create_a", 2)]

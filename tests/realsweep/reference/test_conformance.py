@@ -11,7 +11,7 @@ from crashsweep.explorer.search import explore
 from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.reference import conformance
 from crashsweep.realsweep.reference.loop import DESIGNS
-from crashsweep.realsweep.sweep import SweepOptions
+from crashsweep.realsweep.sweep import SweepError, SweepOptions
 from crashsweep.reports.summary import summarize
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.tracker import TRACKERS
@@ -344,3 +344,48 @@ def test_a_deploy_between_crash_and_restart_conforms(first: str, then: str) -> N
     two = conformance.conform(first, load_job(job_path), job_path, "keyed", SweepOptions(depth=2), upgrade=upgrade)
     assert two.differences == []
     assert two.real.scenarios[2] > 0
+
+
+def test_a_tool_that_fails_after_accept_conforms_for_every_design() -> None:
+    """The job's `fails_after_accept` for real: the tracker fails the first request it receives of the call.
+
+    save-after-reply on triage-fails, derived by hand: the run passes triage's 34 points and two
+    more at create_a's first, failing request (`tracker accepted create_a`, `tool failed
+    create_a`): 36. The design sends no key, so the resend after the tool error files create_a
+    again: every scenario keeps that duplicate (a crash before the first request only moves it
+    to the restart, and a crash at either new point leaves the record, so the restart's request
+    is not the first and succeeds). On top, triage's nine windows (a crash after a write is
+    applied and before its result is saved: three points for each of three writes) add one
+    duplicate each. So 36 scenarios with a duplicate, 36 + 9 = 45 duplicates, none lost.
+    Every other design and tracker: the real row equals the model's, and with lost replies too.
+    """
+    job_path = ROOT / "examples" / "triage-fails.toml"
+    job = load_job(job_path)
+    sar = conformance.conform("save-after-reply", job, job_path, "keyed", SweepOptions(depth=1))
+    assert sar.differences == []
+    assert (sar.real.crash_points, sar.real.with_dups, sar.real.dups, sar.real.missing) == (36, 36, 45, 0)
+    for variant in DESIGNS:
+        for tracker in ("keyed", "keyless", "keyless-lookup"):
+            assert conformance.conform(variant, job, job_path, tracker, MERGED).differences == []
+        lost = Nemesis(("lost-reply",))
+        one = conformance.conform(variant, job, job_path, "keyed", MERGED, nemesis=lost)
+        assert one.differences == []
+
+
+def test_a_tool_that_fails_after_accept_conforms_two_crashes_deep() -> None:
+    """agent-loop on triage-fails at depth 2, with lost replies: the same row on both sides."""
+    job_path = ROOT / "examples" / "triage-fails.toml"
+    lost = Nemesis(("lost-reply",))
+    deep = conformance.conform("agent-loop", load_job(job_path), job_path, "keyed", DEPTH_2, nemesis=lost)
+    assert deep.differences == []
+    assert deep.real.scenarios[2] > 0
+
+
+def test_the_reference_loop_refuses_retry_layers_before_the_model_explores(tmp_path: Path) -> None:
+    """A design with retry layers (spec/RETRIES.md) is refused in one line: the reference loop has none yet."""
+    job_path = ROOT / "examples" / "triage-fails.toml"
+    design = ROOT / "examples" / "keys-run-retry.toml"
+    with pytest.raises(SweepError, match="does not implement retry layers yet"):
+        conformance.conform(
+            "keys-run-retry", load_job(job_path), job_path, "keyed", SweepOptions(depth=1), None, design
+        )
