@@ -476,15 +476,25 @@ def _moves(moves: tuple[int | Move, ...]) -> list[Move]:
 
 
 def replay(
-    design: str | Policy, job: Job, tracker: str, moves: tuple[int | Move, ...], env: Environment = STABLE
+    design: str | Policy,
+    job: Job,
+    tracker: str,
+    moves: tuple[int | Move, ...],
+    env: Environment = STABLE,
+    *,
+    world: World | None = None,
+    process_type: type[Process] | None = None,
 ) -> Replay | None:
-    """Replay a scenario from an empty world; None when it ends before all its moves are taken."""
-    world = World()
+    """Replay a scenario from an empty world; None when it ends before all its moves are taken.
+
+    `world` and `process_type`: an extended oracle's own (tests/retry_oracle.py), else this one's.
+    """
+    world = World() if world is None else world
     adversary = Adversary(_moves(moves))
     policy = policy_of(design)
     steps = 0
     while True:
-        process = Process(world, job, policy, tracker, env, adversary)
+        process = (process_type or Process)(world, job, policy, tracker, env, adversary)
         steps += 1  # the start (or restart)
         try:
             process.run()

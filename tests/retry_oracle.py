@@ -57,15 +57,14 @@ from crashsweep.spec.job import Call, Job
 from crashsweep.spec.keys import key
 from crashsweep.spec.policy import Policy
 from crashsweep.spec.retries import Layer
+from tests import replay_oracle
 from tests.pause_oracle import PAUSE, Fenced, PauseReplay, PausingProcess, Scheduler, Stopped, Wakes
 from tests.replay_oracle import (
     STABLE,
-    Adversary,
     Crash,
     Environment,
     Move,
     OracleResult,
-    PowerCut,
     Process,
     Replay,
     State,
@@ -300,22 +299,7 @@ def replay(
     design: str | Policy, job: Job, tracker: str, moves: tuple[Move, ...], env: Environment = STABLE
 ) -> Replay | None:
     """Replay a scenario from an empty world; None when it ends before all its moves are taken."""
-    world = RetryWorld()
-    adversary = Adversary(list(moves))
-    policy = policy_of(design)
-    steps = 0
-    while True:
-        process = RetryProcess(world, job, policy, tracker, env, adversary)
-        steps += 1  # the start (or restart)
-        try:
-            process.run()
-        except (Crash, PowerCut):
-            steps += len(process.passed)
-            continue
-        steps += len(process.passed) + adversary.pauses
-        if adversary.taken < len(adversary.moves):
-            return None
-        return Replay(world, process.passed, steps, adversary.later)
+    return replay_oracle.replay(design, job, tracker, moves, env, world=RetryWorld(), process_type=RetryProcess)
 
 
 def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE) -> RetryResult:
