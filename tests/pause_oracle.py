@@ -322,16 +322,28 @@ class PauseReplay(Replay):
 
 
 def replay(
-    design: str | Policy, job: Job, tracker: str, moves: tuple[Move, ...], wakes: tuple[int, ...], env: Environment
+    design: str | Policy,
+    job: Job,
+    tracker: str,
+    moves: tuple[Move, ...],
+    wakes: tuple[int, ...],
+    env: Environment,
+    *,
+    world: Fenced | None = None,
+    process_type: type[PausingProcess] | None = None,
 ) -> PauseReplay | None:
-    """Replay a scenario from an empty world; None when it does not exist (a move or a wake-up never reached)."""
-    world = Fenced()
+    """Replay a scenario from an empty world; None when it does not exist (a move or a wake-up never reached).
+
+    `world` and `process_type`: an extended oracle's own (tests/retry_oracle.py), else this one's.
+    """
+    shared = Fenced() if world is None else world
     adversary = Wakes(list(moves), wakes=list(wakes))
     scheduler = Scheduler()
     policy = policy_of(design)
+    made = process_type or PausingProcess
 
     def new_process() -> PausingProcess:
-        return PausingProcess(world, job, policy, tracker, env, adversary, scheduler=scheduler)
+        return made(shared, job, policy, tracker, env, adversary, scheduler=scheduler)
 
     running = new_process()
     last: list[str] = []
@@ -361,7 +373,7 @@ def replay(
         scheduler.close()
     if adversary.taken < len(adversary.moves) or adversary.missed:
         return None
-    return PauseReplay(world, last, 0, adversary.later, adversary.wake_chances)
+    return PauseReplay(shared, last, 0, adversary.later, adversary.wake_chances)
 
 
 def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment) -> OracleResult:

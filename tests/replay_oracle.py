@@ -300,6 +300,21 @@ class Process:
         if extra is not None:
             self.point(extra)
 
+    def apply(self, call: Call, key_call: str | None) -> str:
+        """The tracker's side of a write request: its answer, a new record unless a kept key names one."""
+        world = self.world
+        honoured = self.tracker == "keyed" and self.policy.keys == "run-call"
+        # The ID is the call's, or the model's retry's (`<call>.retry`), with the suffix of the
+        # reply that gave the call (FAULTS.md section 5): a retry gets no suffix of its own.
+        request_key = key(self.state.run, (key_call or call.id) + self.state.turns[-1].ids)
+        if honoured and request_key in world.remembered:
+            return world.remembered[request_key]
+        answer = f"{call.id} record {len(world.records) + 1}"
+        world.records.append((call.id, self.state.run, answer))
+        if honoured:
+            world.remembered[request_key] = answer
+        return answer
+
     def send(self, call: Call, key_call: str | None = None) -> str:
         """Send a call (section 5); a first write request of a failing call raises ToolFailed."""
         world = self.world
@@ -307,17 +322,7 @@ class Process:
         if not call.writes:
             self.point(f"tool returned {call.id}")
             return f"read {call.id}"
-        honoured = self.tracker == "keyed" and self.policy.keys == "run-call"
-        # The ID is the call's, or the model's retry's (`<call>.retry`), with the suffix of the
-        # reply that gave the call (FAULTS.md section 5): a retry gets no suffix of its own.
-        request_key = key(self.state.run, (key_call or call.id) + self.state.turns[-1].ids)
-        if honoured and request_key in world.remembered:
-            answer = world.remembered[request_key]
-        else:
-            answer = f"{call.id} record {len(world.records) + 1}"
-            world.records.append((call.id, self.state.run, answer))
-            if honoured:
-                world.remembered[request_key] = answer
+        answer = self.apply(call, key_call)
         # The fault strikes the first request the tracker receives, even if a crash comes first.
         fails = call.fails_after_accept and call.id not in world.failed_once
         if fails:

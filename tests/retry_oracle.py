@@ -54,11 +54,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from crashsweep.spec.job import Call, Job
-from crashsweep.spec.keys import key
 from crashsweep.spec.policy import Policy
 from crashsweep.spec.retries import Layer
-from tests import replay_oracle
-from tests.pause_oracle import PAUSE, Fenced, PauseReplay, PausingProcess, Scheduler, Stopped, Wakes
+from tests import pause_oracle, replay_oracle
+from tests.pause_oracle import PAUSE, Fenced, PauseReplay, PausingProcess, Stopped
 from tests.replay_oracle import (
     STABLE,
     Crash,
@@ -141,15 +140,7 @@ class RetryProcess(Process):
         if not call.writes:
             self.point(f"tool returned {call.id}")
             return f"read {call.id}"
-        honoured = self.tracker == "keyed" and self.policy.keys == "run-call"
-        request_key = key(self.state.run, (key_call or call.id) + self.state.turns[-1].ids)
-        if honoured and request_key in world.remembered:
-            answer = world.remembered[request_key]
-        else:
-            answer = f"{call.id} record {len(world.records) + 1}"
-            world.records.append((call.id, self.state.run, answer))
-            if honoured:
-                world.remembered[request_key] = answer
+        answer = self.apply(call, key_call)
         accepted = f"tracker accepted {call.id}"
         if call.fails_after_accept and call.id not in world.failed_once:
             world.failed_once.add(call.id)  # the job's own failure: no move, it fails anyway
@@ -452,41 +443,9 @@ def replay_two(
     policy: Policy, job: Job, tracker: str, moves: tuple[Move, ...], wakes: tuple[int, ...], env: Environment
 ) -> PauseReplay | None:
     """pause_oracle.replay with TimeoutProcess: a timeout suspends like a pause; None when no such scenario."""
-    world = TimeoutWorld()
-    adversary = Wakes(list(moves), wakes=list(wakes))
-    scheduler = Scheduler()
-
-    def new_process() -> PausingProcess:
-        return TimeoutProcess(world, job, policy, tracker, env, adversary, scheduler=scheduler)
-
-    running: PausingProcess = new_process()
-    last: list[str] = []
-    try:
-        while True:
-            what, process, why = scheduler.run(running)
-            assert what != "error", f"the replay failed: {why}"
-            if what == "paused":
-                scheduler.paused, running = process, new_process()
-                continue
-            if what == "wake":
-                assert scheduler.paused is not None
-                scheduler.held, running, scheduler.paused = process, scheduler.paused, None
-                continue
-            last = process.passed
-            if scheduler.held is not None:
-                running, scheduler.held = scheduler.held, None
-            elif scheduler.paused is not None:
-                adversary.missed |= adversary.wakes[adversary.paused_count - 1] != 0
-                running, scheduler.paused = scheduler.paused, None
-            elif what == "exited":
-                break
-            else:
-                running = new_process()
-    finally:
-        scheduler.close()
-    if adversary.taken < len(adversary.moves) or adversary.missed:
-        return None
-    return PauseReplay(world, last, 0, adversary.later, adversary.wake_chances)
+    return pause_oracle.replay(
+        policy, job, tracker, moves, wakes, env, world=TimeoutWorld(), process_type=TimeoutProcess
+    )
 
 
 def sweep_two(policy: Policy, job: Job, tracker: str, depth: int, env: Environment) -> RetryResult:
