@@ -13,16 +13,14 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, limits, runs, sweep_engines, variant_names
+from crashsweep.cli import formats, limits, runs, sweep_engines, sweep_sources, variant_names
 from crashsweep.cli.options import (
     depth_option,
     environment,
     fault_options,
     job_option,
-    refuse_with_upgrade,
     split_names,
     upgrade_option,
-    upgrade_version,
 )
 from crashsweep.cli.shipped import ShippedFile
 from crashsweep.cli.sweep import (
@@ -38,7 +36,6 @@ from crashsweep.cli.sweep import (
 from crashsweep.cli.sweep_sources import reference_design
 from crashsweep.realsweep import api
 from crashsweep.spec.tracker import TRACKERS
-from crashsweep.variants import design
 from crashsweep.variants.design_file import load_design
 
 
@@ -110,13 +107,11 @@ def conform(
         kinds = trackers or ("keyed",)
         matrix = [(name, kind, None) for name in chosen for kind in kinds]
         matrix += [(name, kind, path) for path, name in files.items() for kind in kinds]
-    upgrade = upgrade_version(upgrade_to)
+    upgrade = None
     for name, _, path in matrix:
         if path is None:
             reference_design(name)
-        refuse_with_upgrade(upgrade, nemesis.faults, load_design(path).design if path else design(name))
-    if upgrade is not None and upgrade[1] is None:
-        reference_design(upgrade[0])
+        upgrade = sweep_sources.reference_upgrade(upgrade_to, name, path, None, nemesis.faults)
     job, _ = runs.read_job(job_path)
     results = []
     try:
