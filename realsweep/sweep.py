@@ -275,7 +275,7 @@ def _scenarios(
     waiting: Completions[ScenarioResult] = Completions()
     for crashes in _children(baseline):
         waiting.add(workers.scenario(crashes))
-    faults = {waiting.add(workers.scenario((), f)): f for f in nemesis.chances(baseline.points)}
+    faults = {waiting.add(workers.scenario((), f)): f for f in nemesis.chances(baseline.points, baseline.pauses)}
     known += len(waiting.pending) - len(baseline.points)
     try:
         while waiting.pending:

@@ -170,6 +170,9 @@ class ScenarioResult:
     """Processes beside the crashes' and the last one's: a pause's restart, and the supervisor's
     restart when the last live process stopped (spec/FAULTS.md section 7). In a pause scenario
     `points` are the restart's (where the paused process may wake)."""
+    pauses: tuple[tuple[int, str], ...] = ()
+    """The last process's pauses (crashpoint.pause): where its faults that are no crash point,
+    and its retry layers' chances, come (a sweep of every scenario reads the baseline's)."""
 
     @property
     def moves(self) -> int:
@@ -234,6 +237,9 @@ class SweepResult:
     """The crashed worlds were snapshots of runs paused at their points, not left by kills."""
     points: str = "marked"
     """How the crash points were found (`--points`, probe/modes.py): marked, auto, marked,auto, syscalls."""
+    most_calls: int | None = None
+    """A deduplicating sweep's most model calls of any one scenario, the baseline's included (worlds.most);
+    None for a sweep of every scenario, whose `scenarios` hold them all."""
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from crashsweep.explorer.worst import most
 from crashsweep.spec import metrics
 from crashsweep.spec.cost import Cost, cost_of
 from crashsweep.spec.faults import fault_counter
-from crashsweep.spec.retries import MOVE, SCOPES, Stack, counter, stack_label
-from crashsweep.variants.loop_model import MOVE_COUNTER, LoopModel
+from crashsweep.spec.retries import MOVE, MOVE_COUNTER, SCOPES, Stack, counter, stack_label
+from crashsweep.variants.loop_model import LoopModel
 
 
 @dataclass(frozen=True)

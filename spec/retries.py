@@ -25,6 +25,8 @@ MOST_LAYERS = 4
 UNBOUNDED = "unbounded"
 MOVE = "retry"
 """The kind of the explorer's action for a failure a layer catches (RETRIES.md 1.4)."""
+MOVE_COUNTER = "move.retry"
+"""The counter a retry move bumps, tallying retry moves over scenarios beside crashes and faults."""
 
 
 class RetryError(ValueError):

@@ -25,7 +25,7 @@ from crashsweep.spec.job import Job
 from crashsweep.spec.key import WorldKeys
 from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
 from crashsweep.spec.process import advance, boot, boot_new_run, paused, resume
-from crashsweep.spec.retries import MOVE, Layer
+from crashsweep.spec.retries import MOVE, MOVE_COUNTER, Layer
 from crashsweep.spec.world import World, make_world
 
 START = Action("step", "start")
@@ -43,8 +43,6 @@ _FAULT_ACTIONS = {name: Action("fault", name) for name in FAULTS}
 _STARTS, _RESTARTS, _CONTINUES, _CONTINUE_OR_CRASH = (START,), (RESTART,), (CONTINUE,), (CONTINUE, CRASH)
 UPGRADED = "upgraded"
 """The `World.struck` entry of a deploy that landed before the first restart (spec/RETRIES.md 2)."""
-MOVE_COUNTER = "move.retry"
-"""The counter a retry move bumps, tallying retry moves over scenarios beside crashes and faults."""
 
 
 @dataclass(frozen=True)

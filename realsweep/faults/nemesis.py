@@ -17,6 +17,9 @@ move of the graph of real worlds, so faults go as deep as crashes. A sweep of ev
 that is not yet a move of the merging sweep (`every_scenario`: power-loss, pause) makes the
 sweep one of every scenario, at depth 1.
 
+A design's retry layers (spec/RETRIES.md) enable the move `retry` (faults/retry.py) where
+the program says a layer would catch a failure: `Nemesis.retries`, not a fault of `--faults`.
+
 `--call-ids fresh` is not a move: every process is started with CRASHSWEEP_CALL_IDS=fresh,
 and the program's scripted model names its calls anew on every ask.
 """
@@ -30,6 +33,7 @@ from crashsweep.realsweep.faults.key_expiry import KEY_EXPIRY
 from crashsweep.realsweep.faults.kind import FaultKind
 from crashsweep.realsweep.faults.move import Fault
 from crashsweep.realsweep.faults.registry import BY_NAME, KINDS, MODEL_ONLY
+from crashsweep.realsweep.faults.retry import RETRY
 from crashsweep.realsweep.probe import faults_env
 
 __all__ = ["Fault", "Nemesis", "NemesisError", "process_env", "restart_fault"]
@@ -43,7 +47,7 @@ def process_env(faults: Sequence[Fault]) -> dict[str, str]:
     """The environment that makes one process suffer `faults` (in-process kinds only)."""
     assert all(fault.kind.in_process for fault in faults), faults
     env: dict[str, str] = {}
-    for kind in KINDS:
+    for kind in (*KINDS, RETRY):
         mine = [fault for fault in faults if fault.kind == kind]
         if mine:
             env.update(kind.env(mine))
@@ -57,15 +61,18 @@ def restart_fault() -> Fault:
 
 @dataclass(frozen=True)
 class Nemesis:
-    """The enabled fault kinds (by name) and the call-ID mode of a sweep."""
+    """The enabled fault kinds (by name), the call-ID mode of a sweep, and whether retry moves are open."""
 
     faults: tuple[str, ...] = ()
     fresh_ids: bool = False
+    retries: bool = False
+    """The program has retry layers (spec/RETRIES.md): the move `retry` strikes where it marks a chance."""
 
     @property
     def kinds(self) -> tuple[FaultKind, ...]:
-        """The enabled kinds the real sweep carries out, in the registry's order."""
-        return tuple(kind for kind in KINDS if kind.name in self.faults)
+        """The enabled kinds the real sweep carries out, in the registry's order, then `retry`."""
+        enabled = tuple(kind for kind in KINDS if kind.name in self.faults)
+        return (*enabled, RETRY) if self.retries else enabled
 
     def check(self, depth: int, dedup: bool = True) -> None:
         """Refuse what the real sweep cannot carry out, before any process starts."""
@@ -77,7 +84,7 @@ class Nemesis:
         if self.every_scenario and depth != 1:
             what = " and ".join(BY_NAME[name].doing for name in self.faults if BY_NAME[name].every_scenario)
             raise NemesisError(f"the real sweep {what} in scenarios of one move: use depth 1, not {depth}")
-        if self.faults and depth != 1 and not dedup:
+        if (self.faults or self.retries) and depth != 1 and not dedup:
             raise NemesisError(
                 f"a sweep of every scenario (--no-dedup) injects faults in scenarios of one move: use depth 1, "
                 f"not {depth}, or merge worlds (drop --no-dedup)"

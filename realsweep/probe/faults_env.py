@@ -7,6 +7,10 @@ writers import the names from here, not the other way round.
 
 - CRASHSWEEP_LOSE_REPLY: lines "k:<call>", the k-th write request of <call> in this process
   loses its reply (faults/lost_reply.py);
+- CRASHSWEEP_FAIL_ATTEMPT: lines "k:<call>", the k-th write request of <call> in this process
+  fails after the tracker applied it, where a retry layer catches it (faults/retry.py: the
+  move `retry`, spec/RETRIES.md 1.4); the program marks each such chance with a pause named
+  `retry_chance(layer, call)`;
 - CRASHSWEEP_WRONG_ANSWER: lines "q", the q-th pause of this process (a person's answer) is a
   wrong answer (faults/wrong_answer.py);
 - CRASHSWEEP_CALL_IDS: "fresh" for new call IDs on every ask of the scripted model (no move:
@@ -20,6 +24,10 @@ from collections.abc import Mapping
 
 LOSE_REPLY = "CRASHSWEEP_LOSE_REPLY"
 """Environment: lines "k:<call>", the k-th write request of <call> in this process loses its reply."""
+FAIL_ATTEMPT = "CRASHSWEEP_FAIL_ATTEMPT"
+"""Environment: lines "k:<call>", the k-th write request of <call> in this process fails (a retry move)."""
+RETRY = "retry "
+"""The prefix of the pauses where a retry layer would catch a failed write: `retry_chance`."""
 WRONG_ANSWER = "CRASHSWEEP_WRONG_ANSWER"
 """Environment: lines "q", the q-th pause of this process (a person's answer) is a wrong answer."""
 CALL_IDS = "CRASHSWEEP_CALL_IDS"
@@ -32,15 +40,41 @@ def _lines(environ: Mapping[str, str], name: str) -> list[str]:
     return [line for line in environ.get(name, "").splitlines() if line]
 
 
-def lost_replies(environ: Mapping[str, str] = os.environ) -> set[tuple[str, int]]:
-    """Every (call, k) whose k-th write of `call` is to lose its reply."""
+def _writes(environ: Mapping[str, str], name: str) -> set[tuple[str, int]]:
+    """The (call, k) of every line "k:<call>" of variable `name`."""
     found = set()
-    for raw in _lines(environ, LOSE_REPLY):
+    for raw in _lines(environ, name):
         occurrence, _, call = raw.partition(":")
         if not occurrence.isdigit() or not call:
-            raise ValueError(f"{LOSE_REPLY}={raw!r}: expected K:CALL")
+            raise ValueError(f"{name}={raw!r}: expected K:CALL")
         found.add((call, int(occurrence)))
     return found
+
+
+def lost_replies(environ: Mapping[str, str] = os.environ) -> set[tuple[str, int]]:
+    """Every (call, k) whose k-th write of `call` is to lose its reply."""
+    return _writes(environ, LOSE_REPLY)
+
+
+def failed_attempts(environ: Mapping[str, str] = os.environ) -> set[tuple[str, int]]:
+    """Every (call, k) whose k-th write of `call` is to fail after the tracker applied it (a retry move)."""
+    return _writes(environ, FAIL_ATTEMPT)
+
+
+def retry_chance(layer: str, call: str) -> str:
+    """The pause that marks a write a retry layer would catch a failure of: "retry call x3 on error at create_a".
+
+    The program passes it just before it sends the write, so the pause comes right before the
+    point `tracker accepted <call>`; `layer` is the layer's label (spec/retries.py).
+    """
+    return f"{RETRY}{layer} at {call}"
+
+
+def retry_call(pause: str) -> str | None:
+    """The call of a `retry_chance` pause; None for another pause."""
+    if not pause.startswith(RETRY) or " at " not in pause:
+        return None
+    return pause.rsplit(" at ", 1)[1]
 
 
 def lost_reply(environ: Mapping[str, str] = os.environ) -> tuple[str, int] | None:

@@ -181,7 +181,10 @@ class Runner:
         _, points = self.ended(folder, workdir, started(env), first, 0, crashes)
         outcome = self.finish(Scenario(crashes, workdir, tracker))
         faults = () if fault is None else (fault.label,)
-        result = ScenarioResult(crashes, outcome, read_counters(folder / "counters.log"), tuple(points), faults=faults)
+        logged = folder / f"pauses-{first}.log"
+        pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
+        counted = read_counters(folder / "counters.log")
+        result = ScenarioResult(crashes, outcome, counted, tuple(points), faults=faults, pauses=pauses)
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
@@ -294,6 +297,7 @@ class Runner:
         """
         log = folder / f"points-{number}.log"
         env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
+        env.setdefault(crashpoint.PAUSES_LOG, str(folder / f"pauses-{number}.log"))
         with nullcontext() if stops else self._slots:  # at most `workers` crash-only processes at a time
             status = self._start(folder, workdir, env, number, crashes)
         with self._lock:

@@ -43,10 +43,10 @@ from crashsweep.spec.design import Env
 from crashsweep.spec.faults import fault_counter
 from crashsweep.spec.job import TRIAGE, Job, load_job
 from crashsweep.spec.policy import Policy
-from crashsweep.spec.retries import FRONTIER_STACKS, Layer, Stack, counter, stack_label
+from crashsweep.spec.retries import FRONTIER_STACKS, MOVE_COUNTER, Layer, Stack, counter, stack_label
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants.composed import compose
-from crashsweep.variants.loop_model import MOVE_COUNTER, LoopModel
+from crashsweep.variants.loop_model import LoopModel
 from tests.replay_oracle import Environment
 from tests.retry_oracle import SCOPES, sweep
 

@@ -8,7 +8,7 @@ from crashsweep.realsweep.faults import registry
 from crashsweep.realsweep.faults.lost_reply import LOST_REPLY
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError, process_env, restart_fault
 from crashsweep.realsweep.faults.wrong_answer import WRONG_ANSWER
-from crashsweep.realsweep.probe.faults_env import CALL_IDS, LOSE_REPLY
+from crashsweep.realsweep.probe.faults_env import CALL_IDS, FAIL_ATTEMPT, LOSE_REPLY, retry_chance
 from crashsweep.realsweep.probe.faults_env import WRONG_ANSWER as WRONG_ANSWER_ENV
 from tests.realsweep.faults.points import PAUSES, POINTS
 
@@ -119,3 +119,31 @@ def test_a_pause_and_a_power_cut_are_swept_scenario_by_scenario_at_depth_one() -
         Nemesis(("power-loss", "pause")).check(3)
     with pytest.raises(NemesisError, match="pauses a process and cuts the power"):
         Nemesis(("pause", "power-loss")).check(3)  # in the order asked
+
+
+def test_a_program_s_retry_layers_open_the_move_retry_beside_its_faults() -> None:
+    """`retries` adds the move `retry` (not a fault of `--faults`): offered where the program marked a catch.
+
+    With a lost reply enabled too, both may strike at a marked `tracker accepted` point, each
+    told in its own variable, and a design must take a tool error under either.
+    """
+    marked = ((1, retry_chance("call x3 on error", "create_a")),)
+    assert Nemesis(("lost-reply",)).chances(POINTS, marked) == LOST_REPLY.chances(POINTS, marked, (0, 0))
+    both = Nemesis(("lost-reply",), retries=True)
+    assert [(f.name, f.index) for f in both.chances(POINTS, marked)] == [
+        ("lost-reply", 2),
+        ("retry", 2),
+        ("lost-reply", 4),
+        ("lost-reply", 6),
+    ]
+    assert Nemesis(retries=True).fails_tool_calls
+    assert not Nemesis().fails_tool_calls
+    moves = both.chances(POINTS, marked)[:2]
+    assert process_env(moves) == {LOSE_REPLY: "1:create_a", FAIL_ATTEMPT: "1:create_a"}
+
+
+def test_retry_moves_beyond_one_move_need_merged_worlds() -> None:
+    Nemesis(retries=True).check(1, dedup=False)
+    Nemesis(retries=True).check(2)
+    with pytest.raises(NemesisError, match="use depth 1, not 2"):
+        Nemesis(retries=True).check(2, dedup=False)

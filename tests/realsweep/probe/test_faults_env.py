@@ -1,4 +1,4 @@
-"""What a swept process reads of its faults: lost replies, wrong answers, the call-ID mode."""
+"""What a swept process reads of its faults: lost replies, failed attempts, wrong answers, the call-ID mode."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ import pytest
 
 from crashsweep.realsweep.probe.faults_env import (
     CALL_IDS,
+    FAIL_ATTEMPT,
     LOSE_REPLY,
     WRONG_ANSWER,
+    failed_attempts,
     fresh_ids,
     lost_replies,
     lost_reply,
+    retry_call,
+    retry_chance,
     wrong_answers,
 )
 
@@ -24,6 +28,23 @@ def test_the_process_reads_its_lost_replies() -> None:
         lost_reply({LOSE_REPLY: "create_a"})
     with pytest.raises(ValueError, match="expected K:CALL"):
         lost_replies({LOSE_REPLY: "2:"})
+
+
+def test_the_process_reads_its_failed_attempts_apart_from_its_lost_replies() -> None:
+    environ = {FAIL_ATTEMPT: "2:create_a\n1:comment_a", LOSE_REPLY: "1:create_a"}
+    assert failed_attempts(environ) == {("create_a", 2), ("comment_a", 1)}
+    assert lost_replies(environ) == {("create_a", 1)}
+    with pytest.raises(ValueError, match=f"{FAIL_ATTEMPT}='create_a': expected K:CALL"):
+        failed_attempts({FAIL_ATTEMPT: "create_a"})
+
+
+def test_a_retry_chance_names_its_layer_and_its_call() -> None:
+    """The pause's call is read back; a person's question or a bare word is no retry chance."""
+    pause = retry_chance("call x3 on error", "create_a")
+    assert pause == "retry call x3 on error at create_a"
+    assert retry_call(pause) == "create_a"
+    assert retry_call("person answers create_a") is None
+    assert retry_call("retry") is None
 
 
 def test_the_process_reads_its_wrong_answers() -> None:
@@ -41,8 +62,9 @@ def test_the_process_reads_its_call_id_mode() -> None:
 
 def test_the_names_are_the_ones_the_sweep_documents() -> None:
     """spec/FAULTS.md and docs/ARCHITECTURE.md name these variables; the nemesis writes them from here."""
-    assert (LOSE_REPLY, WRONG_ANSWER, CALL_IDS) == (
+    assert (LOSE_REPLY, FAIL_ATTEMPT, WRONG_ANSWER, CALL_IDS) == (
         "CRASHSWEEP_LOSE_REPLY",
+        "CRASHSWEEP_FAIL_ATTEMPT",
         "CRASHSWEEP_WRONG_ANSWER",
         "CRASHSWEEP_CALL_IDS",
     )
