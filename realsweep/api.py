@@ -8,7 +8,7 @@ lines below follow. What it offers:
 - the sweep: `sweep`, `replay` and their values (`Target`, `Check`, `SweepOptions`,
   `SweepResult`, `ScenarioResult`, `Crash`, `Outcome`, `Progress`, `Engine`, the errors);
 - a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`);
-- the reference loop (`reference_target`, `reference_check`, `reference_run`,
+- the reference loop (`reference_target`, `reference_check`, `reference_run`, `reference_retry_layers`,
   `REFERENCE_DESIGNS`, `SERVICE_MODES`) and its conformance with the model (`conform`,
   `render_conformance`, `Conformance`, the figures it compares `CONFORMANCE_FIELDS`);
 - the built-in framework agents (`framework_target`, `framework_check`, `FRAMEWORKS`,
@@ -44,6 +44,7 @@ from crashsweep.realsweep.reference.conformance import render as render_conforma
 from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
 from crashsweep.realsweep.reference.target import SERVICE_MODES
 from crashsweep.realsweep.reference.target import check as reference_check
+from crashsweep.realsweep.reference.target import retry_layers as reference_retry_layers
 from crashsweep.realsweep.reference.target import run as reference_run
 from crashsweep.realsweep.reference.target import state_key as reference_state_key
 from crashsweep.realsweep.reference.target import target as reference_target
@@ -112,6 +113,7 @@ __all__ = [
     "parse_entry_point",
     "ray_engine",
     "reference_check",
+    "reference_retry_layers",
     "reference_run",
     "reference_state_key",
     "reference_target",

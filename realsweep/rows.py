@@ -22,6 +22,7 @@ from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
 from crashsweep.spec import invariants, metrics
 from crashsweep.spec.faults import fault_counter
+from crashsweep.spec.retries import MOVE, MOVE_COUNTER, SCOPES, Stack, counter, stack_label
 
 
 def summary(
@@ -32,10 +33,13 @@ def summary(
     tracker: str,
     faults: tuple[str, ...] = (),
     fresh_ids: bool = False,
+    retries: Stack = (),
 ) -> Summary:
     """The sweep's row, in the explorer's shape.
 
-    By paths when the sweep deduplicated worlds; with `faults`: scenarios by moves, and the moves' tally.
+    By paths when the sweep deduplicated worlds; with `faults`: scenarios by moves, and the moves'
+    tally; with `retries` (the program's retry layers, spec/RETRIES.md): the retry moves in the
+    tally, the retries per scope and the worst scenario (1.5).
     """
     scenarios = result.scenarios
     per_k, figures = _figures(result)
@@ -67,8 +71,29 @@ def summary(
         invariants=verdicts,
         faults=faults,
         fresh_ids=fresh_ids,
-        moves=_moves(result, faults) if faults else {},
+        moves=_moves(result, faults, bool(retries)) if faults or retries else {},
+        **_retry_figures(result, retries),
     )
+
+
+def _retry_figures(result: SweepResult, stack: Stack) -> dict[str, Any]:
+    """The row's retry figures (spec/RETRIES.md 1.5), as the model's summary gives them; none without layers."""
+    if not stack:
+        return {}
+    depths = range(1, result.depth + 1)
+    every = (result.baseline, *result.scenarios)
+    calls = [s.counters.get(metrics.MODEL_CALLS, 0) for s in every]
+    if result.counts is not None:
+        retried = {counter(scope): result.counts.total(counter(scope), depths) for scope in SCOPES}
+    else:
+        retried = {counter(scope): sum(s.counters.get(counter(scope), 0) for s in result.scenarios) for scope in SCOPES}
+    return {
+        "retries": stack_label(stack),
+        "retried": retried,
+        "worst_dups": max(s.outcome.dups for s in every),  # one scenario per final world is every final world
+        "worst_calls": max(calls) if result.most_calls is None else result.most_calls,
+        "run_calls": calls[0],
+    }
 
 
 def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
@@ -94,23 +119,27 @@ def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
     return per_k, {name: outcomes.get(name, sum(s.counters.get(name, 0) for s in scenarios)) for name in names}
 
 
-def _moves(result: SweepResult, faults: tuple[str, ...]) -> dict[int, dict[str, int]]:
-    """Per number of moves k: the crashes and the faults of each kind the k-move scenarios hold.
+def _moves(result: SweepResult, faults: tuple[str, ...], retries: bool) -> dict[int, dict[str, int]]:
+    """Per number of moves k: the crashes, the faults of each kind and the retries the k-move scenarios hold.
 
-    A merging sweep reads the `fault.<kind>` counters its fault edges carry, summed over the
-    paths (as the model's summary does); a sweep of every scenario reads its scenarios' faults.
+    A merging sweep reads the `fault.<kind>` (and `move.retry`) counters its fault edges carry,
+    summed over the paths (as the model's summary does); a sweep of every scenario reads its
+    scenarios' faults.
     """
     counts, depth, scenarios = result.counts, result.depth, result.scenarios
+    named = {kind: fault_counter(kind) for kind in faults}
+    if retries:
+        named[MOVE] = MOVE_COUNTER
     tally: dict[int, dict[str, int]] = {}
     if counts is not None:
         for k in range(1, depth + 1):
             summed = counts.counters.get(k, {})
-            kinds = {kind: summed.get(fault_counter(kind), 0) for kind in faults}
+            kinds = {kind: summed.get(name, 0) for kind, name in named.items()}
             tally[k] = {"crash": k * counts.scenarios.get(k, 0) - sum(kinds.values()), **kinds}
         return tally
     for k in range(1, depth + 1):
         chosen = [s for s in scenarios if s.moves == k]
-        kinds = {"crash": sum(len(s.crashes) for s in chosen), **dict.fromkeys(faults, 0)}
+        kinds = {"crash": sum(len(s.crashes) for s in chosen), **dict.fromkeys(named, 0)}
         for s in chosen:
             for fault in s.faults:
                 kind = kind_of(fault)  # a label: "lost-reply at tracker accepted create_a"
@@ -134,6 +163,7 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
     scenarios = table.scenarios_words(row)  # by crashes, or by moves with their tally: as explore's row says it
     figures = [row.with_dups, row.dups, row.missing, row.asks, row.calls_plus]
     environment = f", {row.environment}" if row.environment else ""
+    environment += f", retries {row.retries}" if row.retries else ""
     lines = [
         f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
         f"depth {row.depth}{environment})",
@@ -142,6 +172,8 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
         f"  processes     {result.processes} in {result.seconds:.1f} s, {_how(result)}",
     ]
+    if row.retries:
+        lines.append(table.retry_line(row))
     for v in row.invariants:
         if not v.witnessed:
             lines.append(f"  {v.name:<13} NEVER EXERCISED (witness {v.witness!r} was never seen)")

@@ -217,7 +217,7 @@ def row_text(row: Summary) -> str:
         f"  graph         {row.states} states, {row.edges} edges{', merged by state key' if row.projection else ''}",
     ]
     if row.retries:
-        lines.append(_retry_line(row))
+        lines.append(retry_line(row))
     extra = row.extra_cost
     if row.run_cost is not None and extra is not None:
         lines.append(_cost_line("cost (run)", COST_RUN, row.run_cost))
@@ -237,7 +237,7 @@ def row_text(row: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _retry_line(row: Summary) -> str:
+def retry_line(row: Summary) -> str:
     """Retries per scope over the scenarios, and the worst single scenario (spec/RETRIES.md 1.5)."""
     done = "   ".join(f"{name} {n}" for name, n in row.retried.items())
     extra = row.worst_calls - row.run_calls

@@ -14,6 +14,7 @@ import click
 
 from crashsweep.cli import formats, options, prog, runs
 from crashsweep.realsweep import api
+from crashsweep.spec.retries import Stack
 from crashsweep.variants import design
 from crashsweep.variants.design_file import load_design
 
@@ -63,6 +64,8 @@ class Source:
     """The key its worlds are named by when none is given (the reference loop's: the lock's pid blanked)."""
     upgrade: str = ""
     """What every restart runs, as the row names it (--upgrade-to; spec/RETRIES.md section 2), "" for none."""
+    retries: Stack = ()
+    """The reference loop's retry layers, for the row (spec/RETRIES.md 1.5); none for the others."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
         """Sweep it."""
@@ -103,6 +106,7 @@ def variant_source(
         env,
         api.reference_state_key,
         "" if upgrade is None else upgrade[0],
+        api.reference_retry_layers(design_path),
     )
 
 
@@ -166,7 +170,13 @@ def report(result: api.SweepResult, source: Source, tracker: str, fmt: str, dete
     """
     faults, fresh = source.nemesis.faults, source.nemesis.fresh_ids
     row = api.sweep_summary(
-        result, variant=source.label, job=source.job, tracker=tracker, faults=faults, fresh_ids=fresh
+        result,
+        variant=source.label,
+        job=source.job,
+        tracker=tracker,
+        faults=faults,
+        fresh_ids=fresh,
+        retries=source.retries,
     )
     row = replace(row, upgrade=source.upgrade)
     click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command, deterministic)), nl=False)

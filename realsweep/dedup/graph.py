@@ -54,6 +54,7 @@ from crashsweep.realsweep.values import (
     Unit,
     Workers,
 )
+from crashsweep.spec import metrics
 
 Faults = tuple[Fault, ...]
 
@@ -247,4 +248,5 @@ def sweep(
         counts,
         (len(g.nodes), g.reached),
         options.snapshots,
+        most_calls=worlds.most(g, metrics.MODEL_CALLS),
     )

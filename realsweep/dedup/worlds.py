@@ -136,5 +136,26 @@ def every(g: Graph) -> Iterator[ScenarioResult]:
                 stack.append((target, (*path, crash) if crash is not None else path, moved, summed))
 
 
+def most(g: Graph, counter: str) -> int:
+    """The most of `counter` summed along any one path from the empty world to a final world (a worst scenario).
+
+    Edges go from k moves to more, so taking the nodes by moves settles a node's best before
+    its edges are followed (as `representatives`); the baseline's path is one of the paths.
+    """
+    best: dict[int, int] = {0: 0}
+    top = 0
+    for node in sorted(g.by_id.values(), key=lambda n: n.moves):
+        here = best.get(node.id)
+        if here is None:
+            continue
+        for _, child, data in g.graph.out_edges(node.id, data=True):
+            total = here + data["deltas"].get(counter, 0)
+            if g.graph.nodes[child]["finished"]:
+                top = max(top, total)
+            elif total > best.get(child, -1):
+                best[child] = total
+    return top
+
+
 def add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
     return {name: a.get(name, 0) + b.get(name, 0) for name in sorted({*a, *b})}

@@ -38,6 +38,8 @@ FIELDS = (
     "reruns",
     "approvals",
 )
+RETRY_FIELDS = ("retries", "retried", "worst_dups", "worst_calls", "run_calls")
+"""The figures of a design with retry layers (spec/RETRIES.md 1.5), compared when it has them."""
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,11 @@ class Conformance:
     def differences(self) -> list[str]:
         """Each figure or verdict that differs, as "field: model X, real Y"."""
         found = []
-        for name in FIELDS:
+        for name in FIELDS + (RETRY_FIELDS if self.model.retries else ()):
             mine, theirs = getattr(self.model, name), getattr(self.real, name)
             if mine != theirs:
                 found.append(f"{name}: model {mine}, real {theirs}")
-        if self.model.faults and self.model.moves != self.real.moves:
+        if (self.model.faults or self.model.retries) and self.model.moves != self.real.moves:
             found.append(f"moves: model {self.model.moves}, real {self.real.moves}")
         model_verdicts = {v.name: v.holds for v in self.model.invariants}
         for v in self.real.invariants:
@@ -99,7 +101,10 @@ def conform(
     exploration = explore(loop, options.depth)
     model = summarize(exploration, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
     result = reference.run(variant, job, job_path, tracker, options, progress, design_path, env, upgrade)
-    real = rows.summary(result, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh)
+    stack = reference.retry_layers(design_path)
+    real = rows.summary(
+        result, variant=variant, job=job.name, tracker=tracker, faults=faults, fresh_ids=fresh, retries=stack
+    )
     if upgrade is not None:
         model, real = replace(model, upgrade=upgrade[0]), replace(real, upgrade=upgrade[0])
     return Conformance(model, real, result)

@@ -33,9 +33,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS
-from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, ToolFailed
+from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, ToolFailed, Turn
+from crashsweep.realsweep.reference.supervisor import SUPERVISOR_FILE, RetryRun, RetryTurn, Supervisor
 from crashsweep.realsweep.tracker.client import FENCED, TrackerClient, TrackerError
-from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.job import TRIAGE, Call, load_job
 from crashsweep.spec.policy import Policy, PolicyError, read_design_file
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
@@ -126,9 +127,21 @@ def agent_loop(loop: Loop) -> None:
 
 
 def composed(loop: Loop, policy: Policy) -> None:
-    """Any policy (spec/POLICIES.md) as one code path; `on_tool_error` needs a failing tool, which real jobs lack."""
+    """Any policy (spec/POLICIES.md) as one code path, under its retry layers (spec/RETRIES.md 1.2)."""
     if not loop.resume():
         return
+    if policy.retries:
+        loop.supervisor = Supervisor(policy.retries, loop.workdir / SUPERVISOR_FILE)
+    while True:
+        try:
+            _composed_run(loop, policy)
+            return
+        except RetryRun:
+            loop.new_run()  # a whole-run retry: a fresh run ID, the checkpoint unread; the start again
+
+
+def _composed_run(loop: Loop, policy: Policy) -> None:
+    """One run of the composed loop from its start: the lock, the startup save, every turn."""
     loop.take_lock(policy.lock)
     if policy.startup_save:
         loop.save("start")
@@ -136,18 +149,45 @@ def composed(loop: Loop, policy: Policy) -> None:
     for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
         for call in loop.open_calls(turn):
             try:
-                if loop.has_marker(turn, call):
-                    answer = loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
-                else:
-                    if call.writes and policy.markers == "before-writes":
-                        loop.mark(turn, call)
-                    answer = loop.send(call, keyed=policy.keyed)
+                answer = _attempt(loop, turn, call, policy)
             except ToolFailed:
                 continue  # no result: the call comes again (settled if marked, else sent again)
+            except RetryTurn:
+                loop.memory["turns"].pop()  # a turn-level retry: the turn thrown away, the model asked again
+                break
             loop.store(turn, call, answer)
             if saves == "each-call" or (saves == "writes-only" and call.writes):
                 loop.save_result(call)
-        loop.end_turn(turn, save=saves != "none")
+        else:
+            loop.end_turn(turn, save=saves != "none")
+
+
+def _attempt(loop: Loop, turn: Turn, call: Call, policy: Policy) -> str:
+    """The call's answer: settled when marked, else (marked and) sent; a failure goes to the retry layers.
+
+    A `call` layer sends the same request again (the same key), as often as it catches; a
+    `turn` or `run` layer raises RetryTurn or RetryRun; ToolFailed when no layer catches.
+    """
+    try:
+        if loop.has_marker(turn, call):
+            return loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
+        if call.writes and policy.markers == "before-writes":
+            loop.mark(turn, call)
+        return loop.send(call, keyed=policy.keyed)
+    except ToolFailed:
+        pass
+    while True:
+        scope = None if loop.supervisor is None else loop.supervisor.catch(loop.memory["run"], call.id, turn["index"])
+        if scope is None:
+            raise ToolFailed(call.id)
+        if scope == "turn":
+            raise RetryTurn(call.id)
+        if scope == "run":
+            raise RetryRun(call.id)
+        try:
+            return loop.send(call, keyed=policy.keyed)
+        except ToolFailed:
+            continue
 
 
 DESIGNS: dict[str, Callable[[Loop], None]] = {

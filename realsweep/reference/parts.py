@@ -26,6 +26,11 @@ scripted model names the calls of each reply anew (a counter the model keeps in 
 directory, beside the loop's files), the turn keeps the IDs its reply gave, and Key(run,
 call) is derived from them.
 
+Retry layers (spec/RETRIES.md, supervisor.py): with a `supervisor`, a write a layer would
+catch a failure of is announced by a pause (faults_env.retry_chance) just before it is sent,
+and a write the nemesis names in CRASHSWEEP_FAIL_ATTEMPT fails after accept as a lost reply
+does; reference_loop.py's `composed` hands the failure to the supervisor.
+
 Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the load. Beside a
 second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
 token refused, or its rename's temp file renamed by the other; it raises `Stopped`, and
@@ -45,6 +50,7 @@ from typing import Any
 
 from crashsweep.realsweep.probe import checkpoint, faults_env
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint, fresh_id, pause
+from crashsweep.realsweep.reference.supervisor import Supervisor
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key
@@ -122,6 +128,8 @@ class Loop:
         self._flock: int | None = None
         self.token: int | None = None  # the lease's fencing token (lease+fencing)
         self.lose_replies = faults_env.lost_replies()
+        self.failed_attempts = faults_env.failed_attempts()  # retry moves (faults/retry.py)
+        self.supervisor: Supervisor | None = None  # the design's retry layers, if it has any
         self.wrong_answers = faults_env.wrong_answers()
         self.fresh_ids = faults_env.fresh_ids()
         self._sent: dict[str, int] = {}  # write requests sent per call by this process
@@ -144,10 +152,14 @@ class Loop:
                 return False
             saved = None
         if saved is None:
-            self.memory = {"run": fresh_id(), "done": False, "turns": []}
+            self.new_run()
             return True
         self.memory = saved
         return not saved["done"]
+
+    def new_run(self) -> None:
+        """Begin a new run in memory: a fresh run ID, no turns (a start, or a retry of the whole run)."""
+        self.memory = {"run": fresh_id(), "done": False, "turns": []}
 
     def take_lock(self, lock: str) -> None:
         """Take the run's lock as the design's `lock` policy says (spec/FAULTS.md 7.1, POLICIES.md 1.6).
@@ -160,7 +172,7 @@ class Loop:
         """
         if lock == "file":
             self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
-        elif lock == "os-lock":
+        elif lock == "os-lock" and self._flock is None:  # a new run of this process holds it already
             fd = os.open(self.workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -171,7 +183,7 @@ class Loop:
         elif lock == "lease+fencing":
             self.token = self.tracker.lease()
             (self.workdir / LEASE_FILE).write_text(str(self.token), encoding="utf-8")
-        elif lock != "none":
+        elif lock not in ("none", "os-lock"):
             raise ValueError(f"unknown lock policy {lock!r}")
 
     def _fence(self) -> None:
@@ -309,7 +321,9 @@ class Loop:
         target = issue_target(self.job, call)
         title = f"{self.job.name}: {call.id}"
         self._sent[call.id] = self._sent.get(call.id, 0) + 1
-        lose = (call.id, self._sent[call.id]) in self.lose_replies
+        self._retry_chance(run, call)
+        sent = (call.id, self._sent[call.id])
+        lose = sent in self.lose_replies or sent in self.failed_attempts
         self.tracker.lose_next_reply = lose
         self.tracker.fail_first = call.fails_after_accept  # the tracker fails the first request of the call
         try:
@@ -328,6 +342,14 @@ class Loop:
         crashpoint(f"tracker accepted {call.id}")
         crashpoint(f"tool returned {call.id}")
         return f"#{number}"
+
+    def _retry_chance(self, run: str, call: Call) -> None:
+        """Announce, by a pause, that a retry layer would catch a failure of this write (faults/retry.py)."""
+        if self.supervisor is None:
+            return
+        found = self.supervisor.catching(run, call.id, self.memory["turns"][-1]["index"])
+        if found is not None:
+            pause(faults_env.retry_chance(found[1].label, call.id))
 
     def settle(self, call: Call, *, keyed: bool, ladder: tuple[Rung, ...] = RUNGS) -> str:
         """Settle a call that has a marker and no result, on the first rung of `ladder` open to it."""

@@ -30,6 +30,7 @@ from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.realsweep.world import World
 from crashsweep.spec.job import Job
 from crashsweep.spec.policy import PolicyError, read_design_file
+from crashsweep.spec.retries import Stack
 
 UNSUPPORTED = ("approval",)
 """Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
@@ -104,7 +105,19 @@ def run(
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
     chosen = target(variant, job_path, tracker, design_path, upgrade)
+    if retry_layers(design_path, upgrade):  # its layers' chances are moves (faults/retry.py)
+        nemesis = replace(nemesis or Nemesis(), retries=True)
     return sweep(chosen, check(job), options, progress, nemesis)
+
+
+def retry_layers(design_path: Path | None, upgrade: Version | None = None) -> Stack:
+    """The retry layers of the design file (or, else, of the upgrade's): none for a built-in design."""
+    for path in (design_path, None if upgrade is None else upgrade[1]):
+        if path is not None:
+            _, _, policy = read_design_file(path)
+            if policy.retries:
+                return policy.retries
+    return ()
 
 
 def state_key(world: World) -> World:
@@ -139,16 +152,22 @@ def refuse(
 
 
 def _refuse_design(design_path: Path, tools_fail: bool) -> None:
-    """What the reference loop does not implement yet: retry layers; a tool error handed to the model.
+    """What the reference loop does not implement yet: timeout layers; a tool error handed to the model.
 
-    A tool error (a lost reply, a call that fails after accept) under on_tool_error = "model"
-    goes to the model, which the reference loop does not script.
+    A tool error (a lost reply, a call that fails after accept, a retry move) under
+    on_tool_error = "model" goes to the model, which the reference loop does not script. A
+    timeout layer starts its new attempt beside the old one (RETRIES.md 1.2), a second live
+    process the reference loop's supervisor does not start.
     """
     try:
         _, _, policy = read_design_file(design_path)
     except PolicyError as error:
         raise SweepError(str(error)) from None
-    if policy.retries:
-        raise SweepError(f"{design_path}: the reference loop does not implement retry layers yet (retries)")
-    if tools_fail and policy.on_tool_error == "model":
+    timeouts = [layer.label for layer in policy.retries if layer.on == "timeout"]
+    if timeouts:
+        raise SweepError(
+            f"{design_path}: the reference loop does not implement timeout layers yet ({timeouts[0]}); "
+            "explore it in the model"
+        )
+    if (tools_fail or policy.retries) and policy.on_tool_error == "model":
         raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")

@@ -133,3 +133,27 @@ def test_upgrade_refusals_are_one_line_before_any_process(capsys: pytest.Capture
         err = capsys.readouterr().err
         assert message in err
         assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_design_s_retry_layers_are_swept_for_real_and_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    """sweep --design with layers: the row's retry figures in JSON; a timeout layer refused in one line.
+
+    keys-run-retry on one-write (no failing tool): the layer's one retry is the move `retry` at
+    create_a's `tracker accepted`, the only write (1 retry move beside the crash points); it
+    begins run-2, whose new key files create_a again: 1 duplicate in that scenario.
+    """
+    from crashsweep.cli.main import main
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = ["--design", str(examples / "keys-run-retry.toml"), "--job", str(examples / "one-write.toml")]
+    assert main(["sweep", *args, "--depth", "1", "--format", "json"]) == 1
+    row = json.loads(capsys.readouterr().out)
+    assert row["retries"]["stack"] == "run x2 on error"
+    assert row["moves"]["1"]["retry"] == 1
+    assert (row["with_dups"], row["dups"]) == (1, 1)  # crashes alone: idempotency-keys' none
+    assert row["retries"]["retried"]["retry.run"] == 1
+    timeout = ["--design", str(examples / "keys-turn-timeout-file.toml")]
+    assert main(["sweep", *timeout, "--depth", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "does not implement timeout layers yet" in err
+    assert len(err.strip().splitlines()) == 1, err

@@ -6,6 +6,7 @@ import json
 
 from crashsweep.realsweep import rows
 from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.spec.retries import Layer
 
 
 def scenario(crashes: tuple[int, ...], dups: int = 0, calls: int = 3, asks: int = 0) -> ScenarioResult:
@@ -52,3 +53,34 @@ def test_json_reports_processes_instead_of_a_graph() -> None:
     assert data["processes"] == 11
     assert "states" not in data
     assert data["scenarios"] == {"1": 2, "2": 2}
+
+
+def test_a_program_with_retry_layers_gets_the_retry_figures_of_its_scenarios() -> None:
+    """A sweep of every scenario: retries per scope summed, the retry moves in the tally, the worst scenario.
+
+    RETRIED: the baseline (1 run retry, 3 calls); scenario 1 (a crash: 1 run retry, 4 calls);
+    scenario 2 (a retry move, then the layer's run retry: 2 duplicates, 5 calls). Worst: 2
+    duplicates, 5 model calls, against the run's 3.
+    """
+    moved = ScenarioResult(
+        (), Outcome(dups=2, applied=3), {"model_calls": 5, "retry.run": 1}, (), faults=("retry at p",)
+    )
+    retried = SweepResult(
+        depth=1,
+        baseline=ScenarioResult((), Outcome(applied=1), {"model_calls": 3, "retry.run": 1}, ("p",)),
+        scenarios=(scenario((1,), calls=4), moved),
+        processes=4,
+        seconds=0.5,
+    )
+    stack = (Layer("run", "error", 3),)
+    row = rows.summary(retried, variant="v", job="t", tracker="keyed", retries=stack)
+    assert row.retries == "run x3 on error"
+    assert row.moves == {1: {"crash": 1, "retry": 1}}
+    assert row.retried == {"retry.call": 0, "retry.turn": 0, "retry.run": 1}
+    assert (row.worst_dups, row.worst_calls, row.run_calls) == (2, 5, 3)
+    text = rows.row_text(row, retried, rows.counterexamples(retried))
+    assert text.startswith("v  (real sweep; job t, tracker keyed, depth 1, retries run x3 on error)\n")
+    assert (
+        "retries       retry.call 0   retry.turn 0   retry.run 1   worst scenario: dups 2, model calls 5 (+2)" in text
+    )
+    assert rows.summary(retried, variant="v", job="t", tracker="keyed").retries == ""

@@ -87,3 +87,14 @@ def test_an_unreached_crash_follows_its_nodes_representative() -> None:
     assert [c.index for c in only.crashes] == [3, 4]
     assert only.faults == (EXPIRY, LOST)
     assert only.unreached == 2
+
+
+def test_the_most_of_a_counter_is_the_worst_single_path() -> None:
+    """asks along each of the seven paths (module docstring): 1 on f0's, 2 on each of f3's three, else 0.
+
+    The most is 2 (any path into B, then B's process), not the 6 summed over f3's paths;
+    a counter no edge carries has a most of 0.
+    """
+    assert worlds.most(_graph(), "asks") == 2
+    assert worlds.most(_graph(), "fault.lost-reply") == 1
+    assert worlds.most(_graph(), "model_calls") == 0

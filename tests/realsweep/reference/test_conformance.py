@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from crashsweep.realsweep.reference import conformance
 from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import SweepError, SweepOptions
 from crashsweep.reports.summary import summarize
+from crashsweep.spec.files import toml_value
 from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.retries import FRONTIER_STACKS, Layer, Stack
 from crashsweep.spec.tracker import TRACKERS
 from tests.paths import ROOT
 
@@ -381,11 +384,80 @@ def test_a_tool_that_fails_after_accept_conforms_two_crashes_deep() -> None:
     assert deep.real.scenarios[2] > 0
 
 
-def test_the_reference_loop_refuses_retry_layers_before_the_model_explores(tmp_path: Path) -> None:
-    """A design with retry layers (spec/RETRIES.md) is refused in one line: the reference loop has none yet."""
-    job_path = ROOT / "examples" / "triage-fails.toml"
+TRIAGE_FAILS = ROOT / "examples" / "triage-fails.toml"
+
+
+def _layered(tmp_path: Path, preset: str, stack: Stack) -> Path:
+    """A design file: the preset's policy under the retry layers `stack`."""
+    policy = replace(variants.PRESETS[preset].policy, retries=stack)
+    lines = [f'name = "{preset}-layered"', *(f"{k} = {toml_value(v)}" for k, v in policy.as_mapping().items())]
+    path = tmp_path / f"{preset}-layered.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_run_retry_duplicates_for_real_as_derived_by_hand() -> None:
+    """keys-run-retry on triage-fails at depth 1: the figures tests/spec/test_retrying.py derives (item 1).
+
+    41 points, no retry move (the layer's one retry goes to the job's failure), 38 scenarios
+    with a duplicate, calls+ 5, 39 run retries; the worst scenario 1 duplicate and 5 model calls.
+    """
     design = ROOT / "examples" / "keys-run-retry.toml"
-    with pytest.raises(SweepError, match="does not implement retry layers yet"):
-        conformance.conform(
-            "keys-run-retry", load_job(job_path), job_path, "keyed", SweepOptions(depth=1), None, design
-        )
+    c = conformance.conform("keys-run-retry", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", MERGED, None, design)
+    assert c.differences == []
+    real = c.real
+    assert (real.crash_points, real.scenarios, real.moves) == (41, {1: 41}, {1: {"crash": 41, "retry": 0}})
+    assert (real.with_dups, real.dups, real.missing, real.calls_plus) == (38, 38, 0, 5)
+    assert real.retried == {"retry.call": 0, "retry.turn": 0, "retry.run": 39}
+    assert (real.worst_dups, real.worst_calls, real.run_calls) == (1, 5, 4)
+
+
+def test_a_call_retry_duplicates_nothing_for_real(tmp_path: Path) -> None:
+    """idempotency-keys with call x2 on triage-fails: 36 points, and the resends carry the same key.
+
+    The two retry moves come at create_b's and comment_a's `tracker accepted`
+    (tests/spec/test_retrying.py).
+    """
+    design = _layered(tmp_path, "idempotency-keys", (Layer("call", "error", 2),))
+    c = conformance.conform("keys-call", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", MERGED, None, design)
+    assert c.differences == []
+    assert (c.real.crash_points, c.real.scenarios, c.real.moves[1]) == (36, {1: 38}, {"crash": 36, "retry": 2})
+    assert (c.real.with_dups, c.real.dups, c.real.missing) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("preset", "stack", "tracker"),
+    [
+        ("save-after-reply", 2, "keyless"),
+        ("attempt-markers", 4, "keyless-lookup"),
+        ("agent-loop", 5, "keyed"),
+    ],
+)
+def test_retry_stacks_conform_two_moves_deep(tmp_path: Path, preset: str, stack: int, tracker: str) -> None:
+    """A frontier stack per design (turn x2; call x3 > turn x2; call x3 > run x2), crashes and retries two deep.
+
+    Every design x tracker x frontier stack conformed at depths 1 and 2 when the real side was
+    built (the closing note of #27 gives the run); these three keep one of each kind of re-run.
+    """
+    design = _layered(tmp_path, preset, FRONTIER_STACKS[stack])
+    c = conformance.conform(preset, load_job(TRIAGE_FAILS), TRIAGE_FAILS, tracker, DEPTH_2, None, design)
+    assert c.differences == []
+    assert c.real.moves[2]["retry"] > 0
+
+
+def test_every_scenario_conforms_with_retry_moves_beside_a_power_cut(tmp_path: Path) -> None:
+    """A sweep of every scenario (power-loss forces one) finds the retry chances in the baseline's pauses."""
+    design = _layered(tmp_path, "agent-loop", FRONTIER_STACKS[1])
+    power = Nemesis(("power-loss",))
+    options = SweepOptions(depth=1)
+    c = conformance.conform("agent-loop", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyless", options, None, design, power)
+    assert c.differences == []
+    assert c.real.moves[1]["retry"] > 0
+    assert c.real.moves[1]["power-loss"] > 0
+
+
+def test_the_reference_loop_refuses_timeout_layers_before_the_model_explores() -> None:
+    """A timeout layer starts a second live process beside the first: one line, before any work."""
+    design = ROOT / "examples" / "keys-turn-timeout-file.toml"
+    with pytest.raises(SweepError, match=r"does not implement timeout layers yet \(turn x2 on timeout\)"):
+        conformance.conform("t", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", SweepOptions(depth=1), None, design)

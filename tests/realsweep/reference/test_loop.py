@@ -251,3 +251,58 @@ def test_the_zygotes_warm_parse_is_the_one_main_uses_and_a_refused_line_is_left_
         reference_loop.zygote_warm(["--variant", "no-such-design"])
     assert capsys.readouterr().err == ""
     assert list(reference_loop.PARSED) == [tuple(argv)]
+
+
+def _retrying(stack: str, tmp_path: Path, url: str) -> tuple[list[str], list[str]]:
+    """idempotency-keys under the retry layers `stack` (TOML) on triage-fails, one uninterrupted process.
+
+    Its points, and the calls of the tracker's records in order. It works in a folder of its
+    own under `tmp_path`, named by the tracker space of `url`.
+    """
+    tmp_path = tmp_path / url.rstrip("/").rsplit("/", 1)[-1]
+    tmp_path.mkdir()
+    design = tmp_path / "retrying.toml"
+    keys = (DESIGN_FILES / "idempotency-keys.toml").read_text(encoding="utf-8")
+    design.write_text(f"{keys}\nretries = {stack}\n", encoding="utf-8")
+    log = tmp_path / "points.log"
+    env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="0")
+    job = ROOT / "examples" / "triage-fails.toml"
+    command = [sys.executable, "-S", "-m", "crashsweep.realsweep.reference.loop", "--design", str(design)]
+    done = subprocess.run([*command, "--job", str(job)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return log.read_text().splitlines(), [r["call"] for r in TrackerClient(url).records()]
+
+
+def test_a_run_layer_begins_a_new_run_in_the_same_process(keyed_service: ServiceProcess, tmp_path: Path) -> None:
+    """RETRIES.md 1.2, `run`: create_a fails after accept; the layer begins run-2 from its start.
+
+    Run-1 passes 7 points (start: 2, reply 1 arrived, reply 1: 2, tracker accepted and tool
+    failed create_a); run-2 is idempotency-keys' triage run, 34 points. Its new key files
+    create_a again: two records of create_a (tests/spec/test_retrying.py, item 1).
+    """
+    points, calls = _retrying('[{ scope = "run", on = "error", attempts = 2 }]', tmp_path, keyed_service.space_url("r"))
+    assert points[:7] == [
+        "start: tmp written", "start: renamed", "reply 1 arrived", "reply 1: tmp written", "reply 1: renamed",
+        "tracker accepted create_a", "tool failed create_a",
+    ]  # fmt: skip
+    assert points[7:] == model_points("idempotency-keys")
+    assert calls == ["create_a", "create_a", "create_b", "comment_a"]
+    assert json.loads((tmp_path / "r" / "supervisor.json").read_text()) == ["retry 0 run"]
+
+
+def test_a_turn_layer_asks_the_model_again_and_a_call_layer_resends(
+    keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """Two layers' re-runs, each under the same key as the failed attempt: one record of create_a.
+
+    `turn`: reply 1 arrives twice; `call`: create_a is resent at once, with no second model call.
+    """
+    turn, calls = _retrying('[{ scope = "turn", on = "error", attempts = 2 }]', tmp_path, keyed_service.space_url("t"))
+    assert turn.count("reply 1 arrived") == 2
+    assert turn[turn.index("tool failed create_a") + 1] == "reply 1 arrived"
+    assert calls == ["create_a", "create_b", "comment_a"]
+    call, calls = _retrying('[{ scope = "call", on = "error", attempts = 3 }]', tmp_path, keyed_service.space_url("c"))
+    assert call.count("reply 1 arrived") == 1
+    at = call.index("tool failed create_a")
+    assert call[at + 1 : at + 3] == ["tracker accepted create_a", "tool returned create_a"]
+    assert calls == ["create_a", "create_b", "comment_a"]

@@ -1,0 +1,47 @@
+"""The reference loop's retry layers: which layer catches, how often, and the record that survives a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crashsweep.realsweep.reference.supervisor import SUPERVISOR_FILE, Supervisor
+from crashsweep.spec.retries import Layer
+
+CALL_TURN = (Layer("call", "error", 3), Layer("turn", "error", 2))
+
+
+def test_the_innermost_layer_catches_until_its_attempts_are_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """call x3 catches twice (3 attempts, the first included), then turn x2 once, then nobody.
+
+    Each catch is counted (`retry.call`, `retry.turn`) in the process's counters log.
+    """
+    log = tmp_path / "counters.log"
+    monkeypatch.setenv("CRASHSWEEP_COUNTERS_LOG", str(log))
+    supervisor = Supervisor(CALL_TURN, tmp_path / SUPERVISOR_FILE)
+    caught = [supervisor.catch("run-1", "create_a", 1) for _ in range(4)]
+    assert caught == ["call", "call", "turn", None]
+    assert log.read_text(encoding="utf-8").split() == ["retry.call", "retry.call", "retry.turn"]
+
+
+def test_the_attempts_belong_to_the_instance_of_the_scope(tmp_path: Path) -> None:
+    """Another call has its own `call` attempts; another run its own `call` and `turn` attempts."""
+    supervisor = Supervisor(CALL_TURN, tmp_path / SUPERVISOR_FILE)
+    for _ in range(2):
+        supervisor.catch("run-1", "create_a", 1)
+    assert supervisor.catching("run-1", "create_a", 1) == (1, CALL_TURN[1], "run-1/turn 1")
+    assert supervisor.catching("run-1", "create_b", 1) == (0, CALL_TURN[0], "run-1/create_b")
+    assert supervisor.catching("run-2", "create_a", 1) == (0, CALL_TURN[0], "run-2/create_a")
+
+
+def test_the_record_is_a_file_of_the_world_that_a_new_process_reads(tmp_path: Path) -> None:
+    """What one process spent, the next one (after a crash) finds spent: the supervisor's, not the process's."""
+    path = tmp_path / SUPERVISOR_FILE
+    Supervisor((Layer("run", "error", 2),), path).catch("run-1", "create_a", 1)
+    assert json.loads(path.read_text(encoding="utf-8")) == ["retry 0 run"]
+    assert Supervisor((Layer("run", "error", 2),), path).catching("run-2", "create_a", 1) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == [SUPERVISOR_FILE]  # no temp file left behind
