@@ -28,9 +28,10 @@ Three checks, one test per block, its id the block's file and the line of its op
 
 What the comparison normalises, and why (both sides alike):
 
-- `in 2.2 s` (the time a real sweep took) becomes `in <seconds> s`: it varies with the machine
-  and its load; the process counts beside it are compared as printed (a merging sweep runs
-  one process per distinct world, and the tests pin those counts).
+- `in 2.2 s` (the time a real sweep took) becomes `in <seconds> s`, and conform's `(189
+  processes, 5.2 s)` becomes `(189 processes, <seconds> s)`: it varies with the machine and
+  its load; the process counts beside it are compared as printed (a merging sweep runs one
+  process per distinct world, and the tests pin those counts).
 - The temporary directory (`tempfile.gettempdir()`) becomes `<tmp>` and the user ID in
   `crashsweep-view-UID` becomes `<uid>`: `view` writes its page there and prints the path.
 - A sweep of a LangGraph graph (my_graph, my_support_graph, `--framework langgraph`): ToolNode
@@ -191,6 +192,7 @@ def normalise(lines: list[str], command: str) -> list[str]:
     out: list[str] = []
     for line in lines:
         line = re.sub(r"\bin \d+(?:\.\d+)? s\b", "in <seconds> s", line)
+        line = re.sub(r"( processes, )\d+(?:\.\d+)? s\)", r"\1<seconds> s)", line)
         line = line.replace(temp, "<tmp>")
         line = re.sub(r"crashsweep-view-\d+", "crashsweep-view-<uid>", line)
         if threaded:
@@ -343,6 +345,9 @@ def test_the_parser_of_blocks() -> None:
     assert not matches(["a", "…", "d"], ["a", "b", "c"])
     assert not matches(["a", "b"], ["a", "b", "c"])
     assert normalise(["  processes     10 in 0.3 s, once"], "x") == ["  processes     10 in <seconds> s, once"]
+    assert normalise(["d: no difference (189 processes, 5.2 s)"], "x") == [
+        "d: no difference (189 processes, <seconds> s)"
+    ]
     graph = "cd docs/examples && ../../bin/crashsweep sweep --target my_graph:run --check my_graph:check"
     printed = ["  with_dups 0   calls+ 5", "  processes     19 in 4.3 s, once per world (19 distinct of 30"]
     assert normalise(printed, graph) == [
