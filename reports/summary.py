@@ -19,6 +19,7 @@ from crashsweep.explorer.path import shortest_path
 from crashsweep.explorer.search import Exploration
 from crashsweep.explorer.tally import Tallied
 from crashsweep.explorer.worst import most
+from crashsweep.reports.layers import Without
 from crashsweep.spec import metrics
 from crashsweep.spec.cost import Cost, cost_of
 from crashsweep.spec.faults import fault_counter
@@ -81,6 +82,8 @@ class Summary:
     """The most model calls of any one scenario (with retry layers); the run's own are `run_calls`."""
     run_calls: int = 0
     """The model calls of the uninterrupted run (with retry layers)."""
+    per_layer: tuple[Without, ...] = ()
+    """Each layer's worst scenario without it (reports/layers.py), when asked for (`explore`)."""
     upgrade: str = ""
     """The design every restart ran (a deploy between a crash and its restart, RETRIES.md 2), "" for none."""
 
@@ -140,6 +143,8 @@ class Summary:
                 "retried": dict(self.retried),
                 "worst": {"dups": self.worst_dups, "model_calls": self.worst_calls, "run_model_calls": self.run_calls},
             }
+            if self.per_layer:
+                faulty["retries"]["per_layer"] = [layer.to_json() for layer in self.per_layer]
         given = (("fsync", self.fsync), ("unreadable", self.unreadable), ("upgrade_to", self.upgrade))
         faulty.update({name: value for name, value in given if value})
         return {

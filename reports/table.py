@@ -218,6 +218,7 @@ def row_text(row: Summary) -> str:
     ]
     if row.retries:
         lines.append(retry_line(row))
+        lines.extend(per_layer_lines(row))
     extra = row.extra_cost
     if row.run_cost is not None and extra is not None:
         lines.append(_cost_line("cost (run)", COST_RUN, row.run_cost))
@@ -242,6 +243,12 @@ def retry_line(row: Summary) -> str:
     done = "   ".join(f"{name} {n}" for name, n in row.retried.items())
     extra = row.worst_calls - row.run_calls
     return f"  retries       {done}   worst scenario: dups {row.worst_dups}, model calls {row.worst_calls} (+{extra})"
+
+
+def per_layer_lines(row: Summary) -> list[str]:
+    """Each layer's worst scenario without it, one line each (reports/layers.py); none when not asked for."""
+    title = "  per layer     "
+    return [(title if i == 0 else " " * len(title)) + layer.text() for i, layer in enumerate(row.per_layer)]
 
 
 def row_markdown(row: Summary) -> str:

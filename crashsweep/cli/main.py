@@ -85,7 +85,7 @@ def explore(
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     choices = with_upgrade(choices, upgrade_to, chosen)
-    exploration, summary = runs.run(chosen, choices)
+    exploration, summary = runs.run(chosen, choices, layers=True)
     found = artifacts.counterexamples(exploration, summary, job_path, design_path, upgrade_to)
     click.echo(formats.render(fmt, formats.ROW, formats.Explored(summary, found, prog.current())), nl=False)
     text = formats.for_people(fmt)

@@ -15,6 +15,7 @@ from typing import Any
 from crashsweep.explorer.model import Model
 from crashsweep.explorer.search import Exploration, ExplorationInterrupted, explore
 from crashsweep.explorer.tally import Tallied
+from crashsweep.reports.layers import without_each
 from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.cost import point_counters
 from crashsweep.spec.design import Design
@@ -123,8 +124,12 @@ class Interrupted(Exception):
     """
 
 
-def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summary]:
-    """Explore the variant named `chosen` (or the design itself) under `choices` and compute its row."""
+def run(chosen: str | Design, choices: Choices, *, layers: bool = False) -> tuple[Exploration[Any], Summary]:
+    """Explore the variant named `chosen` (or the design itself) under `choices` and compute its row.
+
+    `layers`: for a design with retry layers, each layer's worst scenario without it too (one
+    exploration more per layer, reports/layers.py).
+    """
     variant = chosen if isinstance(chosen, str) else chosen.name
     progress = _Progress(variant, lines=choices.progress)
     try:
@@ -150,7 +155,16 @@ def run(chosen: str | Design, choices: Choices) -> tuple[Exploration[Any], Summa
     if choices.upgrade is not None:
         then = choices.upgrade if isinstance(choices.upgrade, str) else choices.upgrade.name
         summary = replace(summary, upgrade=then)
+    if layers and not isinstance(chosen, str) and chosen.retries:
+        summary = replace(summary, per_layer=without_each(chosen, partial(_worst_row, choices=choices)))
     return exploration, summary
+
+
+def _worst_row(design: Design, choices: Choices) -> Summary:
+    """`design`'s row under `choices`, its worst scenario found even without retry layers."""
+    exploration = explore(choices.model(design), choices.depth, max_states=choices.max_states)
+    job, tracker = choices.job.name, choices.tracker.name
+    return summarize(exploration, variant=design.name, job=job, tracker=tracker, faults=choices.faults, worst=True)
 
 
 def run_durable(chosen: str | Design, choices: Choices, fsync: str | None, unreadable: str | None) -> Summary:
