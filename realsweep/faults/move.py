@@ -32,6 +32,8 @@ class Fault:
     occurrence: int = 1
     wake: int = 0
     wake_at: str = ""
+    detail: str = ""
+    """What the move carries to the process that suffers it, read off the chance (a timeout: the layer's retry)."""
 
     @property
     def name(self) -> str:
@@ -74,6 +76,10 @@ class Fault:
     def next_moves(self, points: Sequence[str]) -> list[Fault]:
         """The moves its scenario opens once run, its restart having passed `points` (pause: its wakes)."""
         return self.kind.next_moves(self, points)
+
+    def restart_env(self) -> dict[str, str]:
+        """What the restart beside a paused process is told (a timeout's new attempt); none for a pause."""
+        return self.kind.restart_env(self)
 
     def before_restart(self, space: Path) -> None:
         """Carry it out on a saved world's tracker `space` before a restart (key-expiry: forget every key)."""

@@ -34,6 +34,7 @@ from crashsweep.realsweep.faults.kind import FaultKind
 from crashsweep.realsweep.faults.move import Fault
 from crashsweep.realsweep.faults.registry import BY_NAME, KINDS, MODEL_ONLY
 from crashsweep.realsweep.faults.retry import RETRY
+from crashsweep.realsweep.faults.timeout import TIMEOUT_RETRY
 from crashsweep.realsweep.probe import faults_env
 
 __all__ = ["Fault", "Nemesis", "NemesisError", "process_env", "restart_fault"]
@@ -47,7 +48,7 @@ def process_env(faults: Sequence[Fault]) -> dict[str, str]:
     """The environment that makes one process suffer `faults` (in-process kinds only)."""
     assert all(fault.kind.in_process for fault in faults), faults
     env: dict[str, str] = {}
-    for kind in (*KINDS, RETRY):
+    for kind in (*KINDS, RETRY, TIMEOUT_RETRY):
         mine = [fault for fault in faults if fault.kind == kind]
         if mine:
             env.update(kind.env(mine))
@@ -67,12 +68,15 @@ class Nemesis:
     fresh_ids: bool = False
     retries: bool = False
     """The program has retry layers (spec/RETRIES.md): the move `retry` strikes where it marks a chance."""
+    timeouts: bool = False
+    """Among them `timeout` layers: a new attempt beside the one given up on, where it marks a chance."""
 
     @property
     def kinds(self) -> tuple[FaultKind, ...]:
         """The enabled kinds the real sweep carries out, in the registry's order, then `retry`."""
         enabled = tuple(kind for kind in KINDS if kind.name in self.faults)
-        return (*enabled, RETRY) if self.retries else enabled
+        moves = (RETRY,) if self.retries else ()
+        return (*enabled, *moves, *((TIMEOUT_RETRY,) if self.timeouts else ()))
 
     def check(self, depth: int, dedup: bool = True) -> None:
         """Refuse what the real sweep cannot carry out, before any process starts."""
@@ -82,9 +86,10 @@ class Nemesis:
             if name not in BY_NAME:
                 raise NemesisError(f"unknown fault {name!r} (known: {', '.join(BY_NAME)})")
         if self.every_scenario and depth != 1:
-            what = " and ".join(BY_NAME[name].doing for name in self.faults if BY_NAME[name].every_scenario)
+            asked = [BY_NAME[name] for name in self.faults]  # in the order asked, then the design's own moves
+            what = " and ".join(kind.doing for kind in (*asked, *self.kinds[len(asked) :]) if kind.every_scenario)
             raise NemesisError(f"the real sweep {what} in scenarios of one move: use depth 1, not {depth}")
-        if (self.faults or self.retries) and depth != 1 and not dedup:
+        if (self.faults or self.retries or self.timeouts) and depth != 1 and not dedup:
             raise NemesisError(
                 f"a sweep of every scenario (--no-dedup) injects faults in scenarios of one move: use depth 1, "
                 f"not {depth}, or merge worlds (drop --no-dedup)"

@@ -80,14 +80,16 @@ _lock = _thread.allocate_lock()  # threads pass points one at a time: the log's 
 _logs_lock = _thread.allocate_lock()  # the table of open logs
 
 
-def crashpoint(name: str) -> None:
+def crashpoint(name: str, *, where: str | None = None) -> None:
     """Mark a crash point: under a sweep, log its name, and die if it is the chosen one.
 
     Any thread may call it; the kill ends the whole process, whichever thread sends it, and no
-    other thread passes a point between the chosen point's log line and the kill.
+    other thread passes a point between the chosen point's log line and the kill. `where`:
+    the call site to report (`call_site`) when a helper of the program passes the point for
+    its caller; by default the caller's own.
     """
     if _marked:
-        _pass(name, None)
+        _pass(name, where)
 
 
 def auto_point(name: str, where: str) -> None:

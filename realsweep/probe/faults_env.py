@@ -11,6 +11,11 @@ writers import the names from here, not the other way round.
   fails after the tracker applied it, where a retry layer catches it (faults/retry.py: the
   move `retry`, spec/RETRIES.md 1.4); the program marks each such chance with a pause named
   `retry_chance(layer, call)`;
+- CRASHSWEEP_TIMED_OUT: "<index> <scope> <where>", set on the new attempt a timeout layer
+  starts beside the attempt it gave up on (faults/timeout.py): the process records the
+  layer's retry (its index among the layers, the instance `where`) before anything else, and
+  begins a new run for scope `run`; the attempt marks each chance with a pause named
+  `timeout_chance(index, scope, where)` right after the crash point;
 - CRASHSWEEP_WRONG_ANSWER: lines "q", the q-th pause of this process (a person's answer) is a
   wrong answer (faults/wrong_answer.py);
 - CRASHSWEEP_CALL_IDS: "fresh" for new call IDs on every ask of the scripted model (no move:
@@ -28,6 +33,10 @@ FAIL_ATTEMPT = "CRASHSWEEP_FAIL_ATTEMPT"
 """Environment: lines "k:<call>", the k-th write request of <call> in this process fails (a retry move)."""
 RETRY = "retry "
 """The prefix of the pauses where a retry layer would catch a failed write: `retry_chance`."""
+TIMED_OUT = "CRASHSWEEP_TIMED_OUT"
+"""Environment: "<index> <scope> <where>", this process is the new attempt of a timeout layer."""
+TIMEOUT = "timeout "
+"""The prefix of the pauses where a timeout layer may give up on the attempt: `timeout_chance`."""
 WRONG_ANSWER = "CRASHSWEEP_WRONG_ANSWER"
 """Environment: lines "q", the q-th pause of this process (a person's answer) is a wrong answer."""
 CALL_IDS = "CRASHSWEEP_CALL_IDS"
@@ -81,6 +90,32 @@ def lost_reply(environ: Mapping[str, str] = os.environ) -> tuple[str, int] | Non
     """(call, k) when the k-th write of `call` is to lose its reply (the earliest k); None for none."""
     found = sorted(lost_replies(environ), key=lambda pair: pair[1])
     return found[0] if found else None
+
+
+def timeout_chance(index: int, scope: str, where: str) -> str:
+    """The pause that marks a crash point where timeout layer `index` (of scope `scope`) may give up on `where`.
+
+    The program passes it right after the point; its words after the prefix are what the new
+    attempt is told (CRASHSWEEP_TIMED_OUT).
+    """
+    return f"{TIMEOUT}{index} {scope} {where}"
+
+
+def timeout_detail(pause: str) -> str | None:
+    """What a `timeout_chance` pause tells the new attempt ("<index> <scope> <where>"); None for another pause."""
+    return pause[len(TIMEOUT) :] if pause.startswith(TIMEOUT) else None
+
+
+def timed_out(environ: Mapping[str, str] = os.environ) -> tuple[int, str, str] | None:
+    """(layer index, scope, instance) when this process is a timeout layer's new attempt; else None."""
+    raw = environ.get(TIMED_OUT, "")
+    if not raw:
+        return None
+    index, _, rest = raw.partition(" ")
+    scope, _, where = rest.partition(" ")
+    if not index.isdigit() or not scope or not where:
+        raise ValueError(f"{TIMED_OUT}={raw!r}: expected INDEX SCOPE WHERE")
+    return int(index), scope, where
 
 
 def wrong_answers(environ: Mapping[str, str] = os.environ) -> set[int]:

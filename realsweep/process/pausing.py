@@ -96,7 +96,8 @@ def run(runner: Runner, fault: Fault) -> ScenarioResult:
         try:
             if not first.wait_held():
                 return _unreached(runner, folder, fault, 1, first)
-            second = Held(runner, pool, where, 2, fault.wake)
+            beside = (folder, workdir, {**env, **fault.restart_env()})  # a timeout's new attempt is told so
+            second = Held(runner, pool, beside, 2, fault.wake)
             if fault.wake and not second.wait_held():
                 return _unreached(runner, folder, fault, 2, first, second)
             _check_point(folder, 1, fault.index, fault.point)

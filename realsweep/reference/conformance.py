@@ -93,7 +93,7 @@ def conform(
     (name, design file) every restart runs on both sides (spec/RETRIES.md section 2).
     """
     env = nemesis or Nemesis()
-    reference.refuse(job, tracker, design_path, env, upgrade)  # before the model explores
+    reference.refuse(job, tracker, design_path, env, upgrade, options.depth)  # before the model explores
     chosen = load_design(design_path).design if design_path is not None else variant
     then = None if upgrade is None else load_design(upgrade[1]).design if upgrade[1] is not None else upgrade[0]
     faults, fresh = env.faults, env.fresh_ids

@@ -128,10 +128,10 @@ def agent_loop(loop: Loop) -> None:
 
 def composed(loop: Loop, policy: Policy) -> None:
     """Any policy (spec/POLICIES.md) as one code path, under its retry layers (spec/RETRIES.md 1.2)."""
-    if not loop.resume():
-        return
     if policy.retries:
         loop.supervisor = Supervisor(policy.retries, loop.workdir / SUPERVISOR_FILE)
+    if not loop.resume():
+        return
     while True:
         try:
             _composed_run(loop, policy)

@@ -4,7 +4,8 @@
 checkpoint from disk (never the temp file), holds the run in memory as plain JSON-ready data,
 saves it with a real two-step save (temp file, rename, both fsynced), asks the job's scripted
 model for the next reply, and sends calls to the real tracker service over HTTP. Each crash
-point of SEMANTICS.md is a `crashpoint(...)` call here, at the place the contract puts it;
+point of SEMANTICS.md is a `self.point(...)` call here (crashpoint, and a timeout layer's
+chance), at the place the contract puts it;
 reference_loop.py arranges these parts into one readable code path per design.
 
 Memory: {"run": ID, "done": bool, "turns": [{"index": k, "results": {call: answer},
@@ -49,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe import checkpoint, faults_env
-from crashsweep.realsweep.probe.crashpoint import count, crashpoint, fresh_id, pause
+from crashsweep.realsweep.probe.crashpoint import call_site, count, crashpoint, fresh_id, pause
 from crashsweep.realsweep.reference.supervisor import Supervisor
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
@@ -64,6 +65,9 @@ LEASE_FILE = "lease.txt"
 """The newest fencing token granted (`lease+fencing`), beside the checkpoint: the disk's fence."""
 MODEL_FILE = "model-ids.txt"
 """The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
+
+ACCEPTED, RETURNED = "tracker accepted ", "tool returned "
+"""The points of a call's attempt, where a `call` timeout layer may give up on it (RETRIES.md 1.1)."""
 
 WRONG_ANSWER = "said to have happened"
 """The result a person's wrong "yes" puts in memory (spec/process.py's): no record stands behind it."""
@@ -139,9 +143,17 @@ class Loop:
     def resume(self) -> bool:
         """Load the checkpoint (never the temp file); False when the run is already done.
 
+        A timeout layer's new attempt (CRASHSWEEP_TIMED_OUT) first records the layer's retry;
+        of scope `run`, it begins a new run without reading the checkpoint.
         No checkpoint: begin a new run with a fresh run ID (`fresh_id()`: 128 random bits, never
         repeated; under a deduplicating sweep, derived from the world the process started from).
         """
+        attempt = faults_env.timed_out()
+        if attempt is not None and self.supervisor is not None:  # a timeout layer's new attempt (RETRIES.md 1.2)
+            self.supervisor.timed_out(*attempt)
+            if attempt[1] == "run":  # a new run, the checkpoint unread
+                self.new_run()
+                return True
         try:
             saved = checkpoint.load(self.path)
         except checkpoint.CheckpointError:
@@ -203,34 +215,34 @@ class Loop:
     def save_marker(self, call: Call) -> None:
         """The marker save before a write."""
         self.save(f"marker {call.id}")
-        crashpoint(f"marker saved {call.id}")
+        self.point(f"marker saved {call.id}")
 
     def save_result(self, call: Call) -> None:
         """The result save after a call."""
         self.save(f"result {call.id}")
-        crashpoint(f"result saved {call.id}")
+        self.point(f"result saved {call.id}")
 
     def _save_file(self, path: Path, data: Any, what: str) -> None:
         if path != self.path:  # the lock file: synced in full, two points (spec/FAULTS.md 6.1)
             self._fence()
             checkpoint.write_tmp(path, data)
-            crashpoint(f"{what}: tmp written")
+            self.point(f"{what}: tmp written")
             self._rename(path, sync_dir=True)
-            crashpoint(f"{what}: renamed")
+            self.point(f"{what}: renamed")
             return
         # The checkpoint: the steps of the design's fsync policy, each fsync with its point.
         self._fence()
         checkpoint.write_tmp(path, data, sync=False)
-        crashpoint(f"{what}: tmp written")
+        self.point(f"{what}: tmp written")
         if self.fsync != "none":
             with contextlib.suppress(FileNotFoundError):  # renamed by another process: nothing left to sync
                 checkpoint.sync_tmp(path)
-            crashpoint(f"{what}: tmp synced")
+            self.point(f"{what}: tmp synced")
         self._rename(path, sync_dir=False)
-        crashpoint(f"{what}: renamed")
+        self.point(f"{what}: renamed")
         if self.fsync == "full":
             checkpoint.sync_directory(path)
-            crashpoint(f"{what}: dir synced")
+            self.point(f"{what}: dir synced")
 
     def _rename(self, path: Path, *, sync_dir: bool) -> None:
         """Rename the temp file into place; Stopped when it is gone (another process renamed it first)."""
@@ -257,11 +269,11 @@ class Loop:
             count("model_calls")
             k = len(turns) + 1
             if k > len(self.job.turns):  # the scripted model's final answer
-                crashpoint("final reply arrived")
+                self.point("final reply arrived")
                 self.memory["done"] = True
                 self.save("final")
                 return
-            crashpoint(f"reply {k} arrived")
+            self.point(f"reply {k} arrived")
             turns.append({"index": k, "results": {}, "marked": [], "complete": False, **self._ids(k)})
             if save_reply:
                 self.save(f"reply {k}")
@@ -314,7 +326,7 @@ class Loop:
         run = self.memory["run"]
         if not call.writes:
             found = self.tracker.search(self.job.name)
-            crashpoint(f"tool returned {call.id}")
+            self.point(f"tool returned {call.id}")
             return f"{len(found)} issues"
         call_id = self.memory["turns"][-1].get("ids", {}).get(call.id, call.id)
         request_key = key(run, call_id) if keyed else None
@@ -336,12 +348,29 @@ class Loop:
         except ConnectionError:
             if not lose and not call.fails_after_accept:
                 raise
-            crashpoint(f"tracker accepted {call.id}")  # the tracker applied it; the reply never came
-            crashpoint(f"tool failed {call.id}")
+            self.point(f"tracker accepted {call.id}")  # the tracker applied it; the reply never came
+            self.point(f"tool failed {call.id}")
             raise ToolFailed(call.id) from None
-        crashpoint(f"tracker accepted {call.id}")
-        crashpoint(f"tool returned {call.id}")
+        self.point(f"tracker accepted {call.id}")
+        self.point(f"tool returned {call.id}")
         return f"#{number}"
+
+    def point(self, name: str) -> None:
+        """Pass the crash point `name` (reported at the caller's line); then mark a timeout layer's chance there.
+
+        A timeout layer (spec/RETRIES.md 1.1) may give up on the attempt at this point: the
+        pause `timeout_chance(...)` says so, with the layer and the instance its retry spends.
+        """
+        crashpoint(name, where=call_site(1))
+        if self.supervisor is None or not self.supervisor.times_out:
+            return
+        turns = self.memory.get("turns") or [{"complete": True}]
+        turn = None if turns[-1]["complete"] else turns[-1]["index"]
+        call = next((name[len(p) :] for p in (ACCEPTED, RETURNED) if name.startswith(p)), None)
+        found = self.supervisor.timing_out(self.memory["run"], call, turn)
+        if found is not None:
+            index, layer, where = found
+            pause(faults_env.timeout_chance(index, layer.scope, where))
 
     def _retry_chance(self, run: str, call: Call) -> None:
         """Announce, by a pause, that a retry layer would catch a failure of this write (faults/retry.py)."""
@@ -360,7 +389,7 @@ class Loop:
             if rung == "lookup" and self.offer.lookup:
                 count("lookups")  # rung 2: ask the tracker
                 record = self.tracker.lookup(self.memory["run"], call.id)
-                crashpoint(f"lookup answered {call.id}")
+                self.point(f"lookup answered {call.id}")
                 return f"#{record['number']}" if record else self.send(call, keyed=keyed)
             if rung == "person":
                 return self._ask_person(call, keyed=keyed)

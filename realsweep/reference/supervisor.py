@@ -8,6 +8,10 @@ the environment's record, so no crash point is in it and a power cut does not ta
 (the loop's journal of the checkpoint's saves does not see it). Which layer catches is
 spec/retries.py's `catching`, the model's own rule.
 
+A `timeout` layer (RETRIES.md 1.2) gives up on an attempt at a crash point (`timing_out`)
+and starts a new one beside it: under a sweep the new attempt is a process started with
+CRASHSWEEP_TIMED_OUT (faults/timeout.py), which records the retry first (`timed_out`).
+
 The loop hears a caught failure as one of three answers: `call` (send the same request again,
 the loop goes on as if that attempt had been the first), or the exceptions `RetryTurn` (throw
 the turn away and ask the model again) and `RetryRun` (begin a new run in this process).
@@ -22,6 +26,8 @@ from pathlib import Path
 
 from crashsweep.realsweep.probe.crashpoint import count
 from crashsweep.spec.retries import FAILURES, Layer, Stack, catching, counter, spent_entry
+
+TIMEOUTS = frozenset({"timeout"})
 
 SUPERVISOR_FILE = "supervisor.json"
 """The retry layers' spent attempts, beside the checkpoint: a JSON list of spec/retries.py's entries."""
@@ -61,6 +67,20 @@ class Supervisor:
         self._record((*self.spent(), spent_entry(index, where)))
         count(counter(layer.scope))
         return layer.scope
+
+    @property
+    def times_out(self) -> bool:
+        """Whether a layer gives up on an attempt on a timeout (its chances are crash points)."""
+        return any(layer.on == "timeout" for layer in self.stack)
+
+    def timing_out(self, run: str, call: str | None, turn: int | None) -> tuple[int, Layer, str] | None:
+        """The timeout layer that may give up here (in `call` of turn `turn`, None: in none), its index and instance."""
+        return catching(self.stack, TIMEOUTS, self.spent(), run, call, turn)
+
+    def timed_out(self, index: int, scope: str, where: str) -> None:
+        """Record a timeout layer's retry, as its supervisor does before it starts the new attempt."""
+        self._record((*self.spent(), spent_entry(index, where)))
+        count(counter(scope))
 
     def _record(self, spent: tuple[str, ...]) -> None:
         """Write the spent attempts whole: a temp file renamed over the record."""

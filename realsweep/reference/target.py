@@ -20,7 +20,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.probe import checkpoint
 from crashsweep.realsweep.reference import parts as loop_parts
 from crashsweep.realsweep.reference.loop import DESIGNS
@@ -105,9 +105,18 @@ def run(
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
     chosen = target(variant, job_path, tracker, design_path, upgrade)
-    if retry_layers(design_path, upgrade):  # its layers' chances are moves (faults/retry.py)
-        nemesis = replace(nemesis or Nemesis(), retries=True)
-    return sweep(chosen, check(job), options, progress, nemesis)
+    moving = with_layers(nemesis or Nemesis(), design_path, upgrade)
+    if moving.every_scenario:  # a timeout's new attempt beside the old one: every scenario of one move
+        options = replace(options, dedup=False, snapshots=False)
+    return sweep(chosen, check(job), options, progress, moving)
+
+
+def with_layers(nemesis: Nemesis, design_path: Path | None, upgrade: Version | None = None) -> Nemesis:
+    """`nemesis` with the moves of the design's retry layers (faults/retry.py, faults/timeout.py), if it has any."""
+    layers = retry_layers(design_path, upgrade)
+    if not layers:
+        return nemesis
+    return replace(nemesis, retries=True, timeouts=any(layer.on == "timeout" for layer in layers))
 
 
 def retry_layers(design_path: Path | None, upgrade: Version | None = None) -> Stack:
@@ -135,9 +144,14 @@ def state_key(world: World) -> World:
 
 
 def refuse(
-    job: Job, tracker: str, design_path: Path | None, nemesis: Nemesis | None, upgrade: Version | None = None
+    job: Job,
+    tracker: str,
+    design_path: Path | None,
+    nemesis: Nemesis | None,
+    upgrade: Version | None = None,
+    depth: int | None = None,
 ) -> None:
-    """SweepError, before any process starts, for what the reference loop cannot run."""
+    """SweepError, before any process starts, for what the reference loop cannot run (`depth`: at that depth)."""
     if tracker not in SERVICE_MODES:
         raise SweepError(f"unknown tracker {tracker!r} (known: {', '.join(SERVICE_MODES)})")
     for call in job.calls:
@@ -149,25 +163,22 @@ def refuse(
     for path in (design_path, None if upgrade is None else upgrade[1]):
         if path is not None:
             _refuse_design(path, failing or (nemesis is not None and nemesis.fails_tool_calls))
+    if depth is not None:
+        try:
+            with_layers(nemesis or Nemesis(), design_path, upgrade).check(depth)
+        except NemesisError as error:
+            raise SweepError(str(error)) from None
 
 
 def _refuse_design(design_path: Path, tools_fail: bool) -> None:
-    """What the reference loop does not implement yet: timeout layers; a tool error handed to the model.
+    """What the reference loop does not implement yet: a tool error handed to the model.
 
     A tool error (a lost reply, a call that fails after accept, a retry move) under
-    on_tool_error = "model" goes to the model, which the reference loop does not script. A
-    timeout layer starts its new attempt beside the old one (RETRIES.md 1.2), a second live
-    process the reference loop's supervisor does not start.
+    on_tool_error = "model" goes to the model, which the reference loop does not script.
     """
     try:
         _, _, policy = read_design_file(design_path)
     except PolicyError as error:
         raise SweepError(str(error)) from None
-    timeouts = [layer.label for layer in policy.retries if layer.on == "timeout"]
-    if timeouts:
-        raise SweepError(
-            f"{design_path}: the reference loop does not implement timeout layers yet ({timeouts[0]}); "
-            "explore it in the model"
-        )
     if (tools_fail or policy.retries) and policy.on_tool_error == "model":
         raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")

@@ -136,7 +136,7 @@ def test_upgrade_refusals_are_one_line_before_any_process(capsys: pytest.Capture
 
 
 def test_a_design_s_retry_layers_are_swept_for_real_and_reported(capsys: pytest.CaptureFixture[str]) -> None:
-    """sweep --design with layers: the row's retry figures in JSON; a timeout layer refused in one line.
+    """sweep --design with layers: the row's retry figures in JSON; a timeout layer refused deeper than 1.
 
     keys-run-retry on one-write (no failing tool): the layer's one retry is the move `retry` at
     create_a's `tracker accepted`, the only write (1 retry move beside the crash points); it
@@ -152,8 +152,8 @@ def test_a_design_s_retry_layers_are_swept_for_real_and_reported(capsys: pytest.
     assert row["moves"]["1"]["retry"] == 1
     assert (row["with_dups"], row["dups"]) == (1, 1)  # crashes alone: idempotency-keys' none
     assert row["retries"]["retried"]["retry.run"] == 1
-    timeout = ["--design", str(examples / "keys-turn-timeout-file.toml")]
-    assert main(["sweep", *timeout, "--depth", "1"]) == 2
+    timeout = ["--design", str(examples / "keys-turn-timeout-file.toml"), "--job", str(examples / "one-write.toml")]
+    assert main(["sweep", *timeout, "--depth", "2"]) == 2
     err = capsys.readouterr().err
-    assert "does not implement timeout layers yet" in err
+    assert "times out an attempt in scenarios of one move: use depth 1, not 2" in err
     assert len(err.strip().splitlines()) == 1, err

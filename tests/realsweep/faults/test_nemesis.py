@@ -147,3 +147,15 @@ def test_retry_moves_beyond_one_move_need_merged_worlds() -> None:
     Nemesis(retries=True).check(2)
     with pytest.raises(NemesisError, match="use depth 1, not 2"):
         Nemesis(retries=True).check(2, dedup=False)
+
+
+def test_timeout_layers_are_swept_scenario_by_scenario_at_depth_one() -> None:
+    """A timeout's new attempt beside the old one is a pause's scenario: not yet a move of the merging sweep."""
+    timing = Nemesis(retries=True, timeouts=True)
+    assert timing.every_scenario
+    assert not Nemesis(retries=True).every_scenario
+    timing.check(1)
+    with pytest.raises(
+        NemesisError, match=r"^the real sweep times out an attempt in scenarios of one move: use depth 1"
+    ):
+        timing.check(2)

@@ -239,6 +239,27 @@ def test_the_where_log_names_the_code_that_passed_each_point(tmp_path: Path, mon
     assert logged[1][1] == f"{Path(__file__).resolve()}:{line + 1}"
 
 
+def test_a_helper_that_passes_a_point_for_its_caller_reports_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`where=call_site(1)` in a helper (the reference loop's `Loop.point`): the helper's caller is located."""
+    where = tmp_path / "where.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(tmp_path / "points.log"))
+    monkeypatch.setenv(crashpoint.WHERE_LOG, str(where))
+    monkeypatch.delenv(crashpoint.CRASH_AT, raising=False)
+
+    def helper(name: str) -> None:
+        crashpoint.crashpoint(name, where=crashpoint.call_site(1))
+
+    crashpoint.reset()
+    try:
+        line = _line_of_the_next_call() + 1
+        helper("passed for me")
+    finally:
+        crashpoint.reset()
+    assert crashpoint.read_where(where.read_text()) == (("passed for me", f"{Path(__file__).resolve()}:{line}"),)
+
+
 def test_without_the_where_log_nothing_is_located(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A sweep's processes (no CRASHSWEEP_WHERE_LOG) write the points log only."""
     monkeypatch.setenv(crashpoint.POINTS_LOG, str(tmp_path / "points.log"))

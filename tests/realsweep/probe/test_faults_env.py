@@ -8,6 +8,7 @@ from crashsweep.realsweep.probe.faults_env import (
     CALL_IDS,
     FAIL_ATTEMPT,
     LOSE_REPLY,
+    TIMED_OUT,
     WRONG_ANSWER,
     failed_attempts,
     fresh_ids,
@@ -15,6 +16,9 @@ from crashsweep.realsweep.probe.faults_env import (
     lost_reply,
     retry_call,
     retry_chance,
+    timed_out,
+    timeout_chance,
+    timeout_detail,
     wrong_answers,
 )
 
@@ -47,6 +51,19 @@ def test_a_retry_chance_names_its_layer_and_its_call() -> None:
     assert retry_call("retry") is None
 
 
+def test_a_timeout_chance_tells_the_new_attempt_its_layer_scope_and_instance() -> None:
+    """The pause's words after its prefix are the new attempt's CRASHSWEEP_TIMED_OUT, read back whole."""
+    pause = timeout_chance(1, "turn", "3f2a/turn 2")
+    assert pause == "timeout 1 turn 3f2a/turn 2"
+    detail = timeout_detail(pause)
+    assert detail == "1 turn 3f2a/turn 2"
+    assert timed_out({TIMED_OUT: detail}) == (1, "turn", "3f2a/turn 2")
+    assert timeout_detail("retry call x3 on error at create_a") is None
+    assert timed_out({}) is None
+    with pytest.raises(ValueError, match="expected INDEX SCOPE WHERE"):
+        timed_out({TIMED_OUT: "turn"})
+
+
 def test_the_process_reads_its_wrong_answers() -> None:
     assert wrong_answers({WRONG_ANSWER: "1\n3"}) == {1, 3}
     assert wrong_answers({}) == set()
@@ -62,9 +79,10 @@ def test_the_process_reads_its_call_id_mode() -> None:
 
 def test_the_names_are_the_ones_the_sweep_documents() -> None:
     """spec/FAULTS.md and docs/ARCHITECTURE.md name these variables; the nemesis writes them from here."""
-    assert (LOSE_REPLY, FAIL_ATTEMPT, WRONG_ANSWER, CALL_IDS) == (
+    assert (LOSE_REPLY, FAIL_ATTEMPT, TIMED_OUT, WRONG_ANSWER, CALL_IDS) == (
         "CRASHSWEEP_LOSE_REPLY",
         "CRASHSWEEP_FAIL_ATTEMPT",
+        "CRASHSWEEP_TIMED_OUT",
         "CRASHSWEEP_WRONG_ANSWER",
         "CRASHSWEEP_CALL_IDS",
     )

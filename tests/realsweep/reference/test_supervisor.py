@@ -45,3 +45,25 @@ def test_the_record_is_a_file_of_the_world_that_a_new_process_reads(tmp_path: Pa
     assert json.loads(path.read_text(encoding="utf-8")) == ["retry 0 run"]
     assert Supervisor((Layer("run", "error", 2),), path).catching("run-2", "create_a", 1) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == [SUPERVISOR_FILE]  # no temp file left behind
+
+
+def test_a_timeout_layer_gives_up_where_its_trigger_and_scope_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """call x2 on error > turn x2 on timeout: a timeout only inside a turn under way; an error never times out.
+
+    The new attempt records the retry (`timed_out`), so the layer has none left for that turn.
+    """
+    log = tmp_path / "counters.log"
+    monkeypatch.setenv("CRASHSWEEP_COUNTERS_LOG", str(log))
+    stack = (Layer("call", "error", 2), Layer("turn", "timeout", 2))
+    supervisor = Supervisor(stack, tmp_path / SUPERVISOR_FILE)
+    assert supervisor.times_out
+    assert not Supervisor(stack[:1], tmp_path / "other.json").times_out
+    assert supervisor.timing_out("run-1", "create_a", None) is None  # no turn under way
+    assert supervisor.timing_out("run-1", None, 1) == (1, stack[1], "run-1/turn 1")
+    supervisor.timed_out(1, "turn", "run-1/turn 1")
+    assert supervisor.timing_out("run-1", None, 1) is None
+    assert supervisor.timing_out("run-1", None, 2) == (1, stack[1], "run-1/turn 2")
+    assert supervisor.catching("run-1", "create_a", 1) == (0, stack[0], "run-1/create_a")
+    assert log.read_text(encoding="utf-8").split() == ["retry.turn"]
