@@ -21,10 +21,14 @@ SCOPES: tuple[Scope, ...] = get_args(Scope)
 TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
 FAILURES: frozenset[str] = frozenset({"error", "unknown-outcome"})
 """The triggers an error after the tracker applied a write fires (RETRIES.md 1.1)."""
+TIMEOUTS: frozenset[str] = frozenset({"timeout"})
+"""The trigger of a layer that gives up on an attempt that still runs (RETRIES.md 1.1)."""
 MOST_LAYERS = 4
 UNBOUNDED = "unbounded"
 MOVE = "retry"
 """The kind of the explorer's action for a failure a layer catches (RETRIES.md 1.4)."""
+ACCEPTED, RETURNED = "tracker accepted ", "tool returned "
+"""The prefixes of a call's points: where a `call` layer's instance is under way (RETRIES.md 1.1)."""
 MOVE_COUNTER = "move.retry"
 """The counter a retry move bumps, tallying retry moves over scenarios beside crashes and faults."""
 

@@ -12,12 +12,8 @@ from crashsweep.spec import durability
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.ops import Failed, Op, Ops, Pause, Point, Store
 from crashsweep.spec.pause import suspend
-from crashsweep.spec.retries import FAILURES, Layer, catching, counter, spent_entry
+from crashsweep.spec.retries import ACCEPTED, FAILURES, RETURNED, TIMEOUTS, Layer, catching, counter, spent_entry
 from crashsweep.spec.world import Snapshot, World, make_process, make_world
-
-ACCEPTED = "tracker accepted "
-RETURNED = "tool returned "
-TIMEOUTS = frozenset({"timeout"})
 
 
 def _spend(world: World, index: int, where: str) -> World:

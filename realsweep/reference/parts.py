@@ -56,6 +56,7 @@ from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key
 from crashsweep.spec.policy import RUNGS, Rung
+from crashsweep.spec.retries import ACCEPTED, RETURNED  # a call's points, where a `call` timeout may strike
 
 CHECKPOINT_FILE = "checkpoint.json"
 LOCK_FILE = "lock.json"
@@ -65,9 +66,6 @@ LEASE_FILE = "lease.txt"
 """The newest fencing token granted (`lease+fencing`), beside the checkpoint: the disk's fence."""
 MODEL_FILE = "model-ids.txt"
 """The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
-
-ACCEPTED, RETURNED = "tracker accepted ", "tool returned "
-"""The points of a call's attempt, where a `call` timeout layer may give up on it (RETRIES.md 1.1)."""
 
 WRONG_ANSWER = "said to have happened"
 """The result a person's wrong "yes" puts in memory (spec/process.py's): no record stands behind it."""

@@ -25,9 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crashsweep.realsweep.probe.crashpoint import count
-from crashsweep.spec.retries import FAILURES, Layer, Stack, catching, counter, spent_entry
-
-TIMEOUTS = frozenset({"timeout"})
+from crashsweep.spec.retries import FAILURES, TIMEOUTS, Layer, Stack, catching, counter, spent_entry
 
 SUPERVISOR_FILE = "supervisor.json"
 """The retry layers' spent attempts, beside the checkpoint: a JSON list of spec/retries.py's entries."""
