@@ -208,7 +208,7 @@ class ScenarioResult:
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
         if not steps and self._power_cuts:
             return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
-        if not steps and any(fault.startswith("pause ") for fault in self.faults):
+        if not steps and self.beside:  # a pause, or a timeout's new attempt beside the attempt given up on
             return "; ".join(self.faults) + ": each process goes on to its stop, a restart if the run is unfinished"
         if not steps:
             return "; ".join(self.faults) + ", the process goes on to the end"

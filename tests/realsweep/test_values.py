@@ -29,6 +29,9 @@ def test_a_pause_scenario_counts_the_processes_beside_the_first() -> None:
     assert (alone.record()["processes"], restarted.record()["processes"]) == (2, 3)
     assert alone.record()["faults"] == [label]
     assert alone.describe() == f"{label}: each process goes on to its stop, a restart if the run is unfinished"
+    timeout = "retry at reply 1: tmp written on timeout, wake at p2 stopped"
+    beside = ScenarioResult((), Outcome(), {}, (), faults=(timeout,), beside=1)
+    assert beside.describe() == f"{timeout}: each process goes on to its stop, a restart if the run is unfinished"
 
 
 def test_a_target_runs_its_upgrade_at_every_restart() -> None:
