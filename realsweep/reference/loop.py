@@ -9,7 +9,11 @@ passes exactly the model's crash points, in the same order.
     python -m crashsweep.realsweep.reference.loop --variant keys-and-markers [--job FILE] [--tracker keyed]
     python -m crashsweep.realsweep.reference.loop --design FILE [--job FILE] [--tracker keyed]
 
-`composed` runs any policy of spec/POLICIES.md (a design file) as one code path.
+`composed` runs any policy of spec/POLICIES.md (a design file) as one code path, under the
+design's retry layers (spec/RETRIES.md 1.7): a failed call goes to the supervisor
+(supervisor.py), whose catching layer resends it, throws the turn away (RetryTurn) or begins
+a new run in the same process (RetryRun); a timeout layer's new attempt is a process of its
+own, started by the sweep beside the one given up on.
 
 The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
 $CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point;
