@@ -385,8 +385,8 @@ class Loop:
                 count("reruns")  # rung 1: a repeat is harmless
                 return self.send(call, keyed=keyed)
             if rung == "lookup" and self.offer.lookup:
-                count("lookups")  # rung 2: ask the tracker
-                record = self.tracker.lookup(self.memory["run"], call.id)
+                record = self.tracker.lookup(self.memory["run"], call.id)  # rung 2: ask the tracker
+                count("lookups")  # once it answered: a lookup the fence refuses is none (FAULTS.md 7.1)
                 self.point(f"lookup answered {call.id}")
                 return f"#{record['number']}" if record else self.send(call, keyed=keyed)
             if rung == "person":

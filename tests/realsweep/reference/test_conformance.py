@@ -503,3 +503,24 @@ def test_timeout_layers_are_swept_one_move_deep_and_refused_deeper_before_the_mo
     design = ROOT / "examples" / "keys-turn-timeout-file.toml"
     with pytest.raises(SweepError, match=r"^the real sweep times out an attempt in scenarios of one move: use depth 1"):
         conformance.conform("t", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", DEPTH_2, None, design)
+
+
+def test_a_lookup_the_fence_refuses_is_not_counted(tmp_path: Path) -> None:
+    """agent-loop under lease+fencing, keyless-lookup, a pause: the woken process's lookup is refused.
+
+    create_a fails after accept, so its marker sends the restart (and the woken process) up the
+    ladder to rung 2. A lookup with a stale token is refused and the process stops: it asked
+    no question, and is no lookup (FAULTS.md 7.1), as in the model. The real loop counted it
+    before the request went out until the timeout layers' conformance run found the difference.
+    """
+    job_path = tmp_path / "one-failing-write.toml"
+    job_path.write_text(
+        'name = "one-failing-write"\nturns = [["create_a"]]\n\n[calls]\n'
+        'create_a = { tool = "create_issue", writes = true, fails_after_accept = true }\n'
+    )
+    design = ROOT / "examples" / "agent-loop-lease.toml"
+    paused = Nemesis(("pause",))
+    options = SweepOptions(depth=1)
+    c = conformance.conform("lease", load_job(job_path), job_path, "keyless-lookup", options, None, design, paused)
+    assert c.differences == []
+    assert c.real.lookups > 0
