@@ -106,8 +106,12 @@ class TrackerClient:
         return answer["record"] if answer["found"] else None
 
     def lease(self) -> int:
-        """Take a lease on this space: a fencing token one higher than any granted before, sent from now on."""
-        self.token = int(self._request("POST", "/lease", {})["token"])
+        """Take a lease on this space: a fencing token one higher than any granted before, sent from now on.
+
+        The request is not fenced (spec/FAULTS.md 7.1): a process whose token is stale may take
+        a new lease too (a whole-run retry begins its run with one), and the other's is then older.
+        """
+        self.token = int(self._request("POST", "/lease", {}, fenced=False)["token"])
         return self.token
 
     def records(self) -> list[dict[str, Any]]:

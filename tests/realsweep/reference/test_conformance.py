@@ -524,3 +524,22 @@ def test_a_lookup_the_fence_refuses_is_not_counted(tmp_path: Path) -> None:
     c = conformance.conform("lease", load_job(job_path), job_path, "keyless-lookup", options, None, design, paused)
     assert c.differences == []
     assert c.real.lookups > 0
+
+
+def test_a_woken_process_s_run_retry_takes_a_new_lease(tmp_path: Path) -> None:
+    """agent-loop under lease+fencing with call x2 on timeout > run x2 on error, on triage-fails.
+
+    Given up on at `tracker accepted create_a` (the failing request), process 1 wakes beside
+    the new attempt, hears its tool fail, and its run layer begins a new run, whose start takes
+    a lease: granted to a stale process too (FAULTS.md 7.1), so the new run goes on and the
+    other process is the one fenced. The real tracker refused that lease request (it carried
+    the stale token) until this run's conformance found it.
+    """
+    stack = (Layer("call", "timeout", 2), Layer("run", "error", 2))
+    design = _layered(tmp_path, "agent-loop", stack)
+    lease = design.read_text().replace('lock = "file"', 'lock = "lease+fencing"')
+    design.write_text(lease)
+    options = SweepOptions(depth=1)
+    c = conformance.conform("lease", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", options, None, design)
+    assert c.differences == []
+    assert c.real.worst_dups > 1  # more than the uninterrupted run's one: the woken run's new keys
