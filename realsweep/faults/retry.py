@@ -31,7 +31,6 @@ class Retry(LostReply):
     """The attempt fails after the tracker applied its write, and a retry layer catches it."""
 
     name = MOVE
-    fails_tool_calls = True
 
     def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]:
         """Each `tracker accepted <call>` pass after `after` that a retry chance pause comes right before.
@@ -54,10 +53,6 @@ class Retry(LostReply):
         """CRASHSWEEP_FAIL_ATTEMPT: one line "k:<call>" per failed attempt."""
         failed = [f"{f.occurrence}:{f.point[len(ACCEPTED) :]}" for f in faults]
         return {faults_env.FAIL_ATTEMPT: "\n".join(failed)} if failed else {}
-
-    def label(self, fault: Fault) -> str:
-        """In words: "retry at tracker accepted create_a#2" (#k past the first pass)."""
-        return f"{self.name} at {self.pass_label(fault)}"
 
     def counter(self, fault: Fault) -> str:
         """`move.retry`, the counter of the model's retry edges."""
