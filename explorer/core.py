@@ -164,7 +164,7 @@ class Core(Generic[S]):
 
         graph = nx.MultiDiGraph()
         graph.add_nodes_from(
-            (node, {"state": state, "crashes": crashes, "finished": bool(done), "point": point(state)})
+            (node, {"state": state, "crashes": crashes, "finished": done == 1, "point": point(state)})
             for node, (state, crashes, done) in enumerate(zip(self.states, self.crashes, self.finished, strict=True))
         )
         graph.add_edges_from(self._edge_tuples())

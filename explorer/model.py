@@ -25,7 +25,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 S = TypeVar("S")
 Kind = Literal["step", "crash", "restart", "fault", "retry"]
-PropertyKind = Literal["always", "sometimes", "at_end"]
+PropertyKind = Literal["always", "sometimes", "at_end", "live"]
 KINDS: tuple[Kind, ...] = ("step", "crash", "restart", "fault", "retry")
 MOVES: frozenset[str] = frozenset({"crash", "fault", "retry"})
 """The kinds of action that are moves of the adversary, bounded together by the depth."""
@@ -66,6 +66,16 @@ class Property(Generic[S]):
     ) -> Property[S]:
         """An invariant checked in every finished state."""
         return cls(name, "at_end", check, witness, explain)
+
+    @classmethod
+    def can_finish(
+        cls, name: str, check: Callable[[S], bool], *, witness: str, explain: Callable[[S], str] | None = None
+    ) -> Property[S]:
+        """Liveness: from every reachable state some finished state is reachable.
+
+        `check` says a state is not stuck; `explain` says what a stuck state waits for.
+        """
+        return cls(name, "live", check, witness, explain)
 
     @classmethod
     def sometimes(cls, name: str, check: Callable[[S], bool]) -> Property[S]:
@@ -120,9 +130,9 @@ def validate_model(model: Model[S]) -> None:
             raise ModelDefinitionError(f"property {name!r} is defined twice: give each property its own name")
     sometimes = {prop.name for prop in model.properties if prop.kind == "sometimes"}
     for prop in model.properties:
-        if prop.kind not in ("always", "sometimes", "at_end"):
+        if prop.kind not in ("always", "sometimes", "at_end", "live"):
             raise ModelDefinitionError(
-                f"property {prop.name!r} has kind {prop.kind!r}: use always, sometimes or at_end"
+                f"property {prop.name!r} has kind {prop.kind!r}: use always, sometimes, at_end or live"
             )
         if prop.kind == "sometimes":
             continue

@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs 
 
 S = TypeVar("S", bound=Hashable)
 ROOT = 0
+STUCK = 2
+"""`Core.finished` of a stuck node: an end of its paths (they are counted as scenarios), never finished."""
 Progress = Callable[[int, int, int], None]
 """Called now and then with (states, frontier size, most crashes on a path so far)."""
 
@@ -124,8 +126,12 @@ class Exploration(Generic[S]):
         return self.core.crashes[node]
 
     def finished(self, node: int) -> bool:
-        """Whether `node`'s state ends a scenario."""
-        return bool(self.core.finished[node])
+        """Whether `node`'s state is finished (a stuck node ends its scenarios but is not finished)."""
+        return self.core.finished[node] == 1
+
+    def stuck(self, node: int) -> bool:
+        """Whether `node`'s state is stuck: not finished, and no action leaves it."""
+        return self.core.finished[node] == STUCK
 
     def point(self, node: int) -> str | None:
         """The crash point `node`'s state is at, or None."""
@@ -213,8 +219,12 @@ class _Search(Generic[S]):
         # (name, check, sometimes) of each property with no first violation (or sighting) yet:
         # those checked in every state, and those checked in finished states only.
         self.every: list[_Check[S]] = [
-            (p.name, p.check, p.kind == "sometimes") for p in properties if p.kind != "at_end"
+            (p.name, p.check, p.kind == "sometimes") for p in properties if p.kind in ("always", "sometimes")
         ]
+        # With a live property, a state that is not finished and enables no action is stuck:
+        # its paths end there (scenarios that never finish); without one it is a model error.
+        # The first stuck node found ends a shortest counterexample of every live property.
+        self.live = [p.name for p in properties if p.kind == "live"]
         self.ending: list[_Check[S]] = [(p.name, p.check, False) for p in properties if p.kind == "at_end"]
         self.first: dict[str, int] = {}  # property name -> first violating (or witnessing) node
         # state (or its key) -> its first node; `same[n]` is the next node with n's state (0:
@@ -281,7 +291,11 @@ class _Search(Generic[S]):
                         f"finished state {state!r} enables {steps[0][0]!r}: a finished state ends its scenario"
                     )
             elif not steps:
-                raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
+                if not self.live:
+                    raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
+                finished[node] = STUCK
+                for name in self.live:
+                    self.first.setdefault(name, node)
             for choice, (action, number, move) in enumerate(steps):
                 after, deltas = step(state, action)
                 after_crashes = crashes + 1 if move else crashes

@@ -42,6 +42,8 @@ class Design:
     `fsync` is its fsync policy and `unreadable` what it does on finding the checkpoint
     unreadable (spec/FAULTS.md section 6): by default the seed's save and a refusal to start.
     `retries` are the retry layers around it, innermost first (spec/RETRIES.md): none by default.
+    The last four are the conversation's fields (spec/CONVERSATIONS.md), at what every design
+    did before unless a policy says otherwise.
     """
 
     name: str
@@ -51,6 +53,10 @@ class Design:
     fsync: str = "none"
     unreadable: str = "ask-person"
     retries: Stack = ()
+    transcript_on_restart: str = "resume-pending"
+    approval_binding: str = "call-and-args"
+    approval_storage: str = "durable"
+    resume_granularity: str = "step"
 
 
 def startup_save(env: Env) -> Ops:

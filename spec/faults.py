@@ -14,6 +14,8 @@ spec/FAULTS.md and its rule in the tests' replay oracle; nothing else changes.
   goes: the process dies and every disk step not made durable is undone (spec/durability.py).
 - `pause`: at a crash point the process is suspended, not killed; a restart starts beside it,
   and the paused one wakes later with its stale memory (spec/pause.py, FAULTS.md section 7).
+- `changed-args`: at `reply k arrived` of a re-asked reply, the model proposes the same calls
+  with other arguments (spec/CONVERSATIONS.md 2.3).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crashsweep.spec import durability
-from crashsweep.spec.ops import AskPerson, Failed, Pause, Point, Store
+from crashsweep.spec.ops import AppendTurn, AskPerson, Failed, Pause, Point, Store
 from crashsweep.spec.pause import pausable, suspend
+from crashsweep.spec.process import ASKED, CHANGED_ARGS
 from crashsweep.spec.records import Tracker
 from crashsweep.spec.world import World, make_process, make_world
 
@@ -131,10 +134,49 @@ KEY_EXPIRY = FaultKind(
 WRONG_ANSWER = FaultKind(
     "wrong-answer", "a person asked on rung 3 answers wrongly", _person_about_to_answer, _answer_wrongly
 )
+# --- changed-args (CONVERSATIONS.md 2.3): the model, asked again, proposes other arguments ---
+ARGS_CHANGED = "args changed "
+
+
+def _reasked_reply_arriving(world: World) -> bool:
+    """At `reply k arrived` of a reply handed out before, still with the arguments it arrived with."""
+    process = world.process
+    if process is None or not process.pending or not process.point.startswith("reply "):
+        return False
+    append = process.pending[0]
+    if not isinstance(append, AppendTurn) or append.args != 1:
+        return False
+    k = process.memory.size + 1
+    return world.struck.count(f"{ASKED}{k}") > 1
+
+
+def _change_args(world: World) -> World:
+    """Every call of the arriving reply carries the next version of its arguments."""
+    process = world.process
+    assert process is not None
+    append = process.pending[0]
+    assert isinstance(append, AppendTurn)
+    k = process.memory.size + 1
+    struck = (*world.struck, f"{ARGS_CHANGED}{k}")
+    changed = AppendTurn(append.ids, args=1 + struck.count(f"{ARGS_CHANGED}{k}"))
+    moved = make_process(process.memory, (changed, *process.pending[1:]), process.point)
+    w = world
+    return make_world(w.checkpoint, w.tracker, moved, w.finished, w.runs, w.lock, struck, w.replies, w.second)
+
+
 # --- pause (FAULTS.md section 7): a second live process ---
 PAUSE = FaultKind("pause", "the process is paused, not dead: a restart runs beside it", pausable, suspend)
 
-FAULTS: dict[str, FaultKind] = {kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE)}
+CHANGED_ARGS_FAULT = FaultKind(
+    CHANGED_ARGS,
+    "the model, asked again after a crash, proposes the same calls with other arguments",
+    _reasked_reply_arriving,
+    _change_args,
+)
+
+FAULTS: dict[str, FaultKind] = {
+    kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE, CHANGED_ARGS_FAULT)
+}
 """Every fault kind, by CLI name, in a fixed order."""
 
 CALL_IDS = ("stable", "fresh")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from crashsweep.spec import files
 
-CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval", "args"})
+CALL_KEYS = frozenset({"tool", "writes", "fails_after_accept", "approval", "args", "node"})
 Arg = str | int | float | bool
 """A value of a call's `args` table: what a scripted model passes a user's own tool."""
 JOB_KEYS = frozenset({"name", "turns", "calls"})
@@ -34,7 +34,9 @@ class Call:
     `args`: the arguments a real sweep's scripted model passes the program's own tool named
     `tool` (a framework agent's tools, not the tracker's; an empty table: no arguments); None:
     the tracker's tool plays the call. The model's rules never read them: a call's effect is
-    whether it writes.
+    whether it writes. `node`: the graph node the call runs in; consecutive calls of a turn
+    with the same name share one, which a resume after an approval re-runs from its start
+    under `resume_granularity = "node"` (spec/CONVERSATIONS.md 3); None: a node of its own.
     """
 
     id: str
@@ -43,6 +45,7 @@ class Call:
     fails_after_accept: bool = False
     approval: bool = False
     args: tuple[tuple[str, Arg], ...] | None = None
+    node: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,22 @@ class Job:
     def call(self, call_id: str) -> Call:
         """The call with this ID."""
         return self._by_id[call_id]
+
+    def node_before(self, call_id: str) -> tuple[str, ...]:
+        """The calls before `call_id` in its turn that run in its node (spec/CONVERSATIONS.md 3)."""
+        call = self._by_id[call_id]
+        if call.node is None:
+            return ()
+        for turn in self.turns:
+            if call in turn:
+                before = turn[: turn.index(call)]
+                return tuple(other.id for other in before if other.node == call.node)
+        return ()
+
+    @property
+    def gated(self) -> tuple[str, ...]:
+        """The IDs of the calls that need a person's approval, in script order."""
+        return tuple(call.id for call in self.calls if call.approval)
 
 
 def _field(call_id: str) -> str:
@@ -113,7 +132,12 @@ def _call(call_id: str, raw: object) -> Call:
             raise JobError(f"{where}.{option}: only a write (writes = true) can have this option")
         options[option] = value
     args = _args(where, raw["args"]) if "args" in raw else None
-    return Call(call_id, tool, writes, **options, args=args)
+    node = raw.get("node")
+    if node is not None and (not isinstance(node, str) or not node):
+        raise JobError(f"{where}.node: expected a non-empty string (the name of the graph node the call runs in)")
+    if node is not None:
+        _text(f"{where}.node", node)
+    return Call(call_id, tool, writes, **options, args=args, node=node)
 
 
 def _args(where: str, raw: object) -> tuple[tuple[str, Arg], ...]:

@@ -210,7 +210,7 @@ class WorldKeys:
     def turn(self, turn: Turn) -> tuple[Any, ...]:
         """The turn with its answers left out: which calls have a result, and the rest as it is."""
         calls = tuple(call for call, _ in turn.results)
-        shape = (turn.index, calls, turn.marked, turn.complete, turn.approved, turn.failed, turn.ids)
+        shape = (turn.index, calls, turn.marked, turn.complete, turn.approved, turn.failed, turn.ids, turn.args)
         shapes = self._shapes
         known = shapes.get(shape)
         if known is None:

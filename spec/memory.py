@@ -31,13 +31,17 @@ class Turn:
     failed: tuple[str, ...] = ()
     ids: str = ""
     """The suffix the model gave this reply's call IDs: "" when call IDs are stable (spec/FAULTS.md)."""
+    args: int = 1
+    """The version of the arguments the reply's calls carry: 1 unless `changed-args` struck (CONVERSATIONS.md 2)."""
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
         object.__setattr__(
             self,
             "_hash",
-            _turn_hash(self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids),
+            _turn_hash(
+                self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids, self.args
+            ),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -54,6 +58,7 @@ class Turn:
             and self.approved == other.approved
             and self.failed == other.failed
             and self.ids == other.ids
+            and self.args == other.args
         )
 
     def __hash__(self) -> int:
@@ -69,32 +74,47 @@ class Turn:
     def with_result(self, call: str, answer: str) -> Turn:
         """This turn with `answer` recorded as the result of `call`."""
         results = (*self.results, (call, answer))
-        return make_turn(self.index, results, self.marked, self.complete, self.approved, self.failed, self.ids)
+        return make_turn(
+            self.index, results, self.marked, self.complete, self.approved, self.failed, self.ids, self.args
+        )
 
     def with_marker(self, call: str) -> Turn:
         """This turn with an attempt marker for `call`."""
         if call in self.marked:
             return self
         marked = (*self.marked, call)
-        return make_turn(self.index, self.results, marked, self.complete, self.approved, self.failed, self.ids)
+        return make_turn(
+            self.index, self.results, marked, self.complete, self.approved, self.failed, self.ids, self.args
+        )
+
+    def without(self, calls: tuple[str, ...]) -> Turn:
+        """This turn with `calls`' results, markers and failures forgotten (a node re-run, CONVERSATIONS.md 3)."""
+        results = tuple(entry for entry in self.results if entry[0] not in calls)
+        marked = tuple(call for call in self.marked if call not in calls)
+        failed = tuple(call for call in self.failed if call not in calls)
+        return make_turn(self.index, results, marked, self.complete, self.approved, failed, self.ids, self.args)
 
     def with_approval(self, call: str) -> Turn:
-        """This turn with `call` approved by a person."""
+        """This turn with approval entry `call` (a call ID, or `call@version#number`: CONVERSATIONS.md 2)."""
         if call in self.approved:
             return self
         approved = (*self.approved, call)
-        return make_turn(self.index, self.results, self.marked, self.complete, approved, self.failed, self.ids)
+        return make_turn(
+            self.index, self.results, self.marked, self.complete, approved, self.failed, self.ids, self.args
+        )
 
     def with_failure(self, call: str) -> Turn:
         """This turn with `call`'s last attempt failed (a transport error, outcome unknown)."""
         if call in self.failed:
             return self
         failed = (*self.failed, call)
-        return make_turn(self.index, self.results, self.marked, self.complete, self.approved, failed, self.ids)
+        return make_turn(
+            self.index, self.results, self.marked, self.complete, self.approved, failed, self.ids, self.args
+        )
 
     def completed(self) -> Turn:
         """This turn marked complete."""
-        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed, self.ids)
+        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed, self.ids, self.args)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -211,7 +231,7 @@ _SNAPSHOT_SLOTS = tuple(
 )
 _TURN_SLOTS = tuple(
     getattr(Turn, name).__set__
-    for name in ("index", "results", "marked", "complete", "approved", "failed", "ids", "_hash")
+    for name in ("index", "results", "marked", "complete", "approved", "failed", "ids", "args", "_hash")
 )
 
 
@@ -223,7 +243,10 @@ def _turn_hash(
     approved: tuple[str, ...],
     failed: tuple[str, ...],
     ids: str,
+    args: int = 1,
 ) -> int:
+    if args != 1:
+        return hash((index, results, marked, complete, approved, failed, ids, args))
     return hash((index, results, marked, complete, approved, failed, ids))
 
 
@@ -235,10 +258,11 @@ def make_turn(
     approved: tuple[str, ...],
     failed: tuple[str, ...],
     ids: str = "",
+    args: int = 1,
 ) -> Turn:
-    """Turn(index, results, marked, complete, approved, failed, ids), made fast."""
+    """Turn(index, results, marked, complete, approved, failed, ids, args), made fast."""
     turn = _new(Turn)
-    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_ids, s_hash = _TURN_SLOTS
+    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_ids, s_args, s_hash = _TURN_SLOTS
     s_index(turn, index)
     s_results(turn, results)
     s_marked(turn, marked)
@@ -246,5 +270,6 @@ def make_turn(
     s_approved(turn, approved)
     s_failed(turn, failed)
     s_ids(turn, ids)
-    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids))
+    s_args(turn, args)
+    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids, args))
     return turn

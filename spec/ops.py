@@ -49,6 +49,8 @@ class AppendTurn:
     """Append the model's reply (the next tool turn of the script) to memory, its call IDs suffixed by `ids`."""
 
     ids: str = ""
+    args: int = 1
+    """The version of the arguments the reply's calls carry (`changed-args`, CONVERSATIONS.md 2.3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,32 @@ class Pause:
     """The process waits at `name` for the environment's choice (a fault or not); no crash strikes here."""
 
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The approval gate of `call` (CONVERSATIONS.md 2): passes when the loop has a matching approval, else asks."""
+
+    call: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replan:
+    """Drop the rest of the plan: the loop body runs again from memory (a node re-run, CONVERSATIONS.md 3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reload:
+    """At a start: what `transcript_on_restart` does with a loaded turn lacking results (CONVERSATIONS.md 1)."""
+
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stuck:
+    """The process can never go on (`why`): it offers no move, and its scenario never finishes (CONVERSATIONS.md 4)."""
+
+    why: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +234,10 @@ Op: TypeAlias = (
     | Pause
     | RequestApproval
     | Approve
+    | Gate
+    | Replan
+    | Reload
+    | Stuck
     | Failed
     | RetryViaModel
     | CompleteTurn

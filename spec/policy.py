@@ -27,6 +27,11 @@ Lock: TypeAlias = Literal["file", "none", "os-lock", "lease+fencing"]
 Rung: TypeAlias = Literal["rerun-when-harmless", "lookup", "person"]
 OnToolError: TypeAlias = Literal["retry", "model"]
 
+TranscriptOnRestart: TypeAlias = Literal["resume-pending", "repair", "as-is"]
+ApprovalBinding: TypeAlias = Literal["call-and-args", "call", "none"]
+ApprovalStorage: TypeAlias = Literal["durable", "memory", "service"]
+ResumeGranularity: TypeAlias = Literal["step", "node"]
+
 Fsync: TypeAlias = Literal["none", "no-dir-fsync", "full"]
 Unreadable: TypeAlias = Literal["ask-person", "fresh-run"]
 
@@ -49,7 +54,15 @@ CHOICES: dict[str, tuple[object, ...]] = {
 """Each field's allowed values (for `ladder`: the rungs a ladder is made of, in any order)."""
 DURABILITY: dict[str, tuple[object, ...]] = {"fsync": get_args(Fsync), "unreadable": get_args(Unreadable)}
 """The two fields that matter only under power loss (spec/FAULTS.md 6); enumerated only with it."""
-OPTIONAL: tuple[str, ...] = (*DURABILITY, "retries")
+CONVERSATION: dict[str, tuple[object, ...]] = {
+    "transcript_on_restart": get_args(TranscriptOnRestart),
+    "approval_binding": get_args(ApprovalBinding),
+    "approval_storage": get_args(ApprovalStorage),
+    "resume_granularity": get_args(ResumeGranularity),
+}
+"""The saved conversation, approvals and a node's resume (spec/CONVERSATIONS.md); each field's
+first value is what every design did before, and the design space enumerates only it unless asked."""
+OPTIONAL: tuple[str, ...] = (*DURABILITY, "retries", *CONVERSATION)
 """Fields a design file may leave out, and that a policy at their default is written without."""
 
 
@@ -84,6 +97,13 @@ class Policy:
     unreadable: what a start that finds the checkpoint unreadable does: "ask-person" (refuse
         to start) or "fresh-run" (begin a new run). Only a power cut under "none" makes one.
     retries: the retry layers around the loop, innermost first (spec/RETRIES.md); none by default.
+    transcript_on_restart: what a start does with a loaded turn whose calls lack a result:
+        "resume-pending" settles them first, "repair" gives each the result "outcome unknown",
+        "as-is" sends the conversation as it is (spec/CONVERSATIONS.md 1).
+    approval_binding: what an approval matches: "call-and-args", "call", "none" (any gated call).
+    approval_storage: where it is kept: "durable" (saved with the checkpoint), "memory", or
+        "service" (outside the process, at once) (spec/CONVERSATIONS.md 2).
+    resume_granularity: "step", or "node": an approval re-runs the calls before it in its node (3).
     """
 
     startup_save: bool
@@ -97,10 +117,18 @@ class Policy:
     fsync: Fsync = "none"
     unreadable: Unreadable = "ask-person"
     retries: Stack = ()
+    transcript_on_restart: TranscriptOnRestart = "resume-pending"
+    approval_binding: ApprovalBinding = "call-and-args"
+    approval_storage: ApprovalStorage = "durable"
+    resume_granularity: ResumeGranularity = "step"
 
     def __post_init__(self) -> None:
         for name in CHOICES:
             _check_value(name, getattr(self, name))
+        for name, allowed in CONVERSATION.items():
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
+                raise PolicyError(f"{name}: expected one of {_quoted(allowed)}, not {value!r}")
         _check_durability(self)
         try:
             check_stack(self.retries)
@@ -146,6 +174,11 @@ class Policy:
             parts.append(f"fsync-{self.fsync} unreadable-{self.unreadable}")
         if self.retries:
             parts.append(f"retries[{stack_label(self.retries)}]")
+        parts.extend(
+            f"{name.replace('_', '-')}-{getattr(self, name)}"
+            for name, allowed in CONVERSATION.items()
+            if getattr(self, name) != allowed[0]
+        )
         return " ".join(parts)
 
 
@@ -264,7 +297,8 @@ def all_policies(
 
 REQUIRED = ("startup_save", "reply_save", "result_saves", "markers", "keys", "lock")
 """Fields a design file must give; `ladder` defaults to [], `on_tool_error` to "retry",
-`fsync` to "none", `unreadable` to "ask-person" and `retries` to []."""
+`fsync` to "none", `unreadable` to "ask-person", `retries` to [] and the conversation
+fields (spec/CONVERSATIONS.md) to their first values."""
 
 
 def policy_from_mapping(data: Mapping[str, object]) -> Policy:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from crashsweep.spec import durability, metrics, retrying
+from crashsweep.spec import approval, durability, metrics, retrying
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.ops import (
     CHECKPOINT,
@@ -26,6 +26,7 @@ from crashsweep.spec.ops import (
     Failed,
     FsyncDir,
     FsyncTmp,
+    Gate,
     Lookup,
     Mark,
     MarkDone,
@@ -33,12 +34,15 @@ from crashsweep.spec.ops import (
     Ops,
     Pause,
     Point,
+    Reload,
     Rename,
+    Replan,
     RequestApproval,
     RetryViaModel,
     Send,
     Stop,
     Store,
+    Stuck,
     TakeLease,
     TakeOsLock,
     WriteTmp,
@@ -62,6 +66,12 @@ from crashsweep.spec.world import (
 Counters = dict[str, int]
 WRONG_ANSWER = "said to have happened"
 """The result a person's wrong "yes" puts in memory: no record stands behind it."""
+OUTCOME_UNKNOWN = "outcome unknown"
+"""The result `transcript_on_restart = "repair"` gives a call that has none (spec/CONVERSATIONS.md 1)."""
+ASKED = "asked "
+"""The `World.struck` entry of each hand-out of reply k (`asked k`), kept only under `changed-args`
+(spec/faults.py reads it: that fault strikes only a reply handed out before)."""
+CHANGED_ARGS = "changed-args"
 
 
 def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
@@ -79,7 +89,10 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
         return _world(world, finished=True), {}
     else:
         memory = committed
-    return _run(world, memory, durability.with_fsyncs(design.start(env), design.fsync), env, design)
+    start = design.start(env)
+    if committed is not None and design.transcript_on_restart != "resume-pending":
+        start = (*start, Reload(design.transcript_on_restart))
+    return _run(world, memory, durability.with_fsyncs(start, design.fsync), env, design)
 
 
 def advance(world: World, env: Env, design: Design) -> tuple[World, Counters]:
@@ -135,6 +148,12 @@ def _run(
                 raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
         op = pending[at]
         at += 1
+        if isinstance(op, Stuck):
+            # The process can never go on (spec/CONVERSATIONS.md 4): it stays here, offering no move.
+            return _world(world, process=make_process(memory, (op,), op.why)), counters
+        if isinstance(op, Replan):
+            pending, at = (), 0
+            continue
         if isinstance(op, Point):
             process = make_process_at(memory, pending, at, op.name)
             w = world
@@ -162,7 +181,7 @@ def _run(
             assert memory.last is not None
             memory, pending, at = memory.with_last(memory.last.with_failure(op.call)), (), 0
             continue
-        world, memory, follow = _execute(op, world, memory, env, counters)
+        world, memory, follow = _execute(op, world, memory, env, counters, design)
         if follow:
             pending, at = follow + pending[at:], 0
 
@@ -228,7 +247,9 @@ def _bump(counters: Counters, name: str) -> None:
     counters[name] = counters.get(name, 0) + 1
 
 
-def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counters) -> tuple[World, Snapshot, Ops]:
+def _execute(
+    op: Op, world: World, memory: Snapshot, env: Env, counters: Counters, design: Design
+) -> tuple[World, Snapshot, Ops]:
     """Run one instruction; return the world, the memory, and instructions to run next."""
     if isinstance(op, WriteTmp):
         w = world
@@ -266,13 +287,15 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         k = memory.size + 1
         if k > len(env.job.turns):
             return world, memory, (*_FINAL_ARRIVED, *op.after_final)
+        if CHANGED_ARGS in env.faults:
+            world = _world(world, struck=(*world.struck, f"{ASKED}{k}"))
         if env.fresh_ids:
             # The model hands out new call IDs on every request: this reply's suffix is its number.
             world = _world(world, replies=world.replies + 1)
             return world, memory, (*_reply_arrived(k, f"@{world.replies}"), *op.after_reply)
         return world, memory, (*_reply_arrived(k, ""), *op.after_reply)
     if isinstance(op, AppendTurn):
-        return world, memory.appended(Turn(memory.size + 1, ids=op.ids)), ()
+        return world, memory.appended(Turn(memory.size + 1, ids=op.ids, args=op.args)), ()
     if isinstance(op, MarkDone):
         return world, memory.marked_done(), ()
     if isinstance(op, CompleteTurn):
@@ -287,7 +310,7 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
     if isinstance(op, Send):
         if op.rerun:
             _bump(counters, metrics.RERUNS)
-        return _send(op, world, memory, env)
+        return _send(op, world, memory, env, design)
     if isinstance(op, Lookup):
         if world.second.stale:
             return world, memory, (FENCED,)
@@ -295,13 +318,21 @@ def _execute(op: Op, world: World, memory: Snapshot, env: Env, counters: Counter
         found = world.tracker.find(op.call, memory.run)
         settled: Ops = (Store(op.call, found),) if found else (Send(op.call, op.keyed),)
         return world, memory, (Point(f"lookup answered {op.call}"), *settled)
+    if isinstance(op, Gate):
+        ask = approval.ask_unless_held(op.call, world, memory, design.approval_binding, design.approval_storage)
+        return world, memory, (RequestApproval(op.call),) if ask else ()
     if isinstance(op, RequestApproval):
         _bump(counters, metrics.APPROVALS)
         # The request is out and the person is deciding: a crash here means asking again.
-        return world, memory, (Point(f"approval requested {op.call}"), Approve(op.call), Point(f"approved {op.call}"))
+        return world, memory, approval.request(op.call, env.job, design.approval_storage, design.resume_granularity)
     if isinstance(op, Approve):
-        assert memory.last is not None
-        return world, memory.with_last(memory.last.with_approval(op.call)), ()
+        struck, memory = approval.approve(op.call, world, memory, design.approval_storage)
+        if design.resume_granularity == "node" and memory.last is not None:
+            # The resume re-runs the node from its start: the calls before this one in it run again.
+            memory = memory.with_last(memory.last.without(env.job.node_before(op.call)))
+        return _world(world, struck=struck), memory, ()
+    if isinstance(op, Reload):
+        return _reload(op.how, world, memory, env, counters)
     if isinstance(op, RetryViaModel):
         _bump(counters, metrics.MODEL_CALLS)
         retry = Send(op.call, keyed=op.keyed, key_as=f"{op.call}.retry")
@@ -341,7 +372,24 @@ def _lease(world: World) -> World:
     return make_world(w.checkpoint, w.tracker, w.process, w.finished, w.runs, w.lock, w.struck, w.replies, leased)
 
 
-def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Snapshot, Ops]:
+def _reload(how: str, world: World, memory: Snapshot, env: Env, counters: Counters) -> tuple[World, Snapshot, Ops]:
+    """What a start does with a loaded last turn whose calls lack a result (spec/CONVERSATIONS.md 1)."""
+    turn = memory.last
+    if turn is None or turn.complete:
+        return world, memory, ()
+    orphans = tuple(call.id for call in env.job.turns[turn.index - 1] if turn.result(call.id) is None)
+    if not orphans:
+        return world, memory, ()
+    if how == "repair":
+        for call in orphans:
+            turn = turn.with_result(call, OUTCOME_UNKNOWN)
+        return world, memory.with_last(turn), ()
+    # as-is: the model is sent a tool call with no result; the provider refuses it, every time.
+    _bump(counters, metrics.MODEL_CALLS)
+    return world, memory, (Stuck(f"the provider refuses the conversation: {orphans[0]} has no result"),)
+
+
+def _send(op: Send, world: World, memory: Snapshot, env: Env, design: Design) -> tuple[World, Snapshot, Ops]:
     if world.second.stale:
         return world, memory, (FENCED,)
     call = env.job.call(op.call)
@@ -353,6 +401,10 @@ def _send(op: Send, world: World, memory: Snapshot, env: Env) -> tuple[World, Sn
         # Fresh call IDs: the key is derived from the ID this reply gave the call.
         key_as = f"{key_as or call.id}{ids}"
     tracker, answer = apply_write(world.tracker, env.tracker, call.id, memory.run, op.keyed, key_as)
+    if call.approval and tracker.size > world.tracker.size:
+        # A gated write's record is redeemed against the approval the loop has (CONVERSATIONS.md 2).
+        struck = approval.redeem(call.id, world, memory, design.approval_binding, design.approval_storage)
+        world = _world(world, struck=struck)
     again = _again(op)
     if call.fails_after_accept and call.id not in world.struck:
         # The one-time fault: the tracker applied the write, then the tool's transport failed.

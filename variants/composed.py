@@ -83,5 +83,15 @@ def compose(name: str, summary: str, policy: Policy) -> Design:
     """The design named `name` whose start and loop body follow `policy`."""
     start_, plan_ = partial(start, policy=policy), partial(plan, policy=policy)
     return Design(
-        name, summary, start_, plan_, fsync=policy.fsync, unreadable=policy.unreadable, retries=policy.retries
+        name,
+        summary,
+        start_,
+        plan_,
+        fsync=policy.fsync,
+        unreadable=policy.unreadable,
+        retries=policy.retries,
+        transcript_on_restart=policy.transcript_on_restart,
+        approval_binding=policy.approval_binding,
+        approval_storage=policy.approval_storage,
+        resume_granularity=policy.resume_granularity,
     )

@@ -75,6 +75,8 @@ class LoopModel:
             return ()
         if state.second.other is not None:
             return _two_processes(state, self.faults)
+        if state.process is not None and invariants.stuck(state) is not None:
+            return ()  # stuck (spec/CONVERSATIONS.md 4): no move, and the scenario never finishes
         if state.process is None:
             moves: tuple[Action, ...] = _STARTS if state.runs == 0 else _RESTARTS
         else:
@@ -140,12 +142,15 @@ class LoopModel:
         return state.finished
 
     def crash_point(self, state: World) -> str | None:
-        """The crash point the process is at, if one is running (a pause is none)."""
-        return state.process.point if state.process is not None and not paused(state) else None
+        """The crash point the process is at, if one is running (a pause or a stuck process is none)."""
+        process = state.process
+        if process is None or paused(state) or invariants.stuck(state) is not None:
+            return None
+        return process.point
 
     @property
     def properties(self) -> Sequence[Property[World]]:
-        """no-duplicate in every state, no-loss at the end, and their witnesses."""
+        """The invariants of spec/invariants.py, each with its witness."""
         job = self.env.job
         return (
             Property.always(
@@ -160,8 +165,28 @@ class LoopModel:
                 witness=invariants.SOME_RUN_FINISHED,
                 explain=partial(invariants.violation, invariants.NO_LOSS, job=job),
             ),
+            Property.always(
+                invariants.WELL_FORMED_TRANSCRIPT,
+                _with_job(invariants.well_formed_transcript, job),
+                witness=invariants.SOME_RESULT_SENT,
+                explain=partial(invariants.violation, invariants.WELL_FORMED_TRANSCRIPT, job=job),
+            ),
+            Property.always(
+                invariants.APPROVED_EXACTLY,
+                _with_job(invariants.approved_exactly, job),
+                witness=invariants.SOME_APPROVED_WRITE,
+                explain=partial(invariants.violation, invariants.APPROVED_EXACTLY, job=job),
+            ),
+            Property.can_finish(
+                invariants.CAN_FINISH,
+                invariants.not_stuck,
+                witness=invariants.SOME_RUN_FINISHED,
+                explain=partial(invariants.violation, invariants.CAN_FINISH, job=job),
+            ),
             Property.sometimes(invariants.SOME_WRITE_APPLIED, _with_job(invariants.some_write_applied, job)),
             Property.sometimes(invariants.SOME_RUN_FINISHED, _with_job(invariants.some_run_finished, job)),
+            Property.sometimes(invariants.SOME_RESULT_SENT, _with_job(invariants.some_result_sent, job)),
+            Property.sometimes(invariants.SOME_APPROVED_WRITE, _with_job(invariants.some_approved_write, job)),
         )
 
     @property

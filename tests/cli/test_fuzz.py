@@ -65,7 +65,10 @@ def test_keys_and_markers_shows_no_violation_with_its_figures(capsys: pytest.Cap
     assert lines[0].endswith(" runs")
     assert lines[1].startswith("  seed 0: runs ")
     assert "(up to 8 in one run)" in lines[1]
-    assert lines[2] == "  witnessed: some write applied, some run finished"
+    witnessed = (
+        "some write applied, some run finished, some conversation with a result sent, some approved write applied"
+    )
+    assert lines[2] == f"  witnessed: {witnessed}"
     assert len(lines) == 3
 
 
