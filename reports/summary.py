@@ -76,6 +76,8 @@ class Summary:
     """The design's retry layers in words (spec/RETRIES.md), "" when it has none."""
     retried: dict[str, int] = field(default_factory=dict)
     """Retries per scope (`retry.call`, ...) summed over the scenarios (with retry layers only)."""
+    never_finish: int = 0
+    """The scenarios that end stuck and never finish (spec/CONVERSATIONS.md 4)."""
     worst_dups: int = 0
     """The most duplicate records of any one scenario, the uninterrupted run's included (with retry layers)."""
     worst_calls: int = 0
@@ -145,6 +147,8 @@ class Summary:
             }
             if self.per_layer:
                 faulty["retries"]["per_layer"] = [layer.to_json() for layer in self.per_layer]
+        if self.never_finish:
+            faulty["never_finish"] = self.never_finish
         given = (("fsync", self.fsync), ("unreadable", self.unreadable), ("upgrade_to", self.upgrade))
         faulty.update({name: value for name, value in given if value})
         return {
@@ -279,6 +283,7 @@ def summarize(
         with_dups=counts.total("with_dups", crashes),
         dups=counts.total("dups", crashes),
         missing=counts.total("missing", crashes),
+        never_finish=counts.total("never_finish", crashes),
         asks=counts.total(metrics.ASKS, crashes),
         calls_plus=calls_plus,
         lookups=counts.total(metrics.LOOKUPS, crashes),

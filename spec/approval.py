@@ -20,7 +20,7 @@ from __future__ import annotations
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.ops import Approve, Gate, Ops, Point, Replan
 from crashsweep.spec.save import save
-from crashsweep.spec.world import Snapshot, World
+from crashsweep.spec.world import Snapshot, World, make_turn
 
 GIVEN = "approval "
 REDEEMED = "redeemed "
@@ -86,6 +86,16 @@ def request(call: str, job: Job, storage: str, granularity: str) -> Ops:
     if granularity == "node" and job.node_before(call):
         after = (*after, Replan())
     return after
+
+
+def forgotten(memory: Snapshot) -> Snapshot:
+    """`memory` as a start loads it under `approval_storage = "memory"`: no approval was ever saved."""
+    if not any(turn.approved for turn in memory.turns):
+        return memory
+    turns = tuple(
+        make_turn(t.index, t.results, t.marked, t.complete, (), t.failed, t.ids, t.args) for t in memory.turns
+    )
+    return Snapshot(memory.run, memory.done, turns)
 
 
 def given(world: World) -> int:

@@ -87,6 +87,8 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
         memory = Snapshot(run=f"run-{world.runs}")
     elif committed.done:
         return _world(world, finished=True), {}
+    elif design.approval_storage == "memory":
+        memory = approval.forgotten(committed)  # no save wrote an approval (spec/CONVERSATIONS.md 2)
     else:
         memory = committed
     start = design.start(env)

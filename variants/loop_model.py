@@ -191,13 +191,22 @@ class LoopModel:
 
     @property
     def measures(self) -> Mapping[str, Callable[[World], int]]:
-        """dups, with_dups and missing of a scenario's final world."""
+        """dups, with_dups and missing of a scenario's final world, and whether it never finishes (stuck)."""
         job = self.env.job
         return {
             "dups": partial(metrics.dups, job=job),
             "with_dups": partial(metrics.with_dups, job=job),
             "missing": partial(metrics.missing, job=job),
+            NEVER_FINISH: _never_finishes,
         }
+
+
+NEVER_FINISH = "never_finish"
+"""The measure of a scenario that ends stuck: 1 (spec/CONVERSATIONS.md 4)."""
+
+
+def _never_finishes(world: World) -> int:
+    return 0 if invariants.stuck(world) is None else 1
 
 
 def _with_job(check: Callable[[World, Job], bool], job: Job) -> Callable[[World], bool]:

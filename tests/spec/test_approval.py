@@ -7,6 +7,7 @@ import pytest
 from crashsweep.spec import approval
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.ops import Approve, Gate, Point, Replan
+from crashsweep.spec.save import save
 from crashsweep.spec.world import Snapshot, Turn, World
 
 GATED = Call("w", "comment", True, approval=True)
