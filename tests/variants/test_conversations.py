@@ -28,7 +28,7 @@ from crashsweep.explorer.search import Exploration, explore
 from crashsweep.reports.summary import summarize
 from crashsweep.spec import invariants
 from crashsweep.spec.job import TRIAGE, Job, load_job
-from crashsweep.spec.policy import Policy
+from crashsweep.spec.policy import ApprovalBinding, Policy
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.spec.world import World
 from crashsweep.variants import DESIGNS, model
@@ -126,7 +126,7 @@ def test_memory_approvals_let_the_ladder_send_a_marked_write_unapproved(tracker:
 
 
 @pytest.mark.parametrize(("binding", "holds"), [("call", False), ("call-and-args", True)])
-def test_changed_arguments_pass_an_approval_bound_to_the_call_alone(binding: str, holds: bool) -> None:
+def test_changed_arguments_pass_an_approval_bound_to_the_call_alone(binding: ApprovalBinding, holds: bool) -> None:
     """An approval kept by a service outlives a reply never saved; the re-asked reply changes the refund.
 
     refund-approval under reply_save = "never": reply 1 arrives, the person approves refund (v1)
