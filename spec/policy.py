@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, get_args
 
 from crashsweep.spec import files
+from crashsweep.spec.job import Job
 from crashsweep.spec.retries import RetryError, Stack, check_stack, parse_stack, stack_label
 
 ReplySave: TypeAlias = Literal["before-first-send", "never"]
@@ -249,8 +250,26 @@ def _ladders() -> Iterator[tuple[Rung, ...]]:
         yield from permutations(RUNGS, length)
 
 
+def conversation_fields(job: Job) -> tuple[str, ...]:
+    """The conversation fields whose values can change an outcome on `job` (spec/CONVERSATIONS.md).
+
+    What a restart sends matters on every job; approvals only where a call is gated; a node's
+    resume only where a call shares its node with an earlier one of its turn.
+    """
+    matters = {
+        "transcript_on_restart": True,
+        "approval_binding": bool(job.gated),
+        "approval_storage": bool(job.gated),
+        "resume_granularity": any(job.node_before(call.id) for call in job.calls),
+    }
+    return tuple(name for name in CONVERSATION if matters[name])
+
+
 def all_policies(
-    locks: tuple[Lock, ...] = CRASH_LOCKS, power_loss: bool = False, stacks: tuple[Stack, ...] = ((),)
+    locks: tuple[Lock, ...] = CRASH_LOCKS,
+    power_loss: bool = False,
+    stacks: tuple[Stack, ...] = ((),),
+    conversation: tuple[str, ...] = (),
 ) -> tuple[Policy, ...]:
     """Every valid policy, once each, in a fixed order (fields and values in declared order).
 
@@ -259,8 +278,14 @@ def all_policies(
     With `power_loss`, each is given every valid (fsync, unreadable) pair too, in declared
     order, the seed's first; without, only the seed's ("none", "ask-person"): under crashes
     alone an fsync changes no outcome, so "none" is as safe and no costlier.
-    Each is given each retry stack of `stacks` in turn (by default none; spec/RETRIES.md).
+    Each is given each retry stack of `stacks` in turn (by default none; spec/RETRIES.md), then
+    every combination of the values of the `conversation` fields named (by default none:
+    each at its first value; spec/CONVERSATIONS.md), in declared order.
     """
+    if conversation:
+        combos = product(*(CONVERSATION[name] for name in conversation))
+        values = [dict(zip(conversation, combo, strict=True)) for combo in combos]
+        return tuple(replace(p, **v) for p in all_policies(locks, power_loss, stacks) for v in values)  # type: ignore[arg-type]
     if stacks != ((),):
         return tuple(replace(p, retries=stack) for p in all_policies(locks, power_loss) for stack in stacks)
     if power_loss:

@@ -34,7 +34,7 @@ from crashsweep.reports.frontier import (
 from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.design import Env
 from crashsweep.spec.job import TRIAGE, Job
-from crashsweep.spec.policy import CRASH_LOCKS, PAUSE_LOCKS, Policy, all_policies
+from crashsweep.spec.policy import CRASH_LOCKS, PAUSE_LOCKS, Policy, all_policies, conversation_fields
 from crashsweep.spec.retries import FRONTIER_STACKS
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import PRESETS
@@ -156,6 +156,13 @@ def _worker_start(parent: int) -> None:
     "call x3 > run x2 (all on error), and show each one's worst scenario",
 )
 @click.option(
+    "--conversation",
+    is_flag=True,
+    help="cross every design with the values of the conversation fields that matter on the job "
+    "(transcript_on_restart; approval_binding and approval_storage with a gated call; "
+    "resume_granularity with a node shared: spec/CONVERSATIONS.md)",
+)
+@click.option(
     "--workers",
     type=limits.workers(),
     default=None,
@@ -170,6 +177,7 @@ def frontier_command(
     out_dir: Path | None,
     every: bool,
     retry_stacks: bool,
+    conversation: bool,
     workers: int | None,
 ) -> int:
     """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
@@ -178,7 +186,8 @@ def frontier_command(
     # the fsync and unreadable-checkpoint choices only under power loss (POLICIES.md 1.6 and 1.5).
     locks = PAUSE_LOCKS if "pause" in choices.faults else CRASH_LOCKS
     stacks = FRONTIER_STACKS if retry_stacks else ((),)
-    policies = all_policies(locks, power_loss="power-loss" in choices.faults, stacks=stacks)
+    fields = conversation_fields(choices.job) if conversation else ()
+    policies = all_policies(locks, power_loss="power-loss" in choices.faults, stacks=stacks, conversation=fields)
     tasks = [
         Task(
             number,
