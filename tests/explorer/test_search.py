@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from crashsweep.explorer.model import Action, ModelDefinitionError
+from crashsweep.explorer.model import Action, ModelDefinitionError, Property
 from crashsweep.explorer.path import replay, shortest_path
 from crashsweep.explorer.search import ExplorationInterrupted, StateLimitExceeded, enabled, explore
 from tests.explorer.toys import NEXT, Points, Tagged, Toy
@@ -128,6 +128,39 @@ def test_stuck_state_is_a_model_error() -> None:
     """A state that is neither finished nor has an action is reported, not silently dropped."""
     with pytest.raises(ModelDefinitionError, match="neither finished nor has an enabled action"):
         explore(_Stuck(3), 0)
+
+
+class _Live(Points):
+    """Points(3), durable, where a crash at p2 leaves a world no restart can leave: stuck."""
+
+    def actions(self, state: Toy) -> Sequence[Action]:
+        return () if state == ("down", 0, 2) else super().actions(state)
+
+    @property
+    def properties(self) -> Sequence[Property[Toy]]:
+        return (
+            *super().properties,
+            Property.can_finish("can-finish", lambda s: s != ("down", 0, 2), witness="seen"),
+        )
+
+
+def test_a_stuck_state_ends_its_scenarios_and_fails_can_finish() -> None:
+    """With a live property a stuck state is an end: counted, measured, never finished.
+
+    Depth 1: the run with no crash finishes (1 scenario); a crash at p1, p2 or p3 gives 3 more,
+    the one at p2 stuck for good. The shortest counterexample is start, next (to p2), crash.
+    """
+    exploration = explore(_Live(3, durable=True), 1)
+    assert exploration.counts.scenarios == {0: 1, 1: 3}
+    assert exploration.counts.measures[1]["one"] == 3  # the stuck scenario is measured too
+    verdict = exploration.verdicts["can-finish"]
+    assert not verdict.holds
+    assert verdict.node is not None
+    assert exploration.stuck(verdict.node)
+    assert not exploration.finished(verdict.node)
+    path = shortest_path(exploration, verdict.node)
+    assert [step.action.label for step in path.steps[1:] if step.action is not None] == ["start", "next", "crash"]
+    assert explore(_Live(3, durable=True), 0).verdicts["can-finish"].holds  # no crash: nothing sticks
 
 
 class _Cycle(Points):

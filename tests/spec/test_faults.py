@@ -8,6 +8,7 @@ import pytest
 
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import (
+    CHANGED_ARGS_FAULT,
     FAULTS,
     KEY_EXPIRY,
     LOST_REPLY,
@@ -171,3 +172,28 @@ def test_parse_call_ids() -> None:
     assert (parse_call_ids("stable"), parse_call_ids("fresh")) == (False, True)
     with pytest.raises(FaultError, match="unknown --call-ids 'new'"):
         parse_call_ids("new")
+
+
+def test_changed_args_strikes_only_a_reply_handed_out_before() -> None:
+    """CONVERSATIONS.md 2.3: the first `reply 1 arrived` is no chance; after a crash, the re-ask is.
+
+    save-after-reply on triage with `changed-args` on: start, Save(start) (2 points), reply 1
+    arrives (handed out once: not enabled). Crash there and restart: the re-asked reply 1 is a
+    chance, and the strike gives its calls arguments of version 2 (and of 3 after a second one).
+    """
+    env, design = Env(TRIAGE, KEYED, faults=("changed-args",)), save_after_reply.DESIGN
+    world, _ = boot(World(), env, design)
+    while world.process is not None and world.process.point != "reply 1 arrived":
+        world, _ = advance(world, env, design)
+    assert not CHANGED_ARGS_FAULT.enabled(world)
+    world, _ = boot(world.crashed(), env, design)
+    while world.process is not None and world.process.point != "reply 1 arrived":
+        world, _ = advance(world, env, design)
+    assert CHANGED_ARGS_FAULT.enabled(world)
+    struck = CHANGED_ARGS_FAULT.strike(world)
+    assert not CHANGED_ARGS_FAULT.enabled(struck)  # once per arrival
+    after, _ = advance(struck, env, design)
+    assert after.process is not None
+    last = after.process.memory.last
+    assert last is not None
+    assert last.args == 2

@@ -135,3 +135,20 @@ def test_control_characters_are_refused_naming_the_field(tmp_path: Path, text: s
     assert "\x00" not in str(caught.value)
     if "u0000" in text:
         assert "calls['a\\x00b'] (the call ID)" in str(caught.value)
+
+
+def test_a_node_names_the_calls_a_resume_runs_again() -> None:
+    """`node` on calls of one turn: the calls before one in its node (CONVERSATIONS.md 3)."""
+    job = load_job(Path(__file__).resolve().parents[2] / "examples" / "approval-node.toml")
+    assert job.call("create_a").node == "file_and_approve"
+    assert job.node_before("comment_a") == ("create_a",)
+    assert job.node_before("create_a") == ()
+    assert job.gated == ("comment_a",)
+    assert TRIAGE.node_before("comment_a") == ()
+
+
+def test_a_node_must_be_a_non_empty_string(tmp_path: Path) -> None:
+    path = tmp_path / "job.toml"
+    path.write_text('name = "j"\nturns = [["a"]]\n[calls]\na = { tool = "t", writes = true, node = 3 }\n')
+    with pytest.raises(JobError, match=re.escape("calls.a.node: expected a non-empty string")):
+        load_job(path)

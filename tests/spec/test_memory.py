@@ -42,3 +42,19 @@ def test_make_turn_equals_the_dataclass_constructor() -> None:
 def test_the_world_re_exports_the_memory_types() -> None:
     """spec.world names the same classes and constructor, for code that takes them from there."""
     assert (world.Snapshot, world.Turn, world.make_turn) == (Snapshot, Turn, make_turn)
+
+
+def test_a_node_rerun_forgets_results_markers_and_failures_of_the_calls_named() -> None:
+    """`without` drops what the named calls had (CONVERSATIONS.md 3) and keeps the rest, args included."""
+    turn = make_turn(1, (("a", "#1"), ("b", "#2")), ("a", "b"), False, ("b@2#1",), ("a",), "", 2)
+    kept = turn.without(("a",))
+    assert (kept.results, kept.marked, kept.failed) == ((("b", "#2"),), ("b",), ())
+    assert (kept.approved, kept.args) == (("b@2#1",), 2)
+
+
+def test_the_arguments_version_is_part_of_a_turn_and_of_its_hash() -> None:
+    """Version 1 hashes as a turn always did; another version is another turn."""
+    assert Turn(1) == make_turn(1, (), (), False, (), (), "", 1)
+    assert hash(Turn(1)) == hash(make_turn(1, (), (), False, (), ()))
+    assert Turn(1, args=2) != Turn(1)
+    assert Turn(1, args=2).with_result("a", "#1").args == 2

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from crashsweep.spec.policy import CHOICES, PAUSE_LOCKS, RUNGS, PolicyError, all_policies, policy_from_mapping
+from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.policy import (
+    CHOICES,
+    CONVERSATION,
+    PAUSE_LOCKS,
+    RUNGS,
+    PolicyError,
+    all_policies,
+    conversation_fields,
+    policy_from_mapping,
+)
 from crashsweep.spec.retries import Layer
 
 BASE: dict[str, object] = {
@@ -166,3 +178,32 @@ def test_the_space_crossed_with_retry_stacks_gives_each_design_each_stack() -> N
     assert len(crossed) == 2 * len(all_policies())
     assert [p.retries for p in crossed[:2]] == list(stacks)
     assert crossed[::2] == all_policies()
+
+
+def test_the_conversation_fields_default_to_what_every_design_did_and_are_written_only_when_set() -> None:
+    """Each field's first value is the default; a policy at the defaults writes none of them."""
+    plain = policy_from_mapping(
+        {"startup_save": True, "reply_save": "never", "result_saves": "each-call", "markers": "none",
+         "keys": "none", "lock": "none"}
+    )  # fmt: skip
+    assert (plain.transcript_on_restart, plain.approval_binding) == ("resume-pending", "call-and-args")
+    assert (plain.approval_storage, plain.resume_granularity) == ("durable", "step")
+    assert "approval_storage" not in plain.as_mapping()
+    stored = policy_from_mapping({**plain.as_mapping(), "approval_storage": "service"})
+    assert stored.as_mapping()["approval_storage"] == "service"
+    assert stored.label.endswith("approval-storage-service")
+    with pytest.raises(PolicyError, match="transcript_on_restart: expected one of"):
+        policy_from_mapping({**plain.as_mapping(), "transcript_on_restart": "drop"})
+
+
+def test_the_conversation_fields_that_matter_depend_on_the_job() -> None:
+    """Transcripts matter on every job; approvals only with a gate; a node's resume only with a shared node."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    assert conversation_fields(TRIAGE) == ("transcript_on_restart",)
+    approval = load_job(examples / "triage-approval.toml")
+    assert conversation_fields(approval) == ("transcript_on_restart", "approval_binding", "approval_storage")
+    assert conversation_fields(load_job(examples / "approval-node.toml"))[-1] == "resume_granularity"
+    # Crossed with the values of the fields named: 512 designs x 3 ways to restart a transcript.
+    crossed = all_policies(conversation=("transcript_on_restart",))
+    assert len(crossed) == 512 * 3
+    assert {p.transcript_on_restart for p in crossed} == set(CONVERSATION["transcript_on_restart"])

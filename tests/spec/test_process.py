@@ -6,10 +6,12 @@ from crashsweep.spec import metrics, process
 from crashsweep.spec.design import Design, Env, startup_save
 from crashsweep.spec.job import TRIAGE
 from crashsweep.spec.ops import AskPerson, Ops, Point, Send
+from crashsweep.spec.policy import Policy
 from crashsweep.spec.process import advance, boot
 from crashsweep.spec.tracker import KEYED
 from crashsweep.spec.world import Checkpoint, LockFile, Record, Snapshot, Tracker, Turn, World
 from crashsweep.variants import attempt_markers
+from crashsweep.variants.composed import compose
 
 ENV = Env(TRIAGE, KEYED)
 DESIGN = attempt_markers.DESIGN
@@ -136,3 +138,50 @@ def test_stretches_share_the_instructions_they_append() -> None:
     assert second.process is not None
     assert first.process.pending is second.process.pending
     assert process._lock_file("run-1", None) is process._lock_file("run-1", None) == LockFile("run-1")
+
+
+def _restart(how: str) -> World:
+    """A restart whose checkpoint holds turn 1 with create_a's result and create_b's orphaned call."""
+    policy = Policy(
+        startup_save=True,
+        reply_save="before-first-send",
+        result_saves="each-call",
+        markers="none",
+        keys="none",
+        lock="none",
+        transcript_on_restart=how,  # type: ignore[arg-type]  # each of the three values, by the caller
+    )
+    saved = Snapshot("run-1", turns=(Turn(1, results=(("create_a", "#1"),)),))
+    world = World(checkpoint=Checkpoint(saved), tracker=Tracker((Record("create_a", "run-1"),)), runs=1)
+    env, design = Env(TRIAGE, KEYED), compose("d", "d", policy)
+    after, counters = boot(world, env, design)
+    while after.process is not None and after.process.point.startswith("start: "):  # past Save(start)
+        after, counters = advance(after, env, design)
+    if how == "as-is":
+        assert counters == {metrics.MODEL_CALLS: 1}  # the refused request is a model call
+    return after
+
+
+def test_as_is_sends_the_orphaned_call_and_is_stuck() -> None:
+    """CONVERSATIONS.md 1: the provider refuses a conversation with a call without a result, for good."""
+    after = _restart("as-is")
+    assert after.process is not None
+    assert after.process.point == "the provider refuses the conversation: create_b has no result"
+
+
+def test_repair_gives_the_orphaned_call_an_unknown_outcome_and_asks_the_model() -> None:
+    """CONVERSATIONS.md 1: no request for create_b; the turn is completed and saved, then reply 2."""
+    after = _restart("repair")
+    assert after.process is not None
+    last = after.process.memory.last
+    assert last is not None
+    assert last.result("create_b") == process.OUTCOME_UNKNOWN
+    assert after.tracker.size == 1
+    assert after.process.point == "turn 1: tmp written"
+
+
+def test_resume_pending_sends_the_orphaned_call() -> None:
+    """The default settles the orphaned call first: create_b goes to the tracker."""
+    after = _restart("resume-pending")
+    assert after.process is not None
+    assert after.process.point == "tracker accepted create_b"
