@@ -21,8 +21,11 @@ KINDS: tuple[FaultKind, ...] = (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS
 """The fault kinds the real sweep carries out, in spec/faults.py's order."""
 BY_NAME: Mapping[str, FaultKind] = {kind.name: kind for kind in KINDS}
 """The same, by name."""
-MODEL_ONLY: Mapping[str, str] = {}
-"""Model kinds the real sweep does not carry out, by name, with the reason (today none)."""
+MODEL_ONLY: Mapping[str, str] = {
+    "changed-args": "the reference loop's scripted model never changes a call's arguments, "
+    "and its gate is not carried out (spec/CONVERSATIONS.md 2)",
+}
+"""Model kinds the real sweep does not carry out, by name, with the reason."""
 
 
 def kind_of(label: str) -> str:

@@ -29,7 +29,7 @@ from crashsweep.realsweep.sweep import Progress as SweepProgress
 from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.realsweep.world import World
 from crashsweep.spec.job import Job
-from crashsweep.spec.policy import PolicyError, read_design_file
+from crashsweep.spec.policy import CONVERSATION, PolicyError, read_design_file
 from crashsweep.spec.retries import Stack
 
 UNSUPPORTED = ("approval",)
@@ -182,3 +182,10 @@ def _refuse_design(design_path: Path, tools_fail: bool) -> None:
         raise SweepError(str(error)) from None
     if (tools_fail or policy.retries) and policy.on_tool_error == "model":
         raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")
+    for field, values in CONVERSATION.items():
+        value = getattr(policy, field)
+        if value != values[0]:
+            raise SweepError(
+                f"{design_path}: the reference loop does not carry out {field} = {value!r} yet "
+                "(spec/CONVERSATIONS.md; the model explores it)"
+            )

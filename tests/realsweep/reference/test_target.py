@@ -8,7 +8,7 @@ import pytest
 
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.sweep import SweepError, SweepOptions
-from crashsweep.spec.job import Call, Job
+from crashsweep.spec.job import TRIAGE, Call, Job
 
 
 def test_the_target_runs_the_loop_without_site_and_can_be_forked() -> None:
@@ -42,3 +42,14 @@ def test_job_options_the_reference_loop_lacks_are_refused() -> None:
     job = Job("j", ((Call("a", "create_issue", True, approval=True),),))
     with pytest.raises(SweepError, match="does not implement 'approval'"):
         reference.run("agent-loop", job, None, "keyed", SweepOptions(depth=1))
+
+
+def test_a_conversation_field_the_reference_loop_does_not_carry_out_is_refused(tmp_path: Path) -> None:
+    """A design with a conversation field off its default is refused before any process starts."""
+    design = tmp_path / "as-is.toml"
+    design.write_text(
+        'name = "as-is"\nstartup_save = true\nreply_save = "before-first-send"\nresult_saves = "each-call"\n'
+        'markers = "none"\nkeys = "none"\nlock = "none"\ntranscript_on_restart = "as-is"\n'
+    )
+    with pytest.raises(SweepError, match="does not carry out transcript_on_restart = 'as-is' yet"):
+        reference.refuse(TRIAGE, "keyed", design, None)
