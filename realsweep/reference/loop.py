@@ -149,6 +149,8 @@ def _composed_run(loop: Loop, policy: Policy) -> None:
     loop.take_lock(policy.lock)
     if policy.startup_save:
         loop.save("start")
+    if policy.transcript_on_restart == "repair":
+        loop.repair()  # a loaded turn's orphaned calls get an unknown outcome (CONVERSATIONS.md 1)
     saves = policy.result_saves
     for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
         for call in loop.open_calls(turn):

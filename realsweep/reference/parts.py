@@ -92,6 +92,10 @@ class ToolFailed(Exception):
     """A tool returned a transport error (its write's reply was lost): the call has no result."""
 
 
+OUTCOME_UNKNOWN = "outcome unknown"
+"""The result a repaired call is given: the model's `process.OUTCOME_UNKNOWN`, the same words."""
+
+
 class Stopped(Exception):
     """The process stops: another live process drives the run (spec/FAULTS.md section 7).
 
@@ -166,6 +170,19 @@ class Loop:
             return True
         self.memory = saved
         return not saved["done"]
+
+    def repair(self) -> None:
+        """Give each call of an incomplete last turn without a result "outcome unknown" (CONVERSATIONS.md 1).
+
+        `transcript_on_restart = "repair"`, right after the start: no request, no crash point;
+        the turn is then completed and the model asked, as the loop body goes on.
+        """
+        turns = self.memory["turns"]
+        if not turns or turns[-1]["complete"]:
+            return
+        last = turns[-1]
+        for call in self.job.turns[last["index"] - 1]:
+            last["results"].setdefault(call.id, OUTCOME_UNKNOWN)
 
     def new_run(self) -> None:
         """Begin a new run in memory: a fresh run ID, no turns (a start, or a retry of the whole run)."""

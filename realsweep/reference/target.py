@@ -162,7 +162,7 @@ def refuse(
     failing = any(call.fails_after_accept for call in job.calls)
     for path in (design_path, None if upgrade is None else upgrade[1]):
         if path is not None:
-            _refuse_design(path, failing or (nemesis is not None and nemesis.fails_tool_calls))
+            _refuse_design(path, failing or (nemesis is not None and nemesis.fails_tool_calls), job)
     if depth is not None:
         try:
             with_layers(nemesis or Nemesis(), design_path, upgrade).check(depth)
@@ -170,7 +170,11 @@ def refuse(
             raise SweepError(str(error)) from None
 
 
-def _refuse_design(design_path: Path, tools_fail: bool) -> None:
+CARRIED_OUT: dict[str, tuple[str, ...]] = {"transcript_on_restart": ("repair",)}
+"""The conversation values beside the defaults that the reference loop carries out (CONVERSATIONS.md)."""
+
+
+def _refuse_design(design_path: Path, tools_fail: bool, job: Job) -> None:
     """What the reference loop does not implement yet: a tool error handed to the model.
 
     A tool error (a lost reply, a call that fails after accept, a retry move) under
@@ -184,8 +188,14 @@ def _refuse_design(design_path: Path, tools_fail: bool) -> None:
         raise SweepError(f"{design_path}: the reference loop does not hand a tool error to the model (on_tool_error)")
     for field, values in CONVERSATION.items():
         value = getattr(policy, field)
-        if value != values[0]:
+        if value not in (values[0], *CARRIED_OUT.get(field, ())):
             raise SweepError(
                 f"{design_path}: the reference loop does not carry out {field} = {value!r} yet "
                 "(spec/CONVERSATIONS.md; the model explores it)"
             )
+    commented = [call.id for call in job.calls if loop_parts.issue_target(job, call) is not None]
+    if policy.transcript_on_restart == "repair" and commented:
+        raise SweepError(
+            f"{design_path}: the reference loop cannot comment ({commented[0]}) on an issue a repair may have "
+            'lost (transcript_on_restart = "repair"): sweep it on a job without comments'
+        )

@@ -543,3 +543,34 @@ def test_a_woken_process_s_run_retry_takes_a_new_lease(tmp_path: Path) -> None:
     c = conformance.conform("lease", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", options, None, design)
     assert c.differences == []
     assert c.real.worst_dups > 1  # more than the uninterrupted run's one: the woken run's new keys
+
+
+TWO_ISSUES = 'name = "two-issues"\nturns = [["create_a", "create_b"], ["search"]]\n[calls]\n' + (
+    'create_a = { tool = "create_issue", writes = true }\ncreate_b = { tool = "create_issue", writes = true }\n'
+    'search = { tool = "search_issues", writes = false }\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("design", "tracker"),
+    [("save-after-reply-repair", "keyless"), ("attempt-markers", "keyless")],
+)
+def test_repair_conforms_at_depth_2(design: str, tracker: str, tmp_path: Path) -> None:
+    """`transcript_on_restart = "repair"` crashed for real (spec/CONVERSATIONS.md 1): the model's row at depth 2.
+
+    Two issues and a search, no comment (a repaired filing has no issue to comment on). A crash
+    after `reply 1: renamed` and before create_a is applied repairs both filings unsent: the
+    runs finish with writes missing, which the real sweep counts as the model does.
+    """
+    job_path = tmp_path / "two-issues.toml"
+    job_path.write_text(TWO_ISSUES)
+    path = ROOT / "examples" / "save-after-reply-repair.toml"
+    if design == "attempt-markers":
+        path = tmp_path / "markers-repair.toml"
+        text = (DOCS / "designs" / "attempt-markers.toml").read_text()
+        path.write_text(
+            text.replace('name = "attempt-markers"', 'name = "markers-repair"') + ('transcript_on_restart = "repair"\n')
+        )
+    result = conformance.conform(design, load_job(job_path), job_path, tracker, SweepOptions(depth=2), None, path)
+    assert result.differences == []
+    assert result.real.missing > 0  # something was repaired and never sent

@@ -13,9 +13,17 @@ import pytest
 
 from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS
 from crashsweep.realsweep.process.snapshots import Snapshots
-from crashsweep.realsweep.reference.parts import CHECKPOINT_FILE, LEASE_FILE, OFFERS, issue_target
+from crashsweep.realsweep.reference.parts import (
+    CHECKPOINT_FILE,
+    LEASE_FILE,
+    OFFERS,
+    OUTCOME_UNKNOWN,
+    Loop,
+    issue_target,
+)
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.spec import process
 from crashsweep.spec.job import TRIAGE, Call, Job, JobError
 from crashsweep.spec.tracker import TRACKERS
 from tests.paths import ROOT
@@ -170,3 +178,13 @@ def test_a_rename_whose_temp_file_is_gone_stops_the_process(keyed_service: Servi
     assert (status, points) == (STOPPED_STATUS, ["start: tmp written"])
     assert "gone before the rename" in errors
     assert "Traceback" not in errors
+
+
+def test_repair_gives_an_orphaned_call_an_unknown_outcome(tmp_path: Path) -> None:
+    """The last turn's calls without a result get "outcome unknown" (the model's words); a complete turn is left."""
+    loop = Loop(tmp_path, TRIAGE, None, OFFERS["keyed"])  # type: ignore[arg-type]  # no request is made
+    loop.memory = {"run": "r", "done": False, "turns": [{"index": 1, "results": {"create_a": "#1"}, "marked": [],
+                                                          "complete": False}]}  # fmt: skip
+    loop.repair()
+    assert loop.memory["turns"][0]["results"] == {"create_a": "#1", "create_b": OUTCOME_UNKNOWN}
+    assert OUTCOME_UNKNOWN == process.OUTCOME_UNKNOWN

@@ -8,7 +8,8 @@ import pytest
 
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.sweep import SweepError, SweepOptions
-from crashsweep.spec.job import TRIAGE, Call, Job
+from crashsweep.spec.job import TRIAGE, Call, Job, load_job
+from tests.paths import ROOT
 
 
 def test_the_target_runs_the_loop_without_site_and_can_be_forked() -> None:
@@ -53,3 +54,11 @@ def test_a_conversation_field_the_reference_loop_does_not_carry_out_is_refused(t
     )
     with pytest.raises(SweepError, match="does not carry out transcript_on_restart = 'as-is' yet"):
         reference.refuse(TRIAGE, "keyed", design, None)
+
+
+def test_repair_on_a_job_with_a_comment_is_refused() -> None:
+    """A repaired filing may have no issue; the reference loop's comment needs one, so it is refused up front."""
+    design = ROOT / "examples" / "save-after-reply-repair.toml"
+    with pytest.raises(SweepError, match=r"cannot comment \(comment_a\) on an issue a repair may have lost"):
+        reference.refuse(TRIAGE, "keyed", design, None)
+    reference.refuse(load_job(ROOT / "examples" / "one-write.toml"), "keyed", design, None)  # no comment: carried out
