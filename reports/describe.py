@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from crashsweep.spec import approval, invariants
+from crashsweep.spec.faults import ARGS_CHANGED
 from crashsweep.spec.world import NO_SECOND, Snapshot, Tracker, Turn, World
 
 MODEL_CALLS = "model_calls"
@@ -150,6 +152,9 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     if tracker:
         items.append(f"tracker: {', '.join(tracker)}")
     items.extend(_spent(before.struck, after.struck))
+    why = invariants.stuck(after)
+    if why is not None and invariants.stuck(before) is None:
+        items.append(f"STUCK: {why}")
     if after.finished and not before.finished and not old.torn:
         items.append("run finished" if before.process is not None else "restart found the run done: exit at once")
     return items or ["nothing changed on disk or at the tracker"]
@@ -229,4 +234,21 @@ def _spent(before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
         words.append(f"retried by a layer: {', '.join(retried)}")
     if "upgraded" in new:
         words.append("the restart runs the upgrade")
+    words.extend(_approvals(new))
+    return words
+
+
+def _approvals(new: tuple[str, ...]) -> list[str]:
+    """The person's approvals, their redemptions and changed arguments (spec/CONVERSATIONS.md 2)."""
+    words = []
+    for entry in new:
+        if entry.startswith(approval.GIVEN):
+            number, _, kept = entry[len(approval.GIVEN) :].split(" ", 2)
+            words.append(f"person approved {kept} (approval #{number})")
+        elif entry.startswith(approval.REDEEMED):
+            words.append(f"approval #{entry[len(approval.REDEEMED) :]} redeemed")
+        elif entry.startswith((approval.UNAPPROVED, approval.MISAPPROVED)):
+            words.append(entry.replace(" under ", " applied under ", 1))
+        elif entry.startswith(ARGS_CHANGED):
+            words.append(f"the model changed the arguments of reply {entry[len(ARGS_CHANGED) :]}")
     return words
