@@ -16,7 +16,8 @@ from crashsweep.reports.describe import (
     world_json,
     world_text,
 )
-from crashsweep.spec.world import Checkpoint, LockFile, Record, Snapshot, Tracker, Turn, World
+from crashsweep.spec.ops import Stuck
+from crashsweep.spec.world import Checkpoint, LockFile, Record, Snapshot, Tracker, Turn, World, make_process
 
 TURN = Turn(1, results=(("create_a", "#1"),), marked=("create_a", "create_b"))
 
@@ -112,3 +113,17 @@ def test_what_the_environment_spent_is_told_by_kind() -> None:
     assert _spent(("create_a",), ("create_a", "retry 0 run-1/create_a")) == ["retried by a layer: run-1/create_a"]
     assert _spent((), ("upgraded",)) == ["the restart runs the upgrade"]
     assert _spent(("create_a",), ("create_a",)) == []
+
+
+def test_a_stuck_process_and_the_approvals_are_told() -> None:
+    """CONVERSATIONS.md: the refused conversation that sticks a process; approvals given and redeemed."""
+    up = World(process=make_process(Snapshot("run-1"), (), "start: renamed"))
+    stuck = World(process=make_process(Snapshot("run-1"), (Stuck("the provider refuses"),), "the provider refuses"))
+    assert "STUCK: the provider refuses" in changes(up, stuck, {"model_calls": 1})
+    history = World(struck=("approval 1 run-1 w@1", "args changed 2", "misapproved w@2 under w@1#1", "redeemed 1"))
+    assert changes(World(), history, {}) == [
+        "person approved w@1 (approval #1)",
+        "the model changed the arguments of reply 2",
+        "misapproved w@2 applied under w@1#1",
+        "approval #1 redeemed",
+    ]
