@@ -186,7 +186,7 @@ def headline(result: Frontier) -> str:
     """How many designs, how many safe, how many on the frontier."""
     return (
         f"{len(result.entries)} designs (every valid policy combination{_crossed(result)}), {result.setting}: "
-        f"{len(result.safe)} hold no-duplicate and no-loss, "
+        f"{len(result.safe)} hold every invariant, "
         f"{len(result.pareto)} of them on the frontier (no other safe design is cheaper on every cost)"
     )
 

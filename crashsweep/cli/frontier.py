@@ -180,7 +180,7 @@ def frontier_command(
     conversation: bool,
     workers: int | None,
 ) -> int:
-    """Every valid design: which hold no-duplicate and no-loss, what each costs, the frontier, the cheapest."""
+    """Every valid design: which hold every invariant, what each costs, the frontier, the cheapest."""
     choices = choices_of(depth, job_path, tracker, max_states)
     # The locks a second live process tells apart are enumerated only when one can occur, and
     # the fsync and unreadable-checkpoint choices only under power loss (POLICIES.md 1.6 and 1.5).

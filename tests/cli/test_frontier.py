@@ -638,10 +638,14 @@ def test_the_lock_axis_widens_only_with_pause(
     asked: list[tuple[str, ...]] = []
 
     def first_two(
-        chosen: tuple[Lock, ...], power_loss: bool = False, stacks: tuple[Stack, ...] = ((),)
+        chosen: tuple[Lock, ...],
+        power_loss: bool = False,
+        stacks: tuple[Stack, ...] = ((),),
+        conversation: tuple[str, ...] = (),
     ) -> tuple[Policy, ...]:
         assert not power_loss
         assert stacks == ((),)
+        assert conversation == ()  # the conversation fields only with --conversation
         asked.append(chosen)
         every = all_policies(chosen)
         assert len(every) == 256 * len(chosen)
@@ -693,7 +697,10 @@ def test_retry_stacks_cross_every_design_and_show_the_worst_scenario(
     asked: list[tuple[Stack, ...]] = []
 
     def keyed(
-        chosen: tuple[Lock, ...], power_loss: bool = False, stacks: tuple[Stack, ...] = ((),)
+        chosen: tuple[Lock, ...],
+        power_loss: bool = False,
+        stacks: tuple[Stack, ...] = ((),),
+        conversation: tuple[str, ...] = (),
     ) -> tuple[Policy, ...]:
         asked.append(stacks)
         base = PRESETS["idempotency-keys"].policy
@@ -706,6 +713,37 @@ def test_retry_stacks_cross_every_design_and_show_the_worst_scenario(
     out = capsys.readouterr().out
     assert out.startswith("6 designs (every valid policy combination, each with every retry stack)")
     assert "worst dups" in out
-    assert "5 hold no-duplicate and no-loss" in out
+    assert "5 hold every invariant" in out
     (run_retry,) = [line for line in out.splitlines() if "retries[run x2 on error]" in line]
     assert "no-duplicate violated" in run_retry
+
+
+def test_conversation_crosses_the_designs_with_the_fields_that_matter_on_the_job(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--conversation` asks for the fields of spec.policy.conversation_fields: on one-write, what a restart sends.
+
+    idempotency-keys with each transcript_on_restart value, at depth 1 on one-write: a crash at
+    `reply 1: renamed` leaves the filing orphaned, so `as-is` is stuck there and `repair` loses
+    it; only `resume-pending` (keys make its resend harmless) is safe.
+    """
+    asked: list[tuple[str, ...]] = []
+
+    def transcripts(
+        chosen: tuple[Lock, ...],
+        power_loss: bool = False,
+        stacks: tuple[Stack, ...] = ((),),
+        conversation: tuple[str, ...] = (),
+    ) -> tuple[Policy, ...]:
+        asked.append(conversation)
+        base = PRESETS["idempotency-keys"].policy
+        return tuple(replace(base, transcript_on_restart=how) for how in ("resume-pending", "repair", "as-is"))
+
+    monkeypatch.setattr(cmd_frontier, "all_policies", transcripts)
+    job = ROOT / "examples" / "one-write.toml"
+    main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", "--conversation", "--every"])
+    assert asked == [("transcript_on_restart",)]
+    out = capsys.readouterr().out
+    assert "1 hold every invariant" in out
+    (as_is,) = [line for line in out.splitlines() if "transcript-on-restart-as-is" in line]
+    assert "well-formed-transcript violated" in as_is
