@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS
+from crashsweep.realsweep.reference import approvals
 from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, ToolFailed, Turn
 from crashsweep.realsweep.reference.supervisor import SUPERVISOR_FILE, RetryRun, RetryTurn, Supervisor
 from crashsweep.realsweep.tracker.client import FENCED, TrackerClient, TrackerError
@@ -136,6 +137,8 @@ def composed(loop: Loop, policy: Policy) -> None:
         loop.supervisor = Supervisor(policy.retries, loop.workdir / SUPERVISOR_FILE)
     if not loop.resume():
         return
+    if policy.approval_storage == "memory":
+        approvals.forget(loop.memory)  # no save wrote an approval (spec/CONVERSATIONS.md 2)
     while True:
         try:
             _composed_run(loop, policy)
@@ -156,8 +159,8 @@ def _composed_run(loop: Loop, policy: Policy) -> None:
         for call in loop.open_calls(turn):
             try:
                 answer = _attempt(loop, turn, call, policy)
-            except ToolFailed:
-                continue  # no result: the call comes again (settled if marked, else sent again)
+            except (ToolFailed, approvals.Replan):
+                continue  # no result: the call comes again (settled if marked, else sent again), or its node
             except RetryTurn:
                 loop.memory["turns"].pop()  # a turn-level retry: the turn thrown away, the model asked again
                 break
@@ -177,6 +180,7 @@ def _attempt(loop: Loop, turn: Turn, call: Call, policy: Policy) -> str:
     try:
         if loop.has_marker(turn, call):
             return loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
+        approvals.gate(loop, turn, call, policy)  # a Replan (a node's resume) goes through to the loop body
         if call.writes and policy.markers == "before-writes":
             loop.mark(turn, call)
         return loop.send(call, keyed=policy.keyed)

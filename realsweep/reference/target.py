@@ -33,7 +33,8 @@ from crashsweep.spec.policy import CONVERSATION, PolicyError, read_design_file
 from crashsweep.spec.retries import Stack
 
 UNSUPPORTED = ("approval",)
-"""Job options of later issues (approval gates, a tool that fails after the tracker accepted)."""
+"""Job options the built-in designs of the reference loop do not implement (a design file's composed
+loop has the approval gate: approvals.py)."""
 SERVICE_MODES = {"keyed": "keyed", "keyless": "keyless", "keyless-lookup": "keyless"}
 
 
@@ -157,8 +158,11 @@ def refuse(
     for call in job.calls:
         loop_parts.issue_target(job, call)  # a comment with no issue before it fails here, not in a process
         for option in UNSUPPORTED:
-            if getattr(call, option, False):
-                raise SweepError(f"calls.{call.id}: the reference loop does not implement {option!r} yet")
+            if getattr(call, option, False) and design_path is None:  # a design file's loop has the gate
+                raise SweepError(
+                    f"calls.{call.id}: the reference loop's built-in designs do not implement {option!r}; "
+                    "give a design file (--design), whose loop does"
+                )
     failing = any(call.fails_after_accept for call in job.calls)
     for path in (design_path, None if upgrade is None else upgrade[1]):
         if path is not None:
@@ -170,7 +174,12 @@ def refuse(
             raise SweepError(str(error)) from None
 
 
-CARRIED_OUT: dict[str, tuple[str, ...]] = {"transcript_on_restart": ("repair",)}
+CARRIED_OUT: dict[str, tuple[str, ...]] = {
+    "transcript_on_restart": ("repair",),
+    "approval_binding": ("call", "none"),
+    "approval_storage": ("memory", "service"),
+    "resume_granularity": ("node",),
+}
 """The conversation values beside the defaults that the reference loop carries out (CONVERSATIONS.md)."""
 
 

@@ -574,3 +574,31 @@ def test_repair_conforms_at_depth_2(design: str, tracker: str, tmp_path: Path) -
     result = conformance.conform(design, load_job(job_path), job_path, tracker, SweepOptions(depth=2), None, path)
     assert result.differences == []
     assert result.real.missing > 0  # something was repaired and never sent
+
+
+APPROVAL_CASES = [
+    ("attempt-markers", "docs/designs/attempt-markers.toml", "triage-approval", "keyless-lookup", 1, False),
+    ("attempt-markers-memory", "examples/attempt-markers-memory.toml", "triage-approval", "keyless-lookup", 1, True),
+    ("keys-service-call", "examples/keys-service-call.toml", "refund-approval", "keyed", 1, False),
+    ("save-after-reply-node", "examples/save-after-reply-node.toml", "approval-node", "keyless", 2, True),
+    ("save-after-reply-node", "examples/save-after-reply-node.toml", "approval-own-node", "keyless", 1, True),
+]
+"""(design, its file, job, tracker, depth, whether the model finds approved-exactly violated): the
+memory storage by the ladder's unapproved send; the node designs by an unkeyed resend under the
+approval saved before it (spec/CONVERSATIONS.md 2, consequences)."""
+
+
+@pytest.mark.parametrize(("design", "path", "job", "tracker", "depth", "violated"), APPROVAL_CASES)
+def test_the_approval_gate_conforms(design: str, path: str, job: str, tracker: str, depth: int, violated: bool) -> None:
+    """The composed loop's gate crashed for real (spec/CONVERSATIONS.md 2, 3): the model's row.
+
+    Each storage (durable, memory, service) and a node's resume; the approvals asked are among
+    the figures compared. approved-exactly is the model's alone: the line says so when it fails.
+    """
+    job_path = ROOT / "examples" / f"{job}.toml"
+    options = SweepOptions(depth=depth)
+    result = conformance.conform(design, load_job(job_path), job_path, tracker, options, None, ROOT / path)
+    assert result.differences == []
+    assert result.real.approvals > 0
+    line = conformance.render([result]).splitlines()[-1]
+    assert ("not checked for real: approved-exactly (violated in the model)" in line) is violated

@@ -39,9 +39,9 @@ def test_a_job_the_reference_loop_cannot_run_is_refused_before_any_process() -> 
 
 
 def test_job_options_the_reference_loop_lacks_are_refused() -> None:
-    """An approval gate is a later issue's: refused by name instead of swept wrongly."""
+    """The built-in designs have no approval gate: refused by name instead of swept wrongly."""
     job = Job("j", ((Call("a", "create_issue", True, approval=True),),))
-    with pytest.raises(SweepError, match="does not implement 'approval'"):
+    with pytest.raises(SweepError, match="do not implement 'approval'"):
         reference.run("agent-loop", job, None, "keyed", SweepOptions(depth=1))
 
 
@@ -62,3 +62,11 @@ def test_repair_on_a_job_with_a_comment_is_refused() -> None:
     with pytest.raises(SweepError, match=r"cannot comment \(comment_a\) on an issue a repair may have lost"):
         reference.refuse(TRIAGE, "keyed", design, None)
     reference.refuse(load_job(ROOT / "examples" / "one-write.toml"), "keyed", design, None)  # no comment: carried out
+
+
+def test_an_approval_job_needs_a_design_file() -> None:
+    """The built-in designs of the reference loop have no gate; a design file's composed loop has one."""
+    job = load_job(ROOT / "examples" / "triage-approval.toml")
+    with pytest.raises(SweepError, match="built-in designs do not implement 'approval'; give a design file"):
+        reference.refuse(job, "keyed", None, None)
+    reference.refuse(job, "keyed", ROOT / "examples" / "attempt-markers-memory.toml", None)
