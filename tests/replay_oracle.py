@@ -22,6 +22,16 @@ reply too at `tracker accepted <call>` when the tool's reply is still to come), 
 before a person answers on rung 3 (a wrong answer), and the moment before a restart while the
 tracker remembers a key (key expiry). Chances that offer no enabled kind are not counted.
 
+Conversations (spec/CONVERSATIONS.md), read from the rules: a restart that loads a turn with a
+call lacking its result repairs it ("outcome unknown") or, `as-is`, sends it and is stuck for
+good (the scenario ends, never finished); the person's approvals are numbered in the world and
+kept in memory (saved by the approval save when durable) or by the service; a gated record is
+redeemed against the latest approval the loop has that matches it by the binding (else it is
+unapproved); `approved-exactly` fails when a record was unapproved, redeemed against other
+call or arguments, or an approval redeemed twice; a node's approval forgets the node's earlier
+calls and runs them first; `changed-args` is a chance at `reply k arrived` of a reply handed
+out before, which gives the reply's calls the next version of their arguments.
+
 Power loss (spec/FAULTS.md section 6), read from the rules: the disk keeps, as ALICE records a
 program's file operations, the journal of the save in flight (write, fsync, rename, fsync of
 the directory) and the disk as it was when that save began (older saves are on disk for
@@ -88,6 +98,14 @@ class ToolFailed(Exception):
     """The tool returned an error after the tracker applied the write (SITUATIONS.md section 2)."""
 
 
+class Stuck(Exception):
+    """The process can never go on (CONVERSATIONS.md 1, `as-is`): the scenario ends, never finished."""
+
+
+class NodeAgain(Exception):
+    """An approval resumed its node from the start: the turn's calls are taken again from the first without a result."""
+
+
 Move = tuple[int, str]
 """(n, kind): the environment takes `kind` at the n-th chance after the previous move."""
 SAID_YES = "a person said it happened"
@@ -138,9 +156,10 @@ class Turn:
     index: int
     results: dict[str, str] = field(default_factory=dict)
     markers: set[str] = field(default_factory=set)
-    approved: set[str] = field(default_factory=set)
+    approved: list[tuple[str, int, int]] = field(default_factory=list)  # (call, arguments' version, approval number)
     complete: bool = False
     ids: str = ""  # the suffix the model gave this reply's call IDs (fresh call IDs only)
+    args: int = 1  # the version of the arguments the reply's calls carry (changed-args)
 
 
 @dataclass
@@ -154,7 +173,9 @@ class State:
     def copy(self) -> State:
         """A copy that shares no mutable part (a complete turn never changes again, so it is shared)."""
         turns = [
-            t if t.complete else Turn(t.index, dict(t.results), set(t.markers), set(t.approved), ids=t.ids)
+            t
+            if t.complete
+            else Turn(t.index, dict(t.results), set(t.markers), list(t.approved), ids=t.ids, args=t.args)
             for t in self.turns
         ]
         return State(self.run, self.done, turns)
@@ -185,6 +206,16 @@ class World:
     approvals: int = 0
     saves: int = 0  # saves that reached their rename (checkpoint and lock)
     requests: int = 0  # calls sent to the tracker, reads included (lookups apart)
+    given: list[tuple[int, str, str, int]] = field(default_factory=list)  # the person's: (number, run, call, version)
+    redeemed: list[int] = field(default_factory=list)  # the approval behind each gated record
+    broken: list[str] = field(default_factory=list)  # gated records applied unapproved or under another's approval
+    asked: Counter[int] = field(default_factory=Counter)  # hand-outs of each reply number
+    changed: Counter[int] = field(default_factory=Counter)  # changed-args strikes per reply number
+    stuck: str | None = None  # why the last process can never go on
+
+    def approved_exactly(self) -> bool:
+        """CONVERSATIONS.md 2: nothing unapproved or misapproved, no approval redeemed twice."""
+        return not self.broken and len(self.redeemed) == len(set(self.redeemed))
 
     def records_per_write(self, job: Job) -> list[int]:
         """How many records the tracker holds for each of the job's writes (any run)."""
@@ -313,7 +344,43 @@ class Process:
         world.records.append((call.id, self.state.run, answer))
         if honoured:
             world.remembered[request_key] = answer
+        if call.approval:
+            self.redeem(call)
         return answer
+
+    # Approvals (CONVERSATIONS.md 2): what the loop has, what matches, what a record redeems.
+
+    def held(self) -> list[tuple[str, int, int]]:
+        """The approvals the loop has, oldest first: the service's for this run, or those in memory."""
+        if self.policy.approval_storage == "service":
+            return [(c, v, n) for n, run, c, v in self.world.given if run == self.state.run]
+        return [entry for turn in self.state.turns for entry in turn.approved]
+
+    def matching(self, call: str, version: int) -> tuple[str, int, int] | None:
+        """The latest approval the loop has that matches `call` with arguments `version`."""
+        binding = self.policy.approval_binding
+        for entry in reversed(self.held()):
+            if binding == "none" or (entry[0] == call and (binding == "call" or entry[1] == version)):
+                return entry
+        return None
+
+    def redeem(self, call: Call) -> None:
+        """A gated record was applied: against the approval that matches it, or none."""
+        version = self.state.turns[-1].args
+        entry = self.matching(call.id, version)
+        if entry is None:
+            self.world.broken.append(f"unapproved {call.id}@{version}")
+            return
+        if entry[:2] != (call.id, version):
+            self.world.broken.append(f"{call.id}@{version} under {entry}")
+        self.world.redeemed.append(entry[2])
+
+    def node_before(self, turn: Turn, call: Call) -> list[str]:
+        """The calls before `call` in its turn that share its node (CONVERSATIONS.md 3)."""
+        if call.node is None:
+            return []
+        calls = self.job.turns[turn.index - 1]
+        return [c.id for c in calls[: calls.index(call)] if c.node == call.node]
 
     def send(self, call: Call, key_call: str | None = None) -> str:
         """Send a call (section 5); a first write request of a failing call raises ToolFailed."""
@@ -365,12 +432,23 @@ class Process:
 
     def first_send(self, turn: Turn, call: Call) -> str:
         """A call without marker or result: the approval gate, the marker, then the send."""
-        if call.approval and call.id not in turn.approved:
-            self.world.approvals += 1
+        if call.approval and self.matching(call.id, turn.args) is None:
+            world, storage = self.world, self.policy.approval_storage
+            world.approvals += 1
             self.point(f"approval requested {call.id}")
-            turn.approved.add(call.id)
+            number = len(world.given) + 1
+            world.given.append((number, self.state.run, call.id, turn.args))
+            if storage != "service":
+                turn.approved.append((call.id, turn.args, number))
+            again = self.node_before(turn, call) if self.policy.resume_granularity == "node" else []
+            for other in again:  # the node runs again from its start
+                turn.results.pop(other, None)
+                turn.markers.discard(other)
             self.point(f"approved {call.id}")
-            self.save(f"approval {call.id}")
+            if storage == "durable":
+                self.save(f"approval {call.id}")
+            if again:
+                raise NodeAgain(call.id)
         if self.policy.markers == "before-writes" and call.writes:
             turn.markers.add(call.id)
             self.save(f"marker {call.id}", f"marker saved {call.id}")
@@ -396,10 +474,15 @@ class Process:
     def run_turn(self, turn: Turn) -> None:
         """Every call of the turn without a result, then the turn's end (POLICIES.md 1.1)."""
         results = self.policy.result_saves
-        for call in self.job.turns[turn.index - 1]:
-            if call.id in turn.results:
+        calls = self.job.turns[turn.index - 1]
+        while True:
+            call = next((c for c in calls if c.id not in turn.results), None)
+            if call is None:
+                break
+            try:
+                turn.results[call.id] = self.result_of(turn, call)
+            except NodeAgain:
                 continue
-            turn.results[call.id] = self.result_of(turn, call)
             if results == "each-call" or (results == "writes-only" and call.writes):
                 self.save(f"result {call.id}", f"result saved {call.id}")
         turn.complete = True
@@ -440,9 +523,14 @@ class Process:
             return
         else:
             self.state = world.checkpoint.copy()
+            if self.policy.approval_storage == "memory":
+                for turn in self.state.turns:  # no save ever wrote an approval
+                    turn.approved = []
         self.take_lock()
         if self.policy.startup_save:
             self.save("start")
+        if world.checkpoint is not None:
+            self.restart_transcript()
         while True:
             turns = self.state.turns
             if not turns or turns[-1].complete:
@@ -458,11 +546,47 @@ class Process:
                     # FAULTS.md, --call-ids fresh: every reply the model hands out names its calls anew.
                     world.handed_out += 1
                     ids = f"~{world.handed_out}"
-                self.point(f"reply {number} arrived")
-                turns.append(Turn(number, ids=ids))
+                args = self.reply_arrives(number)
+                turns.append(Turn(number, ids=ids, args=args))
                 if self.policy.reply_save == "before-first-send":
                     self.save(f"reply {number}")
             self.run_turn(turns[-1])
+
+    def restart_transcript(self) -> None:
+        """CONVERSATIONS.md 1: a loaded last turn with calls lacking a result, repaired or sent as it is."""
+        turns = self.state.turns
+        if not turns or turns[-1].complete or self.policy.transcript_on_restart == "resume-pending":
+            return
+        last = turns[-1]
+        orphans = [c.id for c in self.job.turns[last.index - 1] if c.id not in last.results]
+        if not orphans:
+            return
+        if self.policy.transcript_on_restart == "repair":
+            for call in orphans:
+                last.results[call] = "outcome unknown"
+            return
+        self.world.model_calls += 1  # as-is: sent, refused, and refused forever
+        self.world.stuck = f"the provider refuses the conversation: {orphans[0]} has no result"
+        raise Stuck(self.world.stuck)
+
+    def reply_arrives(self, number: int) -> int:
+        """The point `reply k arrived`, a crash's chance, and changed-args' when the reply was handed out before."""
+        world = self.world
+        world.asked[number] += 1
+        if "changed-args" not in self.env.faults or world.asked[number] == 1:
+            self.point(f"reply {number} arrived")  # a crash point like any other (a subclass's own)
+            return 1
+        self.passed.append(f"reply {number} arrived")
+        offered = ("crash", "changed-args", *self._cut_offered())
+        kind = self.adversary.chance(offered)
+        if kind == "crash":
+            raise Crash(f"reply {number} arrived")
+        if kind == "power-loss":
+            self._cut_power()
+        if kind == "changed-args":
+            world.changed[number] += 1
+            return 1 + world.changed[number]
+        return 1
 
 
 @dataclass
@@ -506,6 +630,8 @@ def replay(
         except (Crash, PowerCut):
             steps += len(process.passed)
             continue
+        except Stuck:
+            pass  # the scenario ends here, never finished (CONVERSATIONS.md 4)
         steps += len(process.passed) + adversary.pauses
         if adversary.taken < len(adversary.moves):
             return None  # it finished without reaching a move: not a scenario
@@ -539,6 +665,8 @@ class Tally:
     saves: int = 0
     requests: int = 0
     approvals: int = 0
+    never_finish: int = 0  # scenarios that end stuck (and so send a malformed conversation)
+    misapproved: int = 0  # scenarios whose world breaks approved-exactly
 
 
 @dataclass
@@ -548,6 +676,17 @@ class OracleResult:
     by_crashes: dict[int, Tally]
     point_names: list[str]
     steps: int
+    baseline_approved_exactly: bool = field(default=True, kw_only=True)  # the uninterrupted run keeps it
+
+    def verdicts(self) -> dict[str, bool]:
+        """The conversation properties (CONVERSATIONS.md): each holds unless some scenario breaks it.
+
+        Every reachable state lies on some scenario, and what breaks each is kept in the world
+        to the end (the history of approvals; the stuck process), so the final worlds decide.
+        """
+        stuck = self.total("never_finish") > 0
+        approved = self.baseline_approved_exactly and self.total("misapproved") == 0
+        return {"well-formed-transcript": not stuck, "approved-exactly": approved, "can-finish": not stuck}
 
     @property
     def crash_points(self) -> int:
@@ -571,7 +710,12 @@ def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environ
     base = replay(design, job, tracker, (), env)
     assert base is not None
     baseline_calls = base.world.model_calls
-    result = OracleResult({k: Tally() for k in range(1, depth + 1)}, base.last_points, base.steps)
+    result = OracleResult(
+        {k: Tally() for k in range(1, depth + 1)},
+        base.last_points,
+        base.steps,
+        baseline_approved_exactly=base.world.approved_exactly(),
+    )
     # A scenario extends by one move at any chance after its last move, of any kind offered there.
     frontier: list[tuple[tuple[Move, ...], list[tuple[int, tuple[str, ...]]]]] = [((), base.later)]
     for k in range(1, depth + 1):
@@ -608,6 +752,8 @@ def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:
     tally.saves += world.saves
     tally.requests += world.requests
     tally.approvals += world.approvals
+    tally.never_finish += world.stuck is not None
+    tally.misapproved += not world.approved_exactly()
 
 
 def single_crash_outcomes(design: str | Policy, job: Job, tracker: str) -> list[tuple[str, int]]:

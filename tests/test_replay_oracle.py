@@ -9,7 +9,7 @@ import pytest
 
 from crashsweep.spec.job import TRIAGE, load_job
 from tests.published import SEED_TABLE
-from tests.replay_oracle import DESIGNS, dups, replay, single_crash_outcomes, sweep
+from tests.replay_oracle import DESIGNS, dups, policy_of, replay, single_crash_outcomes, sweep
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -245,3 +245,21 @@ def test_result_saves_none_leaves_the_turn_to_the_next_save() -> None:
     policy = replace(DESIGNS["save-once-per-turn"], result_saves="none")
     points = sweep(policy, TRIAGE, "keyed", 1).point_names
     assert points == [name for name in SAVE_ONCE_PER_TURN_POINTS if not name.startswith("turn ")]
+
+
+def test_as_is_and_repair_on_triage_by_hand() -> None:
+    """CONVERSATIONS.md 1, the oracle alone (derivations: tests/variants/test_conversations.py).
+
+    save-after-reply at depth 1: 17 of the 34 crashes leave an orphaned call on disk; as-is
+    ends each stuck (21 writes missing), repair finishes each and loses 12.
+    """
+    base = policy_of("save-after-reply")
+    stuck = sweep(replace(base, transcript_on_restart="as-is"), TRIAGE, "keyed", 1)
+    assert (stuck.by_crashes[1].scenarios, stuck.by_crashes[1].never_finish, stuck.by_crashes[1].missing) == (
+        34,
+        17,
+        21,
+    )
+    assert stuck.verdicts() == {"well-formed-transcript": False, "approved-exactly": True, "can-finish": False}
+    repaired = sweep(replace(base, transcript_on_restart="repair"), TRIAGE, "keyed", 1)
+    assert (repaired.by_crashes[1].never_finish, repaired.by_crashes[1].missing) == (0, 12)
