@@ -31,6 +31,7 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
 )
+from langgraph.types import Command
 
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
 from crashsweep.realsweep.probe.crashpoint import crashpoint
@@ -224,18 +225,36 @@ class ScriptedChatModel:
         return AIMessage(content="", tool_calls=[{"name": c.name, "args": dict(c.args), "id": c.id} for c in calls])
 
 
-def resume(graph: Any, graph_input: Any, config: RunnableConfig, **options: Any) -> Any:
+APPROVED = True
+"""What the scripted person answers every `interrupt()` with (the value `Command(resume=...)` carries)."""
+
+
+def resume(graph: Any, graph_input: Any, config: RunnableConfig, *, approval: Any = APPROVED, **options: Any) -> Any:
     """Run the thread to its end: start it with `graph_input`, or resume it from what is saved.
 
     A thread with no checkpoint starts from `graph_input` (under durability "exit" a crash
     leaves none). A thread with a checkpoint is resumed with `invoke(None)`, even when
     `get_state().next` is empty: writes saved by put_writes after the last checkpoint are
     pending work that only a resume applies. A finished thread with nothing pending is left
-    as it is. `options` go to `invoke` (e.g. durability="sync").
+    as it is. A thread waiting at an `interrupt()` (before a crash or after) is resumed with
+    `Command(resume=approval)`: a scripted person who approves at once, as often as the graph
+    asks; LangGraph then runs the interrupted node again from its start. `options` go to
+    `invoke` (e.g. durability="sync").
     """
     saved = graph.checkpointer.get_tuple(config)
     if saved is None:
-        return graph.invoke(graph_input, config, **options)
-    if not graph.get_state(config).next and not saved.pending_writes:
+        result = graph.invoke(graph_input, config, **options)
+    elif _waiting(graph, config):
+        result = graph.invoke(Command(resume=approval), config, **options)
+    elif not graph.get_state(config).next and not saved.pending_writes:
         return saved.checkpoint["channel_values"]
-    return graph.invoke(None, config, **options)
+    else:
+        result = graph.invoke(None, config, **options)
+    while _waiting(graph, config):  # the person approves every interrupt the run reaches
+        result = graph.invoke(Command(resume=approval), config, **options)
+    return result
+
+
+def _waiting(graph: Any, config: RunnableConfig) -> bool:
+    """Whether the thread waits at an interrupt (a task with a pending `interrupt()`)."""
+    return any(task.interrupts for task in graph.get_state(config).tasks)

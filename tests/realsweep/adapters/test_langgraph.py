@@ -118,6 +118,40 @@ def test_the_tutorial_graph_in_docs_is_swept_as_its_docstring_says() -> None:
     assert "no-duplicate  holds" in done.stdout
 
 
+def _sweep_example(entry: str) -> str:
+    """docs/examples/my_approval_graph.py's `entry` swept at depth 1 as its docstring says; what it printed."""
+    command = f"crashsweep sweep --target my_approval_graph:{entry} --check my_approval_graph:check --depth 1"
+    assert command in (EXAMPLES / "my_approval_graph.py").read_text()
+    done = subprocess.run([CRASHSWEEP, *command.split()[1:]], cwd=EXAMPLES, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    return done.stdout
+
+
+def _figure(out: str, name: str) -> int:
+    found = re.search(rf"\b{name} (\d+)", out)
+    assert found is not None, out
+    return int(found.group(1))
+
+
+def test_a_write_before_interrupt_in_one_node_is_filed_again_on_every_resume() -> None:
+    """spec/CONVERSATIONS.md 3 on LangGraph itself: `interrupt()`, and `Command(resume=True)` from a scripted person.
+
+    In `run` one node files the issue and then calls interrupt(): the first invoke files it and
+    stops at the interrupt; the resume runs the node again from its start, filing it again. So
+    every run files create_a twice, the uninterrupted one too, and every scenario of a depth-1
+    sweep has a duplicate. In `run_split` the filing is a node of its own, checkpointed before
+    the approval's node: the resume re-runs only the approval, and a duplicate needs a crash
+    between the filing and that checkpoint (no keys), so some scenarios have none.
+    """
+    one_node = _sweep_example("run")
+    scenarios = _figure(one_node, "1 crash:")
+    assert _figure(one_node, "with_dups") == scenarios > 0
+    assert "missing 0" in one_node
+    split = _sweep_example("run_split")
+    assert 0 < _figure(split, "with_dups") < _figure(split, "1 crash:")
+    assert "missing 0" in split
+
+
 class StopAtPut(InMemorySaver):
     """An in-memory saver whose put of step `step` fails once: the process stops as a crash would there."""
 
