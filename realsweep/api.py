@@ -9,7 +9,7 @@ lines below follow. What it offers:
   `SweepResult`, `ScenarioResult`, `Crash`, `Outcome`, `Progress`, `Engine`, the errors);
 - a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`);
 - the reference loop (`reference_target`, `reference_check`, `reference_run`, `reference_retry_layers`,
-  `REFERENCE_DESIGNS`, `SERVICE_MODES`) and its conformance with the model (`conform`,
+  `REFERENCE_DESIGNS`, `REFERENCE_PROPERTIES`, `SERVICE_MODES`) and its conformance with the model (`conform`,
   `render_conformance`, `Conformance`, the figures it compares `CONFORMANCE_FIELDS`);
 - the built-in framework agents (`framework_target`, `framework_check`, `FRAMEWORKS`,
   `DURABILITY`) and what a user's script gets (`ARGS`, `CALL_IDS`);
@@ -42,6 +42,7 @@ from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIE
 from crashsweep.realsweep.reference.conformance import Conformance, conform
 from crashsweep.realsweep.reference.conformance import render as render_conformance
 from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
+from crashsweep.realsweep.reference.target import PROPERTIES as REFERENCE_PROPERTIES
 from crashsweep.realsweep.reference.target import SERVICE_MODES
 from crashsweep.realsweep.reference.target import check as reference_check
 from crashsweep.realsweep.reference.target import retry_layers as reference_retry_layers
@@ -80,6 +81,7 @@ __all__ = [
     "FROM_SCRATCH_FRAMEWORKS",
     "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
+    "REFERENCE_PROPERTIES",
     "REPLAYING_FRAMEWORKS",
     "SERVICE_MODES",
     "Check",

@@ -13,10 +13,11 @@ text and JSON reports give the processes run and the time taken instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crashsweep.realsweep.faults.registry import kind_of
+from crashsweep.realsweep.probe.crashpoint import MALFORMED
 from crashsweep.realsweep.sweep import ScenarioResult, SweepResult
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
@@ -34,22 +35,25 @@ def summary(
     faults: tuple[str, ...] = (),
     fresh_ids: bool = False,
     retries: Stack = (),
+    properties: tuple[str, ...] = (),
 ) -> Summary:
     """The sweep's row, in the explorer's shape.
 
     By paths when the sweep deduplicated worlds; with `faults`: scenarios by moves, and the moves'
     tally; with `retries` (the program's retry layers, spec/RETRIES.md): the retry moves in the
-    tally, the retries per scope and the worst scenario (1.5).
+    tally, the retries per scope and the worst scenario (1.5); `properties`: the verdicts the
+    program's sweep decides beyond no-duplicate and no-loss (`DECIDED`), in the model's order.
     """
     scenarios = result.scenarios
     per_k, figures = _figures(result)
     baseline_calls = result.baseline.counters.get(metrics.MODEL_CALLS, 0)
     duplicated = _first(scenarios, lambda s: s.outcome.dups > 0)
-    lost = _first(scenarios, lambda s: s.outcome.missing > 0)
+    lost = _first(scenarios, lambda s: s.outcome.missing > 0 and not s.outcome.stuck)  # checked once done
     applied = result.baseline.outcome.applied > 0 or figures["applied"] > 0
     verdicts = (
         _verdict(invariants.NO_DUPLICATE, invariants.SOME_WRITE_APPLIED, applied, duplicated),
         _verdict(invariants.NO_LOSS, invariants.SOME_RUN_FINISHED, True, lost),
+        *(_decided(name, result) for name in properties),
     )
     return Summary(
         variant=variant,
@@ -61,6 +65,7 @@ def summary(
         with_dups=figures["with_dups"],
         dups=figures["dups"],
         missing=figures["missing"],
+        never_finish=figures["never_finish"],
         asks=figures[metrics.ASKS],
         calls_plus=figures[metrics.MODEL_CALLS] - baseline_calls * sum(per_k.values()),
         lookups=figures[metrics.LOOKUPS],
@@ -104,7 +109,7 @@ def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
     """
     depths = range(1, result.depth + 1)
     counters = (metrics.ASKS, metrics.MODEL_CALLS, metrics.LOOKUPS, metrics.RERUNS, metrics.APPROVALS)
-    names = ("with_dups", "dups", "missing", "applied", *counters)
+    names = ("with_dups", "dups", "missing", "applied", "never_finish", *counters)
     counts = result.counts
     if counts is not None:
         return {k: counts.scenarios.get(k, 0) for k in depths}, {name: counts.total(name, depths) for name in names}
@@ -115,6 +120,7 @@ def _figures(result: SweepResult) -> tuple[dict[int, int], dict[str, int]]:
         "dups": sum(s.outcome.dups for s in scenarios),
         "missing": sum(s.outcome.missing for s in scenarios),
         "applied": sum(s.outcome.applied for s in scenarios),
+        "never_finish": sum(1 for s in scenarios if s.outcome.stuck),
     }
     return per_k, {name: outcomes.get(name, sum(s.counters.get(name, 0) for s in scenarios)) for name in names}
 
@@ -150,6 +156,48 @@ def _moves(result: SweepResult, faults: tuple[str, ...], retries: bool) -> dict[
 
 def _first(scenarios: Sequence[ScenarioResult], bad: Any) -> ScenarioResult | None:
     return next((s for s in scenarios if bad(s)), None)
+
+
+DECIDED: Mapping[str, tuple[str, Callable[[ScenarioResult], str]]] = {
+    invariants.WELL_FORMED_TRANSCRIPT: (
+        invariants.SOME_RESULT_SENT,
+        lambda s: (
+            f"the model was sent a tool call without its result ({s.outcome.stuck})"
+            if s.counters.get(MALFORMED, 0)
+            else ""
+        ),
+    ),
+    invariants.APPROVED_EXACTLY: (
+        invariants.SOME_APPROVED_WRITE,
+        lambda s: "; ".join(c.broken for c in s.outcome.checked if c.name == invariants.APPROVED_EXACTLY and c.broken),
+    ),
+    invariants.CAN_FINISH: (
+        invariants.SOME_RUN_FINISHED,
+        lambda s: f"the run can never finish: {s.outcome.stuck}" if s.outcome.stuck else "",
+    ),
+}
+"""The further properties a real sweep decides, each with its witness and what breaks it in a scenario ("" holds).
+
+well-formed-transcript reads the program's count of malformed model requests (crashpoint.MALFORMED),
+approved-exactly the check's verdict on the final world (Outcome.checked), can-finish whether the
+scenario ended stuck (crashpoint.STUCK_STATUS)."""
+
+
+def _decided(name: str, result: SweepResult) -> InvariantVerdict:
+    """The verdict of property `name` (DECIDED) over the sweep's scenarios, with its witness."""
+    witness, broken = DECIDED[name]
+    bad = _first(result.scenarios, lambda s: bool(broken(s)))
+    return _verdict(name, witness, _witnessed(name, result), bad)
+
+
+def _witnessed(name: str, result: SweepResult) -> bool:
+    """Whether the witness of `name` was seen: a request after a tool turn, an approved write, a finished run."""
+    every = (result.baseline, *result.scenarios)
+    if name == invariants.WELL_FORMED_TRANSCRIPT:  # the run's second request holds the first turn's results
+        return any(s.counters.get(metrics.MODEL_CALLS, 0) > 1 for s in every)
+    if name == invariants.APPROVED_EXACTLY:
+        return any(c.witnessed for s in every for c in s.outcome.checked if c.name == name)
+    return any(not s.outcome.stuck for s in every)
 
 
 def _verdict(name: str, witness: str, witnessed: bool, bad: ScenarioResult | None) -> InvariantVerdict:
@@ -207,8 +255,12 @@ def counterexamples(result: SweepResult) -> dict[str, str]:
     for s in result.scenarios:
         if s.outcome.dups > 0:
             found.setdefault(invariants.NO_DUPLICATE, s.describe())
-        if s.outcome.missing > 0:
+        if s.outcome.missing > 0 and not s.outcome.stuck:
             found.setdefault(invariants.NO_LOSS, s.describe())
+        for name, (_, broken) in DECIDED.items():
+            why = broken(s)
+            if why:
+                found.setdefault(name, f"{s.describe()}: {why}")
     return found
 
 

@@ -17,6 +17,7 @@ call or other arguments. `approved-exactly` reads them (spec/invariants.py).
 
 from __future__ import annotations
 
+from crashsweep.spec.entries import entry, parts
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.ops import Approve, Gate, Ops, Point, Replan
 from crashsweep.spec.save import save
@@ -31,18 +32,6 @@ MISAPPROVED = "misapproved "
 def gate(call: Call, memory: Snapshot) -> Ops:
     """The gate before `call` is sent: the process decides, from memory and the world, whether to ask."""
     return (Gate(call.id),) if call.approval else ()
-
-
-def entry(call: str, version: int, number: int) -> str:
-    """What the loop keeps of approval `number`, given for `call` with arguments of `version`."""
-    return f"{call}@{version}#{number}"
-
-
-def parts(kept: str) -> tuple[str, int, int]:
-    """(call, version, number) of an entry."""
-    call, _, rest = kept.rpartition("@")
-    version, _, number = rest.partition("#")
-    return call, int(version), int(number)
 
 
 def held(world: World, memory: Snapshot, storage: str) -> tuple[str, ...]:

@@ -66,6 +66,8 @@ class Source:
     """What every restart runs, as the row names it (--upgrade-to; spec/RETRIES.md section 2), "" for none."""
     retries: Stack = ()
     """The reference loop's retry layers, for the row (spec/RETRIES.md 1.5); none for the others."""
+    properties: tuple[str, ...] = ()
+    """The verdicts its sweep decides beyond no-duplicate and no-loss (the reference loop's PROPERTIES)."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
         """Sweep it."""
@@ -107,6 +109,7 @@ def variant_source(
         api.reference_state_key,
         "" if upgrade is None else upgrade[0],
         api.reference_retry_layers(design_path),
+        api.REFERENCE_PROPERTIES,
     )
 
 
@@ -177,6 +180,7 @@ def report(result: api.SweepResult, source: Source, tracker: str, fmt: str, dete
         faults=faults,
         fresh_ids=fresh,
         retries=source.retries,
+        properties=source.properties,
     )
     row = replace(row, upgrade=source.upgrade)
     click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command, deterministic)), nl=False)

@@ -33,6 +33,7 @@ MEASURES: Mapping[str, Callable[[Outcome], int]] = {
     "dups": lambda o: o.dups,
     "missing": lambda o: o.missing,
     "applied": lambda o: o.applied,
+    "never_finish": lambda o: int(bool(o.stuck)),
 }
 """What `count_paths` sums over the scenarios' final worlds."""
 

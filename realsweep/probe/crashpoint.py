@@ -68,6 +68,14 @@ STOPPED_STATUS = 75
 """The exit status of a process that stops because another live process drives its run
 (spec/FAULTS.md section 7: refused by a lock or a fencing token, or its temp file renamed by
 the other): a sweep with `pause` takes it as the process's end, any other sweep as a failure."""
+STUCK_STATUS = 76
+"""The exit status of a process that can never go on, however often it is restarted
+(spec/CONVERSATIONS.md 4: a provider that refuses the saved conversation): the sweep takes it
+as the scenario's end, a run that never finishes (the `can-finish` property), and restarts nothing.
+The process's last line of output says why."""
+MALFORMED = "malformed_requests"
+"""The counter a program counts for each model request whose conversation holds a tool call
+without its result, or a result without its call (the real side of `well-formed-transcript`)."""
 
 _passed = 0
 _seen: dict[str, int] = {}

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from crashsweep.realsweep import world as digest
@@ -77,6 +77,8 @@ class Step:
     """How many points it paused at for `at_point` (0 for a program that ignores the protocol)."""
     pauses: tuple[tuple[int, str], ...] = ()
     """Its pauses (crashpoint.pause: a fault's chances that are no crash point): (points passed before, name)."""
+    stuck: str = ""
+    """Why it can never go on (it exited with crashpoint.STUCK_STATUS: its last line), "" otherwise."""
 
 
 class Runner:
@@ -178,8 +180,10 @@ class Runner:
         first = len(crashes) + 1
         if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
             first += 1  # the fault ended that process (a power cut)
-        _, points = self.ended(folder, workdir, started(env), first, 0, crashes)
+        status, points = self.ended(folder, workdir, started(env), first, 0, crashes)
         outcome = self.finish(Scenario(crashes, workdir, tracker))
+        if status == crashpoint.STUCK_STATUS:  # the scenario ends here: it never finishes
+            outcome = replace(outcome, stuck=_last_line(folder / f"output-{first}.txt"))
         faults = () if fault is None else (fault.label,)
         logged = folder / f"pauses-{first}.log"
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
@@ -260,14 +264,15 @@ class Runner:
             taker = Snapshots(folder / "snap", lambda index: at_point(index, live))
             env[crashpoint.SNAPSHOT] = str(taker.folder)
         try:
-            _, points = self.ended(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
+            status, points = self.ended(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
         finally:
             taken = 0 if taker is None else taker.close()
+        stuck = _last_line(folder / f"output-{number}.txt") if status == crashpoint.STUCK_STATUS else ""
         unreached = crash is not None and points.count(crash.point) < crash.occurrence
         counters = read_counters(folder / "counters.log")
         logged = folder / "pauses.log"
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
-        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses)
+        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses, stuck)
 
     def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int, points: list[str]) -> ScenarioResult:
         """A scenario whose process `number` ended normally without passing its point (`points`: those it passed)."""
@@ -290,6 +295,7 @@ class Runner:
     ) -> tuple[int, list[str]]:
         """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); its exit status and points.
 
+        It may end stuck (crashpoint.STUCK_STATUS: it can never go on), which ends its scenario.
         `stops`: it may also stop by itself (crashpoint.STOPPED_STATUS), as beside a second live
         process. Such a process takes no slot of `_slots`: the two processes of a pause live at
         once, one held while the other runs, and a slot each could leave every slot to a held
@@ -303,7 +309,8 @@ class Runner:
         with self._lock:
             self.processes += 1
         points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-        expected = (*CRASH_STATUSES, 0) if crash_at else (0, crashpoint.STOPPED_STATUS) if stops else (0,)
+        ends = (0, crashpoint.STUCK_STATUS, crashpoint.STOPPED_STATUS) if stops else (0, crashpoint.STUCK_STATUS)
+        expected = (*CRASH_STATUSES, *ends) if crash_at else ends
         if crash_at and status in CRASH_STATUSES and not _reached(points, str(crash_at)):
             raise TargetFailed(f"{_where(crashes, number)}: killed by SIGKILL before its point {crash_at!r}")
         if status not in expected:

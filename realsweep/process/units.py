@@ -25,6 +25,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from crashsweep.realsweep import world as digest
@@ -66,6 +67,8 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
     try:
         struck(unit.path, step, unit.faults)
         outcome = _check(runner, unit, step)
+        if step.stuck:  # it can never go on: the scenario ends in this world, never finished
+            outcome = replace(outcome, stuck=step.stuck)
     finally:
         _forget(runner, step)
     chances = tuple(runner.nemesis.chances(step.points, step.pauses, after))

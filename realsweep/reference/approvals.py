@@ -1,13 +1,18 @@
 """Approvals for real (spec/CONVERSATIONS.md 2 and 3): the gate of a composed design, where an approval is kept.
 
 A gated write waits for a person, scripted here: the request goes out (crash point
-`approval requested <call>`), the person approves at once (`approved <call>`), and the
-approval is kept as the design's `approval_storage` says: in memory and saved with the
-checkpoint (`durable`, Save(approval <call>)), in memory only (`memory`: a start never loads
-one), or by the approval service (`service`: the file `approvals.json` beside the checkpoint,
-a file of the world, written at once). `approval_binding` says which approvals match a gate:
-the call's (`call-and-args`, `call`: the scripted model never changes a call's arguments, so
-the two match the same approvals here) or any (`none`). Under `resume_granularity = "node"`
+`approval requested <call>`), the person approves at once (`approved <call>`). Every approval
+the person gives is numbered in the world's ledger, `approvals.json` beside the checkpoint (a
+file of the world, written at once: the person's record, which no crash takes back), and the
+loop keeps the entry `call@version#number` (spec/entries.py) as the design's
+`approval_storage` says: in memory and saved with the checkpoint (`durable`, Save(approval
+<call>)), in memory only (`memory`: a start never loads one), or not at all (`service`: the
+approval service is the ledger, read for the run's approvals). `approval_binding` says which
+approvals match a gate: the call's with its arguments (`call-and-args`), the call's (`call`:
+the scripted model never changes a call's arguments, so the two match the same approvals
+here) or any (`none`). Every gated write is sent under the latest approval the loop has that
+matches it (the tracker keeps it on the record it applies: `redeeming`), and `broken` reads
+the records of the final world for `approved-exactly`. Under `resume_granularity = "node"`
 the approval resumes its node from the start: the calls before it in its node lose their
 results and markers, and the loop body sends them again first.
 """
@@ -16,15 +21,19 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe.crashpoint import count
-from crashsweep.spec.job import Call
+from crashsweep.spec.entries import entry, parts
+from crashsweep.spec.job import Call, Job
 from crashsweep.spec.policy import Policy
 
-SERVICE_FILE = "approvals.json"
-"""The approval service's store (`approval_storage = "service"`): {run: [approved call, ...]}."""
+LEDGER_FILE = "approvals.json"
+"""The person's approvals, numbered in the order given: [[run, entry], ...]; the service's store too."""
+VERSION = 1
+"""The version of every call's arguments: the reference loop's scripted model never changes them."""
 
 
 class Replan(Exception):
@@ -39,14 +48,15 @@ def forget(memory: dict[str, Any]) -> None:
 
 def gate(loop: Any, turn: dict[str, Any], call: Call, policy: Policy) -> None:
     """Pass `call`'s gate: ask the person unless an approval the loop has matches; Replan after a node's resume."""
-    if not call.approval or _held(loop, call, policy):
+    if not call.approval or latest(loop, call, policy) is not None:
         return
     count("approvals")
     loop.point(f"approval requested {call.id}")
-    if policy.approval_storage == "service":
-        _keep_at_service(loop.workdir, loop.memory["run"], call.id)
-    else:
-        turn.setdefault("approved", []).append(call.id)
+    given = _ledger(loop.workdir)
+    kept = entry(call.id, VERSION, len(given) + 1)
+    _write_ledger(loop.workdir, [*given, [loop.memory["run"], kept]])  # the person approves: it is given
+    if policy.approval_storage != "service":
+        turn.setdefault("approved", []).append(kept)
     before = loop.job.node_before(call.id) if policy.resume_granularity == "node" else ()
     for other in before:  # the approval resumes the node from its start: its earlier calls run again
         turn["results"].pop(other, None)
@@ -59,27 +69,59 @@ def gate(loop: Any, turn: dict[str, Any], call: Call, policy: Policy) -> None:
         raise Replan(call.id)
 
 
-def _held(loop: Any, call: Call, policy: Policy) -> bool:
-    """Whether an approval the loop has matches `call` under the design's binding."""
+def latest(loop: Any, call: Call, policy: Policy) -> str | None:
+    """The latest approval the loop has that matches `call` under the design's binding, or None."""
     if policy.approval_storage == "service":
-        approved = _service(loop.workdir).get(loop.memory["run"], [])
+        held = [kept for run, kept in _ledger(loop.workdir) if run == loop.memory["run"]]
     else:
-        approved = [c for t in loop.memory["turns"] for c in t.get("approved", [])]
-    return bool(approved) if policy.approval_binding == "none" else call.id in approved
+        held = [kept for turn in loop.memory["turns"] for kept in turn.get("approved", [])]
+    for kept in reversed(held):
+        approved, version, _ = parts(kept)
+        if policy.approval_binding == "none" or (approved == call.id and version == VERSION):
+            return kept
+    return None
 
 
-def _service(workdir: Path) -> dict[str, list[str]]:
-    path = workdir / SERVICE_FILE
+def redeeming(loop: Any, policy: Policy) -> None:
+    """Send every gated write of `loop` under the latest matching approval it has (none: the record says so)."""
+    loop.approval_of = lambda call: latest(loop, call, policy) if call.approval else None
+
+
+def broken(records: Iterable[dict[str, Any]], job: Job) -> tuple[str, ...]:
+    """What breaks `approved-exactly` in the tracker's records, in words (empty: it holds).
+
+    A gated write's record kept no approval (unapproved), one of another call or other
+    arguments (misapproved), or one that another record kept too (redeemed twice).
+    """
+    gated = set(job.gated)
+    found: list[str] = []
+    seen: set[int] = set()
+    for record in records:
+        if record["call"] not in gated:
+            continue
+        sent = f"{record['call']}@{VERSION}"
+        if record.get("approval") is None:
+            found.append(f"{sent} was applied with no approval that matches it")
+            continue
+        approved, version, number = parts(record["approval"])
+        if (approved, version) != (record["call"], VERSION):
+            found.append(f"{sent} was applied under approval #{number}, given for {approved} with arguments v{version}")
+        if number in seen:
+            found.append(f"approval #{number} was redeemed twice")
+        seen.add(number)
+    return tuple(found)
+
+
+def _ledger(workdir: Path) -> list[list[str]]:
+    path = workdir / LEDGER_FILE
     if not path.exists():
-        return {}
-    kept: dict[str, list[str]] = json.loads(path.read_text(encoding="utf-8"))
-    return kept
+        return []
+    given: list[list[str]] = json.loads(path.read_text(encoding="utf-8"))
+    return given
 
 
-def _keep_at_service(workdir: Path, run: str, call: str) -> None:
-    """The service keeps the approval at once (temp file, then rename: it is whole or absent)."""
-    kept = _service(workdir)
-    kept.setdefault(run, []).append(call)
-    tmp = workdir / f"{SERVICE_FILE}.tmp"
-    tmp.write_text(json.dumps(kept, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, workdir / SERVICE_FILE)
+def _write_ledger(workdir: Path, given: list[list[str]]) -> None:
+    """The ledger, whole or absent (temp file, then rename)."""
+    tmp = workdir / f"{LEDGER_FILE}.tmp"
+    tmp.write_text(json.dumps(given), encoding="utf-8")
+    os.replace(tmp, workdir / LEDGER_FILE)

@@ -18,7 +18,9 @@ own, started by the sweep beside the one given up on.
 The work directory is the current one (or $CRASHSWEEP_WORKDIR); the tracker's base URL is
 $CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at the chosen point;
 75 (crashpoint.STOPPED_STATUS) when another live process drives the run and this one stops
-(its lock or fencing token refused, or its temp file renamed by the other: spec/FAULTS.md 7).
+(its lock or fencing token refused, or its temp file renamed by the other: spec/FAULTS.md 7);
+76 (crashpoint.STUCK_STATUS) when it can never go on (`transcript_on_restart = "as-is"` after a
+crash that left a call without its result: the provider refuses the conversation, spec/CONVERSATIONS.md 1).
 A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send` (also when a marked call is
 being settled by a re-send): each design goes on with the call as SITUATIONS.md section 2 says
 for `fails_after_accept` (error-to-model, which hands the error to the model, is not among the
@@ -36,9 +38,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS
+from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS, STUCK_STATUS
 from crashsweep.realsweep.reference import approvals
-from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, ToolFailed, Turn
+from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, StuckError, ToolFailed, Turn
 from crashsweep.realsweep.reference.supervisor import SUPERVISOR_FILE, RetryRun, RetryTurn, Supervisor
 from crashsweep.realsweep.tracker.client import FENCED, TrackerClient, TrackerError
 from crashsweep.spec.job import TRIAGE, Call, load_job
@@ -135,6 +137,7 @@ def composed(loop: Loop, policy: Policy) -> None:
     """Any policy (spec/POLICIES.md) as one code path, under its retry layers (spec/RETRIES.md 1.2)."""
     if policy.retries:
         loop.supervisor = Supervisor(policy.retries, loop.workdir / SUPERVISOR_FILE)
+    approvals.redeeming(loop, policy)  # a gated write is sent under the approval it redeems
     if not loop.resume():
         return
     if policy.approval_storage == "memory":
@@ -154,6 +157,8 @@ def _composed_run(loop: Loop, policy: Policy) -> None:
         loop.save("start")
     if policy.transcript_on_restart == "repair":
         loop.repair()  # a loaded turn's orphaned calls get an unknown outcome (CONVERSATIONS.md 1)
+    elif policy.transcript_on_restart == "as-is" and loop.orphaned():
+        loop.ask_model()  # the conversation as loaded: the provider refuses it (StuckError), every time
     saves = policy.result_saves
     for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
         for call in loop.open_calls(turn):
@@ -277,13 +282,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _stopping(run: Callable[[], None]) -> int:
-    """Run the process: 0 when it ends, STOPPED_STATUS when another live process made it stop.
+    """Run the process: 0 when it ends, STOPPED_STATUS when another live process made it stop, STUCK_STATUS when stuck.
 
     It stops (spec/FAULTS.md section 7) when its lock or fencing token is refused, at the
-    tracker (409) or on disk, or when a rename finds its temp file gone.
+    tracker (409) or on disk, or when a rename finds its temp file gone. It is stuck
+    (spec/CONVERSATIONS.md 4) when the provider refuses its conversation: it says why, last.
     """
     try:
         run()
+    except StuckError as error:
+        print(f"stuck: {error}", file=sys.stderr)
+        return STUCK_STATUS
     except (Stopped, TrackerError) as error:
         if isinstance(error, TrackerError) and error.status != FENCED:
             raise

@@ -44,13 +44,13 @@ import contextlib
 import fcntl
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe import checkpoint, faults_env
-from crashsweep.realsweep.probe.crashpoint import call_site, count, crashpoint, fresh_id, pause
+from crashsweep.realsweep.probe.crashpoint import MALFORMED, call_site, count, crashpoint, fresh_id, pause
 from crashsweep.realsweep.reference.supervisor import Supervisor
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
@@ -96,6 +96,10 @@ OUTCOME_UNKNOWN = "outcome unknown"
 """The result a repaired call is given: the model's `process.OUTCOME_UNKNOWN`, the same words."""
 
 
+class StuckError(Exception):
+    """The process can never go on (spec/CONVERSATIONS.md 4): reference_loop.py exits with crashpoint.STUCK_STATUS."""
+
+
 class Stopped(Exception):
     """The process stops: another live process drives the run (spec/FAULTS.md section 7).
 
@@ -139,6 +143,8 @@ class Loop:
         self.wrong_answers = faults_env.wrong_answers()
         self.fresh_ids = faults_env.fresh_ids()
         self._sent: dict[str, int] = {}  # write requests sent per call by this process
+        self.approval_of: Callable[[Call], str | None] = lambda call: None
+        """The approval a write is sent under (a composed design's gate sets it: approvals.py)."""
 
     # -- start --------------------------------------------------------------------------------
 
@@ -183,6 +189,13 @@ class Loop:
         last = turns[-1]
         for call in self.job.turns[last["index"] - 1]:
             last["results"].setdefault(call.id, OUTCOME_UNKNOWN)
+
+    def orphaned(self) -> bool:
+        """Whether the last turn is incomplete and a call of it has no result (CONVERSATIONS.md 1)."""
+        turns = self.memory["turns"]
+        if not turns or turns[-1]["complete"]:
+            return False
+        return any(call.id not in turns[-1]["results"] for call in self.job.turns[turns[-1]["index"] - 1])
 
     def new_run(self) -> None:
         """Begin a new run in memory: a fresh run ID, no turns (a start, or a retry of the whole run)."""
@@ -281,7 +294,7 @@ class Loop:
             if turns and not turns[-1]["complete"]:
                 yield turns[-1]
                 continue
-            count("model_calls")
+            self.ask_model()
             k = len(turns) + 1
             if k > len(self.job.turns):  # the scripted model's final answer
                 self.point("final reply arrived")
@@ -293,6 +306,22 @@ class Loop:
             if save_reply:
                 self.save(f"reply {k}")
             yield turns[-1]
+
+    def ask_model(self) -> None:
+        """Send the conversation in memory to the scripted model; StuckError when the provider refuses it.
+
+        The conversation is each turn's reply (its calls) with the results memory holds for
+        them. The provider refuses (HTTP 400) a tool call without its result or a result
+        without its call, and counts the request (crashpoint.MALFORMED): the real side of
+        `well-formed-transcript` (spec/CONVERSATIONS.md 1).
+        """
+        count("model_calls")
+        for turn in self.memory["turns"]:
+            calls = [call.id for call in self.job.turns[turn["index"] - 1]]
+            orphans = [c for c in calls if c not in turn["results"]] + [r for r in turn["results"] if r not in calls]
+            if orphans:
+                count(MALFORMED)
+                raise StuckError(f"the provider refuses the conversation (HTTP 400): {orphans[0]} has no result")
 
     def _ids(self, k: int) -> dict[str, Any]:
         """With fresh call IDs: {"ids": {call: ID}} for reply `k`, new on every ask; else nothing."""
@@ -354,11 +383,12 @@ class Loop:
         self.tracker.lose_next_reply = lose
         self.tracker.fail_first = call.fails_after_accept  # the tracker fails the first request of the call
         try:
+            approval = self.approval_of(call)
             if target is None:
-                number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key)
+                number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key, approval=approval)
             else:
                 number = self.tracker.comment(
-                    self._issue_of(target), run=run, call=call.id, body=title, key=request_key
+                    self._issue_of(target), run=run, call=call.id, body=title, key=request_key, approval=approval
                 )
         except ConnectionError:
             if not lose and not call.fails_after_accept:

@@ -22,12 +22,24 @@ from pathlib import Path
 
 from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.probe import checkpoint
+from crashsweep.realsweep.reference import approvals
 from crashsweep.realsweep.reference import parts as loop_parts
 from crashsweep.realsweep.reference.loop import DESIGNS
-from crashsweep.realsweep.sweep import Check, Outcome, Scenario, SweepError, SweepOptions, SweepResult, Target, sweep
+from crashsweep.realsweep.sweep import (
+    Check,
+    Checked,
+    Outcome,
+    Scenario,
+    SweepError,
+    SweepOptions,
+    SweepResult,
+    Target,
+    sweep,
+)
 from crashsweep.realsweep.sweep import Progress as SweepProgress
 from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.realsweep.world import World
+from crashsweep.spec import invariants
 from crashsweep.spec.job import Job
 from crashsweep.spec.policy import CONVERSATION, PolicyError, read_design_file
 from crashsweep.spec.retries import Stack
@@ -69,12 +81,23 @@ def target(
     )
 
 
+PROPERTIES = (invariants.WELL_FORMED_TRANSCRIPT, invariants.APPROVED_EXACTLY, invariants.CAN_FINISH)
+"""What a sweep of the reference loop decides beyond no-duplicate and no-loss (realsweep/rows.py's DECIDED):
+its scripted provider checks every conversation, its check reads the approvals the records kept,
+and a process that can never go on exits stuck."""
+
+
 def check(job: Job) -> Check:
-    """The check of the reference loop on `job`: the tracker's records, per write of the job."""
+    """The check of the reference loop on `job`: the tracker's records, per write of the job, and their approvals."""
 
     def outcome(scenario: Scenario) -> Outcome:
         assert scenario.tracker is not None, "the reference loop needs a tracker"
-        return Outcome.of((record["call"] for record in scenario.tracker.records()), job.writes)
+        records = scenario.tracker.records()
+        found = Outcome.of((record["call"] for record in records), job.writes)
+        gated = set(job.gated)
+        witnessed = not gated or any(record["call"] in gated for record in records)
+        verdict = Checked(invariants.APPROVED_EXACTLY, "; ".join(approvals.broken(records, job)), witnessed)
+        return replace(found, checked=(verdict,))
 
     return outcome
 
@@ -175,7 +198,7 @@ def refuse(
 
 
 CARRIED_OUT: dict[str, tuple[str, ...]] = {
-    "transcript_on_restart": ("repair",),
+    "transcript_on_restart": ("repair", "as-is"),
     "approval_binding": ("call", "none"),
     "approval_storage": ("memory", "service"),
     "resume_granularity": ("node",),

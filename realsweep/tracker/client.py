@@ -28,7 +28,14 @@ import select
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from crashsweep.realsweep.tracker.wire import FAIL_FIRST_HEADER, FENCED, FENCING_HEADER, LOSE_REPLY_HEADER, Connection
+from crashsweep.realsweep.tracker.wire import (
+    APPROVAL_HEADER,
+    FAIL_FIRST_HEADER,
+    FENCED,
+    FENCING_HEADER,
+    LOSE_REPLY_HEADER,
+    Connection,
+)
 
 __all__ = ["FENCED", "FENCING_HEADER", "LOSE_REPLY_HEADER", "TrackerClient", "TrackerError"]
 
@@ -79,15 +86,26 @@ class TrackerClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def create_issue(self, title: str, *, run: str, call: str, body: str = "", key: str | None = None) -> int:
-        """File an issue; its number."""
-        answer = self._request("POST", "/issues", {"title": title, "body": body, "run": run, "call": call}, key)
-        return int(answer["number"])
+    def create_issue(
+        self, title: str, *, run: str, call: str, body: str = "", key: str | None = None, approval: str | None = None
+    ) -> int:
+        """File an issue; its number. `approval`: the approval a gated write is sent under (kept on its record)."""
+        payload = {"title": title, "body": body, "run": run, "call": call}
+        return int(self._request("POST", "/issues", payload, key, approval=approval)["number"])
 
-    def comment(self, issue: int, *, run: str, call: str, body: str = "", key: str | None = None) -> int:
+    def comment(
+        self,
+        issue: int,
+        *,
+        run: str,
+        call: str,
+        body: str = "",
+        key: str | None = None,
+        approval: str | None = None,
+    ) -> int:
         """Comment on issue `issue`; the comment's number."""
-        answer = self._request("POST", f"/issues/{issue}/comments", {"body": body, "run": run, "call": call}, key)
-        return int(answer["number"])
+        payload = {"body": body, "run": run, "call": call}
+        return int(self._request("POST", f"/issues/{issue}/comments", payload, key, approval=approval)["number"])
 
     def search(self, text: str = "") -> list[dict[str, Any]]:
         """The issues whose title or body contains `text`."""
@@ -175,6 +193,7 @@ class TrackerClient:
         key: str | None = None,
         *,
         fenced: bool = True,
+        approval: str | None = None,
     ) -> Any:
         headers = {"Accept": "application/json"}
         body = None
@@ -183,6 +202,8 @@ class TrackerClient:
             headers["Content-Type"] = "application/json"
         if key is not None:
             headers["Idempotency-Key"] = key
+        if approval is not None:
+            headers[APPROVAL_HEADER] = approval
         if fenced and self.token is not None:
             headers[FENCING_HEADER] = str(self.token)
         if method == "POST" and self.lose_next_reply:

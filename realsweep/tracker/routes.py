@@ -57,6 +57,8 @@ class Call:
     mode: str
     fail_first: bool = False
     """The write fails after it is applied if no record of its call was there before (FAIL_FIRST_HEADER)."""
+    approval: str | None = None
+    """The approval a gated write is sent under (APPROVAL_HEADER), kept on its record; no parameter."""
 
 
 Handler = Callable[[Call], Answer]
@@ -128,11 +130,11 @@ def _failing_first(call: Call, write: Callable[[], Answer]) -> Answer:
 
 
 def _issue(call: Call) -> Answer:
-    return _failing_first(call, lambda: _written(call).create_issue(**call.args, key=call.key))
+    return _failing_first(call, lambda: _written(call).create_issue(**call.args, key=call.key, approval=call.approval))
 
 
 def _comment(call: Call) -> Answer:
-    return _failing_first(call, lambda: _written(call).comment(**call.args, key=call.key))
+    return _failing_first(call, lambda: _written(call).comment(**call.args, key=call.key, approval=call.approval))
 
 
 _WRITTEN = (Field("body", "body", default=""), Field("run", "body"), Field("call", "body"))

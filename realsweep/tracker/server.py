@@ -49,7 +49,13 @@ from crashsweep.realsweep.tracker.request import MAX_BODY, HttpError
 from crashsweep.realsweep.tracker.routes import LOSE, Call
 from crashsweep.realsweep.tracker.spaces import Spaces, SpacesClosed
 from crashsweep.realsweep.tracker.store import Answer
-from crashsweep.realsweep.tracker.wire import FAIL_FIRST_HEADER, FENCED, FENCING_HEADER, LOSE_REPLY_HEADER
+from crashsweep.realsweep.tracker.wire import (
+    APPROVAL_HEADER,
+    FAIL_FIRST_HEADER,
+    FENCED,
+    FENCING_HEADER,
+    LOSE_REPLY_HEADER,
+)
 
 REQUEST_TIMEOUT = 10.0
 """Seconds a client has to send its request (headers: per read; body: in all) before it gets 408."""
@@ -227,7 +233,8 @@ class Handler(socketserver.BaseRequestHandler):
             if token is not None and store is not None and store.fenced(token):
                 return FENCED, {"error": f"fencing token {token} is older than the newest lease"}
             fail_first = self.head.get(FAIL_FIRST_HEADER) == "true"
-            return endpoint.run(Call(store, args, key, self.server.mode, fail_first))
+            approval = tracker_request.single_header(self.head.get_all(APPROVAL_HEADER), APPROVAL_HEADER)
+            return endpoint.run(Call(store, args, key, self.server.mode, fail_first, approval))
 
     def _body(self) -> dict[str, Any]:
         """The POST's body as a JSON object, read whole within the request timeout."""

@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS records (
     title TEXT NOT NULL,
     body TEXT NOT NULL,
     run TEXT NOT NULL,
-    call TEXT NOT NULL
+    call TEXT NOT NULL,
+    approval TEXT
 );
 CREATE INDEX IF NOT EXISTS records_by_call ON records (run, call);
 CREATE TABLE IF NOT EXISTS idempotency_keys (
@@ -79,12 +80,14 @@ class Store:
         self.closed = True
         self._db.close()
 
-    def create_issue(self, title: str, body: str, run: str, call: str, key: str | None) -> Answer:
-        """File an issue; 201 with its number."""
+    def create_issue(
+        self, title: str, body: str, run: str, call: str, key: str | None, approval: str | None = None
+    ) -> Answer:
+        """File an issue; 201 with its number. `approval`: what the record keeps of its approval (no parameter)."""
         params = {"op": "create_issue", "title": title, "body": body, "run": run, "call": call}
 
         def apply() -> Answer:
-            number = self._insert("issue", None, title, body, run, call)
+            number = self._insert("issue", None, title, body, run, call, approval)
             return 201, {"number": number, "kind": "issue", "title": title}
 
         return self._write(key, params, apply)
@@ -93,7 +96,9 @@ class Store:
         """Whether any record of job call `call` is here, of any run."""
         return self._db.execute("SELECT 1 FROM records WHERE call = ? LIMIT 1", (call,)).fetchone() is not None
 
-    def comment(self, issue: int, body: str, run: str, call: str, key: str | None) -> Answer:
+    def comment(
+        self, issue: int, body: str, run: str, call: str, key: str | None, approval: str | None = None
+    ) -> Answer:
         """Comment on issue `issue`; 201 with the comment's number, 404 if there is no such issue."""
         params = {"op": "comment", "issue": issue, "body": body, "run": run, "call": call}
 
@@ -101,7 +106,7 @@ class Store:
             row = self._db.execute("SELECT 1 FROM records WHERE number = ? AND kind = 'issue'", (issue,)).fetchone()
             if row is None:
                 return 404, {"error": f"no issue #{issue}"}
-            number = self._insert("comment", issue, "", body, run, call)
+            number = self._insert("comment", issue, "", body, run, call, approval)
             return 201, {"number": number, "kind": "comment", "issue": issue}
 
         return self._write(key, params, apply)
@@ -163,10 +168,12 @@ class Store:
         """Every record, in the order applied."""
         return [dict(row) for row in self._db.execute("SELECT * FROM records ORDER BY number")]
 
-    def _insert(self, kind: str, issue: int | None, title: str, body: str, run: str, call: str) -> int:
+    def _insert(
+        self, kind: str, issue: int | None, title: str, body: str, run: str, call: str, approval: str | None
+    ) -> int:
         cursor = self._db.execute(
-            "INSERT INTO records (kind, issue, title, body, run, call) VALUES (?, ?, ?, ?, ?, ?)",
-            (kind, issue, title, body, run, call),
+            "INSERT INTO records (kind, issue, title, body, run, call, approval) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (kind, issue, title, body, run, call, approval),
         )
         assert cursor.lastrowid is not None
         return cursor.lastrowid

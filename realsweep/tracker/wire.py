@@ -35,6 +35,10 @@ FAIL_FIRST_HEADER = "Crashsweep-Fail-First"
 sees its call (a job's `fails_after_accept`, spec/SITUATIONS.md 2): its reply is then lost."""
 FENCING_HEADER = "Fencing-Token"
 """The header that carries a lease's fencing token; the service refuses one older than the newest granted."""
+APPROVAL_HEADER = "Approval"
+"""The header of a gated write: the approval it is sent under (spec/CONVERSATIONS.md 2, "C@v#n"). An
+audit field, not a parameter: the record keeps it when the write is applied, and it is no part of
+the fingerprint an idempotency key is checked against (the same write under a later approval)."""
 FENCED = 409
 """The status of a request refused for its fencing token (a newer lease was granted: spec/FAULTS.md 7.1)."""
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 from crashsweep.realsweep import rows
-from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep.probe.crashpoint import MALFORMED
+from crashsweep.realsweep.sweep import Checked, Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.spec.invariants import APPROVED_EXACTLY, CAN_FINISH, WELL_FORMED_TRANSCRIPT
 from crashsweep.spec.retries import Layer
 
 
@@ -84,3 +86,57 @@ def test_a_program_with_retry_layers_gets_the_retry_figures_of_its_scenarios() -
         "retries       retry.call 0   retry.turn 0   retry.run 1   worst scenario: dups 2, model calls 5 (+2)" in text
     )
     assert rows.summary(retried, variant="v", job="t", tracker="keyed").retries == ""
+
+
+STUCK = ScenarioResult(
+    (Crash(2, "point 2"),),
+    Outcome(missing=1, stuck="stuck: the provider refuses the conversation (HTTP 400): b has no result"),
+    {"model_calls": 2, MALFORMED: 1},
+    (),
+)
+UNAPPROVED = ScenarioResult(
+    (Crash(1, "point 1"),),
+    Outcome(applied=1, checked=(Checked(APPROVED_EXACTLY, "w@1 was applied with no approval that matches it"),)),
+    {"model_calls": 3},
+    (),
+)
+
+
+def test_a_stuck_scenario_never_finishes_and_is_no_loss() -> None:
+    """A scenario that ends stuck counts among `never_finish`; its missing write is measured, not a loss."""
+    result = SweepResult(1, RESULT.baseline, (scenario((1,)), STUCK), 4, 0.1)
+    row = rows.summary(result, variant="v", job="t", tracker="keyed", properties=(WELL_FORMED_TRANSCRIPT, CAN_FINISH))
+    verdicts = {v.name: (v.holds, v.counterexample) for v in row.invariants}
+    assert (row.never_finish, row.missing) == (1, 1)
+    assert verdicts == {
+        "no-duplicate": (True, None),
+        "no-loss": (True, None),
+        WELL_FORMED_TRANSCRIPT: (False, "2"),
+        CAN_FINISH: (False, "2"),
+    }
+    words = rows.counterexamples(result)
+    assert words[CAN_FINISH].endswith(
+        "the run can never finish: stuck: the provider refuses the conversation (HTTP 400): b has no result"
+    )
+
+
+def test_the_checks_verdict_on_approvals_is_the_rows() -> None:
+    """approved-exactly fails at the first scenario whose check found it broken; a row that does not ask has none."""
+    result = SweepResult(1, RESULT.baseline, (UNAPPROVED, scenario((2,))), 4, 0.1)
+    row = rows.summary(result, variant="v", job="t", tracker="keyed", properties=(APPROVED_EXACTLY,))
+    approved = row.invariants[-1]
+    assert (approved.name, approved.holds, approved.counterexample) == (APPROVED_EXACTLY, False, "1")
+    assert "w@1 was applied with no approval that matches it" in rows.counterexamples(result)[APPROVED_EXACTLY]
+    assert len(rows.summary(result, variant="v", job="t", tracker="keyed").invariants) == 2
+
+
+def test_a_witness_no_scenario_saw_is_reported_unseen() -> None:
+    """One model call per run: no request held a tool result; no check saw an approved write."""
+    once = ScenarioResult(
+        (), Outcome(checked=(Checked(APPROVED_EXACTLY, "", witnessed=False),)), {"model_calls": 1}, ()
+    )
+    result = SweepResult(1, once, (), 1, 0.1)
+    row = rows.summary(
+        result, variant="v", job="t", tracker="keyed", properties=(WELL_FORMED_TRANSCRIPT, APPROVED_EXACTLY)
+    )
+    assert [(v.holds, v.witnessed) for v in row.invariants[2:]] == [(True, False), (True, False)]

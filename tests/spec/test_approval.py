@@ -20,12 +20,6 @@ def test_a_gated_call_passes_a_gate_an_ungated_one_none() -> None:
     assert approval.gate(Call("w", "comment", True), Snapshot("r", turns=(Turn(1),))) == ()
 
 
-def test_an_entry_names_the_call_the_version_and_the_number() -> None:
-    assert approval.entry("w", 2, 3) == "w@2#3"
-    assert approval.parts("w@2#3") == ("w", 2, 3)
-    assert approval.parts("x@y@1#4") == ("x@y", 1, 4)  # a call ID may hold "@"
-
-
 @pytest.mark.parametrize(
     ("binding", "call", "version", "found"),
     [

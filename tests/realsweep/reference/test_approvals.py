@@ -48,19 +48,49 @@ def test_a_durable_approval_is_asked_noted_and_saved_then_matches(tmp_path: Path
     turn = loop.memory["turns"][0]
     approvals.gate(loop, turn, W, POLICY)
     assert loop.passed == ["approval requested w", "approved w", "save approval w"]
-    assert turn["approved"] == ["w"]
+    assert turn["approved"] == ["w@1#1"]  # the call, its arguments' version, the first approval given
     approvals.gate(loop, turn, W, POLICY)  # held now: nothing asked
     assert len(loop.passed) == 3
+    assert json.loads((tmp_path / approvals.LEDGER_FILE).read_text()) == [["r", "w@1#1"]]
 
 
-def test_bound_to_nothing_any_approval_passes_another_gated_call(tmp_path: Path) -> None:
+def test_each_approval_given_gets_the_next_number_of_the_world(tmp_path: Path) -> None:
     loop = _loop(tmp_path)
     turn = loop.memory["turns"][0]
-    approvals.gate(loop, turn, W, replace(POLICY, approval_binding="none"))
-    approvals.gate(loop, turn, V, replace(POLICY, approval_binding="none"))
-    assert loop.passed.count("approved v") == 0  # v went through on w's approval
+    approvals.gate(loop, turn, W, POLICY)
     approvals.gate(loop, turn, V, POLICY)
-    assert "approved v" in loop.passed  # bound to the call, v needs its own
+    approvals.forget(loop.memory)  # a restart under `memory`: the loop has none, the ledger keeps both
+    approvals.gate(loop, turn, W, POLICY)
+    assert turn["approved"] == ["w@1#3"]
+    given = json.loads((tmp_path / approvals.LEDGER_FILE).read_text())
+    assert [kept for _, kept in given] == ["w@1#1", "v@1#2", "w@1#3"]
+
+
+def test_a_gated_write_is_sent_under_the_latest_matching_approval(tmp_path: Path) -> None:
+    loop = _loop(tmp_path)
+    turn = loop.memory["turns"][0]
+    approvals.redeeming(loop, POLICY)
+    assert loop.approval_of(W) is None  # nothing held: the record will say so
+    approvals.gate(loop, turn, W, POLICY)
+    turn["approved"].append("w@1#7")  # a later approval of the same call
+    assert (loop.approval_of(W), loop.approval_of(V), loop.approval_of(A)) == ("w@1#7", None, None)
+    approvals.redeeming(loop, replace(POLICY, approval_binding="none"))
+    assert loop.approval_of(V) == "w@1#7"  # a bare yes matches any gated call
+
+
+@pytest.mark.parametrize(
+    ("kept", "words"),
+    [
+        ([("w", "w@1#1"), ("v", "v@1#2")], []),
+        ([("w", None), ("v", "v@1#2")], ["w@1 was applied with no approval that matches it"]),
+        ([("w", "v@1#2"), ("v", "v@1#3")], ["w@1 was applied under approval #2, given for v with arguments v1"]),
+        ([("w", "w@1#1"), ("w", "w@1#1")], ["approval #1 was redeemed twice"]),
+    ],
+)
+def test_the_records_break_approved_exactly_by_the_rules(kept: list[tuple[str, str | None]], words: list[str]) -> None:
+    """CONVERSATIONS.md 2: unapproved, misapproved, redeemed twice; a write with no gate is not read."""
+    records = [{"call": "a", "approval": None}] + [{"call": call, "approval": k} for call, k in kept]
+    assert list(approvals.broken(records, JOB)) == words
 
 
 def test_the_service_keeps_the_approval_in_a_file_of_the_world_at_once(tmp_path: Path) -> None:
@@ -68,7 +98,7 @@ def test_the_service_keeps_the_approval_in_a_file_of_the_world_at_once(tmp_path:
     turn = loop.memory["turns"][0]
     approvals.gate(loop, turn, W, replace(POLICY, approval_storage="service"))
     assert "approved" not in turn
-    assert json.loads((tmp_path / approvals.SERVICE_FILE).read_text()) == {"r": ["w"]}
+    assert json.loads((tmp_path / approvals.LEDGER_FILE).read_text()) == [["r", "w@1#1"]]
     assert "save approval w" not in loop.passed
     loop.memory["turns"] = [{"index": 1, "results": {}, "marked": [], "complete": False}]  # a restart
     approvals.gate(loop, loop.memory["turns"][0], W, replace(POLICY, approval_storage="service"))
@@ -76,7 +106,7 @@ def test_the_service_keeps_the_approval_in_a_file_of_the_world_at_once(tmp_path:
 
 
 def test_memory_approvals_are_not_loaded() -> None:
-    memory = {"run": "r", "turns": [{"index": 1, "approved": ["w"]}]}
+    memory = {"run": "r", "turns": [{"index": 1, "approved": ["w@1#1"]}]}
     approvals.forget(memory)
     assert memory["turns"] == [{"index": 1}]
 

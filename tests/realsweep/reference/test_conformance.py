@@ -15,6 +15,7 @@ from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import SweepError, SweepOptions
 from crashsweep.reports.summary import summarize
 from crashsweep.spec.files import toml_value
+from crashsweep.spec.invariants import APPROVED_EXACTLY, CAN_FINISH, WELL_FORMED_TRANSCRIPT
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.retries import FRONTIER_STACKS, Layer, Stack
 from crashsweep.spec.tracker import TRACKERS
@@ -576,6 +577,32 @@ def test_repair_conforms_at_depth_2(design: str, tracker: str, tmp_path: Path) -
     assert result.real.missing > 0  # something was repaired and never sent
 
 
+@pytest.mark.parametrize(
+    ("design", "tracker", "merged"), [("save-after-reply", "keyed", False), ("attempt-markers", "keyless-lookup", True)]
+)
+def test_a_transcript_sent_as_is_gets_stuck_for_real_as_in_the_model(
+    design: str, tracker: str, merged: bool, tmp_path: Path
+) -> None:
+    """transcript_on_restart = "as-is" (CONVERSATIONS.md 1) crashed for real at depth 2.
+
+    A restart whose loaded turn has a call without its result sends it to the scripted provider,
+    which refuses it; the process exits stuck and the sweep restarts nothing: the scenarios that
+    end so never finish, both properties fail, and every figure is the model's: every scenario
+    run, or once per world (`merged`: the stuck process's world is a final one).
+    """
+    path = tmp_path / f"{design}-as-is.toml"
+    text = (DOCS / "designs" / f"{design}.toml").read_text()
+    path.write_text(
+        text.replace(f'name = "{design}"', f'name = "{design}-as-is"') + 'transcript_on_restart = "as-is"\n'
+    )
+    options = SweepOptions(depth=2, dedup=merged, snapshots=merged)
+    result = conformance.conform(design, TRIAGE, None, tracker, options, None, path)
+    assert result.differences == []
+    assert result.real.never_finish > 0
+    real = {v.name: v.holds for v in result.real.invariants}
+    assert (real[WELL_FORMED_TRANSCRIPT], real[CAN_FINISH]) == (False, False)
+
+
 APPROVAL_CASES = [
     ("attempt-markers", "docs/designs/attempt-markers.toml", "triage-approval", "keyless-lookup", 1, False),
     ("attempt-markers-memory", "examples/attempt-markers-memory.toml", "triage-approval", "keyless-lookup", 1, True),
@@ -593,12 +620,13 @@ def test_the_approval_gate_conforms(design: str, path: str, job: str, tracker: s
     """The composed loop's gate crashed for real (spec/CONVERSATIONS.md 2, 3): the model's row.
 
     Each storage (durable, memory, service) and a node's resume; the approvals asked are among
-    the figures compared. approved-exactly is the model's alone: the line says so when it fails.
+    the figures compared, and approved-exactly among the verdicts: the real one reads the
+    approval each gated record was applied under, as the tracker kept it.
     """
     job_path = ROOT / "examples" / f"{job}.toml"
     options = SweepOptions(depth=depth)
     result = conformance.conform(design, load_job(job_path), job_path, tracker, options, None, ROOT / path)
     assert result.differences == []
     assert result.real.approvals > 0
-    line = conformance.render([result]).splitlines()[-1]
-    assert ("not checked for real: approved-exactly (violated in the model)" in line) is violated
+    real = {v.name: v for v in result.real.invariants}[APPROVED_EXACTLY]
+    assert (real.holds, real.witnessed) == (not violated, True)

@@ -9,6 +9,7 @@ import pytest
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.sweep import SweepError, SweepOptions
 from crashsweep.spec.job import TRIAGE, Call, Job, load_job
+from crashsweep.spec.policy import CONVERSATION
 from tests.paths import ROOT
 
 
@@ -45,8 +46,17 @@ def test_job_options_the_reference_loop_lacks_are_refused() -> None:
         reference.run("agent-loop", job, None, "keyed", SweepOptions(depth=1))
 
 
-def test_a_conversation_field_the_reference_loop_does_not_carry_out_is_refused(tmp_path: Path) -> None:
-    """A design with a conversation field off its default is refused before any process starts."""
+def test_the_reference_loop_carries_out_every_conversation_value_of_the_model() -> None:
+    """Every value of every conversation field (spec/policy.py's registry) is carried out for real."""
+    for field, values in CONVERSATION.items():
+        assert set(values) == {values[0], *reference.CARRIED_OUT[field]}, field
+
+
+def test_a_conversation_value_the_reference_loop_does_not_carry_out_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A value off the default that CARRIED_OUT does not list is refused before any process starts."""
+    monkeypatch.setitem(reference.CARRIED_OUT, "transcript_on_restart", ("repair",))
     design = tmp_path / "as-is.toml"
     design.write_text(
         'name = "as-is"\nstartup_save = true\nreply_save = "before-first-send"\nresult_saves = "each-call"\n'

@@ -28,6 +28,15 @@ def test_a_reused_key_raises_422(keyed_service: ServiceProcess) -> None:
     assert raised.value.status == 422
 
 
+def test_a_write_carries_its_approval_to_its_record(keyed_service: ServiceProcess) -> None:
+    """The Approval header reaches the record it is applied as (a write with none keeps none)."""
+    client = TrackerClient(keyed_service.url)
+    number = client.create_issue("a", run="r", call="w", approval="w@1#1")
+    client.comment(number, run="r", call="v", approval="v@1#2")
+    client.comment(number, run="r", call="u")
+    assert [r["approval"] for r in client.records()] == ["w@1#1", "v@1#2", None]
+
+
 def test_search_quotes_its_text(keyed_service: ServiceProcess) -> None:
     """Search text with spaces and symbols reaches the service intact."""
     client = TrackerClient(keyed_service.url)

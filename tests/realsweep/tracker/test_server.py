@@ -336,6 +336,7 @@ def test_connection_threads_are_reused_one_per_live_connection(tmp_path: Path) -
         (("Fencing-Token: 1", "Fencing-Token: 9"), "Fencing-Token is given 2 times: send it once"),
         (("Idempotency-Key: a", "Idempotency-Key: b"), "Idempotency-Key is given 2 times: send it once"),
         (("Idempotency-Key: k", "Idempotency-Key: k"), "Idempotency-Key is given 2 times: send it once"),
+        (("Approval: w@1#1", "Approval: w@1#2"), "Approval is given 2 times: send it once"),
         (("Idempotency-Key: ",), "Idempotency-Key is empty: send a key, or no header"),
         (("Idempotency-Key:    ",), "Idempotency-Key is empty: send a key, or no header"),
     ],

@@ -46,6 +46,18 @@ def test_a_key_reused_with_other_parameters_is_refused_with_422(keyed: Store) ->
     assert len(keyed.records()) == 1
 
 
+def test_a_record_keeps_its_approval_which_is_no_parameter_of_its_key(keyed: Store) -> None:
+    """A gated write's approval is kept on its record (CONVERSATIONS.md 2), and is no parameter.
+
+    The same write under a later approval is the same request to its key: the first answer, nothing applied.
+    """
+    first = keyed.create_issue("refund", "", "run-1", "w", "k1", approval="w@1#1")
+    again = keyed.create_issue("refund", "", "run-1", "w", "k1", approval="w@1#2")
+    assert again == (201, {**first[1], "replayed": True})
+    keyed.comment(1, "ok", "run-1", "c", None)
+    assert [(r["call"], r["approval"]) for r in keyed.records()] == [("w", "w@1#1"), ("c", None)]
+
+
 def test_a_keyless_store_applies_every_write(keyless: Store) -> None:
     """Keys are ignored: the same request twice makes two records."""
     keyless.create_issue("disk full", "", "run-1", "create_a", "k1")
