@@ -9,6 +9,7 @@ import pytest
 
 from crashsweep import variants
 from crashsweep.explorer.search import explore
+from crashsweep.realsweep import rows
 from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.reference import conformance
 from crashsweep.realsweep.reference.loop import DESIGNS
@@ -601,6 +602,43 @@ def test_a_transcript_sent_as_is_gets_stuck_for_real_as_in_the_model(
     assert result.real.never_finish > 0
     real = {v.name: v.holds for v in result.real.invariants}
     assert (real[WELL_FORMED_TRANSCRIPT], real[CAN_FINISH]) == (False, False)
+
+
+BARE_YES = """name = "markers-service-none"
+startup_save = true
+reply_save = "before-first-send"
+result_saves = "each-call"
+markers = "before-writes"
+keys = "run-call"
+lock = "none"
+ladder = ["rerun-when-harmless", "lookup", "person"]
+approval_binding = "none"
+approval_storage = "service"
+"""
+TWO_GATES = """name = "two-gates"
+turns = [["create_a", "create_b"]]
+
+[calls]
+create_a = { tool = "create_issue", writes = true, approval = true }
+create_b = { tool = "create_issue", writes = true, approval = true }
+"""
+
+
+def test_a_bare_yes_lets_a_gated_write_through_on_another_calls_approval_for_real(tmp_path: Path) -> None:
+    """approval_binding = "none" (CONVERSATIONS.md 2): create_b passes its gate on create_a's approval.
+
+    Its record keeps approval #1, given for create_a: misapproved in every scenario, the run
+    without a crash included, so the real verdict fails as the model's does, at depth 2.
+    """
+    design, job_path = tmp_path / "bare-yes.toml", tmp_path / "two-gates.toml"
+    design.write_text(BARE_YES)
+    job_path.write_text(TWO_GATES)
+    options = SweepOptions(depth=2, dedup=True, snapshots=True)
+    result = conformance.conform("bare-yes", load_job(job_path), job_path, "keyed", options, None, design)
+    assert result.differences == []
+    assert result.real.approvals > 0
+    words = rows.counterexamples(result.sweep)[APPROVED_EXACTLY]
+    assert "create_b@1 was applied under approval #1, given for create_a with arguments v1" in words
 
 
 APPROVAL_CASES = [
