@@ -7,7 +7,7 @@ lines below follow. What it offers:
 
 - the sweep: `sweep`, `replay` and their values (`Target`, `Check`, `SweepOptions`,
   `SweepResult`, `ScenarioResult`, `Crash`, `Outcome`, `Progress`, `Engine`, the errors);
-- a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`);
+- a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`, `violates`);
 - the reference loop (`reference_target`, `reference_check`, `reference_run`, `reference_retry_layers`,
   `REFERENCE_DESIGNS`, `REFERENCE_PROPERTIES`, `SERVICE_MODES`) and its conformance with the model (`conform`,
   `render_conformance`, `Conformance`, the figures it compares `CONFORMANCE_FIELDS`);
@@ -49,7 +49,7 @@ from crashsweep.realsweep.reference.target import retry_layers as reference_retr
 from crashsweep.realsweep.reference.target import run as reference_run
 from crashsweep.realsweep.reference.target import state_key as reference_state_key
 from crashsweep.realsweep.reference.target import target as reference_target
-from crashsweep.realsweep.rows import counterexamples, row_text
+from crashsweep.realsweep.rows import counterexamples, row_text, violates
 from crashsweep.realsweep.rows import summary as sweep_summary
 from crashsweep.realsweep.rows import to_json as row_json
 from crashsweep.realsweep.sweep import Divergence, Passed, Run, determinism, list_points, replay, sweep
@@ -127,6 +127,7 @@ __all__ = [
     "sweep",
     "sweep_summary",
     "tracker_server",
+    "violates",
 ]
 
 

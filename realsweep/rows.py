@@ -47,8 +47,8 @@ def summary(
     scenarios = result.scenarios
     per_k, figures = _figures(result)
     baseline_calls = result.baseline.counters.get(metrics.MODEL_CALLS, 0)
-    duplicated = _first(scenarios, lambda s: s.outcome.dups > 0)
-    lost = _first(scenarios, lambda s: s.outcome.missing > 0 and not s.outcome.stuck)  # checked once done
+    duplicated = _first(scenarios, lambda s: violates(s, invariants.NO_DUPLICATE))
+    lost = _first(scenarios, lambda s: violates(s, invariants.NO_LOSS))
     applied = result.baseline.outcome.applied > 0 or figures["applied"] > 0
     verdicts = (
         _verdict(invariants.NO_DUPLICATE, invariants.SOME_WRITE_APPLIED, applied, duplicated),
@@ -183,11 +183,19 @@ approved-exactly the check's verdict on the final world (Outcome.checked), can-f
 scenario ended stuck (crashpoint.STUCK_STATUS)."""
 
 
+def violates(scenario: ScenarioResult, name: str) -> bool:
+    """Whether `scenario` violates property `name`: a duplicate, a loss once done (not stuck), or DECIDED's."""
+    if name == invariants.NO_DUPLICATE:
+        return scenario.outcome.dups > 0
+    if name == invariants.NO_LOSS:
+        return scenario.outcome.missing > 0 and not scenario.outcome.stuck
+    return bool(DECIDED[name][1](scenario))
+
+
 def _decided(name: str, result: SweepResult) -> InvariantVerdict:
     """The verdict of property `name` (DECIDED) over the sweep's scenarios, with its witness."""
-    witness, broken = DECIDED[name]
-    bad = _first(result.scenarios, lambda s: bool(broken(s)))
-    return _verdict(name, witness, _witnessed(name, result), bad)
+    bad = _first(result.scenarios, lambda s: violates(s, name))
+    return _verdict(name, DECIDED[name][0], _witnessed(name, result), bad)
 
 
 def _witnessed(name: str, result: SweepResult) -> bool:
@@ -216,7 +224,7 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
         f"depth {row.depth}{environment})",
         f"  crash points  {row.crash_points}{FOUND.get(result.points, '')}",
-        f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all)",
+        f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all{table.never_words(row)})",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
         f"  processes     {result.processes} in {result.seconds:.1f} s, {_how(result)}",
     ]
@@ -253,10 +261,9 @@ def counterexamples(result: SweepResult) -> dict[str, str]:
     """Each violated invariant's first scenario, in words."""
     found: dict[str, str] = {}
     for s in result.scenarios:
-        if s.outcome.dups > 0:
-            found.setdefault(invariants.NO_DUPLICATE, s.describe())
-        if s.outcome.missing > 0 and not s.outcome.stuck:
-            found.setdefault(invariants.NO_LOSS, s.describe())
+        for name in (invariants.NO_DUPLICATE, invariants.NO_LOSS):
+            if violates(s, name):
+                found.setdefault(name, s.describe())
         for name, (_, broken) in DECIDED.items():
             why = broken(s)
             if why:

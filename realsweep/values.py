@@ -227,10 +227,11 @@ class ScenarioResult:
             return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
         if not steps and self.beside:  # a pause, or a timeout's new attempt beside the attempt given up on
             return "; ".join(self.faults) + ": each process goes on to its stop, a restart if the run is unfinished"
+        end = ", stuck for good" if self.outcome.stuck else " to the end"  # a stuck restart never finishes
         if not steps:
-            return "; ".join(self.faults) + ", the process goes on to the end"
+            return "; ".join(self.faults) + ", the process goes on" + end
         faults = f" (faults: {'; '.join(self.faults)})" if self.faults else ""
-        return ", restart, ".join(steps) + ", restart to the end" + faults
+        return ", restart, ".join(steps) + ", restart" + end + faults
 
 
 @dataclass(frozen=True)

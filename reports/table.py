@@ -212,7 +212,7 @@ def row_text(row: Summary) -> str:
     lines = [
         f"{row.variant}  (job {row.job}, tracker {row.tracker}, depth {row.depth}{environment})",
         f"  crash points  {row.crash_points}",
-        f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all{_never(row)})",
+        f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all{never_words(row)})",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(FIGURES, _figures(row), strict=True)),
         f"  graph         {row.states} states, {row.edges} edges{', merged by state key' if row.projection else ''}",
     ]
@@ -238,7 +238,7 @@ def row_text(row: Summary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _never(row: Summary) -> str:
+def never_words(row: Summary) -> str:
     """How many scenarios end stuck and never finish, when some do (spec/CONVERSATIONS.md 4)."""
     return f", {row.never_finish} never finish" if row.never_finish else ""
 

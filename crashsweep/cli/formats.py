@@ -127,7 +127,9 @@ def _sweep_text(swept: Swept) -> str:
     text = api.row_text(swept.row, swept.result, api.counterexamples(swept.result))
     if swept.deterministic is not None:
         text += sweep_determinism.held_line(swept.deterministic)
-    extra = sweep_scenarios.unreached_lines(swept.result) + sweep_scenarios.rerun_lines(swept.result, swept.command)
+    extra = sweep_scenarios.unreached_lines(swept.result) + sweep_scenarios.rerun_lines(
+        swept.result, swept.command, [v.name for v in swept.row.invariants]
+    )
     return text + ("\n".join(extra) + "\n" if extra else "")
 
 

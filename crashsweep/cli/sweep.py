@@ -393,13 +393,16 @@ def _record(result: api.SweepResult, path: Path | None, keep: Path | None) -> No
 
 
 def _replayed(label: str, scenario: api.ScenarioResult) -> int:
-    """Print one re-run scenario; 0 when it left neither a duplicate nor a loss; 2 for a point never passed."""
+    """Print one re-run scenario; 0 when it left no duplicate, no loss, no broken property and was not stuck.
+
+    2 for a point never passed.
+    """
     unknown = sweep_scenarios.unknown_point(scenario)
     if unknown is not None:
         return fail(f"error: {unknown}", 2)
     click.echo(sweep_scenarios.replay_text(label, scenario), nl=False)
     o = scenario.outcome
-    return 1 if scenario.unreached or o.dups or o.missing else 0
+    return 1 if scenario.unreached or o.dups or o.missing or o.stuck or any(c.broken for c in o.checked) else 0
 
 
 def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[api.Target, api.Check]:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from crashsweep.realsweep import api
 from crashsweep.realsweep.api import Crash, ScenarioResult, SweepResult
 from crashsweep.spec import invariants
 
@@ -120,25 +121,21 @@ def crash_arguments(crashes: Sequence[Crash]) -> list[str]:
     return out
 
 
-def rerun_lines(result: SweepResult, command: Sequence[str]) -> list[str]:
-    """For the first scenario of crashes with a duplicate and the first with a loss: the command that re-runs it.
+def rerun_lines(
+    result: SweepResult, command: Sequence[str], names: Sequence[str] = (invariants.NO_DUPLICATE, invariants.NO_LOSS)
+) -> list[str]:
+    """The command that re-runs the first scenario of crashes that violates each property of `names` (the row's).
 
     `--crash` names crashes only: a scenario with a fault move (crashsweep.realsweep.faults.nemesis) is not offered.
     """
     lines = []
-    for name in (invariants.NO_DUPLICATE, invariants.NO_LOSS):
-        first = next((s for s in result.scenarios if _violates(s, name) and not s.faults), None)
+    for name in names:
+        first = next((s for s in result.scenarios if api.violates(s, name) and not s.faults), None)
         if first is not None:
             lines.append(
                 f"  re-run ({name}, scenario {first.code}):  {shlex.join([*command, *crash_arguments(first.crashes)])}"
             )
     return lines
-
-
-def _violates(scenario: ScenarioResult, invariant: str) -> bool:
-    if invariant == invariants.NO_DUPLICATE:
-        return scenario.outcome.dups > 0
-    return scenario.outcome.missing > 0
 
 
 def unreached_lines(result: SweepResult) -> list[str]:
@@ -235,7 +232,11 @@ def replay_text(label: str, scenario: ScenarioResult) -> str:
         crash = scenario.crashes[scenario.unreached - 1]
         return f"{label}\n  {steps}\n  process {scenario.unreached} ended without reaching {crash.label!r}\n"
     o = scenario.outcome
+    if o.stuck:  # the last process can never go on: no end is reached
+        steps = steps.removesuffix(" to the end") + f", stuck for good ({o.stuck})"
     counters = "   ".join(f"{k} {v}" for k, v in sorted(scenario.counters.items())) or "-"
+    broken = "".join(f"  {c.name}: {c.broken}\n" for c in o.checked if c.broken)
     return (
-        f"{label}\n  {steps}\n  dups {o.dups}   missing {o.missing}   applied {o.applied}\n  counters      {counters}\n"
+        f"{label}\n  {steps}\n  dups {o.dups}   missing {o.missing}   applied {o.applied}\n{broken}"
+        f"  counters      {counters}\n"
     )

@@ -540,3 +540,11 @@ def test_auto_points_sweep_at_depth_2(capsys: pytest.CaptureFixture[str]) -> Non
     assert row["points"] == "auto"
     assert row["scenarios"]["2"] >= row["scenarios"]["1"] == row["crash_points"]
     assert (row["with_dups"], row["missing"]) == (0, 0)
+
+
+def test_a_rerun_of_a_scenario_that_breaks_approved_exactly_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    """attempt-markers with approvals in memory: the ladder sends comment_a with no approval (CONVERSATIONS.md 2)."""
+    args = ["--design", str(ROOT / "examples" / "attempt-markers-memory.toml")]
+    args += ["--job", str(ROOT / "examples" / "triage-approval.toml"), "--tracker", "keyless-lookup"]
+    assert main(["sweep", *args, "--crash", "marker comment_a: renamed"]) == 1
+    assert "approved-exactly: comment_a@1 was applied with no approval that matches it" in capsys.readouterr().out

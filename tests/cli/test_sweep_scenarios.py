@@ -11,7 +11,8 @@ import click
 import pytest
 
 from crashsweep.cli import sweep_scenarios
-from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep.sweep import Checked, Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.spec.invariants import APPROVED_EXACTLY, CAN_FINISH
 
 
 def scenario(*crashes: Crash, dups: int = 0, missing: int = 0, unreached: int = 0) -> ScenarioResult:
@@ -62,6 +63,31 @@ def test_the_rerun_lines_name_the_first_scenario_of_each_kind() -> None:
         "  re-run (no-loss, scenario 2,3):  crashsweep sweep --framework dbos --crash b --crash 'a#2'",
     ]
     assert shlex.split(lines[1].split(":  ")[1])[-1] == "a#2"
+
+
+STUCK = ScenarioResult((Crash(2, "b"),), Outcome(missing=1, stuck="stuck: refused"), {}, ())
+UNAPPROVED = ScenarioResult(
+    (Crash(1, "a"),),
+    Outcome(applied=1, checked=(Checked(APPROVED_EXACTLY, "w@1 was applied with no approval"),)),
+    {},
+    (),
+)
+
+
+def test_the_rerun_lines_follow_the_rows_properties() -> None:
+    """A stuck scenario re-runs for can-finish (its lost write is no loss), an unapproved one for approved-exactly."""
+    result = SweepResult(1, BASELINE, (UNAPPROVED, STUCK), 3, 1.0)
+    names = ["no-duplicate", "no-loss", APPROVED_EXACTLY, CAN_FINISH]
+    assert sweep_scenarios.rerun_lines(result, ["cs"], names) == [
+        f"  re-run ({APPROVED_EXACTLY}, scenario 1):  cs --crash a",
+        f"  re-run ({CAN_FINISH}, scenario 2):  cs --crash b",
+    ]
+
+
+def test_a_replayed_scenario_says_it_is_stuck_and_what_breaks() -> None:
+    """The restart of a stuck scenario reaches no end; a property the check found broken is named."""
+    assert "crash at 'b', restart, stuck for good (stuck: refused)" in sweep_scenarios.replay_text("x", STUCK)
+    assert f"  {APPROVED_EXACTLY}: w@1 was applied with no approval\n" in sweep_scenarios.replay_text("x", UNAPPROVED)
 
 
 def test_unreached_scenarios_are_counted_and_listed() -> None:

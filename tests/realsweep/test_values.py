@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from crashsweep.realsweep.sweep import Outcome
+from crashsweep.realsweep.sweep import Crash, Outcome
 from crashsweep.realsweep.values import ScenarioResult, Target
 
 
@@ -40,3 +40,11 @@ def test_a_target_runs_its_upgrade_at_every_restart() -> None:
     deployed = replace(old, upgrade=new)
     assert [deployed.version(n) for n in (1, 2, 3)] == [deployed, new, new]
     assert old.version(2) is old
+
+
+def test_a_stuck_scenario_says_its_restart_is_stuck_for_good() -> None:
+    """A restart that can never go on (exit crashpoint.STUCK_STATUS) reaches no end: the words say so."""
+    stuck = ScenarioResult((Crash(5, "reply 1: renamed"),), Outcome(missing=3, stuck="stuck: refused"), {}, ())
+    assert stuck.describe() == "crash at point 5 'reply 1: renamed', restart, stuck for good"
+    done = replace(stuck, outcome=Outcome())
+    assert done.describe() == "crash at point 5 'reply 1: renamed', restart to the end"
