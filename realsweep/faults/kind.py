@@ -99,8 +99,14 @@ class FaultKind(Protocol):
         """The program sees a tool call fail (a design must be able to take a tool error)."""
         ...
 
+    @property
+    def keys_ignored(self) -> bool:
+        """Swept against a tracker that ignores keys only (it sends a key again with other parameters)."""
+        ...
+
     def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]: ...
     def env(self, faults: Sequence[Fault]) -> dict[str, str]: ...
+    def sweep_env(self) -> dict[str, str]: ...
     def restart_env(self, fault: Fault) -> dict[str, str]: ...
     def before_restart(self, space: Path) -> None: ...
     def alone(self, fault: Fault, runner: Pauses[R]) -> R | None: ...
@@ -127,6 +133,7 @@ class Kind:
     in_process = False
     at_restart = False
     fails_tool_calls = False
+    keys_ignored = False
 
     def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]:
         """Every move of this kind open in a process that passed `points` and `pauses`, later than `after`."""
@@ -134,6 +141,10 @@ class Kind:
 
     def env(self, faults: Sequence[Fault]) -> dict[str, str]:
         """The environment that makes one process suffer `faults` (all of this kind): none by default."""
+        return {}
+
+    def sweep_env(self) -> dict[str, str]:
+        """The environment of every process of a sweep with this kind, struck or not: none by default."""
         return {}
 
     def restart_env(self, fault: Fault) -> dict[str, str]:

@@ -105,13 +105,21 @@ class Nemesis:
         return any(kind.every_scenario for kind in self.kinds)
 
     def env(self) -> dict[str, str]:
-        """The environment of every process of the sweep (the call-ID mode)."""
-        return {faults_env.CALL_IDS: faults_env.FRESH} if self.fresh_ids else {}
+        """The environment of every process of the sweep: the call-ID mode, and what its kinds tell every process."""
+        env = {faults_env.CALL_IDS: faults_env.FRESH} if self.fresh_ids else {}
+        for kind in self.kinds:
+            env.update(kind.sweep_env())
+        return env
 
     @property
     def expires_keys(self) -> bool:
         """Whether the tracker may forget its keys at a restart (a kind strikes between processes)."""
         return any(kind.at_restart for kind in self.kinds)
+
+    @property
+    def keys_ignored(self) -> bool:
+        """Whether a kind is swept against a tracker that ignores keys only (changed-args)."""
+        return any(kind.keys_ignored for kind in self.kinds)
 
     @property
     def fails_tool_calls(self) -> bool:

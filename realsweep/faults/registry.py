@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from crashsweep.realsweep.faults.changed_args import CHANGED_ARGS
 from crashsweep.realsweep.faults.key_expiry import KEY_EXPIRY
 from crashsweep.realsweep.faults.kind import FaultKind
 from crashsweep.realsweep.faults.lost_reply import LOST_REPLY
@@ -17,14 +18,11 @@ from crashsweep.realsweep.faults.pause import PAUSE
 from crashsweep.realsweep.faults.power_loss import POWER_LOSS
 from crashsweep.realsweep.faults.wrong_answer import WRONG_ANSWER
 
-KINDS: tuple[FaultKind, ...] = (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE)
+KINDS: tuple[FaultKind, ...] = (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE, CHANGED_ARGS)
 """The fault kinds the real sweep carries out, in spec/faults.py's order."""
 BY_NAME: Mapping[str, FaultKind] = {kind.name: kind for kind in KINDS}
 """The same, by name."""
-MODEL_ONLY: Mapping[str, str] = {
-    "changed-args": "the reference loop's scripted model never changes a call's arguments, "
-    "and its gate is not carried out (spec/CONVERSATIONS.md 2)",
-}
+MODEL_ONLY: Mapping[str, str] = {}
 """Model kinds the real sweep does not carry out, by name, with the reason."""
 
 

@@ -19,7 +19,12 @@ writers import the names from here, not the other way round.
 - CRASHSWEEP_WRONG_ANSWER: lines "q", the q-th pause of this process (a person's answer) is a
   wrong answer (faults/wrong_answer.py);
 - CRASHSWEEP_CALL_IDS: "fresh" for new call IDs on every ask of the scripted model (no move:
-  the nemesis's call-ID mode, `--call-ids fresh`).
+  the nemesis's call-ID mode, `--call-ids fresh`);
+- CRASHSWEEP_ARGS_MAY_CHANGE: "1" in every process of a sweep with `changed-args`: the scripted
+  model counts its hand-outs of each reply, and marks each re-asked reply's arrival with a pause
+  named `args_chance(k)`, "reply k asked again" (faults/changed_args.py);
+- CRASHSWEEP_CHANGED_ARGS: lines "q", at the q-th pause of this process (a re-asked reply's
+  arrival) the reply's calls carry the next version of their arguments.
 """
 
 from __future__ import annotations
@@ -43,6 +48,12 @@ CALL_IDS = "CRASHSWEEP_CALL_IDS"
 """Environment: "fresh" for new call IDs on every ask of the scripted model; else stable."""
 FRESH = "fresh"
 """The value of CALL_IDS that asks for fresh call IDs."""
+ARGS_MAY_CHANGE = "CRASHSWEEP_ARGS_MAY_CHANGE"
+"""Environment: "1" when the sweep may change a re-asked reply's arguments (`changed-args`)."""
+CHANGED_ARGS = "CRASHSWEEP_CHANGED_ARGS"
+"""Environment: lines "q", the q-th pause of this process (a re-asked reply's arrival) changes its arguments."""
+ASKED_AGAIN = " asked again"
+"""The end of the pauses where a re-asked reply's arguments may change: `args_chance`."""
 
 
 def _lines(environ: Mapping[str, str], name: str) -> list[str]:
@@ -124,6 +135,31 @@ def wrong_answers(environ: Mapping[str, str] = os.environ) -> set[int]:
     for raw in _lines(environ, WRONG_ANSWER):
         if not raw.isdigit():
             raise ValueError(f"{WRONG_ANSWER}={raw!r}: expected the number of a pause")
+        found.add(int(raw))
+    return found
+
+
+def args_chance(k: int) -> str:
+    """The pause that marks the arrival of reply `k` handed out before: "reply 2 asked again"."""
+    return f"reply {k}{ASKED_AGAIN}"
+
+
+def is_args_chance(pause: str) -> bool:
+    """Whether `pause` is an `args_chance` pause."""
+    return pause.startswith("reply ") and pause.endswith(ASKED_AGAIN)
+
+
+def args_may_change(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether the sweep may change a re-asked reply's arguments (the scripted model then counts hand-outs)."""
+    return environ.get(ARGS_MAY_CHANGE, "") == "1"
+
+
+def changed_args(environ: Mapping[str, str] = os.environ) -> set[int]:
+    """The numbers of the pauses (re-asked replies arriving) whose arguments change."""
+    found = set()
+    for raw in _lines(environ, CHANGED_ARGS):
+        if not raw.isdigit():
+            raise ValueError(f"{CHANGED_ARGS}={raw!r}: expected the number of a pause")
         found.add(int(raw))
     return found
 

@@ -8,11 +8,11 @@ loop keeps the entry `call@version#number` (spec/entries.py) as the design's
 `approval_storage` says: in memory and saved with the checkpoint (`durable`, Save(approval
 <call>)), in memory only (`memory`: a start never loads one), or not at all (`service`: the
 approval service is the ledger, read for the run's approvals). `approval_binding` says which
-approvals match a gate: the call's with its arguments (`call-and-args`), the call's (`call`:
-the scripted model never changes a call's arguments, so the two match the same approvals
-here) or any (`none`). Every gated write is sent under the latest approval the loop has that
-matches it (the tracker keeps it on the record it applies: `redeeming`), and `broken` reads
-the records of the final world for `approved-exactly`. Under `resume_granularity = "node"`
+approvals match a gate: the call's with the arguments of the version its turn holds
+(`call-and-args`: 1, or later after `changed-args`), the call's (`call`) or any (`none`).
+Every gated write is sent under the latest approval the loop has that matches it (the
+tracker keeps it on the record it applies: `redeeming`), and `broken` reads the records of
+the final world for `approved-exactly`. Under `resume_granularity = "node"`
 the approval resumes its node from the start: the calls before it in its node lose their
 results and markers, and the loop body sends them again first.
 """
@@ -26,14 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe.crashpoint import count
+from crashsweep.realsweep.reference.parts import record_version
 from crashsweep.spec.entries import entry, parts
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.policy import Policy
 
 LEDGER_FILE = "approvals.json"
 """The person's approvals, numbered in the order given: [[run, entry], ...]; the service's store too."""
-VERSION = 1
-"""The version of every call's arguments: the reference loop's scripted model never changes them."""
 
 
 class Replan(Exception):
@@ -53,7 +52,7 @@ def gate(loop: Any, turn: dict[str, Any], call: Call, policy: Policy) -> None:
     count("approvals")
     loop.point(f"approval requested {call.id}")
     given = _ledger(loop.workdir)
-    kept = entry(call.id, VERSION, len(given) + 1)
+    kept = entry(call.id, _version(loop), len(given) + 1)
     _write_ledger(loop.workdir, [*given, [loop.memory["run"], kept]])  # the person approves: it is given
     if policy.approval_storage != "service":
         turn.setdefault("approved", []).append(kept)
@@ -75,11 +74,20 @@ def latest(loop: Any, call: Call, policy: Policy) -> str | None:
         held = [kept for run, kept in _ledger(loop.workdir) if run == loop.memory["run"]]
     else:
         held = [kept for turn in loop.memory["turns"] for kept in turn.get("approved", [])]
+    now = _version(loop)
     for kept in reversed(held):
         approved, version, _ = parts(kept)
-        if policy.approval_binding == "none" or (approved == call.id and version == VERSION):
+        if policy.approval_binding == "none" or (
+            approved == call.id and (policy.approval_binding == "call" or version == now)
+        ):
             return kept
     return None
+
+
+def _version(loop: Any) -> int:
+    """The version of the arguments the last turn's calls carry (1 unless `changed-args` struck)."""
+    turns = loop.memory["turns"]
+    return int(turns[-1].get("args", 1)) if turns else 1
 
 
 def redeeming(loop: Any, policy: Policy) -> None:
@@ -99,12 +107,12 @@ def broken(records: Iterable[dict[str, Any]], job: Job) -> tuple[str, ...]:
     for record in records:
         if record["call"] not in gated:
             continue
-        sent = f"{record['call']}@{VERSION}"
+        sent = f"{record['call']}@{record_version(record)}"
         if record.get("approval") is None:
             found.append(f"{sent} was applied with no approval that matches it")
             continue
         approved, version, number = parts(record["approval"])
-        if (approved, version) != (record["call"], VERSION):
+        if (approved, version) != (record["call"], record_version(record)):
             found.append(f"{sent} was applied under approval #{number}, given for {approved} with arguments v{version}")
         if number in seen:
             found.append(f"approval #{number} was redeemed twice")

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -66,6 +67,9 @@ LEASE_FILE = "lease.txt"
 """The newest fencing token granted (`lease+fencing`), beside the checkpoint: the disk's fence."""
 MODEL_FILE = "model-ids.txt"
 """The scripted model's own counter of replies handed out (fresh call IDs only): not the loop's."""
+REPLIES_FILE = "model-replies.json"
+"""The scripted model's hand-outs of each reply and its strikes of changed arguments, by reply
+(`changed-args` only, faults/changed_args.py): {"asked": {k: n}, "changed": {k: n}}, not the loop's."""
 
 WRONG_ANSWER = "said to have happened"
 """The result a person's wrong "yes" puts in memory (spec/process.py's): no record stands behind it."""
@@ -94,6 +98,18 @@ class ToolFailed(Exception):
 
 OUTCOME_UNKNOWN = "outcome unknown"
 """The result a repaired call is given: the model's `process.OUTCOME_UNKNOWN`, the same words."""
+
+
+def arguments_words(version: int) -> str:
+    """What a write's body says of its arguments: nothing for the first version, " (arguments v2)" after."""
+    return "" if version == 1 else f" (arguments v{version})"
+
+
+def record_version(record: dict[str, Any]) -> int:
+    """The version of the arguments a tracker record was sent with (`arguments_words` in its body)."""
+    body = str(record.get("body") or "")
+    found = body.rpartition("(arguments v")[2].rstrip(")") if "(arguments v" in body else "1"
+    return int(found) if found.isdigit() else 1
 
 
 class StuckError(Exception):
@@ -142,6 +158,8 @@ class Loop:
         self.supervisor: Supervisor | None = None  # the design's retry layers, if it has any
         self.wrong_answers = faults_env.wrong_answers()
         self.fresh_ids = faults_env.fresh_ids()
+        self.args_may_change = faults_env.args_may_change()
+        self.changed_args = faults_env.changed_args()  # the pauses where a re-asked reply's arguments change
         self._sent: dict[str, int] = {}  # write requests sent per call by this process
         self.approval_of: Callable[[Call], str | None] = lambda call: None
         """The approval a write is sent under (a composed design's gate sets it: approvals.py)."""
@@ -301,8 +319,11 @@ class Loop:
                 self.memory["done"] = True
                 self.save("final")
                 return
+            asked = self._hand_out(k)
             self.point(f"reply {k} arrived")
-            turns.append({"index": k, "results": {}, "marked": [], "complete": False, **self._ids(k)})
+            version = self._arguments(k, asked)
+            args = {"args": version} if version != 1 else {}
+            turns.append({"index": k, "results": {}, "marked": [], "complete": False, **self._ids(k), **args})
             if save_reply:
                 self.save(f"reply {k}")
             yield turns[-1]
@@ -322,6 +343,35 @@ class Loop:
             if orphans:
                 count(MALFORMED)
                 raise StuckError(f"the provider refuses the conversation (HTTP 400): {orphans[0]} has no result")
+
+    def _hand_out(self, k: int) -> int:
+        """Under `changed-args`: note one more hand-out of reply `k` in the scripted model's file; how many so far."""
+        if not self.args_may_change:
+            return 0
+        replies = self._replies()
+        asked = replies["asked"][str(k)] = replies["asked"].get(str(k), 0) + 1
+        (self.workdir / REPLIES_FILE).write_text(json.dumps(replies, sort_keys=True), encoding="utf-8")
+        return asked
+
+    def _arguments(self, k: int, asked: int) -> int:
+        """The version of reply `k`'s arguments: 1, or after a strike at its re-asked arrival the next one.
+
+        A reply handed out before passes the pause `args_chance(k)`; struck there
+        (CRASHSWEEP_CHANGED_ARGS), its calls carry one version more than the highest so far.
+        """
+        if asked < 2 or pause(faults_env.args_chance(k)) not in self.changed_args:
+            return 1
+        replies = self._replies()
+        changed = replies["changed"][str(k)] = replies["changed"].get(str(k), 0) + 1
+        (self.workdir / REPLIES_FILE).write_text(json.dumps(replies, sort_keys=True), encoding="utf-8")
+        return 1 + changed
+
+    def _replies(self) -> dict[str, dict[str, int]]:
+        path = self.workdir / REPLIES_FILE
+        if not path.exists():
+            return {"asked": {}, "changed": {}}
+        replies: dict[str, dict[str, int]] = json.loads(path.read_text(encoding="utf-8"))
+        return replies
 
     def _ids(self, k: int) -> dict[str, Any]:
         """With fresh call IDs: {"ids": {call: ID}} for reply `k`, new on every ask; else nothing."""
@@ -384,11 +434,19 @@ class Loop:
         self.tracker.fail_first = call.fails_after_accept  # the tracker fails the first request of the call
         try:
             approval = self.approval_of(call)
+            words = arguments_words(self.memory["turns"][-1].get("args", 1))
             if target is None:
-                number = self.tracker.create_issue(title, run=run, call=call.id, key=request_key, approval=approval)
+                number = self.tracker.create_issue(
+                    title, run=run, call=call.id, body=words.strip(), key=request_key, approval=approval
+                )
             else:
                 number = self.tracker.comment(
-                    self._issue_of(target), run=run, call=call.id, body=title, key=request_key, approval=approval
+                    self._issue_of(target),
+                    run=run,
+                    call=call.id,
+                    body=title + words,
+                    key=request_key,
+                    approval=approval,
                 )
         except ConnectionError:
             if not lose and not call.fails_after_accept:

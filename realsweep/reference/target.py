@@ -186,6 +186,11 @@ def refuse(
                     f"calls.{call.id}: the reference loop's built-in designs do not implement {option!r}; "
                     "give a design file (--design), whose loop does"
                 )
+    if nemesis is not None and nemesis.keys_ignored and SERVICE_MODES[tracker] == "keyed":
+        raise SweepError(
+            "changed-args is carried out against a tracker that ignores keys (keyless, keyless-lookup): for a key "
+            "reused with other arguments the model has the first answer, the tracker 422 (spec/CONVERSATIONS.md 2.3)"
+        )
     failing = any(call.fails_after_accept for call in job.calls)
     for path in (design_path, None if upgrade is None else upgrade[1]):
         if path is not None:

@@ -28,7 +28,8 @@ def test_faults_are_refused_beyond_one_move_without_merged_worlds_and_unknown_ki
         Nemesis(("lost-reply",)).check(2, dedup=False)
     with pytest.raises(
         NemesisError,
-        match=r"^unknown fault 'flood' \(known: lost-reply, key-expiry, wrong-answer, power-loss, pause\)$",
+        match=r"^unknown fault 'flood' \(known: lost-reply, key-expiry, wrong-answer, power-loss, pause, "
+        r"changed-args\)$",
     ):
         Nemesis(("flood",)).check(1)
 

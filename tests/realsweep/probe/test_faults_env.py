@@ -5,13 +5,19 @@ from __future__ import annotations
 import pytest
 
 from crashsweep.realsweep.probe.faults_env import (
+    ARGS_MAY_CHANGE,
     CALL_IDS,
+    CHANGED_ARGS,
     FAIL_ATTEMPT,
     LOSE_REPLY,
     TIMED_OUT,
     WRONG_ANSWER,
+    args_chance,
+    args_may_change,
+    changed_args,
     failed_attempts,
     fresh_ids,
+    is_args_chance,
     lost_replies,
     lost_reply,
     retry_call,
@@ -71,6 +77,18 @@ def test_the_process_reads_its_wrong_answers() -> None:
         wrong_answers({WRONG_ANSWER: "first"})
 
 
+def test_the_process_reads_whether_and_where_arguments_change() -> None:
+    """changed-args: the sweep-wide flag, and the pauses (re-asked replies arriving) that strike."""
+    assert args_may_change({ARGS_MAY_CHANGE: "1"})
+    assert not args_may_change({})
+    assert changed_args({CHANGED_ARGS: "2\n5"}) == {2, 5}
+    with pytest.raises(ValueError, match="the number of a pause"):
+        changed_args({CHANGED_ARGS: "reply 1"})
+    assert args_chance(2) == "reply 2 asked again"
+    assert is_args_chance(args_chance(12))
+    assert not is_args_chance("reply 2 arrived")
+
+
 def test_the_process_reads_its_call_id_mode() -> None:
     assert fresh_ids({CALL_IDS: "fresh"})
     assert not fresh_ids({CALL_IDS: "stable"})
@@ -79,10 +97,12 @@ def test_the_process_reads_its_call_id_mode() -> None:
 
 def test_the_names_are_the_ones_the_sweep_documents() -> None:
     """spec/FAULTS.md and docs/ARCHITECTURE.md name these variables; the nemesis writes them from here."""
-    assert (LOSE_REPLY, FAIL_ATTEMPT, TIMED_OUT, WRONG_ANSWER, CALL_IDS) == (
+    assert (LOSE_REPLY, FAIL_ATTEMPT, TIMED_OUT, WRONG_ANSWER, CALL_IDS, ARGS_MAY_CHANGE, CHANGED_ARGS) == (
         "CRASHSWEEP_LOSE_REPLY",
         "CRASHSWEEP_FAIL_ATTEMPT",
         "CRASHSWEEP_TIMED_OUT",
         "CRASHSWEEP_WRONG_ANSWER",
         "CRASHSWEEP_CALL_IDS",
+        "CRASHSWEEP_ARGS_MAY_CHANGE",
+        "CRASHSWEEP_CHANGED_ARGS",
     )

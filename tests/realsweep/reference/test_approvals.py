@@ -118,3 +118,24 @@ def test_a_node_resume_forgets_the_earlier_calls_of_the_node_before_the_approved
     with pytest.raises(approvals.Replan):
         approvals.gate(loop, turn, W, replace(POLICY, resume_granularity="node"))
     assert (turn["results"], turn["marked"]) == ({}, [])
+
+
+def test_an_approval_is_of_the_arguments_the_turn_holds_and_binds_by_the_design(tmp_path: Path) -> None:
+    """changed-args (CONVERSATIONS.md 2.3): v2 in the turn; call-and-args needs a new approval, call does not."""
+    loop = _loop(tmp_path)
+    turn = loop.memory["turns"][0]
+    approvals.gate(loop, turn, W, POLICY)
+    turn["args"] = 2  # the re-asked reply's calls carry arguments v2
+    approvals.redeeming(loop, replace(POLICY, approval_binding="call"))
+    assert loop.approval_of(W) == "w@1#1"  # bound to the call alone: v1's approval passes v2
+    approvals.gate(loop, turn, W, POLICY)
+    assert turn["approved"] == ["w@1#1", "w@2#2"]  # bound to call and arguments: the person is asked for v2
+
+
+def test_a_records_arguments_are_read_from_its_body() -> None:
+    """The write's body says a later version; a record that says none was sent with v1."""
+    records = [
+        {"call": "w", "body": "j: w (arguments v2)", "approval": "w@1#1"},
+        {"call": "v", "body": "(arguments v3)", "approval": "v@3#2"},
+    ]
+    assert list(approvals.broken(records, JOB)) == ["w@2 was applied under approval #1, given for w with arguments v1"]

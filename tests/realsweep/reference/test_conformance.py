@@ -641,6 +641,47 @@ def test_a_bare_yes_lets_a_gated_write_through_on_another_calls_approval_for_rea
     assert "create_b@1 was applied under approval #1, given for create_a with arguments v1" in words
 
 
+@pytest.mark.parametrize(("binding", "violated"), [("call", True), ("call-and-args", False)])
+def test_changed_arguments_pass_an_approval_bound_to_the_call_alone_for_real(binding: str, violated: bool) -> None:
+    """changed-args (CONVERSATIONS.md 2.3) on refund-approval at depth 2, carried out for real.
+
+    A crash after the approval and before the refund's marker, then the re-asked reply arrives
+    with arguments v2: the service's approval of (refund, v1) matches the call alone, so the
+    refund of v2 is applied under it (misapproved); bound to call and arguments it does not
+    match, and the person is asked for (refund, v2). Every figure and the moves of each kind
+    are the model's; the tracker ignores keys (a key reused with other arguments is refused).
+    """
+    design = ROOT / "examples" / f"markers-service-{binding}.toml"
+    job_path = ROOT / "examples" / "refund-approval.toml"
+    options = SweepOptions(depth=2, dedup=True, snapshots=True)
+    nemesis = Nemesis(("changed-args",))
+    result = conformance.conform(
+        design.stem, load_job(job_path), job_path, "keyless-lookup", options, None, design, nemesis
+    )
+    assert result.differences == []
+    assert result.real.moves[2]["changed-args"] > 0
+    real = {v.name: v.holds for v in result.real.invariants}
+    assert real[APPROVED_EXACTLY] is not violated
+    if violated:
+        assert "refund@2 was applied under approval #1" in rows.counterexamples(result.sweep)[APPROVED_EXACTLY]
+
+
+def test_changed_args_against_a_tracker_that_honours_keys_is_refused() -> None:
+    """The model's keyed tracker answers a key reused with other arguments with the first answer, the real one 422."""
+    job_path = ROOT / "examples" / "refund-approval.toml"
+    with pytest.raises(SweepError, match="changed-args is carried out against a tracker that ignores keys"):
+        conformance.conform(
+            "keys-service-call",
+            load_job(job_path),
+            job_path,
+            "keyed",
+            SweepOptions(depth=2, dedup=True),
+            None,
+            ROOT / "examples" / "keys-service-call.toml",
+            Nemesis(("changed-args",)),
+        )
+
+
 APPROVAL_CASES = [
     ("attempt-markers", "docs/designs/attempt-markers.toml", "triage-approval", "keyless-lookup", 1, False),
     ("attempt-markers-memory", "examples/attempt-markers-memory.toml", "triage-approval", "keyless-lookup", 1, True),

@@ -13,6 +13,7 @@ import pytest
 
 from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS
 from crashsweep.realsweep.process.snapshots import Snapshots
+from crashsweep.realsweep.reference import parts
 from crashsweep.realsweep.reference.parts import (
     CHECKPOINT_FILE,
     LEASE_FILE,
@@ -188,3 +189,12 @@ def test_repair_gives_an_orphaned_call_an_unknown_outcome(tmp_path: Path) -> Non
     loop.repair()
     assert loop.memory["turns"][0]["results"] == {"create_a": "#1", "create_b": OUTCOME_UNKNOWN}
     assert OUTCOME_UNKNOWN == process.OUTCOME_UNKNOWN
+
+
+def test_words_of_arguments_and_the_version_a_record_was_sent_with() -> None:
+    """Only a later version is written into the body; the record gives it back (1 for none)."""
+    assert parts.arguments_words(1) == ""
+    assert parts.arguments_words(3) == " (arguments v3)"
+    assert parts.record_version({"body": "triage: comment_a" + parts.arguments_words(3)}) == 3
+    assert parts.record_version({"body": parts.arguments_words(2).strip()}) == 2
+    assert parts.record_version({"body": ""}) == parts.record_version({"body": None}) == 1
