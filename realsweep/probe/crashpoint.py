@@ -24,11 +24,10 @@ in any language can take part:
   passed so far> <name>" and returns the pause's number in this process (from 1), by which
   the sweep's nemesis names the pause it strikes at.
 - CRASHSWEEP_SNAPSHOT=<folder>: at every point it passes (after the log line), the process
-  writes the point's index, its process ID and a newline to the FIFO <folder>/request, stops
-  itself (SIGSTOP sent to itself, as the kill at that point would be: every thread of it
-  stops where it would have died), and once continued waits for one byte on the FIFO
-  <folder>/answer. Meanwhile the sweep copies its world, which is then the world a kill at
-  that point would leave (a snapshot sweep; see snapshots.py). Unset: no pause.
+  writes the point's index, its process ID and a newline to the FIFO <folder>/request and
+  waits for one byte on the FIFO <folder>/answer: meanwhile the sweep stops it (SIGSTOP, so
+  no other thread of it runs on) and copies its world, which is then the world a kill at that
+  point would leave (a snapshot sweep; see snapshot.py). Unset: no pause.
 - CRASHSWEEP_WORLD=<digest>: the digest of the world (files and tracker) the process started
   from, set by a deduplicating sweep. `fresh_id()` then derives its IDs from it and from how
   many it has given out, so that a run ID does not make every world unique; unset, it returns
@@ -283,7 +282,6 @@ def _snapshot(index: int) -> None:
         request = os.open(os.path.join(folder, "request"), os.O_WRONLY)
         _pipes = request, os.open(os.path.join(folder, "answer"), os.O_RDONLY)
     os.write(_pipes[0], f"{index} {os.getpid()}\n".encode())
-    os.kill(os.getpid(), signal.SIGSTOP)  # as a kill here would: no thread goes on while the sweep copies the world
     if os.read(_pipes[1], 1) != b"k":
         raise RuntimeError("the sweep stopped answering snapshot requests")
 

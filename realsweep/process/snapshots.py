@@ -6,13 +6,12 @@ one killed process per point, one process can pause at every point while the swe
 world, and then go on: one run yields the crashed worlds of all its points, as ALICE builds
 crash states from one recorded trace. The protocol (crashpoint.py, CRASHSWEEP_SNAPSHOT) is
 two FIFOs in `folder`: the process writes the point's index, its process ID and a newline to
-`request`, stops itself (SIGSTOP, sent by the thread at the point, as its kill would be: the
-process's other threads, if any, go no further than that kill would have let them), and once
-continued waits for one byte on `answer`. Here a thread reads each request, waits until the
-process is stopped (its state in /proc), calls `take(index)` (which reads the world, and saves
-it when it is new), lets it go on (SIGCONT) and answers "k" ("x" if `take` failed: the process
-then fails, and `close` raises the error). The sweep never stops the process itself: a stop it
-sent before the process's own, continued, would leave the process's own stop for nobody to end.
+`request` and waits for one byte on `answer`. Here a thread reads each request, stops the
+process (SIGSTOP: from then on its other threads, if any, stand still; between the request
+and the stop they may get a little further than a kill at the point would have let them),
+calls `take(index)` (which reads the world, and saves it when it is new), lets it go on
+(SIGCONT) and answers "k" ("x" if `take` failed: the process then fails, and `close` raises
+the error).
 
 A sweep that takes snapshots still kills for real where it must be checked: `--kill` runs one
 killed process per point instead, and the tests check that both build the same graph.
@@ -23,7 +22,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,41 +70,13 @@ class Snapshots:
             os.write(self._answer, b"k")
 
     def _take(self, index: int, pid: int) -> None:
-        """Take the snapshot of process `pid`, stopped at its point `index` (it stops itself)."""
-        wait_stopped(pid)
+        """Take the snapshot of process `pid`, stopped at its point `index`."""
+        os.kill(pid, signal.SIGSTOP)
         try:
             self.take(index)
             self.taken += 1
         finally:
             os.kill(pid, signal.SIGCONT)
-
-
-STOP_WAIT = 60.0
-"""Seconds a process may take from its request to its own stop before the sweep gives up on it."""
-
-
-def wait_stopped(pid: int, timeout: float = STOP_WAIT) -> None:
-    """Return once process `pid` is stopped (state T in /proc/<pid>/stat); RuntimeError if it ends or never stops.
-
-    The process stops itself right after its request, so this is a wait of microseconds: it
-    polls, sleeping a little longer each time, up to 1 ms.
-    """
-    deadline = time.monotonic() + timeout
-    pause = 0.00001
-    while True:
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as stat:
-                state = stat.read().rpartition(b")")[2].split()[0]
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            raise RuntimeError(f"process {pid} ended before it stopped at its point") from None
-        if state in (b"T", b"t"):
-            return
-        if state in (b"Z", b"X"):
-            raise RuntimeError(f"process {pid} ended before it stopped at its point")
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"process {pid} did not stop at its point within {timeout:.0f} s")
-        time.sleep(pause)
-        pause = min(pause * 2, 0.001)
 
 
 def read_counters(path: Path) -> dict[str, int]:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.process.snapshots import Snapshots, read_counters, wait_stopped
+from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.world import capture
 from tests.realsweep.helpers import run_python
 
@@ -68,39 +64,3 @@ def test_a_snapshot_that_fails_fails_the_process_and_is_raised(tmp_path: Path) -
     assert "stopped answering" in done.stderr
     with pytest.raises(FileNotFoundError, match="no world here"):
         snapshots.close()
-
-
-def test_the_process_stops_itself_at_its_point_before_it_waits_for_the_answer(tmp_path: Path) -> None:
-    """Nobody sends it SIGSTOP: it stops where a kill would strike, so none of its threads runs on.
-
-    The sweep's side is played by hand here: read the request, see the process stopped, let it
-    go on and answer; the process then runs to its end.
-    """
-    folder = tmp_path / "snap"
-    folder.mkdir()
-    os.mkfifo(folder / "request")
-    os.mkfifo(folder / "answer")
-    request = os.open(folder / "request", os.O_RDWR)
-    answer = os.open(folder / "answer", os.O_RDWR)
-    env = {**os.environ, crashpoint.SNAPSHOT: str(folder), crashpoint.POINTS_LOG: str(tmp_path / "points.log")}
-    code = "from crashsweep.realsweep.probe.crashpoint import crashpoint; crashpoint('here')"
-    child = subprocess.Popen([sys.executable, "-c", code], env=env)
-    try:
-        index, pid = os.read(request, 100).decode().split()
-        assert (int(index), int(pid)) == (1, child.pid)
-        wait_stopped(child.pid, timeout=30)
-        os.kill(child.pid, signal.SIGCONT)
-        os.write(answer, b"k")
-        assert child.wait(timeout=30) == 0
-    finally:
-        child.kill()
-        os.close(request)
-        os.close(answer)
-
-
-def test_waiting_for_a_stop_of_a_process_that_ends_instead_is_an_error() -> None:
-    """wait_stopped: a process that ends before it stops is no snapshot to take."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    with pytest.raises(RuntimeError, match="ended before it stopped"):
-        wait_stopped(child.pid, timeout=1)
