@@ -131,10 +131,15 @@ def timed_out(environ: Mapping[str, str] = os.environ) -> tuple[int, str, str] |
 
 def wrong_answers(environ: Mapping[str, str] = os.environ) -> set[int]:
     """The numbers of the pauses (a person's answers) that are to be wrong."""
+    return _pauses(environ, WRONG_ANSWER)
+
+
+def _pauses(environ: Mapping[str, str], name: str) -> set[int]:
+    """The numbers of pauses, one a line, of variable `name`."""
     found = set()
-    for raw in _lines(environ, WRONG_ANSWER):
+    for raw in _lines(environ, name):
         if not raw.isdigit():
-            raise ValueError(f"{WRONG_ANSWER}={raw!r}: expected the number of a pause")
+            raise ValueError(f"{name}={raw!r}: expected the number of a pause")
         found.add(int(raw))
     return found
 
@@ -156,12 +161,7 @@ def args_may_change(environ: Mapping[str, str] = os.environ) -> bool:
 
 def changed_args(environ: Mapping[str, str] = os.environ) -> set[int]:
     """The numbers of the pauses (re-asked replies arriving) whose arguments change."""
-    found = set()
-    for raw in _lines(environ, CHANGED_ARGS):
-        if not raw.isdigit():
-            raise ValueError(f"{CHANGED_ARGS}={raw!r}: expected the number of a pause")
-        found.add(int(raw))
-    return found
+    return _pauses(environ, CHANGED_ARGS)
 
 
 def fresh_ids(environ: Mapping[str, str] = os.environ) -> bool:
