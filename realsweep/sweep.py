@@ -34,7 +34,7 @@ beside the one-crash scenarios, a scenario of one fault move at each chance the 
 among the baseline's points (depth 1 only).
 
 Where the processes run is an `Engine`'s choice (`options.engine`): the local engine (None,
-`LOCAL`) runs them on threads of this process (workers.LocalWorkers); ray_engine.py runs the
+`LOCAL`) runs them on threads of this process (engines.local.LocalWorkers); engines/ray.py runs the
 same units of work as Ray tasks across a cluster. The sweep's bookkeeping (the results, the
 graph of worlds, the counting) stays here either way, so the results are the same.
 """

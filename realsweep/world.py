@@ -75,7 +75,7 @@ def capture(workdir: Path, space: Path | None, live: LiveTables | None = None) -
 class LiveTables:
     """The tables of one live space, read again and again over one read-only connection.
 
-    A snapshot sweep reads a running process's space at each of its points (snapshot.py);
+    A snapshot sweep reads a running process's space at each of its points (process/snapshots.py);
     opening the database each time cost more than reading it. The connection holds no
     transaction between reads, so each read sees what the tracker has committed by then (in
     WAL mode a reader never blocks the tracker's writes). Until the space's file exists (no

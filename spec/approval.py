@@ -12,7 +12,7 @@ The person's approvals and the tracker's redemptions are the environment's histo
 (under `service` the loop finds its approvals there), `redeemed N` for each record a gated
 write had applied against approval N, `unapproved CALL@V` for one applied with no matching
 approval, `misapproved CALL@V under ENTRY` for one applied against an approval of another
-call or other arguments. `approved-exactly` reads them (spec/invariants.py).
+call or other arguments. `approved-exactly` reads them (spec/invariants/approved_exactly.py).
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ from crashsweep.spec.world import World
 
 SAVES = "saves"
 REQUESTS = "requests"
-COUNTERS = (SAVES, REQUESTS)
 PARTS = ("saves", "requests", "model_calls", "questions", "lookups")
 
 

@@ -16,7 +16,6 @@ ASKS = "asks"
 RERUNS = "reruns"
 LOOKUPS = "lookups"
 APPROVALS = "approvals"
-COUNTERS = (MODEL_CALLS, ASKS, RERUNS, LOOKUPS, APPROVALS)
 
 
 def dups(world: World, job: Job) -> int:

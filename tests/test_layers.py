@@ -1,11 +1,15 @@
 """The house's shape: the import-linter contracts hold and can fail, and realsweep/ shows its folders.
 
 The layers of docs/ARCHITECTURE.md are contracts in pyproject.toml, checked by `lint-imports`
-(bin/check runs it too). A contract that cannot fail checks nothing, so one test breaks a copy
-of the tree on purpose (a probe module importing the sweep) and expects lint-imports to refuse
-it, naming the contract. The probe runs inside every swept process: it may import the standard
-library alone, which import-linter cannot say (it knows our modules, not the interpreter's), so
-that is read here from the probe's own imports.
+(bin/check runs it too). A contract that cannot fail checks nothing, so tests break a copy of
+the tree on purpose (a probe module importing the sweep, a module of each forbidden contract
+importing what it may not, a new package placed in no layer) and expect lint-imports to refuse
+it, naming the contract. The layers contracts are exhaustive: every module and folder directly
+in crashsweep/ and in realsweep/ has its place, so a new one must be placed before it is
+checked. The CLI's list of what it may not import of realsweep is written out (everything but
+api), so a test keeps it whole. The probe runs inside every swept process: it may import the
+standard library alone, which import-linter cannot say (it knows our modules, not the
+interpreter's), so that is read here from the probe's own imports.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -45,8 +50,8 @@ def test_the_contracts_hold_on_this_tree() -> None:
     assert "0 broken" in done.stdout
 
 
-def test_a_forbidden_import_breaks_a_contract(tmp_path: Path) -> None:
-    """A copy of the tree whose probe imports the sweep: lint-imports fails and says which contracts."""
+def copy_of_the_tree(tmp_path: Path) -> Path:
+    """The crashsweep package and pyproject.toml copied under `tmp_path` (its folders, not links), for breaking."""
     tree = tmp_path / "tree"
     (tree / "crashsweep").mkdir(parents=True)
     shutil.copy(ROOT / "pyproject.toml", tree)
@@ -55,12 +60,73 @@ def test_a_forbidden_import_breaks_a_contract(tmp_path: Path) -> None:
             (shutil.copytree if path.is_dir() else shutil.copy)(path, tree / "crashsweep" / path.name)
     for name in PACKAGES:
         shutil.copytree(ROOT / name, tree / "crashsweep" / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return tree
+
+
+def test_a_forbidden_import_breaks_a_contract(tmp_path: Path) -> None:
+    """A copy of the tree whose probe imports the sweep: lint-imports fails and says which contracts."""
+    tree = copy_of_the_tree(tmp_path)
     probe = tree / "crashsweep" / "realsweep" / "probe" / "entry.py"
     probe.write_text(probe.read_text() + "\nfrom crashsweep.realsweep import sweep  # noqa\n")
     done = lint_imports(tree)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the probe runs inside the swept program" in done.stdout
     assert "crashsweep.realsweep.probe.entry -> crashsweep.realsweep.sweep" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("importer", "imported", "contract"),
+    [
+        ("realsweep/probe/entry.py", "crashsweep.spec.job", "the probe runs inside the swept program"),
+        ("realsweep/tracker/wire.py", "crashsweep.realsweep.syscalls.names", "the tracker imports nothing else"),
+        ("cli/prog.py", "crashsweep.realsweep.syscalls.command", "the CLI reaches the real side through its facade"),
+        ("spec/keys.py", "crashsweep.explorer.model", "spec/ and explorer/ import nothing of ours"),
+        ("spec/keys.py", "crashsweep.testing", "spec/ and explorer/ import nothing of ours"),
+    ],
+)
+def test_each_forbidden_contract_bites(tmp_path: Path, importer: str, imported: str, contract: str) -> None:
+    """A copy of the tree with one import a forbidden contract refuses: lint-imports fails and names it.
+
+    The contracts forbid by wildcards where they can (`crashsweep.realsweep.*`: every module and
+    folder of realsweep but the importer's own), so these imports are of modules the old lists
+    left out (syscalls) or that no list named (testing).
+    """
+    tree = copy_of_the_tree(tmp_path)
+    path = tree / "crashsweep" / importer
+    path.write_text(path.read_text() + f"\nimport {imported}  # noqa\n")
+    done = lint_imports(tree)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert contract in done.stdout.replace("\n", " ")  # a long name is wrapped
+    module = "crashsweep." + importer.removesuffix(".py").replace("/", ".")
+    assert f"{module} -> {imported}" in done.stdout
+
+
+@pytest.mark.parametrize("place", ["crashsweep/realsweep/extra", "crashsweep/extra"])
+def test_an_unplaced_package_breaks_the_layers(tmp_path: Path, place: str) -> None:
+    """A new package in realsweep/ or in crashsweep/ that no layer names: the exhaustive layers contract fails."""
+    tree = copy_of_the_tree(tmp_path)
+    (tree / place).mkdir()
+    (tree / place / "__init__.py").write_text('"""A subsystem added without a place in the layers."""\n')
+    done = lint_imports(tree)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "The following modules are not listed as layers" in done.stdout
+    assert f"- {place.replace('/', '.')}\n" in done.stdout
+
+
+def _contract(source: str) -> dict[str, list[str]]:
+    """The import-linter contract of pyproject.toml whose only source module is `source`."""
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        contracts = tomllib.load(file)["tool"]["importlinter"]["contracts"]
+    (found,) = [c for c in contracts if c.get("source_modules") == [source]]
+    return dict(found)
+
+
+def test_the_cli_may_import_nothing_of_realsweep_but_its_facade() -> None:
+    """The CLI contract's written-out list names every module and folder of realsweep/ but api."""
+    modules = {p.stem for p in REALSWEEP.glob("*.py") if p.name != "__init__.py"}
+    folders = {p.name for p in REALSWEEP.iterdir() if (p / "__init__.py").exists()}
+    expected = {f"crashsweep.realsweep.{name}" for name in (modules | folders) - {"api"}}
+    assert set(_contract("crashsweep.cli")["forbidden_modules"]) == expected
 
 
 def _imports(path: Path) -> set[str]:

@@ -4,7 +4,7 @@ A node is (digest of a world, moves so far): the world a process will start from
 node the sweep runs one process to the end (its final world is a finished node of its own,
 whose outcome the check reads, and the points it passes are the node's crash points) and, below
 the depth, one process killed for real at each of those points; the world a killed process
-leaves is saved (digest.save) and named by its digest. A world already seen with the same
+leaves is saved (`world.save`) and named by its digest. A world already seen with the same
 number of moves is a node already known: the edge joins it and nothing more is run, as the
 model's explorer merges histories that reach the same state. Every edge carries the counters
 of its process; `crashsweep.explorer.count_paths` then counts the scenarios (root-to-finished paths) per
@@ -15,7 +15,7 @@ and faults). A process from a node may suffer faults (lost-reply, wrong-answer: 
 its environment) before it ends or is killed at a later point: each such process is an edge
 carrying its faults. A new node that is a restart whose tracker remembers keys gets, under
 key-expiry, one more edge: to the same world with every key forgotten (an expiry leg,
-legs.py).
+process/units.py).
 
 The representative of a final world is its path with the smallest crash indices, so the
 counterexample is the one a sweep of every scenario names first. Where worlds never repeat
@@ -23,8 +23,8 @@ counterexample is the one a sweep of every scenario names first. Where worlds ne
 every scenario, still with fewer processes (a shared prefix is run once). The graph's data
 and the scenarios read off it are worlds.py's.
 
-The graph stays in the calling process; the processes are units of work (legs.py) that a
-`Workers` runs (workers.py: threads here, or Ray actors across a cluster) and that report
+The graph stays in the calling process; the processes are units of work (process/units.py) that a
+`Workers` runs (engines/local.py: threads here; engines/ray.py: Ray actors across a cluster) and that report
 the worlds they left and the faults they could suffer next, so the graph and its counts do
 not depend on where they ran.
 """
@@ -37,7 +37,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from crashsweep.explorer.counting import count_paths
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world
 from crashsweep.realsweep.dedup import worlds
 from crashsweep.realsweep.dedup.worlds import Graph, Node
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, restart_fault
@@ -60,7 +60,7 @@ Faults = tuple[Fault, ...]
 
 
 class _Sweep:
-    """Builds the graph from the legs the workers run (legs.py); see the module docstring.
+    """Builds the graph from the legs the workers run (process/units.py); see the module docstring.
 
     Only this (the calling) thread touches the graph: the workers report, it joins.
     """
@@ -76,7 +76,7 @@ class _Sweep:
         self.finished: Completions[Leg[Any]] = Completions()
 
     def run(self) -> None:
-        node = self.g.add((digest.digest(digest.World()), 0), None, ())
+        node = self.g.add((world.digest(world.World()), 0), None, ())
         self._saved(node, self.workers.empty(), False)
         try:
             while self.pending:

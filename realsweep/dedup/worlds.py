@@ -46,7 +46,8 @@ class Node:
     digest: str
     moves: int
     world: Any
-    """The engine's handle of the saved world (workers.py); None until a leg that saved it is in."""
+    """The engine's handle of the saved world (`values.Workers`' W: a folder, or an archive under Ray); None until
+    a leg that saved it is in."""
     path: tuple[Crash, ...]
     pending: int = 1
     points: tuple[str, ...] = ()

@@ -1,10 +1,10 @@
 """The Ray engine's actor: on its node, it runs the units of work of one sweep at a time.
 
-A `Host` is a plain class that ray_engine.py makes a Ray actor. For each sweep it unpickles
-the sweep (target, check, options, nemesis) and makes a Runner of its own with engine.runner,
+A `Host` is a plain class that ray.py makes a Ray actor. For each sweep it unpickles
+the sweep (target, check, options, nemesis) and makes a Runner of its own with runner.runner,
 as the local engine does: a temporary folder, its own tracker service process and zygote on
 this node. A unit of work comes with the world it starts from as a tar archive (`pack`); the
-host lays it out, runs the leg (legs.run_leg) and returns it with the archives of the worlds
+host lays it out, runs the leg (units.run_leg) and returns it with the archives of the worlds
 it claimed, and the number of processes it ran. Nothing of a sweep outlives `end`.
 """
 
@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world as worlds
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.process.runner import Runner
 from crashsweep.realsweep.process.units import run_leg
@@ -57,7 +57,7 @@ class Host:
         self.stack = self.runner = self.folder = None
 
     def leg(self, unit: Unit[bytes], world: bytes, known: frozenset[str]) -> tuple[Leg[bytes], int]:
-        """One process from the world archived in `world` (legs.run_leg); the archives of the worlds it claimed."""
+        """One process from the world archived in `world` (units.run_leg); the archives of the worlds it claimed."""
         assert self.runner is not None, "begin() first"
         assert self.folder is not None
         folder = Path(tempfile.mkdtemp(dir=self.folder, prefix="world-"))
@@ -72,7 +72,7 @@ class Host:
         def save(workdir: Path, space: Path | None, name: str) -> bytes:
             saved = Path(tempfile.mkdtemp(dir=self.folder, prefix="saved-")) / name
             try:
-                digest.save(workdir, space, saved)
+                worlds.save(workdir, space, saved)
                 return pack(saved)
             finally:
                 shutil.rmtree(saved.parent, ignore_errors=True)

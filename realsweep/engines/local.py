@@ -1,10 +1,10 @@
 """Where a sweep's processes run: the seam between the sweep's bookkeeping and the engines.
 
-The sweep of every scenario (engine.py) and the merging sweep (graph.py) keep their results
+The sweep of every scenario (sweep.py) and the merging sweep (dedup/graph.py) keep their results
 and their graph in the calling process and hand out units of work: a whole scenario
-(`scenario`), or one process from a saved world (`leg`, legs.py). A `Workers` runs them and
+(`scenario`), or one process from a saved world (`leg`, process/units.py). A `Workers` runs them and
 answers with futures. `LocalWorkers` runs them on a pool of threads over one `Runner` (one
-tracker service, a zygote per thread, worlds saved as folders); ray_engine.py runs them as
+tracker service, a zygote per thread, worlds saved as folders); ray.py runs them as
 Ray actor tasks on a cluster. Both give the same results, so the sweep's rows do not depend
 on where it ran.
 """
@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world as worlds
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.process.runner import Runner
 from crashsweep.realsweep.process.units import run_leg
@@ -48,7 +48,7 @@ class LocalWorkers:
 
     def empty(self) -> Path:
         folder = self.runner.root / "worlds" / "root"
-        (folder / digest.FILES).mkdir(parents=True)
+        (folder / worlds.FILES).mkdir(parents=True)
         return folder
 
     def leg(self, unit: Unit[Path], known: Set[str]) -> Future[Leg[Path]]:
@@ -65,7 +65,7 @@ class LocalWorkers:
 
     def _save(self, workdir: Path, space: Path | None, name: str) -> Path:
         folder = self.runner.root / "worlds" / name
-        digest.save(workdir, space, folder)
+        worlds.save(workdir, space, folder)
         return folder
 
     def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:

@@ -4,20 +4,20 @@
 (no dashboard, a small object store) and stops it at the end. For each sweep it hands the
 engine's actors (`Host`, one per CPU the sweep may use, spread over the cluster's nodes) the
 sweep's target, check, options and nemesis. Each actor runs the same `Runner` as the local
-engine (engine.runner): its own tracker service process and zygote on its node, in a
+engine (runner.runner): its own tracker service process and zygote on its node, in a
 temporary folder of its own, removed when the sweep ends. So every node has its own tracker
 services, and no process ever reaches a service of another node.
 
-The units of work are those of the local engine (workers.py): a whole scenario (the sweep of
-every scenario), or one unit from a saved world (legs.py; the merging sweep: a process, which
+The units of work are those of the local engine (local.py): a whole scenario (the sweep of
+every scenario), or one unit from a saved world (process/units.py; the merging sweep: a process, which
 may suffer faults, or a key-expiry's copy of the world with every key forgotten). A saved world
 travels as a tar archive of its folder (files and the tracker space's SQLite copy): a leg
 returns the archives of the worlds it claimed, the driver keeps each in Ray's object store
 once (`ray.put`) and passes the reference to the processes that start from it. The actor's
-side is ray_host.py. A leg claims
+side is host.py. A leg claims
 a world unless the graph held its digest when the leg was sent; two legs that find the same
 new world at once both ship it, and the driver keeps the first. Results are the local
-engine's, because the graph, its counting and its ordering are the same code (graph.py).
+engine's, because the graph, its counting and its ordering are the same code (dedup/graph.py).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world as worlds
 from crashsweep.realsweep.engines.host import Host, pack
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis
 from crashsweep.realsweep.values import Check, Crash, Leg, ScenarioResult, SweepError, SweepOptions, Target, Unit
@@ -80,7 +80,7 @@ def check_address(address: str) -> None:
 
 
 class RayEngine:
-    """An engine (engine.Engine) on Ray; a context manager that connects, or starts a local instance."""
+    """An engine (values.Engine) on Ray; a context manager that connects, or starts a local instance."""
 
     def __init__(self, address: str | None = None, workers: int | None = None) -> None:
         self.ray = load_ray(local=address is None)
@@ -151,7 +151,7 @@ class RayEngine:
 
 
 class RayWorkers:
-    """Units of work (workers.Workers) sent to the actor with the fewest in flight; worlds as archives."""
+    """Units of work (values.Workers) sent to the actor with the fewest in flight; worlds as archives."""
 
     def __init__(self, ray: ModuleType, hosts: list[Any]) -> None:
         self.ray, self.hosts = ray, hosts
@@ -164,7 +164,7 @@ class RayWorkers:
 
     def empty(self) -> bytes:
         with tempfile.TemporaryDirectory(prefix="crashsweep-") as folder:
-            (Path(folder) / digest.FILES).mkdir()
+            (Path(folder) / worlds.FILES).mkdir()
             return pack(Path(folder))
 
     def leg(self, unit: Unit[bytes], known: Set[str]) -> Future[Leg[bytes]]:

@@ -5,7 +5,7 @@ never half of one: `write_tmp` writes the whole content to `<file>.tmp` and fsyn
 `rename_into_place` renames it over `<file>` (atomic on POSIX) and fsyncs the directory, so
 that the rename itself is durable. A crash between the two leaves a temp file behind: `load`
 never reads it, and the next `write_tmp` truncates and overwrites it. The content is JSON.
-The caller puts its crash points between the steps (see reference_loop.py); `save` is the
+The caller puts its crash points between the steps (see reference/loop.py); `save` is the
 two steps back to back, for code that does not mark points there.
 """
 

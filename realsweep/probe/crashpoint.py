@@ -27,7 +27,7 @@ in any language can take part:
   writes the point's index, its process ID and a newline to the FIFO <folder>/request and
   waits for one byte on the FIFO <folder>/answer: meanwhile the sweep stops it (SIGSTOP, so
   no other thread of it runs on) and copies its world, which is then the world a kill at that
-  point would leave (a snapshot sweep; see snapshot.py). Unset: no pause.
+  point would leave (a snapshot sweep; see process/snapshots.py). Unset: no pause.
 - CRASHSWEEP_WORLD=<digest>: the digest of the world (files and tracker) the process started
   from, set by a deduplicating sweep. `fresh_id()` then derives its IDs from it and from how
   many it has given out, so that a run ID does not make every world unique; unset, it returns

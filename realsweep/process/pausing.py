@@ -16,7 +16,7 @@ directory and tracker space:
 
 The check then reads the final world; the counters are summed over every process. A scenario
 whose restart ran to its stop lists the restart's points, which are the wake choices of the
-point (engine.py adds one scenario per point). A process that ends before its hold point
+point (sweep.py adds one scenario per point). A process that ends before its hold point
 (its course differs from the run that listed the points) makes the scenario unreached.
 """
 

@@ -22,7 +22,6 @@ from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from crashsweep.realsweep import world as digest
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.process import pausing, scratch
@@ -42,6 +41,7 @@ from crashsweep.realsweep.values import (
     Target,
     TargetFailed,
 )
+from crashsweep.realsweep.world import capture, digest, restore
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
@@ -169,9 +169,9 @@ class Runner:
         def started(env: dict[str, str]) -> dict[str, str]:
             if not worlds:
                 return env
-            world = digest.capture(workdir, space if space is not None and space.exists() else None)
+            world = capture(workdir, space if space is not None and space.exists() else None)
             key = self.options.state_key  # the key a merging sweep names worlds by (a lock's pid blanked)
-            return {**env, crashpoint.WORLD: digest.digest(world if key is None else key(world))}
+            return {**env, crashpoint.WORLD: digest(world if key is None else key(world))}
 
         for number, crash in enumerate(crashes, start=1):
             _, points = self.ended(folder, workdir, started(env), number, crash.crash_at, crashes)
@@ -236,7 +236,7 @@ class Runner:
 
         It suffers `faults` (in-process ones, told by the nemesis) and dies at `crash` (None:
         it runs to the end); `fresh_id()` in it derives its IDs from the digest. With
-        `at_point` it pauses at every point while `at_point` reads its world (snapshot.py).
+        `at_point` it pauses at every point while `at_point` reads its world (snapshots.py).
         The caller reads or saves the world it left, then removes `step.folder`.
         """
         if self.stop.is_set():
@@ -255,7 +255,7 @@ class Runner:
             space = self.service.root / f"{name}.sqlite3"
             env[TRACKER_URL] = self.service.space_url(name)
             tracker = TrackerClient(env[TRACKER_URL])
-        digest.restore(world, workdir, space or folder / "no-tracker.sqlite3")
+        restore(world, workdir, space or folder / "no-tracker.sqlite3")
         crashes = path if crash is None else (*path, crash)
         number = len(crashes) + (crash is None)
         taker = None

@@ -6,7 +6,7 @@ or kill one at `crash`, the process suffering the unit's `faults` first (lost-re
 wrong-answer: told by the nemesis through its environment, spec/FAULTS.md); or, for
 key-expiry (`expire`), no process at all: the node's world with every key forgotten (the
 move's `before_restart` on a copy). `run_leg` does it with a `Runner`, wherever the runner
-is: on a thread of the local engine, or in a Ray actor on another machine (ray_engine.py). It
+is: on a thread of the local engine, or in a Ray actor on another machine (engines/ray.py). It
 returns a `Leg`: the points the process passed, its counters, the outcome of its final world
 (the check reads it where the process ran), the fault chances the nemesis finds after its
 last fault, and a `Child` for each crashed world (one per point after its last fault when
@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world as worlds
 from crashsweep.realsweep.faults.nemesis import Fault, restart_fault
 from crashsweep.realsweep.process.runner import Live, Runner, Step
 from crashsweep.realsweep.process.snapshots import read_counters
@@ -45,7 +45,7 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
     after = _after(unit.faults)
     children: list[Child[W]] = []
     at_point = None
-    tables: list[digest.LiveTables] = []  # the live space's tables, over one connection for all its points
+    tables: list[worlds.LiveTables] = []  # the live space's tables, over one connection for all its points
     if unit.snapshots:
 
         def at_point(index: int, live: Live) -> None:
@@ -55,7 +55,7 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
             crash = Crash(index, points[-1], points.count(points[-1]))
             counters = read_counters(live.counters_log)
             if live.space is not None and not tables:
-                tables.append(digest.LiveTables(live.space))
+                tables.append(worlds.LiveTables(live.space))
             reader = tables[0] if tables else None
             children.append(_child(runner, unit, crash, live.workdir, live.space, counters, claim, save, reader))
 
@@ -95,15 +95,15 @@ def _expired(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str],
     fault = restart_fault()
     copy = Path(tempfile.mkdtemp(dir=runner.root, prefix="expiring-"))
     try:
-        shutil.copytree(folder / digest.FILES, copy / digest.FILES, symlinks=True)
+        shutil.copytree(folder / worlds.FILES, copy / worlds.FILES, symlinks=True)
         space = None
-        if (folder / digest.TRACKER_FILE).exists():
-            space = copy / digest.TRACKER_FILE
-            shutil.copyfile(folder / digest.TRACKER_FILE, space)
+        if (folder / worlds.TRACKER_FILE).exists():
+            space = copy / worlds.TRACKER_FILE
+            shutil.copyfile(folder / worlds.TRACKER_FILE, space)
             fault.before_restart(space)
-        world = digest.capture(copy / digest.FILES, space)
+        world = worlds.capture(copy / worlds.FILES, space)
         key = _key(runner, world)
-        saved = save(copy / digest.FILES, space, f"n{unit.node}-{fault.name}") if claim(key) else None
+        saved = save(copy / worlds.FILES, space, f"n{unit.node}-{fault.name}") if claim(key) else None
         return Leg(children=(Child(None, key, {}, saved, _holds_keys(world)),))
     finally:
         shutil.rmtree(copy, ignore_errors=True)
@@ -118,22 +118,22 @@ def _child(
     counters: Mapping[str, int],
     claim: Callable[[str], bool],
     save: Save[W],
-    live: digest.LiveTables | None = None,
+    live: worlds.LiveTables | None = None,
 ) -> Child[W]:
     """The world in `workdir` and `space` after `crash`: its digest, saved when this leg claims it.
 
     `live`: the space's tables read over the kept connection of a process's snapshots.
     """
-    world = digest.capture(workdir, space, live)
+    world = worlds.capture(workdir, space, live)
     key = _key(runner, world)
     saved = save(workdir, space, _name(unit, crash)) if claim(key) else None
     return Child(crash, key, dict(counters), saved, _holds_keys(world))
 
 
-def _key(runner: Runner, world: digest.World) -> str:
+def _key(runner: Runner, world: worlds.World) -> str:
     """The digest that names a world (its state key applied)."""
     key_fn = runner.options.state_key
-    return digest.digest(world if key_fn is None else key_fn(world))
+    return worlds.digest(world if key_fn is None else key_fn(world))
 
 
 def _name(unit: Unit[W], crash: Crash) -> str:
@@ -142,7 +142,7 @@ def _name(unit: Unit[W], crash: Crash) -> str:
     return f"n{unit.node}{faults}-{crash.index}"
 
 
-def _holds_keys(world: digest.World) -> bool:
+def _holds_keys(world: worlds.World) -> bool:
     """Whether the world's tracker remembers some idempotency key (key-expiry's chance)."""
     return any(rows for name, rows in world.tables if name == KEYS_TABLE)
 

@@ -1,7 +1,7 @@
 """The reference durable agent loop: real code, one code path per design, every crash point marked.
 
 Each design below is the whole process, from load to exit, as plain Python that reads like
-its variant's docstring in variants/; the parts it calls (loop_parts.py) save to a real
+its variant's docstring in variants/; the parts it calls (parts.py) save to a real
 checkpoint file and send real HTTP requests to the tracker service. A crash point is a
 `crashpoint(...)` call at the place SEMANTICS.md puts it, so that under a sweep this program
 passes exactly the model's crash points, in the same order.

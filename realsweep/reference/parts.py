@@ -6,7 +6,7 @@ saves it with a real two-step save (temp file, rename, both fsynced), asks the j
 model for the next reply, and sends calls to the real tracker service over HTTP. Each crash
 point of SEMANTICS.md is a `self.point(...)` call here (crashpoint, and a timeout layer's
 chance), at the place the contract puts it;
-reference_loop.py arranges these parts into one readable code path per design.
+loop.py arranges these parts into one readable code path per design.
 
 Memory: {"run": ID, "done": bool, "turns": [{"index": k, "results": {call: answer},
 "marked": [call, ...], "complete": bool}]}.
@@ -30,12 +30,12 @@ call) is derived from them.
 Retry layers (spec/RETRIES.md, supervisor.py): with a `supervisor`, a write a layer would
 catch a failure of is announced by a pause (faults_env.retry_chance) just before it is sent,
 and a write the nemesis names in CRASHSWEEP_FAIL_ATTEMPT fails after accept as a lost reply
-does; reference_loop.py's `composed` hands the failure to the supervisor.
+does; loop.py's `composed` hands the failure to the supervisor.
 
 Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the load. Beside a
 second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
 token refused, or its rename's temp file renamed by the other; it raises `Stopped`, and
-reference_loop.py exits with crashpoint.STOPPED_STATUS.
+loop.py exits with crashpoint.STOPPED_STATUS.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def record_version(record: dict[str, Any]) -> int:
 
 
 class StuckError(Exception):
-    """The process can never go on (spec/CONVERSATIONS.md 4): reference_loop.py exits with crashpoint.STUCK_STATUS."""
+    """The process can never go on (spec/CONVERSATIONS.md 4): loop.py exits with crashpoint.STUCK_STATUS."""
 
 
 class Stopped(Exception):

@@ -1,12 +1,12 @@
 """A client of the tracker service: one real HTTP request per call, over a TCP connection.
 
-Each call sends one HTTP/1.1 request and reads the whole answer (tracker_wire.py: the request
+Each call sends one HTTP/1.1 request and reads the whole answer (wire.py: the request
 in one write, the answer read by its Content-Length; this module is run by each of the
 thousands of processes a sweep starts, and the standard library's http.client parses every
 answer's headers with the email package). By default each call opens a connection, sends one
 request, reads the whole answer and closes. A client made with `keep_alive=True` (the
 reference loop's: one process, a dozen requests) keeps one connection per thread open between
-calls (`Connection: keep-alive`; the service keeps only connections that ask, tracker_http.py)
+calls (`Connection: keep-alive`; the service keeps only connections that ask, server.py)
 and `close()` ends them; before it reuses one it checks that the service has not closed it
 meanwhile (an idle connection is closed after the service's timeout), so a request is never
 sent on a dead connection and never sent twice. Any failure of a request closes its
@@ -15,7 +15,7 @@ key; once a lease is taken (`lease`), every request carries its fencing token
 (`Fencing-Token`), and an older one than the newest granted is refused (409, spec/FAULTS.md
 7.1). An error status raises `TrackerError` with the service's message. With
 `lose_next_reply` set, the next write asks the service to apply it and lose its reply (a
-fault the sweep injects, tracker_http.py): the call then raises the transport's
+fault the sweep injects, server.py): the call then raises the transport's
 ConnectionError, as for any reply a network drops.
 """
 

@@ -1,11 +1,11 @@
 """The service's side of the wire: reading an HTTP/1.x request's head (its request line and headers).
 
-The tracker service (tracker_http.py) answers thousands of short processes a sweep starts, a
+The tracker service (server.py) answers thousands of short processes a sweep starts, a
 few small requests each. The standard library's http.server parses every request's headers
 with the email package (over three requests and a space's first open, the service's CPU was
 2.1 to 2.3 ms with it, 2.0 ms with this); here a head is read line by line from the
 connection's buffered reader and checked strictly, which is all a tracker request needs (its body is read by its
-Content-Length, tracker_http.py and tracker_request.py):
+Content-Length, server.py and request.py):
 
 - the request line is exactly `METHOD TARGET HTTP/1.x`, one space apart: a method of upper-case
   letters, a target from "/" without controls; another HTTP version is 505, anything else 400;
@@ -16,7 +16,7 @@ Content-Length, tracker_http.py and tracker_request.py):
   went away: nothing to answer); one that ends before the request line's first byte is None
   (the client closed a kept connection).
 
-Every refusal is a tracker_request.HttpError, answered in JSON by the service, which then
+Every refusal is a request.HttpError, answered in JSON by the service, which then
 closes the connection (what follows a refused head cannot be read as a request).
 """
 

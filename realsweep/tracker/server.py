@@ -3,14 +3,14 @@
 One thread per connection (the standard library's socketserver: enough for a loopback service
 of a few thousand small requests, and no dependency), reused from one connection to the next.
 The HTTP/1.1 exchange is this package's own: a request's head is read and checked strictly by
-tracker_head.py (the standard library's http.server parsed every head with the email package,
+head.py (the standard library's http.server parsed every head with the email package,
 a large part of the service's time per request), its body by its Content-Length, and each
 answer leaves in one write. A connection is closed after its answer unless the client asked to
 keep it (`Connection: keep-alive`, as a swept process of the reference loop does for its few
 requests: one connection and one thread per process instead of one per request), and always
 after an error answer, whose request may have left unread bytes behind; a kept connection that
 stays idle for the timeout is closed without an answer. A request is read and checked whole
-(tracker_request.py) before its space's lock is taken, so a client that stalls holds only its
+(request.py) before its space's lock is taken, so a client that stalls holds only its
 own thread, and only until the timeout: every write of a connection has one, and the head and
 then the body must each arrive within it in all, however slowly they trickle (else 408). At
 most `max_connections` are served at once: one more is answered 503 at once and closed.
@@ -134,7 +134,7 @@ class TrackerServer(socketserver.ThreadingTCPServer):
 
 
 class Handler(socketserver.BaseRequestHandler):
-    """One connection: each request's head read (tracker_head.py), then the request whole, run, answered in JSON."""
+    """One connection: each request's head read (head.py), then the request whole, run, answered in JSON."""
 
     server: TrackerServer
     request: socket.socket

@@ -3,9 +3,9 @@
 It is the outside world a swept loop writes to, so it must outlive every crash of the loop:
 it runs as its own process (`python -m crashsweep.realsweep.tracker.service`, or `crashsweep tracker
 serve`), and its databases are SQLite files in WAL mode whose writes are committed before the
-reply is sent (tracker_store.py). Its HTTP side (tracker_http.py) reads each request whole,
-within a timeout, before it locks a space (tracker_spaces.py), and answers every request in
-JSON, refusals included (tracker_request.py). On SIGTERM or Ctrl-C it stops at once: no client
+reply is sent (store.py). Its HTTP side (server.py) reads each request whole,
+within a timeout, before it locks a space (spaces.py), and answers every request in
+JSON, refusals included (request.py). On SIGTERM or Ctrl-C it stops at once: no client
 holds a lock, so the only wait is for a write in progress to commit.
 
 Routes (JSON bodies; POSTs may carry an `Idempotency-Key` header):

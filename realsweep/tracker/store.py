@@ -51,7 +51,7 @@ LEASES_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS leases (space INTEGER PRIMARY KEY CHECK (space = 1), newest INTEGER NOT NULL)"
 )
 """The newest fencing token granted in this space (one row), made at the first grant only: a
-space that grants no lease keeps exactly the tables (and so the digests, digest.py) it had."""
+space that grants no lease keeps exactly the tables (and so the digests, realsweep/world.py) it had."""
 
 KEYS_TABLE = "idempotency_keys"
 """The table of remembered keys."""

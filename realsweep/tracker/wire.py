@@ -1,6 +1,6 @@
 """One HTTP/1.1 exchange with the tracker service over a TCP connection: the client's wire format.
 
-The tracker client (tracker_client.py) is run by each of the thousands of processes a sweep
+The tracker client (client.py) is run by each of the thousands of processes a sweep
 starts, for a few small requests each. The standard library's http.client parses every
 answer's headers with the email package and sends a request's head and body in two writes;
 here a request leaves in one write (head and body together, so Nagle's algorithm has nothing
@@ -10,7 +10,7 @@ Content-Length). An answer without one is read to the end of the connection (HTT
 style); a chunked answer, a status line that is not HTTP/1.x, a header line without a colon
 or more than MAX_HEADERS headers are refused as `WireError`. A connection that ends before
 the status line raises `Disconnected`: the service dropped it without an answer (a lost
-reply; tracker_http.py). Both are ConnectionErrors, as a transport failure is to a caller.
+reply; server.py). Both are ConnectionErrors, as a transport failure is to a caller.
 
 A `Connection` is kept open between exchanges unless the answer says `Connection: close` or
 is HTTP/1.0 without `Connection: keep-alive`; then it is closed (`sock` is None) and the next
@@ -29,7 +29,7 @@ MAX_HEADERS = 100
 NO_BODY = frozenset({204, 304})
 
 LOSE_REPLY_HEADER = "Crashsweep-Lose-Reply"
-"""The header that asks the service to apply a write and lose its reply (tracker_http.py reads it here)."""
+"""The header that asks the service to apply a write and lose its reply (server.py reads it here)."""
 FAIL_FIRST_HEADER = "Crashsweep-Fail-First"
 """The header of a write whose tool fails after the tracker applied it, the first time the tracker
 sees its call (a job's `fails_after_accept`, spec/SITUATIONS.md 2): its reply is then lost."""

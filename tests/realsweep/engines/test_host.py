@@ -1,6 +1,6 @@
 """The Ray engine's actor as a plain object: a sweep set up, a leg from an archived world, nothing left after.
 
-The program is test_legs.py's (by hand: from the empty world it passes "saved 1", "saved 2",
+The program is process/test_units.py's (by hand: from the empty world it passes "saved 1", "saved 2",
 "saved 3"; the world at point k holds done = k).
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world
 from crashsweep.realsweep.engines.host import Host, pack, unpack
 from crashsweep.realsweep.sweep import SweepOptions, Target
 from crashsweep.realsweep.values import Crash, Unit
@@ -54,7 +54,7 @@ def test_a_host_runs_a_leg_from_an_archive_and_cleans_up(tmp_path: Path) -> None
     folder = host.folder
     assert folder is not None
     empty = tmp_path / "empty"
-    (empty / digest.FILES).mkdir(parents=True)
+    (empty / world.FILES).mkdir(parents=True)
     try:
         unit: Unit[bytes] = Unit(0, "root", (), b"", None, snapshots=True)
         leg, processes = host.leg(unit, pack(empty), frozenset())
@@ -63,7 +63,7 @@ def test_a_host_runs_a_leg_from_an_archive_and_cleans_up(tmp_path: Path) -> None
         for k, child in enumerate(leg.children, start=1):
             assert child.world is not None
             unpack(child.world, tmp_path / f"back{k}")
-            assert json.loads((tmp_path / f"back{k}" / digest.FILES / "state.json").read_text()) == {"done": k}
+            assert json.loads((tmp_path / f"back{k}" / world.FILES / "state.json").read_text()) == {"done": k}
         known = frozenset(c.digest for c in leg.children[:2])
         again, _ = host.leg(unit, pack(empty), known)
         assert [c.world is None for c in again.children] == [True, True, False]  # only the unknown one travels

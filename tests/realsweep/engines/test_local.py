@@ -1,6 +1,6 @@
 """The local engine's workers: units of work on threads, exactly one leg saving each new world.
 
-The program is test_legs.py's: from the empty world it passes "saved 1", "saved 2", "saved 3",
+The program is process/test_units.py's: from the empty world it passes "saved 1", "saved 2", "saved 3",
 and the world at point k holds done = k (by hand).
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world
 from crashsweep.realsweep.engines.local import LocalWorkers
 from crashsweep.realsweep.process.runner import runner
 from crashsweep.realsweep.values import Completions, Crash, Outcome, SweepError, SweepOptions, Target, Unit
@@ -35,7 +35,7 @@ def workers(tmp_path: Path) -> Iterator[LocalWorkers]:
 def test_the_same_new_world_is_saved_by_one_leg_only(workers: LocalWorkers) -> None:
     """Four processes killed at point 2 from the same world: four children with one digest, one saved world."""
     empty = workers.empty()
-    assert list(empty.iterdir()) == [empty / digest.FILES]
+    assert list(empty.iterdir()) == [empty / world.FILES]
     unit = Unit(0, "root", (), empty, Crash(2, "saved 2"))
     legs = [future.result() for future in [workers.leg(unit, set()) for _ in range(4)]]
     children = [leg.children[0] for leg in legs]

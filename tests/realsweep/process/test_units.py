@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep import world as digest
+from crashsweep.realsweep import world as worlds
 from crashsweep.realsweep.faults.lost_reply import LOST_REPLY
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis
 from crashsweep.realsweep.faults.wrong_answer import WRONG_ANSWER
@@ -57,12 +57,12 @@ def one(tmp_path: Path) -> Iterator[Runner]:
 
 
 def _empty(folder: Path) -> Path:
-    (folder / digest.FILES).mkdir(parents=True)
+    (folder / worlds.FILES).mkdir(parents=True)
     return folder
 
 
 def _done(folder: Path) -> int:
-    done: int = json.loads((folder / digest.FILES / "state.json").read_text())["done"]
+    done: int = json.loads((folder / worlds.FILES / "state.json").read_text())["done"]
     return done
 
 
@@ -73,7 +73,7 @@ def test_a_run_to_the_end_reports_the_world_at_each_point(one: Runner, tmp_path:
     saved = tmp_path / "saved"
 
     def save(workdir: Path, space: Path | None, name: str) -> Path:
-        digest.save(workdir, space, saved / name)
+        worlds.save(workdir, space, saved / name)
         return saved / name
 
     leg = run_leg(one, unit, world, lambda key: True, save)
@@ -85,7 +85,7 @@ def test_a_run_to_the_end_reports_the_world_at_each_point(one: Runner, tmp_path:
     assert [_done(c.world) for c in leg.children if c.world is not None] == [1, 2, 3]
     for child in leg.children:
         assert child.world is not None
-        assert child.digest == digest.digest(digest.read_world(child.world))
+        assert child.digest == worlds.digest(worlds.read_world(child.world))
     assert len({c.digest for c in leg.children}) == 3
 
 
@@ -108,7 +108,7 @@ def test_a_killed_process_reports_the_world_it_left(one: Runner, tmp_path: Path)
     saved = tmp_path / "saved"
 
     def save(workdir: Path, space: Path | None, name: str) -> Path:
-        digest.save(workdir, space, saved / name)
+        worlds.save(workdir, space, saved / name)
         return saved / name
 
     killed = run_leg(one, Unit(0, "root", (), world, Crash(2, "saved 2")), world, lambda key: True, save)
@@ -124,8 +124,8 @@ def test_a_killed_process_reports_the_world_it_left(one: Runner, tmp_path: Path)
 def test_a_point_the_process_never_reaches_is_unreached(one: Runner, tmp_path: Path) -> None:
     """From a world where done = 2, a process passes only "saved 3": a kill at "saved 1" is never reached."""
     world = tmp_path / "two"
-    (world / digest.FILES).mkdir(parents=True)
-    (world / digest.FILES / "state.json").write_text(json.dumps({"done": 2}))
+    (world / worlds.FILES).mkdir(parents=True)
+    (world / worlds.FILES / "state.json").write_text(json.dumps({"done": 2}))
     path = (Crash(2, "saved 2"),)
     leg = run_leg(one, Unit(1, "two", path, world, Crash(1, "saved 1")), world, lambda key: True, _no_save)
     assert leg.unreached
@@ -216,7 +216,7 @@ def test_a_process_suffers_its_faults_and_crashes_only_after_them(tmp_path: Path
     saved = tmp_path / "saved"
 
     def save(workdir: Path, space: Path | None, name: str) -> Path:
-        digest.save(workdir, space, saved / name)
+        worlds.save(workdir, space, saved / name)
         return saved / name
 
     wrong = Fault(WRONG_ANSWER, 1, "person answers create_a", 1)
@@ -240,16 +240,16 @@ def test_a_process_suffers_its_faults_and_crashes_only_after_them(tmp_path: Path
 def test_an_expiry_forgets_every_key_of_a_copy_of_the_world(one: Runner, tmp_path: Path) -> None:
     """key-expiry: no process; the saved copy keeps files and records, holds no key; the original is untouched."""
     world = tmp_path / "w"
-    (world / digest.FILES).mkdir(parents=True)
-    (world / digest.FILES / "state.json").write_text(json.dumps({"done": 2}))
-    store = Store(world / digest.TRACKER_FILE, honours_keys=True)
+    (world / worlds.FILES).mkdir(parents=True)
+    (world / worlds.FILES / "state.json").write_text(json.dumps({"done": 2}))
+    store = Store(world / worlds.TRACKER_FILE, honours_keys=True)
     store.create_issue("a", "", "run-1", "create_a", "k1")
     store.close()
-    before = digest.read_world(world)
+    before = worlds.read_world(world)
     saved = tmp_path / "saved"
 
     def save(workdir: Path, space: Path | None, name: str) -> Path:
-        digest.save(workdir, space, saved / name)
+        worlds.save(workdir, space, saved / name)
         return saved / name
 
     unit = Unit(4, "w", (Crash(2, "saved 2"),), world, moves=1, expire=True)
@@ -259,10 +259,10 @@ def test_an_expiry_forgets_every_key_of_a_copy_of_the_world(one: Runner, tmp_pat
     [child] = leg.children
     assert (child.crash, child.world, child.holds_keys) == (None, saved / "n4-key-expiry", False)
     assert _done(saved / "n4-key-expiry") == 2
-    after = digest.read_world(saved / "n4-key-expiry")
+    after = worlds.read_world(saved / "n4-key-expiry")
     tables = dict(after.tables)
     assert tables[KEYS_TABLE] == ()
     assert len(tables["records"]) == 1
-    assert child.digest == digest.digest(after) != digest.digest(before)
-    assert digest.read_world(world) == before
+    assert child.digest == worlds.digest(after) != worlds.digest(before)
+    assert worlds.read_world(world) == before
     assert unit.level == 2
