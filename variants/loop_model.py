@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from crashsweep.explorer.model import Action, Property
-from crashsweep.spec import invariants, metrics, retrying
+from crashsweep.spec import invariants, metrics, projection, retrying
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
 from crashsweep.spec.job import Job
@@ -150,44 +150,8 @@ class LoopModel:
 
     @property
     def properties(self) -> Sequence[Property[World]]:
-        """The invariants of spec/invariants.py, each with its witness."""
-        job = self.env.job
-        return (
-            Property.always(
-                invariants.NO_DUPLICATE,
-                _with_job(invariants.no_duplicate, job),
-                witness=invariants.SOME_WRITE_APPLIED,
-                explain=partial(invariants.violation, invariants.NO_DUPLICATE, job=job),
-            ),
-            Property.at_end(
-                invariants.NO_LOSS,
-                _with_job(invariants.no_loss, job),
-                witness=invariants.SOME_RUN_FINISHED,
-                explain=partial(invariants.violation, invariants.NO_LOSS, job=job),
-            ),
-            Property.always(
-                invariants.WELL_FORMED_TRANSCRIPT,
-                _with_job(invariants.well_formed_transcript, job),
-                witness=invariants.SOME_RESULT_SENT,
-                explain=partial(invariants.violation, invariants.WELL_FORMED_TRANSCRIPT, job=job),
-            ),
-            Property.always(
-                invariants.APPROVED_EXACTLY,
-                _with_job(invariants.approved_exactly, job),
-                witness=invariants.SOME_APPROVED_WRITE,
-                explain=partial(invariants.violation, invariants.APPROVED_EXACTLY, job=job),
-            ),
-            Property.can_finish(
-                invariants.CAN_FINISH,
-                invariants.not_stuck,
-                witness=invariants.SOME_RUN_FINISHED,
-                explain=partial(invariants.violation, invariants.CAN_FINISH, job=job),
-            ),
-            Property.sometimes(invariants.SOME_WRITE_APPLIED, _with_job(invariants.some_write_applied, job)),
-            Property.sometimes(invariants.SOME_RUN_FINISHED, _with_job(invariants.some_run_finished, job)),
-            Property.sometimes(invariants.SOME_RESULT_SENT, _with_job(invariants.some_result_sent, job)),
-            Property.sometimes(invariants.SOME_APPROVED_WRITE, _with_job(invariants.some_approved_write, job)),
-        )
+        """The registered invariants (spec/invariants/registry.py), each with its witness, then the witnesses."""
+        return properties(self.env.job)
 
     @property
     def measures(self) -> Mapping[str, Callable[[World], int]]:
@@ -220,6 +184,43 @@ def _with_job(check: Callable[[World, Job], bool], job: Job) -> Callable[[World]
         return check(world, job)
 
     return checked
+
+
+def properties(job: Job) -> tuple[Property[World], ...]:
+    """Every registered invariant as a property of the explorer, then each witness once.
+
+    An invariant's model check (its incremental form) is used where it has one; else its check
+    over the world's projection (spec/projection.py), which costs a history per state.
+    """
+    found: list[Property[World]] = []
+    witnesses: dict[str, Callable[[World], bool]] = {}
+    for invariant in invariants.registered():
+        holds, seen, explain = _checks(invariant, job)
+        make = {"always": Property.always, "at_end": Property.at_end, "live": Property.can_finish}[invariant.kind]
+        found.append(make(invariant.name, holds, witness=invariant.witness, explain=explain))
+        witnesses.setdefault(invariant.witness, seen)
+    return (*found, *(Property.sometimes(name, seen) for name, seen in witnesses.items()))
+
+
+def _checks(
+    invariant: invariants.Invariant, job: Job
+) -> tuple[Callable[[World], bool], Callable[[World], bool], Callable[[World], str]]:
+    """The invariant's holds, witness and words over a world: its model check, or its check of the projection."""
+    model = invariant.model
+    if model is not None:
+        return _with_job(model.holds, job), _with_job(model.seen, job), partial(model.explain, job=job)
+
+    def holds(world: World) -> bool:
+        return invariant.check(projection.history(world, job)) is None
+
+    def seen(world: World) -> bool:
+        return invariant.seen(projection.history(world, job))
+
+    def explain(world: World) -> str:
+        found = invariant.check(projection.history(world, job))
+        return "" if found is None else found.why
+
+    return holds, seen, explain
 
 
 def _retry_actions(state: World, design: Design) -> tuple[Action, ...]:

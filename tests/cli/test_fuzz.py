@@ -49,7 +49,7 @@ def test_save_after_reply_is_caught_with_one_crash_and_a_command_that_replays_it
     code = command[command.index("--path") + 1]
     path = replay(model("save-after-reply", TRIAGE, KEYED), 8, code)
     assert path.crashes == 1
-    assert not no_duplicate(path.end, TRIAGE)
+    assert not no_duplicate.holds(path.end, TRIAGE)
     # The command itself is what `crashsweep replay` reads: it reproduces the violation.
     assert main(command[1:]) == 1
     capsys.readouterr()

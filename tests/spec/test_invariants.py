@@ -14,7 +14,7 @@ TWICE = World(tracker=Tracker((Record("create_a", "run-1"), Record("search", "ru
 
 def test_duplicate_is_stated_in_words() -> None:
     """The violation names the call and its records' numbers."""
-    assert not invariants.no_duplicate(TWICE, TRIAGE)
+    assert not invariants.no_duplicate.holds(TWICE, TRIAGE)
     assert invariants.violation(invariants.NO_DUPLICATE, TWICE, TRIAGE) == "create_a has 2 records: #1 and #3"
 
 
@@ -39,5 +39,5 @@ def test_duplicates_and_losses_agree_with_a_scan_of_the_records(calls: list[str]
     writes = ("create_a", "create_b", "comment_a")
     scanned = tuple(w for w in writes if sum(1 for c in calls if c == w) > 1)
     assert invariants.duplicated(world, TRIAGE) == scanned
-    assert invariants.no_duplicate(world, TRIAGE) == (not scanned)
+    assert invariants.no_duplicate.holds(world, TRIAGE) == (not scanned)
     assert invariants.lost(world, TRIAGE) == tuple(w for w in writes if w not in calls)
