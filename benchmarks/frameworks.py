@@ -11,6 +11,8 @@ this script is run by hand:
 
     .venv/bin/python benchmarks/frameworks.py [--depth 2] [--workers N] [--format markdown|json]
 
+A stack whose extra is not installed is skipped, with one line on stderr naming the extra.
+
 Under durability "async" LangGraph writes checkpoints from background threads, so which
 effects a crash interrupts varies from run to run: those rows vary a little between runs,
 the others do not. Times depend on the machine and its load.
@@ -42,12 +44,14 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.adapters.frameworks import named
 from crashsweep.realsweep.sweep import ScenarioResult, SweepOptions, sweep
 from crashsweep.spec.job import TRIAGE
 
@@ -55,7 +59,10 @@ HERE = Path(__file__).resolve().parent
 RUNS = 7
 """Uninterrupted processes per setup whose CPU time gives `own_cpu_per_process` (their median)."""
 
-SETUPS = (
+Setup = tuple[str, str, bool, str, str | None]
+"""A row's name, its framework, keys on, call IDs (stable or fresh), durability (LangGraph's only)."""
+
+SETUPS: tuple[Setup, ...] = (
     ("LangGraph sync, no keys", "langgraph", False, "stable", "sync"),
     ("LangGraph sync, keys from (thread_id, tool_call_id)", "langgraph", True, "stable", "sync"),
     ("LangGraph async (the default), no keys", "langgraph", False, "stable", "async"),
@@ -75,6 +82,21 @@ SETUPS = (
 )
 
 
+def installed(setups: Sequence[Setup]) -> tuple[list[Setup], list[str]]:
+    """The setups whose framework is installed, and one line per stack left out because its extra is not."""
+    kept: list[Setup] = []
+    skipped: dict[str, list[str]] = {}
+    for setup in setups:
+        missing = named(setup[1]).missing()
+        if missing is None:
+            kept.append(setup)
+        else:
+            skipped.setdefault(missing, []).append(setup[0])
+    return kept, [
+        f"frameworks.py: skipping {len(names)} setup{'s' * (len(names) > 1)}: {why}" for why, names in skipped.items()
+    ]
+
+
 def figures(scenarios: list[ScenarioResult]) -> tuple[int, int, int]:
     """with_dups, dups, missing over `scenarios`."""
     return (
@@ -87,7 +109,7 @@ def figures(scenarios: list[ScenarioResult]) -> tuple[int, int, int]:
 def own_cpu(framework: str, args: tuple[str, ...], runs: int) -> dict[str, list[float]]:
     """The agent's own CPU seconds per uninterrupted run (agent_cpu.py, in a process of its own)."""
     done = subprocess.run(
-        [sys.executable, str(HERE / "agent_cpu.py"), builtin.FRAMEWORKS[framework], str(runs), *args],
+        [sys.executable, str(HERE / "agent_cpu.py"), named(framework).agent, str(runs), *args],
         capture_output=True,
         text=True,
         check=False,
@@ -168,6 +190,11 @@ def main() -> int:
     setups = [setup for setup in SETUPS if args.only is None or args.only in setup[0]]
     if not setups:
         parser.error(f"--only {args.only!r}: no setup's name contains it")
+    setups, skipped = installed(setups)
+    for line in skipped:
+        print(line, file=sys.stderr)
+    if not setups:
+        return 1  # every chosen stack lacks its extra: nothing measured, and the lines above say why
     markdown = args.format == "markdown"
     if markdown:
         print(

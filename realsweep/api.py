@@ -11,8 +11,10 @@ lines below follow. What it offers:
 - the reference loop (`reference_target`, `reference_check`, `reference_run`, `reference_retry_layers`,
   `REFERENCE_DESIGNS`, `REFERENCE_PROPERTIES`, `SERVICE_MODES`) and its conformance with the model (`conform`,
   `render_conformance`, `Conformance`, the figures it compares `CONFORMANCE_FIELDS`);
-- the built-in framework agents (`framework_target`, `framework_check`, `FRAMEWORKS`,
-  `DURABILITY`) and what a user's script gets (`ARGS`, `CALL_IDS`);
+- the built-in framework agents (`framework_target`, `framework_check`), the frameworks'
+  records (`Framework`, `FRAMEWORK_REGISTRY`, `framework(name)`) and the views of them the
+  CLI reads (`FRAMEWORKS`, `DURABILITY`, `FROM_SCRATCH_FRAMEWORKS`, `REPLAYING_FRAMEWORKS`),
+  and what a user's script gets (`ARGS`, `CALL_IDS`);
 - the faults (`Nemesis`, `NemesisError`, `Fault`), entry points (`parse_entry_point`,
   `load_entry_point`) and `StateKey`.
 
@@ -26,11 +28,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crashsweep.realsweep.adapters.builtin import DURABILITY, FRAMEWORKS
-from crashsweep.realsweep.adapters.builtin import FROM_SCRATCH as FROM_SCRATCH_FRAMEWORKS
-from crashsweep.realsweep.adapters.builtin import REPLAYING as REPLAYING_FRAMEWORKS
 from crashsweep.realsweep.adapters.builtin import check as framework_check
 from crashsweep.realsweep.adapters.builtin import target as framework_target
+from crashsweep.realsweep.adapters.frameworks import AGENTS as FRAMEWORKS
+from crashsweep.realsweep.adapters.frameworks import DURABILITY, Framework
+from crashsweep.realsweep.adapters.frameworks import FROM_SCRATCH as FROM_SCRATCH_FRAMEWORKS
+from crashsweep.realsweep.adapters.frameworks import REGISTRY as FRAMEWORK_REGISTRY
+from crashsweep.realsweep.adapters.frameworks import REPLAYING as REPLAYING_FRAMEWORKS
+from crashsweep.realsweep.adapters.frameworks import named as framework
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.probe.entry import load as load_entry_point
@@ -78,6 +83,7 @@ __all__ = [
     "CONFORMANCE_FIELDS",
     "DURABILITY",
     "FRAMEWORKS",
+    "FRAMEWORK_REGISTRY",
     "FROM_SCRATCH_FRAMEWORKS",
     "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
@@ -90,6 +96,7 @@ __all__ = [
     "Divergence",
     "Engine",
     "Fault",
+    "Framework",
     "Nemesis",
     "NemesisError",
     "Outcome",
@@ -108,6 +115,7 @@ __all__ = [
     "counterexamples",
     "determinism",
     "die_with_parent",
+    "framework",
     "framework_check",
     "framework_target",
     "list_points",

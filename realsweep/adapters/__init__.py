@@ -20,5 +20,7 @@ values for a check; the engine never imports an adapter.
 - temporal.py: one dev server per sweep (started in the zygote), an activity interceptor with
   crash points before an activity's body and before its outcome is reported, tracker
   activities, start-or-attach; temporal_agent.py is the built-in example workflow.
+- frameworks.py: the registry, one `Framework` record per adapter (its extra, package, modules,
+  docs page, determinism and work-folder facts, durability modes); it imports no framework.
 - builtin.py: the sweep target and check of a built-in example agent (`sweep --framework`).
 """

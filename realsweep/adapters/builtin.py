@@ -1,52 +1,31 @@
-"""The built-in example agents as sweep targets: `crashsweep sweep --framework NAME` (FRAMEWORKS).
+"""The built-in example agents as sweep targets: `crashsweep sweep --framework NAME`.
 
 Each is one process of the framework's example agent for a job (langgraph_agent.py,
 dbos_agent.py, openai_agents_agent.py, pydantic_ai_agent.py, temporal_agent.py), forked from
 a zygote that imported the framework once, with the default check (script.check: the
-tracker's records mapped back to the job's calls by the model's ledger).
+tracker's records mapped back to the job's calls by the model's ledger). What each framework
+is (its extra, its agent's module, its durability modes) is its record in frameworks.py.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.adapters.frameworks import REGISTRY, Framework, named
 from crashsweep.realsweep.sweep import Check, SweepError, Target
 from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.spec.job import Job
 
-FRAMEWORKS = {
-    "langgraph": "crashsweep.realsweep.adapters.langgraph_agent",
-    "dbos": "crashsweep.realsweep.adapters.dbos_agent",
-    "openai-agents": "crashsweep.realsweep.adapters.openai_agents_agent",
-    "pydantic-ai": "crashsweep.realsweep.adapters.pydantic_ai_agent",
-    "temporal": "crashsweep.realsweep.adapters.temporal_agent",
-}
-PACKAGES = {
-    "langgraph": "langgraph",
-    "dbos": "dbos",
-    "openai-agents": "agents",
-    "pydantic-ai": "pydantic_ai",
-    "temporal": "temporalio",
-}
-FROM_SCRATCH = frozenset({"temporal"})
-"""Frameworks whose state is not all in the work folder (Temporal's history is in its server): a
-merging sweep cannot save and restore their worlds, so their sweeps run every scenario from
-scratch (temporal.py, CRASHSWEEP_FROM_SCRATCH)."""
-REPLAYING = frozenset({"dbos", "pydantic-ai", "temporal"})
-"""Frameworks whose engine replays what it recorded (DBOS, pydantic-ai on DBOS, Temporal): a run
-must take the same path again, so their depth-1 sweeps check determinism first by default."""
-DURABILITY = ("sync", "async", "exit")
 
-
-def require(framework: str) -> None:
-    """Refuse an unknown framework, or one whose package is not installed, in one line."""
-    if framework not in FRAMEWORKS:
-        raise SweepError(f"unknown framework {framework!r} (known: {', '.join(FRAMEWORKS)})")
-    if importlib.util.find_spec(PACKAGES[framework]) is None:
-        raise SweepError(f"{framework} is not installed: pip install 'crashsweep[{framework}]'")
+def require(framework: str) -> Framework:
+    """The framework's record; an unknown framework, or one whose package is not installed, refused in one line."""
+    record = named(framework)
+    missing = record.missing()
+    if missing is not None:
+        raise SweepError(missing)
+    return record
 
 
 def arguments(job_path: Path | None, keys: bool, call_ids: str, durability: str | None) -> list[str]:
@@ -67,12 +46,12 @@ def label(framework: str, keys: bool, call_ids: str, durability: str | None) -> 
 
 def target(framework: str, job_path: Path | None, *, keys: bool, call_ids: str, durability: str | None) -> Target:
     """One process of the framework's example agent."""
-    require(framework)
+    record = require(framework)
     if call_ids not in script.CALL_IDS:
         raise SweepError(f"call IDs {call_ids!r}: expected stable or fresh")
-    if durability is not None and (framework != "langgraph" or durability not in DURABILITY):
-        raise SweepError(f"--durability {durability} goes with --framework langgraph (sync, async or exit)")
-    module = FRAMEWORKS[framework]
+    if durability is not None and durability not in record.durability:
+        raise SweepError(durability_refused(record, durability))
+    module = record.agent
     args = arguments(job_path, keys, call_ids, durability)
     env = {"PYTHONPATH": package_pythonpath()}
     return Target(
@@ -82,6 +61,13 @@ def target(framework: str, job_path: Path | None, *, keys: bool, call_ids: str, 
         fork=f"{module}:main",
         fork_argv=tuple(args),
     )
+
+
+def durability_refused(record: Framework, durability: str) -> str:
+    """Why `--durability DURABILITY` is refused for `record`: the framework that has such modes, and its modes."""
+    owner = record if record.durability else next(f for f in REGISTRY if f.durability)
+    modes = ", ".join(owner.durability[:-1]) + " or " * (len(owner.durability) > 1) + owner.durability[-1]
+    return f"--durability {durability} goes with --framework {owner.name} ({modes})"
 
 
 def check(job: Job) -> Check:

@@ -28,11 +28,13 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from crashsweep.realsweep.adapters.frameworks import named
 from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume, tracker_tools
 from crashsweep.realsweep.adapters.script import agent_parser, workdir
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
-DURABILITY = ("sync", "async", "exit")
+LANGGRAPH = named("langgraph")
+DURABILITY = LANGGRAPH.durability
 THREAD = "triage"
 CHECKPOINTS = "checkpoints.sqlite"
 _definitions: dict[tuple[str | None, str, str], tuple[Job, StateGraph[Any]]] = {}
@@ -65,7 +67,7 @@ def definition(job: Job, *, keys: bool, call_ids: str) -> StateGraph[Any]:
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
     parser = agent_parser("crashsweep.realsweep.adapters.langgraph_agent")
-    parser.add_argument("--durability", choices=DURABILITY, default="async")
+    parser.add_argument("--durability", choices=DURABILITY, default=LANGGRAPH.default_durability)
     return parser.parse_args(argv)
 
 

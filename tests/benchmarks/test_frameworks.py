@@ -6,10 +6,13 @@ import importlib
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from crashsweep.realsweep.adapters import frameworks as registry
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # the scripts are run by path, not installed: import them the same way
@@ -95,3 +98,47 @@ def test_agent_cpu_refuses_a_run_count_that_is_no_number() -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def without(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Make framework `name` look uninstalled: its record looks for a package that cannot be found."""
+    records = tuple(replace(f, package="no_such_package_here") if f.name == name else f for f in registry.REGISTRY)
+    monkeypatch.setattr(registry, "REGISTRY", records)
+
+
+def test_a_stack_whose_extra_is_missing_is_left_out_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """installed(): the other setups kept in order; the stack's setups dropped, named by one line with the extra."""
+    without(monkeypatch, "dbos")
+    kept, lines = frameworks.installed(frameworks.SETUPS)
+    assert kept == [setup for setup in frameworks.SETUPS if setup[1] != "dbos"]
+    assert lines == ["frameworks.py: skipping 2 setups: dbos is not installed: pip install 'crashsweep[dbos]'"]
+
+
+def test_the_run_skips_a_missing_stack_and_measures_the_others(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main(): one line on stderr for the missing stack, no traceback; the rest measured (here, faked) and printed."""
+    without(monkeypatch, "temporal")
+    monkeypatch.setattr(frameworks, "measure", lambda name, *_: {"setup": name})
+    monkeypatch.setattr(sys, "argv", ["frameworks.py", "--format", "json", "--only", "keys from"])
+    assert frameworks.main() == 0
+    out, err = capsys.readouterr()
+    assert [row["setup"] for row in json.loads(out)] == [
+        setup[0] for setup in frameworks.SETUPS if "keys from" in setup[0] and setup[1] != "temporal"
+    ]
+    assert err == "frameworks.py: skipping 1 setup: temporal is not installed: pip install 'crashsweep[temporal]'\n"
+
+
+def test_nothing_left_to_run_exits_1_after_the_lines(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every chosen stack missing: its line on stderr, nothing on stdout, exit 1, nothing measured."""
+    without(monkeypatch, "openai-agents")
+    monkeypatch.setattr(frameworks, "measure", lambda *_: pytest.fail("measured a setup"))
+    monkeypatch.setattr(sys, "argv", ["frameworks.py", "--only", "OpenAI"])
+    assert frameworks.main() == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        "frameworks.py: skipping 3 setups: openai-agents is not installed: pip install 'crashsweep[openai-agents]'"
+    ]

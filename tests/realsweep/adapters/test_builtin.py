@@ -14,13 +14,14 @@ import re
 import shlex
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crashsweep.cli.main import main
-from crashsweep.realsweep.adapters import builtin
+from crashsweep.realsweep.adapters import builtin, frameworks
 from crashsweep.realsweep.sweep import SweepError
 from crashsweep.realsweep.tracker.service import package_pythonpath
 
@@ -120,17 +121,22 @@ def test_dbos_with_keys_from_workflow_and_step_leaves_no_duplicate(capsys: pytes
 
 def test_bad_choices_are_refused_before_any_work() -> None:
     """Durability goes with LangGraph; call IDs are stable or fresh; a job option the agents lack is refused."""
-    with pytest.raises(SweepError, match="goes with --framework langgraph"):
+    with pytest.raises(
+        SweepError, match=re.escape("--durability sync goes with --framework langgraph (sync, async or exit)")
+    ):
         builtin.target("dbos", None, keys=True, call_ids="stable", durability="sync")
+    with pytest.raises(SweepError, match=re.escape("--durability never goes with --framework langgraph (sync, async")):
+        builtin.target("langgraph", None, keys=True, call_ids="stable", durability="never")
     with pytest.raises(SweepError, match="stable or fresh"):
         builtin.target("langgraph", None, keys=True, call_ids="new", durability=None)
-    with pytest.raises(SweepError, match="unknown framework"):
+    with pytest.raises(SweepError, match=re.escape("unknown framework 'ray' (known: langgraph, dbos, openai-agents,")):
         builtin.require("ray")
 
 
 def test_a_framework_not_installed_is_named_with_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the package: one line naming the pip extra."""
-    monkeypatch.setitem(builtin.PACKAGES, "dbos", "no_such_package_here")
+    gone = tuple(replace(f, package="no_such_package_here") if f.name == "dbos" else f for f in frameworks.REGISTRY)
+    monkeypatch.setattr(frameworks, "REGISTRY", gone)
     with pytest.raises(SweepError, match=re.escape("pip install 'crashsweep[dbos]'")):
         builtin.require("dbos")
 
