@@ -13,11 +13,10 @@ text and JSON reports give the processes run and the time taken instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.registry import kind_of
-from crashsweep.realsweep.probe.crashpoint import MALFORMED
 from crashsweep.realsweep.sweep import ScenarioResult, SweepResult
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
@@ -35,26 +34,18 @@ def summary(
     faults: tuple[str, ...] = (),
     fresh_ids: bool = False,
     retries: Stack = (),
-    properties: tuple[str, ...] = (),
 ) -> Summary:
     """The sweep's row, in the explorer's shape.
 
     By paths when the sweep deduplicated worlds; with `faults`: scenarios by moves, and the moves'
     tally; with `retries` (the program's retry layers, spec/RETRIES.md): the retry moves in the
-    tally, the retries per scope and the worst scenario (1.5); `properties`: the verdicts the
-    program's sweep decides beyond no-duplicate and no-loss (`DECIDED`), in the model's order.
+    tally, the retries per scope and the worst scenario (1.5). Every registered invariant's verdict
+    comes from the scenarios' histories (realsweep/histories.py): decided where they hold the facts
+    it needs, "not decided" (with why) where they do not.
     """
-    scenarios = result.scenarios
     per_k, figures = _figures(result)
     baseline_calls = result.baseline.counters.get(metrics.MODEL_CALLS, 0)
-    duplicated = _first(scenarios, lambda s: violates(s, invariants.NO_DUPLICATE))
-    lost = _first(scenarios, lambda s: violates(s, invariants.NO_LOSS))
-    applied = result.baseline.outcome.applied > 0 or figures["applied"] > 0
-    verdicts = (
-        _verdict(invariants.NO_DUPLICATE, invariants.SOME_WRITE_APPLIED, applied, duplicated),
-        _verdict(invariants.NO_LOSS, invariants.SOME_RUN_FINISHED, True, lost),
-        *(_decided(name, result) for name in properties),
-    )
+    verdicts = verdicts_of(result)
     return Summary(
         variant=variant,
         job=job,
@@ -154,64 +145,44 @@ def _moves(result: SweepResult, faults: tuple[str, ...], retries: bool) -> dict[
     return tally
 
 
-def _first(scenarios: Sequence[ScenarioResult], bad: Any) -> ScenarioResult | None:
-    return next((s for s in scenarios if bad(s)), None)
+def verdicts_of(result: SweepResult) -> tuple[InvariantVerdict, ...]:
+    """Each registered invariant's verdict over the baseline and the scenarios.
+
+    The first violating scenario is its counterexample; one history without a fact it needs
+    leaves it not decided.
+    """
+    judged = [(s, histories.judge(s)) for s in (result.baseline, *result.scenarios)]
+    found = []
+    for n, invariant in enumerate(invariants.registered()):
+        undecided = next((v[n] for _, v in judged if not v[n].decided), None)
+        if undecided is not None:
+            found.append(
+                InvariantVerdict(invariant.name, True, invariant.witness, True, decided=False, why=undecided.why)
+            )
+            continue
+        witnessed = any(v[n].witnessed for _, v in judged)
+        bad = next((s for s, v in judged[1:] if v[n].violation is not None), None)
+        if bad is None:
+            found.append(InvariantVerdict(invariant.name, True, invariant.witness, witnessed))
+        else:
+            crashes = len(bad.crashes)
+            verdict = InvariantVerdict(
+                invariant.name, False, invariant.witness, witnessed, bad.code, crashes, crashes + 1
+            )
+            found.append(verdict)
+    return tuple(found)
 
 
-DECIDED: Mapping[str, tuple[str, Callable[[ScenarioResult], str]]] = {
-    invariants.WELL_FORMED_TRANSCRIPT: (
-        invariants.SOME_RESULT_SENT,
-        lambda s: (
-            f"the model was sent a tool call without its result ({s.outcome.stuck})"
-            if s.counters.get(MALFORMED, 0)
-            else ""
-        ),
-    ),
-    invariants.APPROVED_EXACTLY: (
-        invariants.SOME_APPROVED_WRITE,
-        lambda s: "; ".join(c.broken for c in s.outcome.checked if c.name == invariants.APPROVED_EXACTLY and c.broken),
-    ),
-    invariants.CAN_FINISH: (
-        invariants.SOME_RUN_FINISHED,
-        lambda s: f"the run can never finish: {s.outcome.stuck}" if s.outcome.stuck else "",
-    ),
-}
-"""The further properties a real sweep decides, each with its witness and what breaks it in a scenario ("" holds).
-
-well-formed-transcript reads the program's count of malformed model requests (crashpoint.MALFORMED),
-approved-exactly the check's verdict on the final world (Outcome.checked), can-finish whether the
-scenario ended stuck (crashpoint.STUCK_STATUS)."""
+def violation(scenario: ScenarioResult, name: str) -> invariants.Violation | None:
+    """What breaks invariant `name` in `scenario` (None: it holds there, or is not decided)."""
+    history = histories.scenario_history(scenario)
+    verdict = invariants.by_name(name).judge(history)
+    return verdict.violation
 
 
 def violates(scenario: ScenarioResult, name: str) -> bool:
-    """Whether `scenario` violates property `name`: a duplicate, a loss once done (not stuck), or DECIDED's."""
-    if name == invariants.NO_DUPLICATE:
-        return scenario.outcome.dups > 0
-    if name == invariants.NO_LOSS:
-        return scenario.outcome.missing > 0 and not scenario.outcome.stuck
-    return bool(DECIDED[name][1](scenario))
-
-
-def _decided(name: str, result: SweepResult) -> InvariantVerdict:
-    """The verdict of property `name` (DECIDED) over the sweep's scenarios, with its witness."""
-    bad = _first(result.scenarios, lambda s: violates(s, name))
-    return _verdict(name, DECIDED[name][0], _witnessed(name, result), bad)
-
-
-def _witnessed(name: str, result: SweepResult) -> bool:
-    """Whether the witness of `name` was seen: a request after a tool turn, an approved write, a finished run."""
-    every = (result.baseline, *result.scenarios)
-    if name == invariants.WELL_FORMED_TRANSCRIPT:  # the run's second request holds the first turn's results
-        return any(s.counters.get(metrics.MODEL_CALLS, 0) > 1 for s in every)
-    if name == invariants.APPROVED_EXACTLY:
-        return any(c.witnessed for s in every for c in s.outcome.checked if c.name == name)
-    return any(not s.outcome.stuck for s in every)
-
-
-def _verdict(name: str, witness: str, witnessed: bool, bad: ScenarioResult | None) -> InvariantVerdict:
-    if bad is None:
-        return InvariantVerdict(name, True, witness, witnessed)
-    return InvariantVerdict(name, False, witness, witnessed, bad.code, len(bad.crashes), len(bad.crashes) + 1)
+    """Whether `scenario` violates invariant `name` (a registered one)."""
+    return violation(scenario, name) is not None
 
 
 def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str]) -> str:
@@ -231,7 +202,9 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
     if row.retries:
         lines.append(table.retry_line(row))
     for v in row.invariants:
-        if not v.witnessed:
+        if not v.decided:
+            lines.append(f"  {v.name:<13} not decided ({v.why})")
+        elif not v.witnessed:
             lines.append(f"  {v.name:<13} NEVER EXERCISED (witness {v.witness!r} was never seen)")
         elif v.holds:
             lines.append(f"  {v.name:<13} holds")
@@ -258,16 +231,12 @@ def _how(result: SweepResult) -> str:
 
 
 def counterexamples(result: SweepResult) -> dict[str, str]:
-    """Each violated invariant's first scenario, in words."""
+    """Each violated invariant's first scenario, in words: the scenario, then what breaks the invariant there."""
     found: dict[str, str] = {}
     for s in result.scenarios:
-        for name in (invariants.NO_DUPLICATE, invariants.NO_LOSS):
-            if violates(s, name):
-                found.setdefault(name, s.describe())
-        for name, (_, broken) in DECIDED.items():
-            why = broken(s)
-            if why:
-                found.setdefault(name, f"{s.describe()}: {why}")
+        for verdict in histories.judge(s):
+            if verdict.violation is not None:
+                found.setdefault(verdict.name, f"{s.describe()}: {verdict.violation.why}")
     return found
 
 

@@ -18,13 +18,14 @@ import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.spec.history import Event, History
 
 if TYPE_CHECKING:  # not at run time: a swept process that imports these values need not load networkx
     from concurrent.futures import Future
@@ -153,20 +154,43 @@ class Outcome:
     applied: int = 0
     checked: tuple[Checked, ...] = ()
     stuck: str = ""
+    history: History | None = None
+    """What the check saw, as a History (spec/HISTORY.md): the receiver's effects and, where the
+    check reads them, the saved conversation and the approvals; the sweep adds how the scenario
+    ended (realsweep/histories.py). None: a check that gave counts alone."""
 
     @classmethod
-    def of(cls, effects: Iterable[str], expected: Iterable[str]) -> Outcome:
-        """The outcome when `effects` names the write behind each effect and `expected` lists the writes."""
+    def of(cls, effects: Iterable[str], expected: Iterable[str], history: History | None = None) -> Outcome:
+        """The outcome when `effects` names the write behind each effect and `expected` lists the writes.
+
+        Its history holds one effect event per effect, in order, beside `history`'s other events
+        (a conversation, approvals) and facts.
+        """
         seen = list(effects)
         wanted = list(expected)
         return cls(
             dups=sum(max(0, seen.count(write) - 1) for write in wanted),
             missing=sum(1 for write in wanted if write not in seen),
             applied=len(seen),
+            history=with_effects(seen, wanted, history),
         )
 
 
 Check = Callable[[Scenario], Outcome]
+
+UNSEEN_BY_COUNTS = "the check reads the receiver's effects only"
+
+
+def with_effects(effects: Sequence[str], expected: Sequence[str], history: History | None = None) -> History:
+    """`history` (or one that saw the effects alone) with an effect event for each of `effects` first."""
+    events = tuple(
+        Event("", 0, n, "ok", "effect", call=call, effect_id=f"#{n}", src="tracker")
+        for n, call in enumerate(effects, 1)
+    )
+    if history is None:
+        unseen = {"transcript": UNSEEN_BY_COUNTS, "approvals": UNSEEN_BY_COUNTS}
+        return History(events, tuple(expected), (), frozenset({"effects", "status"}), unseen)
+    return replace(history, events=(*events, *history.events), expected=tuple(expected))
 
 
 @dataclass(frozen=True)
@@ -276,19 +300,19 @@ class SweepOptions:
     timeout: float = 120.0
     spawn: str = "fork"
     dedup: bool = False
-    """Merge the scenarios that reach the same world (digest.py, graph.py); False: run every scenario."""
+    """Merge the scenarios that reach the same world (world.py, dedup/graph.py); False: run every scenario."""
     state_key: StateKey | None = None
-    """With dedup: rewrites a world's timestamps or random IDs before its digest (digest.py)."""
+    """With dedup: rewrites a world's timestamps or random IDs before its digest (world.py)."""
     every: bool = False
     """With dedup: list every scenario in SweepResult.scenarios (the graph's paths, expanded), not
     one per final world; for `--scenarios` and `--keep`."""
     snapshots: bool = False
-    """With dedup: take the crashed worlds of a node from one run's snapshots (snapshot.py); False:
+    """With dedup: take the crashed worlds of a node from one run's snapshots (process/snapshots.py); False:
     one process killed for real at each point."""
     points: Points = field(default_factory=Points)
     """How the program's crash points are found: its marks, its effects (auto), its system calls."""
     engine: Engine | None = None
-    """Where the processes run (engine.Engine; ray_engine.RayEngine: across a cluster); None: here, on threads."""
+    """Where the processes run (`Engine` below; engines.ray.RayEngine: across a cluster); None: here, on threads."""
 
 
 Progress = Callable[[int, int], None]
@@ -392,7 +416,7 @@ class Workers(Protocol[W]):
         """The empty world (no file, no tracker record), saved: where the first process starts."""
 
     def leg(self, unit: Unit[W], known: Set[str]) -> Future[Leg[W]]:
-        """Run one unit of a merging sweep (legs.py); `known`: digests of worlds the graph holds at its level."""
+        """Run one unit of a merging sweep (process/units.py); `known`: digests of the worlds the graph holds."""
 
     def scenario(self, crashes: tuple[Crash, ...], fault: Fault | None = None) -> Future[ScenarioResult]:
         """Run one whole scenario from scratch (the sweep of every scenario)."""
@@ -408,7 +432,7 @@ class Workers(Protocol[W]):
 
 
 class Engine(Protocol):
-    """Where a sweep's processes run: it gives the sweep a `Workers` (workers.py) for its units of work."""
+    """Where a sweep's processes run: it gives the sweep a `Workers` (engines/local.py) for its units of work."""
 
     def workers(
         self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None

@@ -84,7 +84,9 @@ def _verdicts(summary: Summary) -> str:
     unit = "move" if summary.faults else "crash"
     for v in summary.invariants:
         name = f"<code>{escape(v.name)}</code>"
-        if not v.witnessed:
+        if not v.decided:
+            words = f"not decided: {escape(v.why)}"
+        elif not v.witnessed:
             words = f'<span class="unexercised">never exercised</span>: witness {escape(repr(v.witness))} never seen'
         elif v.holds:
             words = '<span class="holds">holds</span>'

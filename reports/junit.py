@@ -40,6 +40,8 @@ class Case:
 
     name: str
     failure: Failure | None = None
+    skipped: str = ""
+    """Why the case was not decided ("" when it was): a `<skipped>` element."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,8 @@ def _classname(suite: str) -> str:
 def _suite_element(parent: ET.Element, suite: Suite, index: int) -> None:
     """`<testsuite>` in the schema's order: properties, the cases, system-out, system-err."""
     failures = sum(case.failure is not None for case in suite.cases)
-    counts = {"tests": len(suite.cases), "failures": failures, "errors": 0, "skipped": 0}
+    skipped = sum(bool(case.skipped) for case in suite.cases)
+    counts = {"tests": len(suite.cases), "failures": failures, "errors": 0, "skipped": skipped}
     element = ET.SubElement(
         parent,
         "testsuite",
@@ -86,6 +89,8 @@ def _suite_element(parent: ET.Element, suite: Suite, index: int) -> None:
         if case.failure is not None:
             said = {"message": xml_safe(case.failure.message), "type": xml_safe(case.failure.kind)}
             ET.SubElement(testcase, "failure", said).text = xml_safe(case.failure.text)
+        elif case.skipped:
+            ET.SubElement(testcase, "skipped", {"message": xml_safe(case.skipped)})
     ET.SubElement(element, "system-out")
     ET.SubElement(element, "system-err")
 
@@ -146,6 +151,9 @@ def row_suite(
     """
     cases = []
     for verdict in row.invariants:
+        if not verdict.decided:
+            cases.append(Case(verdict.name, skipped=f"not decided: {verdict.why}"))
+            continue
         if verdict.holds and verdict.witnessed:
             cases.append(Case(verdict.name))
             continue

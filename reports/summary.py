@@ -38,6 +38,10 @@ class InvariantVerdict:
     counterexample: str | None = None
     crashes: int | None = None
     steps: int | None = None
+    decided: bool = True
+    """False where the run's histories lack a fact the invariant needs (a real sweep's stack: spec/HISTORY.md 3)."""
+    why: str = ""
+    """Why it is not decided."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,7 @@ class Summary:
                     "counterexample": v.counterexample,
                     "crashes": v.crashes,
                     "steps": v.steps,
+                    **({} if v.decided else {"decided": False, "why": v.why}),
                 }
                 for v in self.invariants
             },

@@ -57,6 +57,8 @@ def verdict_words(row: Summary) -> str:
     """The row's verdict in words: "holds", or what is violated or never exercised."""
     words = []
     for v in row.invariants:
+        if not v.decided:
+            continue
         if not v.witnessed:
             words.append(f"{v.name} never exercised")
         elif not v.holds:
@@ -224,7 +226,9 @@ def row_text(row: Summary) -> str:
         lines.append(_cost_line("cost (run)", COST_RUN, row.run_cost))
         lines.append(_cost_line("crashes add", COST_EXTRA, extra))
     for v in row.invariants:
-        if not v.witnessed:
+        if not v.decided:
+            lines.append(f"  {v.name:<13} not decided ({v.why})")
+        elif not v.witnessed:
             never = colour.paint("NEVER EXERCISED", colour.BAD)
             lines.append(f"  {v.name:<13} {never} (witness {v.witness!r} was never seen: the check proves nothing)")
         elif v.holds:

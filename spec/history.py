@@ -174,7 +174,7 @@ def parse(text: str) -> History:
     """The history of JSONL `text`; HistoryError "LINE: what is wrong" for the first bad line."""
     lines = text.splitlines()
     if not lines or not lines[0].strip():
-        raise HistoryError("1: expected the header line {\"crashsweep_history\": 1, ...}")
+        raise HistoryError('1: expected the header line {"crashsweep_history": 1, ...}')
     header = _header(_object(lines[0], 1))
     events: list[Event] = []
     for number, line in enumerate(lines[1:], 2):
@@ -204,7 +204,7 @@ def _header(data: dict[str, Any]) -> dict[str, Any]:
     """The History's fields of the header line; HistoryError "1: ..." when it is not one."""
     version = data.get("crashsweep_history")
     if version != VERSION:
-        raise HistoryError(f"1: expected the header {{\"crashsweep_history\": {VERSION}, ...}}, got {version!r}")
+        raise HistoryError(f'1: expected the header {{"crashsweep_history": {VERSION}, ...}}, got {version!r}')
     lists = {}
     for name in ("expected", "gated", "facts"):
         value = data.get(name, [] if name != "facts" else list(FACTS))

@@ -57,8 +57,17 @@ def _grants(world: World, events: list[Event]) -> dict[int, str]:
             call, version, _ = parts(kept + "#0")
             grants[int(number)] = f"{kept}#{number}"
             events.append(
-                _event(events, run, 0, "ok", "approval_grant", call=call, args_digest=f"v{version}",
-                       approval=grants[int(number)], src="person")
+                _event(
+                    events,
+                    run,
+                    0,
+                    "ok",
+                    "approval_grant",
+                    call=call,
+                    args_digest=f"v{version}",
+                    approval=grants[int(number)],
+                    src="person",
+                )
             )
     return grants
 
@@ -89,8 +98,18 @@ def _effects(world: World, job: Job, grants: dict[int, str], events: list[Event]
     for number, record in enumerate(world.tracker.records, 1):
         kept, version = next(redeemed, ("", "")) if record.call in gated else ("", "")
         events.append(
-            _event(events, record.run, 0, "ok", "effect", call=record.call, effect_id=f"#{number}",
-                   approval=kept, args_digest=version, src="tracker")
+            _event(
+                events,
+                record.run,
+                0,
+                "ok",
+                "effect",
+                call=record.call,
+                effect_id=f"#{number}",
+                approval=kept,
+                args_digest=version,
+                src="tracker",
+            )
         )
 
 
@@ -101,13 +120,31 @@ def _conversation(memory: Snapshot, job: Job, incarnation: int, why: str | None,
         events.append(_event(events, run, incarnation, "invoke", "model_call", src="model"))
         for call in job.turns[turn.index - 1]:
             events.append(
-                _event(events, run, incarnation, "invoke", "tool_call", call=call.id, call_id=call.id + turn.ids,
-                       tool=call.tool, args_digest=f"v{turn.args}", src="model")
+                _event(
+                    events,
+                    run,
+                    incarnation,
+                    "invoke",
+                    "tool_call",
+                    call=call.id,
+                    call_id=call.id + turn.ids,
+                    tool=call.tool,
+                    args_digest=f"v{turn.args}",
+                    src="model",
+                )
             )
             if turn.result(call.id) is not None:
                 events.append(
-                    _event(events, run, incarnation, "ok", "result_saved", call=call.id, call_id=call.id + turn.ids,
-                           src="memory")
+                    _event(
+                        events,
+                        run,
+                        incarnation,
+                        "ok",
+                        "result_saved",
+                        call=call.id,
+                        call_id=call.id + turn.ids,
+                        src="memory",
+                    )
                 )
     if memory.done or why is not None:
         events.append(_event(events, run, incarnation, "invoke", "model_call", src="model"))

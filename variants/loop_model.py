@@ -208,7 +208,7 @@ def _checks(
     """The invariant's holds, witness and words over a world: its model check, or its check of the projection."""
     model = invariant.model
     if model is not None:
-        return _with_job(model.holds, job), _with_job(model.seen, job), partial(model.explain, job=job)
+        return _with_job(model.holds, job), _with_job(model.seen, job), _words_with_job(model.explain, job)
 
     def holds(world: World) -> bool:
         return invariant.check(projection.history(world, job)) is None
@@ -221,6 +221,15 @@ def _checks(
         return "" if found is None else found.why
 
     return holds, seen, explain
+
+
+def _words_with_job(explain: Callable[[World, Job], str], job: Job) -> Callable[[World], str]:
+    """`explain` with the job given."""
+
+    def said(world: World) -> str:
+        return explain(world, job)
+
+    return said
 
 
 def _retry_actions(state: World, design: Design) -> tuple[Action, ...]:

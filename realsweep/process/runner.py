@@ -22,6 +22,7 @@ from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.process import pausing, scratch
@@ -189,7 +190,9 @@ class Runner:
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
         counted = read_counters(folder / "counters.log")
         result = ScenarioResult(crashes, outcome, counted, tuple(points), faults=faults, pauses=pauses)
-        if not self.options.keep:
+        if self.options.keep:  # the scenario's history beside its files (spec/HISTORY.md)
+            histories.keep(result, folder)
+        else:
             shutil.rmtree(folder, ignore_errors=True)
         return result
 

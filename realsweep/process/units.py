@@ -28,12 +28,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from crashsweep.realsweep import histories
 from crashsweep.realsweep import world as worlds
 from crashsweep.realsweep.faults.nemesis import Fault, restart_fault
 from crashsweep.realsweep.process.runner import Live, Runner, Step
 from crashsweep.realsweep.process.snapshots import read_counters
 from crashsweep.realsweep.tracker.store import KEYS_TABLE
-from crashsweep.realsweep.values import Child, Crash, Leg, Outcome, Save, Scenario, SweepError, Unit, W
+from crashsweep.realsweep.values import Child, Crash, Leg, Outcome, Save, Scenario, ScenarioResult, SweepError, Unit, W
 
 
 def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], bool], save: Save[W]) -> Leg[W]:
@@ -69,6 +70,8 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
         outcome = _check(runner, unit, step)
         if step.stuck:  # it can never go on: the scenario ends in this world, never finished
             outcome = replace(outcome, stuck=step.stuck)
+        if runner.options.keep:  # the scenario's history beside its files (spec/HISTORY.md)
+            histories.keep(ScenarioResult(unit.path, outcome, dict(step.counters), tuple(step.points)), step.folder)
     finally:
         _forget(runner, step)
     chances = tuple(runner.nemesis.chances(step.points, step.pauses, after))

@@ -113,7 +113,6 @@ def conform(
         faults=faults,
         fresh_ids=fresh,
         retries=stack,
-        properties=reference.PROPERTIES,
     )
     if upgrade is not None:
         model, real = replace(model, upgrade=upgrade[0]), replace(real, upgrade=upgrade[0])

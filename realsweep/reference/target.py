@@ -19,6 +19,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.probe import checkpoint
@@ -27,7 +28,6 @@ from crashsweep.realsweep.reference import parts as loop_parts
 from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import (
     Check,
-    Checked,
     Outcome,
     Scenario,
     SweepError,
@@ -39,7 +39,7 @@ from crashsweep.realsweep.sweep import (
 from crashsweep.realsweep.sweep import Progress as SweepProgress
 from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.realsweep.world import World
-from crashsweep.spec import invariants
+from crashsweep.spec.history import Event, History
 from crashsweep.spec.job import Job
 from crashsweep.spec.policy import CONVERSATION, PolicyError, read_design_file
 from crashsweep.spec.retries import Stack
@@ -81,25 +81,55 @@ def target(
     )
 
 
-PROPERTIES = (invariants.WELL_FORMED_TRANSCRIPT, invariants.APPROVED_EXACTLY, invariants.CAN_FINISH)
-"""What a sweep of the reference loop decides beyond no-duplicate and no-loss (realsweep/rows.py's DECIDED):
-its scripted provider checks every conversation, its check reads the approvals the records kept,
-and a process that can never go on exits stuck."""
+PROPERTIES = ("well-formed-transcript", "approved-exactly", "can-finish")
+"""Kept for the CLI until it reads every verdict from the scenarios' histories (realsweep/histories.py)."""
 
 
 def check(job: Job) -> Check:
-    """The check of the reference loop on `job`: the tracker's records, per write of the job, and their approvals."""
+    """The check of the reference loop on `job`: the tracker's records, per write of the job, and their approvals.
+
+    Its history (spec/HISTORY.md) holds every record as an effect (a gated write's with the
+    approval it was sent under and its arguments' version), and the conversation the loop saved
+    last (the checkpoint: a model call before each turn, the turn's calls and their results).
+    """
 
     def outcome(scenario: Scenario) -> Outcome:
         assert scenario.tracker is not None, "the reference loop needs a tracker"
         records = scenario.tracker.records()
         found = Outcome.of((record["call"] for record in records), job.writes)
-        gated = set(job.gated)
-        witnessed = not gated or any(record["call"] in gated for record in records)
-        verdict = Checked(invariants.APPROVED_EXACTLY, "; ".join(approvals.broken(records, job)), witnessed)
-        return replace(found, checked=(verdict,))
+        events = [*_effects(records, job), *_conversation(scenario.workdir / loop_parts.CHECKPOINT_FILE, job)]
+        return replace(found, history=History(tuple(events), job.writes, job.gated))
 
     return outcome
+
+
+def _effects(records: list[dict[str, Any]], job: Job) -> list[Event]:
+    gated = set(job.gated)
+    return [
+        Event(
+            str(record.get("run", "")), 0, n, "ok", "effect", call=record["call"], effect_id=f"#{n}",
+            approval=record.get("approval") or "" if record["call"] in gated else "",
+            args_digest=f"v{loop_parts.record_version(record)}" if record["call"] in gated else "", src="tracker",
+        )
+        for n, record in enumerate(records, 1)
+    ]  # fmt: skip
+
+
+def _conversation(path: Path, job: Job) -> list[Event]:
+    """The saved conversation: each turn's model call, its tool calls and saved results; the last call once done."""
+    saved = checkpoint.load(path)
+    if not isinstance(saved, dict):
+        return []
+    run, events = str(saved.get("run", "")), []
+    for turn in saved.get("turns", []):
+        events.append(Event(run, 0, 0, "invoke", "model_call", src="checkpoint"))
+        for call in job.turns[turn["index"] - 1]:
+            events.append(Event(run, 0, 0, "invoke", "tool_call", call=call.id, tool=call.tool, src="checkpoint"))
+            if call.id in turn.get("results", {}):
+                events.append(Event(run, 0, 0, "ok", "result_saved", call=call.id, src="checkpoint"))
+    if saved.get("done"):
+        events.append(Event(run, 0, 0, "invoke", "model_call", src="checkpoint"))
+    return events
 
 
 def precompile() -> None:

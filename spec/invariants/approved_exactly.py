@@ -42,7 +42,9 @@ def check(history: History) -> Violation | None:
             continue
         approved, approved_version, number = parts(event.approval)
         if (approved, approved_version) != (event.call, version(event.args_digest)):
-            found.append(f"{sent} was applied under approval #{number}, given for {approved} with arguments v{approved_version}")
+            found.append(
+                f"{sent} was applied under approval #{number}, given for {approved} with arguments v{approved_version}"
+            )
             evidence.append(event)
         if number in seen_numbers:
             found.append(f"approval #{number} was redeemed twice")

@@ -33,7 +33,9 @@ def check(history: History) -> Violation | None:
     doubled = [(call, events) for call, events in effects_by_call(history).items() if len(events) > 1]
     if not doubled:
         return None
-    words = [f"{call} has {len(events)} records: {' and '.join(e.effect_id for e in events)}" for call, events in doubled]
+    words = [
+        f"{call} has {len(events)} records: {' and '.join(e.effect_id for e in events)}" for call, events in doubled
+    ]
     return Violation(NAME, "; ".join(words), tuple(e for _, events in doubled for e in events))
 
 

@@ -54,7 +54,9 @@ def _broken(events: list[Event]) -> Violation | None:
             if orphans:
                 refusal = next((e for e in events[n + 1 :] if e.f == "model_call" and e.type == "fail"), None)
                 why = refusal.detail if refusal is not None and refusal.detail else f"{_id(orphans[0])} has no result"
-                return Violation(NAME, f"the model was sent a tool call without its result ({why})", (orphans[0], event))
+                return Violation(
+                    NAME, f"the model was sent a tool call without its result ({why})", (orphans[0], event)
+                )
     return None
 
 
@@ -87,7 +89,7 @@ def holds(world: World, job: Job) -> bool:
 
 
 def result_sent(world: World, job: Job) -> bool:
-    """Some model call was sent a conversation holding a tool result (the request after a tool turn, or a refused one)."""
+    """Some model call was sent a conversation holding a tool result (after a tool turn, or a refused request)."""
     process = world.process
     if not job.turns:
         return True

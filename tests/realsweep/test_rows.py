@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from crashsweep.realsweep import rows
 from crashsweep.realsweep.probe.crashpoint import MALFORMED
-from crashsweep.realsweep.sweep import Checked, Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.spec.history import Event, History
 from crashsweep.spec.invariants import APPROVED_EXACTLY, CAN_FINISH, WELL_FORMED_TRANSCRIPT
 from crashsweep.spec.retries import Layer
 
@@ -45,7 +47,10 @@ def test_the_first_violating_scenario_is_the_counterexample() -> None:
         1,
     )
     text = rows.row_text(row, RESULT, rows.counterexamples(RESULT))
-    assert "VIOLATED  first in scenario 2: crash at point 2 'point 2', restart to the end" in text
+    assert (
+        "VIOLATED  first in scenario 2: crash at point 2 'point 2', restart to the end: "
+        "counted 1 has 2 records: #1 and #2" in text
+    )
     assert "processes     11 in 1.5 s" in text
 
 
@@ -88,55 +93,85 @@ def test_a_program_with_retry_layers_gets_the_retry_figures_of_its_scenarios() -
     assert rows.summary(retried, variant="v", job="t", tracker="keyed").retries == ""
 
 
+def conversation(*steps: str, run: str = "r") -> tuple[Event, ...]:
+    """Conversation events: "ask" a model call, "call X" a tool call, "result X" its saved result."""
+    found = []
+    for step in steps:
+        what, _, call = step.partition(" ")
+        f, kind = {"ask": ("model_call", "invoke"), "call": ("tool_call", "invoke"), "result": ("result_saved", "ok")}[
+            what
+        ]
+        found.append(Event(run, 0, 0, kind, f, call=call))
+    return tuple(found)
+
+
+SEEN_ALL = History(conversation("ask", "call a", "call b", "result a"), ("a", "b"), ())
 STUCK = ScenarioResult(
     (Crash(2, "point 2"),),
-    Outcome(missing=1, stuck="stuck: the provider refuses the conversation (HTTP 400): b has no result"),
+    replace(
+        Outcome.of(["a"], ["a", "b"], SEEN_ALL),
+        stuck="stuck: the provider refuses the conversation (HTTP 400): b has no result",
+    ),
     {"model_calls": 2, MALFORMED: 1},
     (),
 )
-UNAPPROVED = ScenarioResult(
-    (Crash(1, "point 1"),),
-    Outcome(applied=1, checked=(Checked(APPROVED_EXACTLY, "w@1 was applied with no approval that matches it"),)),
-    {"model_calls": 3},
-    (),
+GATED = History((Event("r", 0, 1, "ok", "effect", call="w", effect_id="#1", args_digest="v1"),), ("w",), ("w",))
+UNAPPROVED = ScenarioResult((Crash(1, "point 1"),), Outcome(applied=1, history=GATED), {"model_calls": 3}, ())
+APPROVED = replace(
+    GATED, events=(replace(GATED.events[0], approval="w@1#1"), *conversation("ask", "call w", "result w", "ask"))
 )
 
 
 def test_a_stuck_scenario_never_finishes_and_is_no_loss() -> None:
     """A scenario that ends stuck counts among `never_finish`; its missing write is measured, not a loss."""
-    result = SweepResult(1, RESULT.baseline, (scenario((1,)), STUCK), 4, 0.1)
-    row = rows.summary(result, variant="v", job="t", tracker="keyed", properties=(WELL_FORMED_TRANSCRIPT, CAN_FINISH))
-    verdicts = {v.name: (v.holds, v.counterexample) for v in row.invariants}
+    baseline = ScenarioResult(
+        (),
+        Outcome.of(
+            ["a", "b"],
+            ["a", "b"],
+            replace(SEEN_ALL, events=conversation("ask", "call a", "call b", "result a", "result b", "ask")),
+        ),
+        {},
+        ("point 1", "point 2"),
+    )
+    result = SweepResult(1, baseline, (scenario((1,)), STUCK), 4, 0.1)
+    row = rows.summary(result, variant="v", job="t", tracker="keyed")
+    verdicts = {v.name: (v.decided, v.holds, v.counterexample) for v in row.invariants}
     assert (row.never_finish, row.missing) == (1, 1)
     assert verdicts == {
-        "no-duplicate": (True, None),
-        "no-loss": (True, None),
-        WELL_FORMED_TRANSCRIPT: (False, "2"),
-        CAN_FINISH: (False, "2"),
+        "no-duplicate": (True, True, None),
+        "no-loss": (True, True, None),
+        WELL_FORMED_TRANSCRIPT: (False, True, None),  # scenario 1 gave counts alone: no conversation
+        APPROVED_EXACTLY: (False, True, None),
+        CAN_FINISH: (True, False, "2"),
     }
     words = rows.counterexamples(result)
     assert words[CAN_FINISH].endswith(
         "the run can never finish: stuck: the provider refuses the conversation (HTTP 400): b has no result"
     )
+    assert words[WELL_FORMED_TRANSCRIPT].endswith(
+        "the model was sent a tool call without its result "
+        "(stuck: the provider refuses the conversation (HTTP 400): b has no result)"
+    )
+    text = rows.row_text(row, result, words)
+    assert f"  {WELL_FORMED_TRANSCRIPT} not decided (the check gave counts alone" in text
 
 
-def test_the_checks_verdict_on_approvals_is_the_rows() -> None:
-    """approved-exactly fails at the first scenario whose check found it broken; a row that does not ask has none."""
-    result = SweepResult(1, RESULT.baseline, (UNAPPROVED, scenario((2,))), 4, 0.1)
-    row = rows.summary(result, variant="v", job="t", tracker="keyed", properties=(APPROVED_EXACTLY,))
-    approved = row.invariants[-1]
-    assert (approved.name, approved.holds, approved.counterexample) == (APPROVED_EXACTLY, False, "1")
-    assert "w@1 was applied with no approval that matches it" in rows.counterexamples(result)[APPROVED_EXACTLY]
-    assert len(rows.summary(result, variant="v", job="t", tracker="keyed").invariants) == 2
+def test_the_histories_verdict_on_approvals_is_the_rows() -> None:
+    """approved-exactly fails at the first scenario whose history shows a gated write without its approval."""
+    approved = ScenarioResult((Crash(2, "point 2"),), Outcome(applied=1, history=APPROVED), {}, ())
+    result = SweepResult(1, approved, (UNAPPROVED, approved), 4, 0.1)
+    row = rows.summary(result, variant="v", job="t", tracker="keyed")
+    verdict = next(v for v in row.invariants if v.name == APPROVED_EXACTLY)
+    assert (verdict.decided, verdict.holds, verdict.witnessed, verdict.counterexample) == (True, False, True, "1")
+    assert rows.counterexamples(result)[APPROVED_EXACTLY].endswith("w@1 was applied with no approval that matches it")
+    assert rows.violates(UNAPPROVED, APPROVED_EXACTLY)
+    assert not rows.violates(approved, APPROVED_EXACTLY)
 
 
 def test_a_witness_no_scenario_saw_is_reported_unseen() -> None:
-    """One model call per run: no request held a tool result; no check saw an approved write."""
-    once = ScenarioResult(
-        (), Outcome(checked=(Checked(APPROVED_EXACTLY, "", witnessed=False),)), {"model_calls": 1}, ()
-    )
-    result = SweepResult(1, once, (), 1, 0.1)
-    row = rows.summary(
-        result, variant="v", job="t", tracker="keyed", properties=(WELL_FORMED_TRANSCRIPT, APPROVED_EXACTLY)
-    )
-    assert [(v.holds, v.witnessed) for v in row.invariants[2:]] == [(True, False), (True, False)]
+    """One model call per run: no request held a tool result; no gated write had an effect."""
+    once = ScenarioResult((), Outcome(history=History(conversation("ask"), ("w",), ("w",))), {"model_calls": 1}, ())
+    row = rows.summary(SweepResult(1, once, (), 1, 0.1), variant="v", job="t", tracker="keyed")
+    seen = {v.name: (v.decided, v.holds, v.witnessed) for v in row.invariants}
+    assert seen[WELL_FORMED_TRANSCRIPT] == seen[APPROVED_EXACTLY] == (True, True, False)

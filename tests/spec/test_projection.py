@@ -32,7 +32,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TWO_GATES = Job(
     "two-gates",
     (
-        (Call("create_a", "create_issue", writes=True, approval=True), Call("create_b", "create_issue", writes=True, approval=True)),
+        (
+            Call("create_a", "create_issue", writes=True, approval=True),
+            Call("create_b", "create_issue", writes=True, approval=True),
+        ),
         (Call("comment_a", "comment", writes=True),),
     ),
 )
@@ -52,8 +55,20 @@ CASES: list[Case] = [
     ("save-after-reply", (("transcript_on_restart", "as-is"),), "triage", "keyless", ()),
     ("save-after-reply", (("transcript_on_restart", "repair"),), "one-write", "keyless", ()),
     ("attempt-markers", (), "triage-approval", "keyless-lookup", ()),
-    ("attempt-markers", (("approval_storage", "service"), ("approval_binding", "call")), "refund-approval", "keyless", ("changed-args",)),
-    ("attempt-markers", (("approval_storage", "service"), ("approval_binding", "none")), "refund-approval", "keyless", ()),
+    (
+        "attempt-markers",
+        (("approval_storage", "service"), ("approval_binding", "call")),
+        "refund-approval",
+        "keyless",
+        ("changed-args",),
+    ),
+    (
+        "attempt-markers",
+        (("approval_storage", "service"), ("approval_binding", "none")),
+        "refund-approval",
+        "keyless",
+        (),
+    ),
     ("idempotency-keys", (("approval_storage", "memory"),), "triage-approval", "keyed", ()),
     ("attempt-markers", (("approval_storage", "service"), ("approval_binding", "none")), "two-gates", "keyless", ()),
     ("save-after-reply", (("approval_storage", "service"), ("approval_binding", "none")), "two-gates", "keyless", ()),
@@ -61,7 +76,9 @@ CASES: list[Case] = [
 ]
 
 
-def _model(design: str, change: tuple[tuple[str, str], ...], job: str, tracker: str, faults: tuple[str, ...]) -> LoopModel:
+def _model(
+    design: str, change: tuple[tuple[str, str], ...], job: str, tracker: str, faults: tuple[str, ...]
+) -> LoopModel:
     policy: Policy = replace(DESIGNS[design], **dict(change))  # type: ignore[arg-type]
     return LoopModel(compose("p", "p", policy), Env(_job(job), TRACKERS[tracker], faults))
 

@@ -119,9 +119,7 @@ def test_dedup_gives_the_rows_of_every_scenario_and_of_the_model_at_depth_2(
     every = reference.run(variant, job, path, tracker, SweepOptions(depth=2, workers=2))
     assert merged.sweep.counts is not None
     assert every.counts is None
-    assert merged.real == rows.summary(
-        every, variant=variant, job=job.name, tracker=tracker, properties=reference.PROPERTIES
-    )
+    assert merged.real == rows.summary(every, variant=variant, job=job.name, tracker=tracker)
     assert merged.sweep.processes < every.processes
     distinct, reached = merged.sweep.worlds
     assert distinct < reached  # worlds did merge: the reference loop's run IDs come from fresh_id()
