@@ -18,6 +18,7 @@ Its modules, top to bottom in the import-linter layers of pyproject.toml (docs/A
 - engines/: where the processes run (threads here, or Ray across a cluster);
   dedup/: the merging sweep, the graph of real worlds with each world's future run once;
 - process/: one scenario's processes: started or forked from a zygote, killed, held, snapshot;
+- histories.py: a scenario as a History (spec/HISTORY.md), judged by the registered invariants;
 - values.py: the value types and the seams (`Target`, `Unit`, `Leg`, `Workers`, `Engine`);
 - faults/: the faults beside a crash, carried out on real processes, and the nemesis;
 - world.py: a real world as a value (the work folder's files and the tracker space), its digest;

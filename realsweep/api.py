@@ -54,7 +54,7 @@ from crashsweep.realsweep.reference.target import retry_layers as reference_retr
 from crashsweep.realsweep.reference.target import run as reference_run
 from crashsweep.realsweep.reference.target import state_key as reference_state_key
 from crashsweep.realsweep.reference.target import target as reference_target
-from crashsweep.realsweep.rows import counterexamples, row_text, violates
+from crashsweep.realsweep.rows import counterexamples, row_text, violates, violations
 from crashsweep.realsweep.rows import summary as sweep_summary
 from crashsweep.realsweep.rows import to_json as row_json
 from crashsweep.realsweep.sweep import Divergence, Passed, Run, determinism, list_points, replay, sweep
@@ -136,6 +136,7 @@ __all__ = [
     "sweep_summary",
     "tracker_server",
     "violates",
+    "violations",
 ]
 
 

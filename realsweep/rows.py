@@ -180,6 +180,11 @@ def violation(scenario: ScenarioResult, name: str) -> invariants.Violation | Non
     return verdict.violation
 
 
+def violations(scenario: ScenarioResult) -> tuple[invariants.Violation, ...]:
+    """What breaks each registered invariant in `scenario`, in the registry's order (none: every one holds)."""
+    return tuple(v.violation for v in histories.judge(scenario) if v.violation is not None)
+
+
 def violates(scenario: ScenarioResult, name: str) -> bool:
     """Whether `scenario` violates invariant `name` (a registered one)."""
     return violation(scenario, name) is not None

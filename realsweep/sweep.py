@@ -57,7 +57,6 @@ from crashsweep.realsweep.probe.crashpoint import WHERE_LOG, read_where
 from crashsweep.realsweep.process.runner import check_options, runner
 from crashsweep.realsweep.values import (
     Check,
-    Checked,
     Completions,
     Crash,
     Engine,
@@ -76,7 +75,6 @@ from crashsweep.realsweep.values import (
 __all__ = [
     "LOCAL",
     "Check",
-    "Checked",
     "Crash",
     "Divergence",
     "Engine",

@@ -126,33 +126,19 @@ class Scenario:
 
 
 @dataclass(frozen=True)
-class Checked:
-    """A property beyond no-duplicate and no-loss that a check decided in one final world.
-
-    `name` is the property's (spec/invariants.py, e.g. "approved-exactly"); `broken` says in
-    words what breaks it there ("" when it holds); `witnessed`: its witness was seen there.
-    """
-
-    name: str
-    broken: str = ""
-    witnessed: bool = True
-
-
-@dataclass(frozen=True)
 class Outcome:
     """What a check found in a scenario's final world.
 
     dups: effects beyond the first, over the writes (sum of max(0, effects - 1));
     missing: writes with no effect at all; applied: effects seen (a witness that the
-    no-duplicate check had something to look at); checked: the further properties the check
-    decided. `stuck` is the sweep's, not the check's: why the last process could never go on
-    (it exited with crashpoint.STUCK_STATUS; its last line of output), "" when it finished.
+    no-duplicate check had something to look at). `stuck` is the sweep's, not the check's: why
+    the last process could never go on (it exited with crashpoint.STUCK_STATUS; its last line
+    of output), "" when it finished.
     """
 
     dups: int = 0
     missing: int = 0
     applied: int = 0
-    checked: tuple[Checked, ...] = ()
     stuck: str = ""
     history: History | None = None
     """What the check saw, as a History (spec/HISTORY.md): the receiver's effects and, where the

@@ -118,9 +118,14 @@ def test_a_hanging_process_is_stopped(tmp_path: Path) -> None:
 
 
 def test_outcome_of_counts_duplicates_and_missing_writes() -> None:
-    """Outcome.of: effects beyond the first per write, and writes with no effect."""
+    """Outcome.of: effects beyond the first per write, and writes with no effect; each effect an event of its history."""
     found = Outcome.of(["a", "a", "a", "b", "x"], ["a", "b", "c"])
-    assert found == Outcome(dups=2, missing=1, applied=5)
+    assert (found.dups, found.missing, found.applied) == (2, 1, 5)
+    assert found.history is not None
+    assert [(e.f, e.call, e.effect_id) for e in found.history.events] == [
+        ("effect", call, f"#{n}") for n, call in enumerate(["a", "a", "a", "b", "x"], 1)
+    ]
+    assert (found.history.expected, found.history.facts) == (("a", "b", "c"), frozenset({"effects", "status"}))
 
 
 def test_bad_options_are_refused(tmp_path: Path) -> None:
