@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, limits, runs, sweep_engines, sweep_sources, variant_names
+from crashsweep.cli import formats, runs, sweep_engines, sweep_sources, variant_names
 from crashsweep.cli.options import (
     depth_option,
     environment,
@@ -23,16 +23,9 @@ from crashsweep.cli.options import (
     upgrade_option,
 )
 from crashsweep.cli.shipped import ShippedFile
-from crashsweep.cli.sweep import (
-    DEDUP_HELP,
-    DEFAULT_MATRIX,
-    KILL_HELP,
-    SPAWN_HELP,
-    Progress,
-    fail,
-    stops_on_sigterm,
-    sweep_options,
-)
+from crashsweep.cli.sweep import DEFAULT_MATRIX, stops_on_sigterm
+from crashsweep.cli.sweep_modes import Progress, fail
+from crashsweep.cli.sweep_plan import sweep_options
 from crashsweep.cli.sweep_sources import reference_design
 from crashsweep.realsweep import api
 from crashsweep.spec.tracker import TRACKERS
@@ -57,12 +50,8 @@ from crashsweep.variants.design_file import load_design
 @depth_option(default=1, with_faults=True, real=True)
 @fault_options
 @job_option(help="job file (TOML)")
-@click.option("--workers", type=limits.workers(), help="scenarios run at once  [default: the core count]")
 @formats.format_option(formats.CONFORMANCE)
-@click.option("--spawn", type=click.Choice(("fork", "exec")), default="fork", show_default=True, help=SPAWN_HELP)
-@click.option("--dedup/--no-dedup", default=True, show_default=True, help=DEDUP_HELP)
-@click.option("--kill", is_flag=True, help=KILL_HELP)
-@sweep_engines.engine_options
+@sweep_engines.process_options
 @upgrade_option()
 @stops_on_sigterm
 def conform(
@@ -111,7 +100,7 @@ def conform(
     for name, _, path in matrix:
         if path is None:
             reference_design(name)
-        upgrade = sweep_sources.reference_upgrade(upgrade_to, name, path, None, nemesis.faults)
+        upgrade = sweep_sources.reference_upgrade(upgrade_to, name, path, nemesis.faults)
     job, _ = runs.read_job(job_path)
     results = []
     try:

@@ -27,12 +27,11 @@ import click
 from crashsweep.cli import prog, runs
 from crashsweep.cli.options import (
     chosen_design,
-    design_option,
+    design_choice,
     environment,
     fault_options,
     job_option,
     tracker_option,
-    variant_option,
 )
 from crashsweep.explorer.model import Model
 from crashsweep.reports import trace
@@ -49,8 +48,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@variant_option("design to fuzz (see the variants command)")
-@design_option()
+@design_choice("design to fuzz (see the variants command)")
 @job_option()
 @tracker_option()
 @fault_options

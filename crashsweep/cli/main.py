@@ -27,14 +27,13 @@ from crashsweep.cli.options import (
     check_durability,
     choices_of,
     chosen_design,
-    design_option,
     durability_options,
     job_options,
+    model_options,
     out_option,
     progress_option,
     split_names,
     upgrade_option,
-    variant_option,
     with_upgrade,
 )
 from crashsweep.cli.outdir import OutDirError
@@ -60,9 +59,7 @@ def cli() -> None:
 
 
 @cli.command()
-@variant_option()
-@design_option()
-@job_options
+@model_options()
 @formats.format_option(formats.ROW)
 @out_option("write traces (text, JSON), DOT, SVG and index.html of the counterexamples here, whole or not at all")
 @export.export_option()

@@ -1,6 +1,10 @@
 """Options and checks shared by the commands.
 
 --variant/--design, --depth, --job, --tracker, --max-states, --out, --progress, --faults, --call-ids.
+The groups the commands repeat are one decorator each (`group` makes one of several options):
+`design_choice` (--variant or --design), `job_options` (what an exploration takes) and
+`model_options` (both: explore, replay, view). The real side's group (--workers, --spawn,
+--dedup, --kill, --engine, --address) lives with the engines (crashsweep.cli.sweep_engines).
 """
 
 from __future__ import annotations
@@ -24,6 +28,17 @@ from crashsweep.variants import UnknownVariantError, design, names
 from crashsweep.variants.design_file import load_design
 
 
+def group(*options: Callable[[FC], FC]) -> Callable[[FC], FC]:
+    """Several options as one decorator; `--help` lists them in the order given."""
+
+    def apply(f: FC) -> FC:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return apply
+
+
 def check_variant(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """A --variant callback: an unknown name is a usage error that lists the known ones (and a close one)."""
     if value is not None:
@@ -34,7 +49,10 @@ def check_variant(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
-def variant_option(help: str = "design to explore (see the variants command)") -> Callable[[FC], FC]:
+VARIANT_HELP = "design to explore (see the variants command)"
+
+
+def variant_option(help: str = VARIANT_HELP) -> Callable[[FC], FC]:
     """--variant NAME: a built-in design or preset, checked as it is parsed and completed by the shell."""
     return click.option("--variant", callback=check_variant, shell_complete=variant_names.complete_variant, help=help)
 
@@ -47,6 +65,11 @@ def design_option() -> Callable[[FC], FC]:
         type=ShippedFile("design"),
         help="design file (TOML) of policies, instead of --variant; or a shipped one's name, e.g. my-design",
     )
+
+
+def design_choice(variant_help: str = VARIANT_HELP) -> Callable[[FC], FC]:
+    """--variant NAME or --design FILE: the design a command works on (exactly one: `chosen_design`)."""
+    return group(variant_option(variant_help), design_option())
 
 
 def chosen_design(variant: str | None, design_path: Path | None) -> str | Design:
@@ -207,25 +230,26 @@ def tracker_option() -> Callable[[FC], FC]:
 
 
 def job_options(f: FC) -> FC:
-    """The options every exploring command shares."""
-    for option in reversed(
-        (
-            depth_option(with_faults=True),
-            job_option(),
-            tracker_option(),
-            fault_options,
-            projection_option,
-            click.option(
-                "--max-states",
-                type=max_states(),
-                default=runs.DEFAULT_MAX_STATES,
-                show_default=True,
-                help="stop (exit 2) beyond this many states",
-            ),
-        )
-    ):
-        f = option(f)
-    return f
+    """The options every exploring command shares: --depth, --job, --tracker, the faults, --max-states."""
+    return group(
+        depth_option(with_faults=True),
+        job_option(),
+        tracker_option(),
+        fault_options,
+        projection_option,
+        click.option(
+            "--max-states",
+            type=max_states(),
+            default=runs.DEFAULT_MAX_STATES,
+            show_default=True,
+            help="stop (exit 2) beyond this many states",
+        ),
+    )(f)
+
+
+def model_options(variant_help: str = VARIANT_HELP) -> Callable[[FC], FC]:
+    """The design and its exploration's options (`design_choice`, then `job_options`): explore, replay, view."""
+    return group(design_choice(variant_help), job_options)
 
 
 def choices_of(

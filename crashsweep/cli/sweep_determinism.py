@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 
-from crashsweep.cli import sweep_scenarios
 from crashsweep.realsweep import api
 
 
@@ -68,8 +66,3 @@ def first(framework: str | None, depth: int, skip: bool, *other_jobs: object) ->
 def held_line(checked: int) -> str:
     """The row's line when the check before the sweep held."""
     return f"  deterministic holds   ({checked} start worlds, each run twice: the same crash points and effects)\n"
-
-
-def check_usage(fmt: str, crash_points: tuple[str, ...], scenarios: Path | None, keep: Path | None) -> None:
-    """Refuse what --determinism cannot do, before it starts."""
-    sweep_scenarios.check_one_run("--determinism", "runs its own scenarios", fmt, crash_points, scenarios, keep)

@@ -14,7 +14,6 @@ import shlex
 from pathlib import Path
 
 import crashsweep
-from crashsweep.cli import sweep_scenarios
 from crashsweep.realsweep import api
 
 """What --list-points prints: a table, or a JSON object."""
@@ -58,10 +57,3 @@ def render(label: str, passed: tuple[api.Passed, ...], command: list[str], fmt: 
     crash = shlex.join([*command, "--crash", f"{first.name}#{first.occurrence}"])
     lines.append(f"crash at one of them (here the first): {crash}")
     return "\n".join(lines) + "\n"
-
-
-def check_usage(fmt: str, crash_points: tuple[str, ...], scenarios: Path | None, keep: Path | None) -> None:
-    """Refuse what --list-points cannot do, before it starts."""
-    sweep_scenarios.check_one_run(
-        "--list-points", "runs the program once, uninterrupted", fmt, crash_points, scenarios, keep
-    )

@@ -38,20 +38,6 @@ def parse_args(pairs: Sequence[str]) -> dict[str, str]:
     return args
 
 
-ONE_RUN_FORMATS = ("text", "json")
-"""What a mode that runs no sweep (--list-points, --determinism) prints: a report, or JSON."""
-
-
-def check_one_run(
-    option: str, what: str, fmt: str, crashes: Sequence[str], scenarios: Path | None, keep: Path | None
-) -> None:
-    """Refuse, before it starts, what a mode that runs no sweep cannot do: `what` says what it runs instead."""
-    if crashes or scenarios is not None or keep is not None:
-        raise click.UsageError(f"{option} {what}: it takes no --crash, --scenarios or --keep")
-    if fmt not in ONE_RUN_FORMATS:
-        raise click.UsageError(f"{option} prints {' or '.join(ONE_RUN_FORMATS)}, not {fmt}")
-
-
 DECLARED = "CRASHSWEEP_ARGS"
 """A target module's declaration of the `--arg` keys it takes: {key: allowed values (empty: any)}."""
 
@@ -235,7 +221,7 @@ def replay_text(label: str, scenario: ScenarioResult) -> str:
     if o.stuck:  # the last process can never go on: no end is reached
         steps = steps.removesuffix(" to the end") + f", stuck for good ({o.stuck})"
     counters = "   ".join(f"{k} {v}" for k, v in sorted(scenario.counters.items())) or "-"
-    broken = "".join(f"  {c.name}: {c.broken}\n" for c in o.checked if c.broken)
+    broken = "".join(f"  {v.invariant}: {v.why}\n" for v in api.violations(scenario))
     return (
         f"{label}\n  {steps}\n  dups {o.dups}   missing {o.missing}   applied {o.applied}\n{broken}"
         f"  counters      {counters}\n"

@@ -6,46 +6,21 @@ same source again (the re-run commands of the text report add `--crash` to it).
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats, options, prog, runs
+from crashsweep.cli import formats, options, prog, runs, sweep_scenarios
 from crashsweep.realsweep import api
 from crashsweep.spec.retries import Stack
 from crashsweep.variants import design
 from crashsweep.variants.design_file import load_design
-
-
-def combination(
-    variant: str | None,
-    design_path: Path | None,
-    target_spec: str | None,
-    check_spec: str | None,
-    target_args: tuple[str, ...],
-    framework: str | None,
-    framework_options: tuple[str | None, ...],
-    job_path: Path | None,
-) -> None:
-    """Refuse options that do not go together, before any work."""
-    if sum(x is not None for x in (variant, design_path, target_spec, framework)) != 1:
-        raise click.UsageError(
-            "give either --variant or --design (the reference loop), --target (your own program)"
-            " or --framework (an example agent)"
-        )
-    if target_spec is not None and (check_spec is None or job_path is not None):
-        raise click.UsageError("--target needs --check module:function, and takes no --job")
-    if target_spec is None and (check_spec is not None or target_args):
-        raise click.UsageError("--check and --arg go with --target")
-    keys, call_ids, durability = framework_options
-    if framework is None and (keys is not None or durability is not None):
-        raise click.UsageError("--keys and --durability go with --framework")
-    if call_ids is not None and target_spec is not None:
-        raise click.UsageError("--call-ids goes with --framework, --variant or --design")
-    if framework_options[2] is not None and framework != "langgraph":
-        raise click.UsageError("--durability goes with --framework langgraph")
 
 
 @dataclass
@@ -66,8 +41,6 @@ class Source:
     """What every restart runs, as the row names it (--upgrade-to; spec/RETRIES.md section 2), "" for none."""
     retries: Stack = ()
     """The reference loop's retry layers, for the row (spec/RETRIES.md 1.5); none for the others."""
-    properties: tuple[str, ...] = ()
-    """The verdicts its sweep decides beyond no-duplicate and no-loss (the reference loop's PROPERTIES)."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
         """Sweep it."""
@@ -109,7 +82,6 @@ def variant_source(
         api.reference_state_key,
         "" if upgrade is None else upgrade[0],
         api.reference_retry_layers(design_path),
-        api.REFERENCE_PROPERTIES,
     )
 
 
@@ -123,17 +95,16 @@ def reference_design(name: str) -> None:
 
 
 def reference_upgrade(
-    value: str | None, variant: str | None, design_path: Path | None, framework: str | None, faults: tuple[str, ...]
+    value: str | None, variant: str | None, design_path: Path | None, faults: tuple[str, ...]
 ) -> tuple[str, Path | None] | None:
     """--upgrade-to of a sweep, checked before any process starts: the reference loop's design, or None.
 
     The reference loop's restarts run another design (a name it implements, or a design file);
-    your own program's run another program (`upgrade_target`); a framework's agent takes none.
+    your own program's run another program (`upgrade_target`); a framework's agent takes none
+    (crashsweep.cli.sweep_plan's rules refuse it).
     """
     if value is None:
         return None
-    if framework is not None:
-        raise click.UsageError("--upgrade-to goes with --variant, --design or --target (not --framework)")
     if variant is None and design_path is None:
         return None  # --target: a program, made when the source is
     version = options.upgrade_version(value)
@@ -159,11 +130,61 @@ def framework_source(
     """A framework's built-in example agent (defaults: keys on, stable call IDs, LangGraph's durability)."""
     job, _ = runs.read_job(job_path)
     keys, call_ids = keys or "on", call_ids or "stable"
-    mode = durability or ("async" if framework == "langgraph" else None)
+    mode = durability or api.framework(framework).default_durability
     target = api.framework_target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
     command = [*prog.current(), "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
     command += [*(["--durability", mode] if mode else []), *job_args(job_path), "--tracker", tracker]
-    return Source(target, api.framework_check(job), target.label, job.name, command)
+    return Source(target, api.framework_check(job, framework), target.label, job.name, command)
+
+
+def target_source(
+    target_spec: str, check_spec: str, args: dict[str, str], tracker: str, nemesis: api.Nemesis, upgrade_to: str | None
+) -> Source:
+    """The user's own program and check; with --upgrade-to, every restart runs the program it names."""
+    target, check = _user_target(target_spec, check_spec, args)
+    command = [*prog.current(), "sweep", "--target", target_spec, "--check", check_spec, "--tracker", tracker]
+    command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
+    source = Source(target, check, target.label, "-", command, nemesis=nemesis)
+    if upgrade_to is None:
+        return source
+    return upgrade_target(source, upgrade_to, lambda spec: program(spec, args))
+
+
+def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[api.Target, api.Check]:
+    """The user's program and check; the current directory is where their modules are found."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    api.parse_entry_point(check_spec)
+    return program(target_spec, args), api.load_entry_point(check_spec)  # type: ignore[return-value]
+
+
+def program(target_spec: str, args: dict[str, str]) -> api.Target:
+    """The program `target_spec` names: a module:function entry point, or a command line.
+
+    `--arg` pairs reach the program as $CRASHSWEEP_ARGS (a JSON object) and name the row; the
+    target's module declares the keys it takes (its CRASHSWEEP_ARGS), checked here.
+    """
+    here = os.getcwd()
+    try:
+        module_name, _ = api.parse_entry_point(target_spec)
+    except ValueError:
+        if args:
+            raise ValueError(
+                "--arg goes with --target module:function; a command takes its options on its own "
+                'command line (--target "python agent.py --durability sync")'
+            ) from None
+        target = api.Target.command(target_spec)
+    else:
+        if args:  # the module is imported here (its import errors as one line), then read
+            api.load_entry_point(target_spec)
+            sweep_scenarios.check_declared(sys.modules[module_name], module_name, args)
+        target = api.Target.entry_point(target_spec, path=[here])
+    if args:
+        shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
+        env = {**target.env, api.ARGS: json.dumps(args)}
+        target = replace(target, env=env, label=f"{target.label} {shown}")
+    return target
 
 
 def report(result: api.SweepResult, source: Source, tracker: str, fmt: str, deterministic: int | None = None) -> int:
@@ -180,7 +201,6 @@ def report(result: api.SweepResult, source: Source, tracker: str, fmt: str, dete
         faults=faults,
         fresh_ids=fresh,
         retries=source.retries,
-        properties=source.properties,
     )
     row = replace(row, upgrade=source.upgrade)
     click.echo(formats.render(fmt, formats.SWEEP, formats.Swept(row, result, source.command, deterministic)), nl=False)

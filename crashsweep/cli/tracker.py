@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli.sweep import fail
+from crashsweep.cli.sweep_modes import fail
 from crashsweep.realsweep import api
 
 

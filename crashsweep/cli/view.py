@@ -8,8 +8,8 @@ then opens it in a browser, or prints its path where none can be opened. Without
 page goes to one stable directory per design, job, tracker, depth and faults (`view_dir`),
 replaced by the next view of the same, so repeated views leave no pile of temporary directories.
 
-These commands use crashsweep.cli.main's shared options; crashsweep.cli.main registers them (import
-the CLI through crashsweep.cli.main).
+These commands take the shared options of a design and its exploration (crashsweep.cli.options
+`model_options`); crashsweep.cli.main registers them (import the CLI through crashsweep.cli.main).
 """
 
 from __future__ import annotations
@@ -28,12 +28,10 @@ from crashsweep.cli import artifacts, formats, outdir, prog, runs
 from crashsweep.cli.options import (
     choices_of,
     chosen_design,
-    design_option,
-    job_options,
+    model_options,
     out_option,
     progress_option,
     upgrade_option,
-    variant_option,
     with_upgrade,
 )
 from crashsweep.explorer.model import MOVES, Action, Model
@@ -45,10 +43,8 @@ from crashsweep.reports.replay import pytest_snippet
 
 
 @click.command(name="replay")
-@variant_option("design the path belongs to")
-@design_option()
 @click.option("--path", "code", required=True, help="the path code printed with a counterexample (e.g. 10:7=1)")
-@job_options
+@model_options("design the path belongs to")
 @formats.format_option(formats.TRACE)
 @click.option("--pytest", "as_pytest", is_flag=True, help="print a pytest test that replays the path and asserts it")
 @upgrade_option()
@@ -168,9 +164,7 @@ def view_dir(
 
 
 @click.command(name="view")
-@variant_option()
-@design_option()
-@job_options
+@model_options()
 @out_option("directory for index.html, written whole (default: one per design under the temporary directory)")
 @click.option("--no-open", is_flag=True, help="print the page's path instead of opening a browser")
 @progress_option()

@@ -70,3 +70,58 @@ def test_upgrade_to_names_a_design_or_a_design_file_and_is_refused_with_a_pause(
     timeout = str(shipped.with_name("keys-turn-timeout-file.toml"))
     with pytest.raises(click.UsageError, match="retries on a timeout"):
         with_upgrade(choices, timeout, "agent-loop")
+
+
+def _names(command: click.Command) -> list[str]:
+    """The command's options as --help lists them, by their first flag."""
+    return [param.opts[0] for param in command.params]
+
+
+def test_a_group_applies_its_options_in_the_order_given() -> None:
+    from crashsweep.cli.options import group
+
+    both = group(click.option("--first"), click.option("--second"))
+
+    @click.command()
+    @both
+    @click.option("--third")
+    def command(first: str | None, second: str | None, third: str | None) -> None:
+        """A command."""
+
+    assert _names(command) == ["--first", "--second", "--third"]
+
+
+def test_the_model_options_are_the_design_then_the_explorations() -> None:
+    """model_options: --variant (with the command's help) and --design, then job_options."""
+    from crashsweep.cli.options import model_options
+
+    @click.command()
+    @model_options("the design to try")
+    def command(**_: object) -> None:
+        """A command."""
+
+    assert _names(command) == [
+        "--variant",
+        "--design",
+        "--depth",
+        "--job",
+        "--tracker",
+        "--faults",
+        "--call-ids",
+        "--no-projection",
+        "--max-states",
+    ]
+    assert command.params[0].help == "the design to try"
+
+
+def test_the_commands_that_explore_a_design_share_one_group() -> None:
+    """explore, replay and view take the same options of a design and its exploration, with the same help."""
+    from crashsweep.cli.main import cli
+
+    shared = ["--variant", "--design", "--depth", "--job", "--tracker", "--max-states"]
+    helps = []
+    for name in ("explore", "replay", "view"):
+        options = {param.opts[0]: param for param in cli.commands[name].params}
+        assert set(shared) <= set(options)
+        helps.append([getattr(options[flag], "help", None) for flag in shared[1:]])
+    assert helps[0] == helps[1] == helps[2]

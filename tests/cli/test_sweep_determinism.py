@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 
-import click
 import pytest
 
 from crashsweep.cli import sweep_determinism
@@ -52,23 +50,6 @@ def test_json_gives_the_verdict_and_the_divergence() -> None:
     assert data["deterministic"] is False
     assert data["divergence"]["start"] == [{"point": "sent", "occurrence": 1}]
     assert data["divergence"]["second"] == {"points": ["start", "sent"], "effects": ['{"run": "r2"}']}
-
-
-@pytest.mark.parametrize(
-    ("fmt", "crash", "scenarios", "keep", "message"),
-    [
-        ("text", ("sent",), None, None, "it takes no --crash, --scenarios or --keep"),
-        ("text", (), Path("s.jsonl"), None, "it takes no --crash, --scenarios or --keep"),
-        ("text", (), None, Path("kept"), "it takes no --crash, --scenarios or --keep"),
-        ("junit", (), None, None, "prints text or json, not junit"),
-    ],
-)
-def test_what_the_check_cannot_do_is_refused(
-    fmt: str, crash: tuple[str, ...], scenarios: Path | None, keep: Path | None, message: str
-) -> None:
-    with pytest.raises(click.UsageError, match=message.replace("-", r"\-")):
-        sweep_determinism.check_usage(fmt, crash, scenarios, keep)
-    sweep_determinism.check_usage("text", (), None, None)
 
 
 def test_a_replaying_frameworks_depth_1_sweep_checks_first_unless_told_not_to() -> None:

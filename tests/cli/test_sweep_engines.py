@@ -35,3 +35,17 @@ def test_options_that_go_together_pass() -> None:
     refuse("ray", None, **{"--keep": False, "--crash": ()})
     refuse("ray", "127.0.0.1:6379")
     refuse("local", None, **{"--keep": True})
+
+
+def test_sweep_and_conform_take_the_same_process_options() -> None:
+    """--workers, --spawn, --dedup, --kill, --engine, --address: one group, the same help in both commands."""
+    from crashsweep.cli.conform import conform
+    from crashsweep.cli.sweep import sweep
+
+    flags = ["--workers", "--spawn", "--dedup", "--kill", "--engine", "--address"]
+    shown = []
+    for command in (sweep, conform):
+        options = {param.opts[0]: param for param in command.params}
+        shown.append([(flag, getattr(options[flag], "help", None)) for flag in flags])
+    assert shown[0] == shown[1]
+    assert all(help for _, help in shown[0])

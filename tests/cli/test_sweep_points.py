@@ -6,7 +6,6 @@ import json
 import shlex
 from pathlib import Path
 
-import click
 import pytest
 
 from crashsweep.cli import sweep_points
@@ -50,24 +49,6 @@ def test_json_gives_every_pass_with_its_index() -> None:
         (2, "filed w", 1),
         (3, "saved", 2),
     ]
-
-
-@pytest.mark.parametrize(
-    ("fmt", "crash", "scenarios", "keep", "message"),
-    [
-        ("text", ("saved",), None, None, "takes no --crash, --scenarios or --keep"),
-        ("text", (), Path("s.jsonl"), None, "takes no --crash, --scenarios or --keep"),
-        ("text", (), None, Path("kept"), "takes no --crash, --scenarios or --keep"),
-        ("markdown", (), None, None, "--list-points prints text or json, not markdown"),
-    ],
-)
-def test_what_a_listing_run_cannot_do_is_refused(
-    fmt: str, crash: tuple[str, ...], scenarios: Path | None, keep: Path | None, message: str
-) -> None:
-    """Refused before any process starts (click's usage error: one line, exit 2)."""
-    with pytest.raises(click.UsageError, match=message.replace("-", r"\-")):
-        sweep_points.check_usage(fmt, crash, scenarios, keep)
-    sweep_points.check_usage("json", (), None, None)
 
 
 @pytest.mark.parametrize(

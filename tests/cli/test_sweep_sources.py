@@ -1,4 +1,4 @@
-"""What `crashsweep sweep` sweeps: option combinations, the framework source's command, the report."""
+"""What `crashsweep sweep` sweeps: the framework source's command, your own program, the report."""
 
 from __future__ import annotations
 
@@ -10,40 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import pytest
 
 from crashsweep.cli import sweep_sources
 from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
 from crashsweep.spec.job import TRIAGE_TOML
 from tests.realsweep.helpers import child_env
-
-
-@pytest.mark.parametrize(
-    ("given", "message"),
-    [
-        ({}, "give either"),
-        ({"variant": "v", "framework": "dbos"}, "give either"),
-        ({"target_spec": "m:f"}, "--target needs --check"),
-        ({"variant": "v", "target_args": ("a=1",)}, "--check and --arg go with --target"),
-        ({"variant": "v", "framework_options": ("on", None, None)}, "go with --framework"),
-        ({"framework": "dbos", "framework_options": (None, None, "exit")}, "--durability goes with"),
-    ],
-)
-def test_options_that_do_not_go_together_are_refused(given: dict[str, object], message: str) -> None:
-    """One source, its own options only."""
-    arguments: dict[str, object] = {
-        "variant": None,
-        "design_path": None,
-        "target_spec": None,
-        "check_spec": None,
-        "target_args": (),
-        "framework": None,
-        "framework_options": (None, None, None),
-        "job_path": None,
-    }
-    with pytest.raises(click.UsageError, match=message):
-        sweep_sources.combination(**{**arguments, **given})  # type: ignore[arg-type]
 
 
 def test_a_framework_source_names_every_setting_in_its_command(tmp_path: Path) -> None:

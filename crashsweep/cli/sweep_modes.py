@@ -1,0 +1,151 @@
+"""`crashsweep sweep`'s modes, one function each: sweep, list the points, check determinism, re-run one crash.
+
+`run` makes the source a request names (crashsweep.cli.sweep_sources) and hands it, with the
+real sweep's options, to its mode's function (`MODES`); it turns what the real side raises into
+one line: the program failed by itself (exit 1), a sweep error or a bad value (exit 2), Ctrl-C
+with --keep (it says where the work folders stay). Each mode prints its own report and
+returns the exit status: 0 when what it checked holds, 1 when not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from crashsweep.cli import clock, runs, sweep_determinism, sweep_engines, sweep_points, sweep_scenarios, sweep_sources
+from crashsweep.cli.sweep_plan import Mode, SweepRequest
+from crashsweep.cli.sweep_sources import Source
+from crashsweep.realsweep import api
+
+
+class Progress(runs.StatusLine):
+    """The sweep's progress: scenarios (a merging sweep: processes) done of those known so far."""
+
+    def __init__(self, label: str, unit: str = "scenarios") -> None:
+        super().__init__(label)
+        self.unit = unit
+
+    def __call__(self, done: int, known: int) -> None:
+        self.show(f"{done}/{known} {self.unit}")
+
+
+def fail(message: str, status: int) -> int:
+    """Say `message` in one line on stderr; `status`."""
+    click.echo(f"crashsweep: {message}", err=True)
+    return status
+
+
+def run(request: SweepRequest) -> int:
+    """Run the request's mode on its source; the real side's errors as one line and an exit status."""
+    options = request.options()
+    try:
+        return MODES[request.mode](request, make_source(request), options)
+    except KeyboardInterrupt:
+        if request.given.keep is None:
+            raise
+        raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {request.given.keep}") from None
+    except api.TargetFailed as error:
+        return fail(f"the program failed: {error}", 1)
+    except (api.SweepError, ValueError) as error:
+        return fail(f"error: {error}", 2)
+
+
+def make_source(request: SweepRequest) -> Source:
+    """What the request sweeps: the reference loop of a design, a framework's agent, or the user's program.
+
+    Its command names it again with the options every mode keeps (--timeout, --spawn, --points).
+    """
+    g = request.given
+    if request.variant is not None:
+        made = sweep_sources.variant_source(
+            request.variant, g.job_path, g.tracker, g.design_path, request.nemesis, request.upgrade
+        )
+    elif g.framework is not None:
+        made = sweep_sources.framework_source(g.framework, g.job_path, g.tracker, g.keys, g.call_ids, g.durability)
+    else:
+        assert g.target_spec is not None  # the rules: exactly one source, and --target with --check
+        assert g.check_spec is not None
+        made = sweep_sources.target_source(
+            g.target_spec, g.check_spec, request.arguments, g.tracker, request.nemesis, g.upgrade_to
+        )
+    made.command += [*(["--timeout", f"{g.timeout:g}"] if g.timeout != 120 else []), "--spawn", g.spawn]
+    made.command += request.points.args()
+    return made
+
+
+def run_sweep(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
+    """Sweep every scenario up to the depth and print the row; 0 when its invariants hold.
+
+    A replaying framework's depth-1 sweep checks determinism first (sweep_determinism.first): a
+    divergence is printed instead of the row (exit 1), else the row says the check held.
+    """
+    g = request.given
+    held: int | None = None
+    if sweep_determinism.first(g.framework, g.depth, g.skip_determinism):
+        held, divergence = _determinism(source, options)
+        if divergence is not None:
+            click.echo(sweep_determinism.render(source.label, held, divergence, source.command, g.fmt), nl=False)
+            return 1
+    progress = Progress("sweep", "processes" if request.dedup else "scenarios")
+    try:
+        with sweep_engines.opened(g.engine_name, g.address, g.workers) as chosen:
+            result = source.run(replace(options, engine=chosen), progress)
+    finally:
+        progress.done()
+    result = replace(result, seconds=max(result.seconds, clock.seconds()))  # from the command's start
+    _record(result, g.scenarios_path, g.keep)
+    return sweep_sources.report(result, source, g.tracker, g.fmt, held)
+
+
+def run_list_points(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
+    """--list-points: run the program once, uninterrupted, and list the crash points it passed."""
+    passed = api.list_points(source.target, source.check, options, source.nemesis)
+    click.echo(sweep_points.render(source.label, passed, source.command, request.given.fmt), nl=False)
+    return 0
+
+
+def run_determinism(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
+    """--determinism: each start world of a depth-1 sweep run twice; 1 when two runs differ."""
+    checked, divergence = _determinism(source, options)
+    click.echo(sweep_determinism.render(source.label, checked, divergence, source.command, request.given.fmt), nl=False)
+    return 0 if divergence is None else 1
+
+
+def run_crash(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
+    """--crash: re-run one scenario and print it.
+
+    0 when it left no duplicate, no loss, no broken property and was not stuck; 2 for a point the
+    program never passes.
+    """
+    scenario = api.replay(source.target, source.check, options, request.crashes, source.nemesis)
+    unknown = sweep_scenarios.unknown_point(scenario)
+    if unknown is not None:
+        return fail(f"error: {unknown}", 2)
+    click.echo(sweep_scenarios.replay_text(source.label, scenario), nl=False)
+    o = scenario.outcome
+    return 1 if scenario.unreached or o.dups or o.missing or o.stuck or api.violations(scenario) else 0
+
+
+MODES: Mapping[Mode, Callable[[SweepRequest, Source, api.SweepOptions], int]] = {
+    Mode.SWEEP: run_sweep,
+    Mode.LIST_POINTS: run_list_points,
+    Mode.DETERMINISM: run_determinism,
+    Mode.CRASH: run_crash,
+}
+"""Each mode's function: given the request, its source and the real sweep's options, the exit status."""
+
+
+def _determinism(source: Source, options: api.SweepOptions) -> tuple[int, api.Divergence | None]:
+    """The determinism check of `source` (its worlds named by its own key when --state-key gave none)."""
+    keyed = replace(options, state_key=options.state_key or source.state_key)
+    return api.determinism(source.target, source.check, keyed, source.nemesis)
+
+
+def _record(result: api.SweepResult, path: Path | None, keep: Path | None) -> None:
+    """Every scenario as JSON lines, to --scenarios and into the --keep folder."""
+    for target in (path, None if keep is None else keep / "scenarios.jsonl"):
+        if target is not None:
+            sweep_scenarios.write_jsonl(target, result)
