@@ -53,7 +53,7 @@ class Crashsweep:
 
     @staticmethod
     def check_sweep(variant: str | None = None, **options: Any) -> Swept:
-        """Sweep and fail the test unless both invariants held (crashsweep.testing.check_sweep)."""
+        """Sweep and fail the test unless every invariant it decides held (crashsweep.testing.check_sweep)."""
         from crashsweep import testing
 
         return testing.check_sweep(variant, **options)

@@ -86,7 +86,7 @@ class Swept:
 
     @property
     def holds(self) -> bool:
-        """Both invariants held in every scenario."""
+        """Every invariant the sweep decides held in every scenario."""
         return self.status == 0 and not self.failures
 
 
@@ -169,7 +169,7 @@ def sweep(
 
 
 def check_sweep(variant: str | None = None, **options: Any) -> Swept:
-    """Sweep (the arguments of `sweep`) and fail the running test unless both invariants held."""
+    """Sweep (the arguments of `sweep`) and fail the running test unless every invariant it decides held."""
     swept = sweep(variant, **options)
     if not swept.holds:
         pytest.fail("\n".join(f"{message}\n{text}" for message, text in swept.failures), pytrace=False)

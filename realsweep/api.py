@@ -9,7 +9,7 @@ lines below follow. What it offers:
   `SweepResult`, `ScenarioResult`, `Crash`, `Outcome`, `Progress`, `Engine`, the errors);
 - a sweep's row (`sweep_summary`, `row_text`, `row_json`, `counterexamples`, `violates`);
 - the reference loop (`reference_target`, `reference_check`, `reference_run`, `reference_retry_layers`,
-  `REFERENCE_DESIGNS`, `REFERENCE_PROPERTIES`, `SERVICE_MODES`) and its conformance with the model (`conform`,
+  `REFERENCE_DESIGNS`, `SERVICE_MODES`) and its conformance with the model (`conform`,
   `render_conformance`, `Conformance`, the figures it compares `CONFORMANCE_FIELDS`);
 - the built-in framework agents (`framework_target`, `framework_check`), the frameworks'
   records (`Framework`, `FRAMEWORK_REGISTRY`, `framework(name)`) and the views of them the
@@ -47,7 +47,6 @@ from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIE
 from crashsweep.realsweep.reference.conformance import Conformance, conform
 from crashsweep.realsweep.reference.conformance import render as render_conformance
 from crashsweep.realsweep.reference.loop import DESIGNS as REFERENCE_DESIGNS
-from crashsweep.realsweep.reference.target import PROPERTIES as REFERENCE_PROPERTIES
 from crashsweep.realsweep.reference.target import SERVICE_MODES
 from crashsweep.realsweep.reference.target import check as reference_check
 from crashsweep.realsweep.reference.target import retry_layers as reference_retry_layers
@@ -87,7 +86,6 @@ __all__ = [
     "FROM_SCRATCH_FRAMEWORKS",
     "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
-    "REFERENCE_PROPERTIES",
     "REPLAYING_FRAMEWORKS",
     "SERVICE_MODES",
     "Check",

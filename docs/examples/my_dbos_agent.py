@@ -18,9 +18,9 @@ from typing import Any
 
 from dbos import DBOS, DBOSConfig
 
+from crashsweep.realsweep.adapters.dbos import check as job_check  # crashsweep
 from crashsweep.realsweep.adapters.dbos import crash_points, install_crash_points, launch_or_recover  # crashsweep
 from crashsweep.realsweep.adapters.script import ScriptedModel, tracker  # crashsweep: tracker stands for the APIs
-from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
 from crashsweep.spec.job import load_job  # crashsweep
 
 JOB = load_job(Path(__file__).with_name("support.toml"))  # crashsweep: which tool, with what arguments

@@ -28,7 +28,7 @@ from crashsweep.realsweep.adapters.langgraph import (  # crashsweep
     resume,
     tracker_tools,
 )
-from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
+from crashsweep.realsweep.adapters.langgraph import check as graph_check  # crashsweep
 from crashsweep.realsweep.adapters.script import target_args  # crashsweep: --arg key=value
 from crashsweep.spec.job import TRIAGE  # crashsweep: the job the scripted model plays
 
@@ -63,4 +63,4 @@ def run() -> None:
     connection.close()
 
 
-check = job_check(TRIAGE)  # crashsweep: the tracker's records, mapped back to the job's calls
+check = graph_check(TRIAGE, "checkpoints.sqlite", "1")  # crashsweep: the records, and the checkpoint's messages

@@ -6,8 +6,8 @@ run that reaches it stops and its RunState is saved as JSON until the person ans
 lines marked `# crashsweep` are all it takes to sweep it: a scripted model that plays the
 triage job in place of the real one, the tracker tools, the session wrapped in
 CrashPointSession, `resume` in place of `Runner.run_sync` (it starts the conversation or goes
-on from the session or the saved RunState; a scripted person approves), and the default
-check. Sweep it from this folder:
+on from the session or the saved RunState; a scripted person approves), and the check that
+reads the tracker's records and the session's conversation. Sweep it from this folder:
 
     crashsweep sweep --target my_openai_agent:run --check my_openai_agent:check --depth 1
 """
@@ -24,7 +24,7 @@ from crashsweep.realsweep.adapters.openai_agents import (  # crashsweep
     resume,
     tracker_tools,
 )
-from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
+from crashsweep.realsweep.adapters.openai_agents import check as session_check  # crashsweep
 from crashsweep.spec.job import TRIAGE  # crashsweep: the job the scripted model plays
 
 set_tracing_disabled(True)  # crashsweep: no trace export (no API key, no network under a sweep)
@@ -45,4 +45,4 @@ def run() -> None:
     session.close()
 
 
-check = job_check(TRIAGE)  # crashsweep: the tracker's records, mapped back to the job's calls
+check = session_check(TRIAGE, "conversation.sqlite", "1")  # crashsweep: the tracker's records, and the session

@@ -22,7 +22,7 @@ from pydantic_ai.durable_exec.dbos import DBOSDurability
 
 from crashsweep.realsweep.adapters.dbos import POLL, install_crash_points, launch_or_recover  # crashsweep
 from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model  # crashsweep
-from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
+from crashsweep.realsweep.adapters.pydantic_ai import check as agent_check  # crashsweep
 from crashsweep.realsweep.adapters.script import target_args  # crashsweep: --arg key=value
 from crashsweep.spec.job import TRIAGE  # crashsweep: the job the scripted model plays
 
@@ -79,4 +79,4 @@ def run() -> None:
         DBOS.destroy()
 
 
-check = job_check(TRIAGE)  # crashsweep: the tracker's records, mapped back to the job's calls
+check = agent_check(TRIAGE)  # crashsweep: the tracker's records, mapped back to the job's calls

@@ -23,7 +23,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume  # crashsweep
-from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
+from crashsweep.realsweep.adapters.langgraph import check as graph_check  # crashsweep
 from crashsweep.realsweep.adapters.script import tracker  # crashsweep: the service standing for the APIs
 from crashsweep.spec.job import load_job  # crashsweep
 
@@ -81,4 +81,4 @@ def run() -> None:
     connection.close()
 
 
-check = job_check(JOB)  # crashsweep: the records, mapped back to the job's calls by the model's ledger
+check = graph_check(JOB, "checkpoints.sqlite", "1")  # crashsweep: the records, and the checkpoint's messages

@@ -32,7 +32,6 @@ from temporalio.worker import Worker
 with workflow.unsafe.imports_passed_through():
     from crashsweep.realsweep.adapters import temporal  # crashsweep
     from crashsweep.realsweep.adapters.script import ScriptedModel, tracker  # crashsweep
-    from crashsweep.realsweep.adapters.script import check as job_check  # crashsweep
     from crashsweep.realsweep.adapters.temporal import CRASHSWEEP_FROM_SCRATCH, zygote_warm  # noqa: F401  # crashsweep
     from crashsweep.spec.job import job_from_mapping  # crashsweep
 
@@ -115,4 +114,4 @@ def run() -> None:
     asyncio.run(support("Order A-17 arrived broken; please refund it."))
 
 
-check = job_check(JOB)  # crashsweep: the records, mapped back to the job's calls by the model's ledger
+check = temporal.check(JOB)  # crashsweep: the records, mapped back to the job's calls by the model's ledger

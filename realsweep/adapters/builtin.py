@@ -9,13 +9,15 @@ is (its extra, its agent's module, its durability modes) is its record in framew
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 
-from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.frameworks import REGISTRY, Framework, named
 from crashsweep.realsweep.sweep import Check, SweepError, Target
 from crashsweep.realsweep.tracker.service import package_pythonpath
+from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
 
 
@@ -70,11 +72,26 @@ def durability_refused(record: Framework, durability: str) -> str:
     return f"--durability {durability} goes with --framework {owner.name} ({modes})"
 
 
-def check(job: Job) -> Check:
-    """The default check for `job` (refusing job options the example agents do not play)."""
+def check(job: Job, framework: str | None = None) -> Check:
+    """The default check for `job` (refusing job options the example agents do not play).
+
+    With `framework`, the check also reads the conversation its built-in agent saved (the
+    agent module's `conversation(folder)`), and declares what the stack cannot see
+    (transcripts.UNDECIDED); without, it reads the receiver's effects alone.
+    """
     for call in job.calls:
         for option in ("approval", "fails_after_accept"):
             if getattr(call, option):
                 raise SweepError(f"calls.{call.id}: the example agents do not implement {option!r}")
     script.ScriptedModel(job, folder=Path("."))  # a job the scripted model cannot play fails here
-    return script.check(job)
+    if framework is None:
+        return script.check(job)
+    record = named(framework)
+    unseen = transcripts.UNDECIDED[record.name]
+
+    def conversation(folder: Path) -> tuple[Event, ...]:
+        read = importlib.import_module(record.agent).conversation  # the framework, imported when first read
+        events: tuple[Event, ...] = read(folder)
+        return events
+
+    return script.check(job, None if "transcript" in unseen else conversation, unseen)

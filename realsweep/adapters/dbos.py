@@ -35,9 +35,12 @@ from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
 from dbos._utils import INTERNAL_QUEUE_NAME
 
+from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import TrackerTools, workdir
 from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.values import Check
+from crashsweep.spec.job import Job
 
 F = TypeVar("F", bound=Callable[..., Any])
 _ORIGINAL_OUTCOME = SystemDatabase.update_workflow_outcome
@@ -183,3 +186,12 @@ def run_swept(workflow: Callable[..., Any], workflow_id: str, name: str, templat
         launch_or_recover(workflow, workflow_id)
     finally:
         DBOS.destroy()
+
+
+def check(job: Job) -> Check:
+    """The default check of a DBOS agent: the tracker's records; what DBOS keeps no record of is not decided.
+
+    A DBOS workflow records its steps' outputs, not a conversation: well-formed-transcript and
+    approved-exactly are "not decided", with the reasons transcripts.UNDECIDED gives.
+    """
+    return script.check(job, None, transcripts.UNDECIDED["dbos"])

@@ -13,12 +13,17 @@
   (`bind_tools(...)`, `invoke(messages)`).
 - `resume(graph, input, config)`: starts the thread, or resumes it from its last checkpoint and
   pending writes, whatever `get_state().next` says.
+- `check(job, checkpoints, thread)`: the default check, with the messages channel of the
+  thread's last checkpoint in a SqliteSaver database (`checkpoint_events`) as History events:
+  well-formed-transcript is decided on it.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -31,11 +36,15 @@ from langgraph.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
 )
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
+from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
 from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.values import Check
+from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
 
 WAIT_FOR_PUT = 60.0
@@ -258,3 +267,30 @@ def resume(graph: Any, graph_input: Any, config: RunnableConfig, *, approval: An
 def _waiting(graph: Any, config: RunnableConfig) -> bool:
     """Whether the thread waits at an interrupt (a task with a pending `interrupt()`)."""
     return any(task.interrupts for task in graph.get_state(config).tasks)
+
+
+def checkpoint_events(path: Path, thread: str) -> tuple[Event, ...]:
+    """The messages of thread `thread`'s last checkpoint in the SqliteSaver database `path`, as History events.
+
+    Read with LangGraph's own SqliteSaver (`get_tuple`); () when the file or the thread has no
+    checkpoint yet (the check must not create the file).
+    """
+    if not path.exists():
+        return ()
+    connection = sqlite3.connect(path, check_same_thread=False)
+    try:
+        saved = SqliteSaver(connection).get_tuple({"configurable": {"thread_id": thread}})
+    finally:
+        connection.close()
+    messages = saved.checkpoint["channel_values"].get("messages", []) if saved is not None else []
+    return transcripts.chat_messages(messages, thread)
+
+
+def check(job: Job, checkpoints: str | Path, thread: str) -> Check:
+    """The default check, reading also thread `thread`'s last checkpoint in the SqliteSaver file `checkpoints`.
+
+    The history holds the receiver's effects and the checkpoint's messages: no-duplicate,
+    no-loss and well-formed-transcript are decided; approved-exactly is not (transcripts.UNDECIDED).
+    """
+    unseen = transcripts.UNDECIDED["langgraph"]
+    return script.check(job, lambda folder: checkpoint_events(folder / checkpoints, thread), unseen)

@@ -29,8 +29,15 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from crashsweep.realsweep.adapters.frameworks import named
-from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, ScriptedChatModel, resume, tracker_tools
+from crashsweep.realsweep.adapters.langgraph import (
+    CrashPointSaver,
+    ScriptedChatModel,
+    checkpoint_events,
+    resume,
+    tracker_tools,
+)
 from crashsweep.realsweep.adapters.script import agent_parser, workdir
+from crashsweep.spec.history import Event
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 LANGGRAPH = named("langgraph")
@@ -105,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         connection.close()
     return 0
+
+
+def conversation(folder: Path) -> tuple[Event, ...]:
+    """Thread "triage"'s last checkpoint's messages in the work folder `folder`, as History events (for the check)."""
+    return checkpoint_events(folder / CHECKPOINTS, THREAD)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,9 @@ function_call without its output in the session (the orphaned tool call).
 - `resume(agent, input, session, state_file=...)`: runs the conversation to its final answer,
   starting it, continuing it from the session, or from a RunState saved as JSON on disk while
   a tool waited for approval (the approval given by a scripted person, `approve_all`).
+- `check(job, session_file, session_id)`: the default check, with the conversation the
+  SQLiteSession saved (`session_events`) as History events: well-formed-transcript is decided
+  on it (a session with two outputs for one call ID breaks it).
 """
 
 from __future__ import annotations
@@ -33,16 +36,30 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from agents import Agent, Model, ModelResponse, Runner, RunResult, RunState, Tool, Usage, function_tool
+from agents import (
+    Agent,
+    Model,
+    ModelResponse,
+    Runner,
+    RunResult,
+    RunState,
+    SQLiteSession,
+    Tool,
+    Usage,
+    function_tool,
+)
 from agents.items import ToolApprovalItem, TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.memory import Session
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
+from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools, ledger_ids
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.values import Check
 from crashsweep.spec import metrics
+from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
 
 RUN: contextvars.ContextVar[str] = contextvars.ContextVar("crashsweep_openai_agents_run", default="session")
@@ -340,3 +357,29 @@ async def aresume(
 def resume(agent: Agent[Any], user_input: str, session: Session, **options: Any) -> str:
     """`aresume` from synchronous code, in place of `Runner.run_sync(agent, input, session=session)`."""
     return asyncio.run(aresume(agent, user_input, session, **options))
+
+
+def session_events(path: Path, session_id: str) -> tuple[Event, ...]:
+    """The conversation SQLiteSession `session_id` saved in the file `path`, as History events (run: the session ID).
+
+    Read with the SDK's own SQLiteSession (its `get_items`); () when the file does not exist
+    (the check must not create it).
+    """
+    if not path.exists():
+        return ()
+    session = SQLiteSession(session_id, path)
+    try:
+        items = asyncio.run(session.get_items())
+    finally:
+        session.close()
+    return transcripts.session_items(items, session_id)
+
+
+def check(job: Job, session_file: str | Path, session_id: str) -> Check:
+    """The default check, reading also the conversation of session `session_id` in `session_file` (in the work folder).
+
+    The history holds the receiver's effects and that conversation: no-duplicate, no-loss and
+    well-formed-transcript are decided; approved-exactly is not (transcripts.UNDECIDED says why).
+    """
+    unseen = transcripts.UNDECIDED["openai-agents"]
+    return script.check(job, lambda folder: session_events(folder / session_file, session_id), unseen)

@@ -25,8 +25,15 @@ from typing import Any
 
 from agents import Agent, SQLiteSession, set_tracing_disabled
 
-from crashsweep.realsweep.adapters.openai_agents import CrashPointSession, ScriptedAgentsModel, resume, tracker_tools
+from crashsweep.realsweep.adapters.openai_agents import (
+    CrashPointSession,
+    ScriptedAgentsModel,
+    resume,
+    session_events,
+    tracker_tools,
+)
 from crashsweep.realsweep.adapters.script import agent_parser, ledger_ids, workdir
+from crashsweep.spec.history import Event
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 SESSION_ID = "triage"
@@ -87,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         session.close()
     return 0
+
+
+def conversation(folder: Path) -> tuple[Event, ...]:
+    """The conversation session "triage" saved in the work folder `folder`, as History events (the check reads it)."""
+    return session_events(folder / SESSION_FILE, SESSION_ID)
 
 
 if __name__ == "__main__":

@@ -40,9 +40,11 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
+from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
 from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.values import Check
 from crashsweep.spec.job import Job
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -203,3 +205,13 @@ def warm_up() -> None:
 
     agent = Agent(FunctionModel(answer, model_name=MODEL_NAME), name="crashsweep-warm-up")
     asyncio.run(agent.run("warm up"))
+
+
+def check(job: Job) -> Check:
+    """The default check of a pydantic-ai agent: the tracker's records; what the stack keeps none of is not decided.
+
+    pydantic-ai's agent keeps its messages in memory, and its deferred tools' approvals cannot ride
+    on an effect: well-formed-transcript and approved-exactly are "not decided", with the reasons
+    transcripts.UNDECIDED gives.
+    """
+    return script.check(job, None, transcripts.UNDECIDED["pydantic-ai"])

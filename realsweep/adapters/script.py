@@ -19,7 +19,7 @@ import argparse
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,6 +28,7 @@ from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check, Outcome, Scenario
 from crashsweep.spec import metrics
+from crashsweep.spec.history import FACTS, Event, History
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key
 
@@ -37,8 +38,6 @@ TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
 ARGS = "CRASHSWEEP_ARGS"
 """`crashsweep sweep --target ... --arg key=value` pairs, as a JSON object (see `target_args`)."""
-TOOLS = {"create_issue": "create_issue", "comment": "comment"}
-"""Job tools with their own tracker tool; any other tool of a job searches (a read)."""
 
 
 @dataclass(frozen=True)
@@ -239,13 +238,30 @@ def play(tools: CallTools, call: dict[str, Any]) -> str:
     return tools.search(call["id"], args["query"])
 
 
-def check(job: Job) -> Check:
-    """The default check: the tracker's records, mapped back to the job's calls by the model's ledger."""
+Conversation = Callable[[Path], tuple[Event, ...]]
+"""Reads the conversation an agent saved in a scenario's final work folder as History events
+(transcripts.py says which); () when it saved none."""
+
+
+def check(job: Job, conversation: Conversation | None = None, unseen: Mapping[str, str] | None = None) -> Check:
+    """The default check: the tracker's records, mapped back to the job's calls by the model's ledger.
+
+    With `conversation`, the history also holds the conversation it reads from the work folder
+    (well-formed-transcript is decided on it); `unseen`: the families of facts the stack's check
+    cannot see, and why (transcripts.UNDECIDED). Without either, the effects alone are seen.
+    """
 
     def outcome(scenario: Scenario) -> Outcome:
         assert scenario.tracker is not None, "the framework adapters write to the tracker"
         ids = ledger_ids(scenario.workdir)
-        effects = (ids.get(record["call"], record["call"]) for record in scenario.tracker.records())
-        return Outcome.of(effects, job.writes)
+        effects = [ids.get(record["call"], record["call"]) for record in scenario.tracker.records()]
+        if conversation is None and unseen is None:
+            return Outcome.of(effects, job.writes)
+        hidden = dict(unseen or {})
+        if conversation is None:
+            hidden.setdefault("transcript", "the check was given no reader of the saved conversation")
+        events = conversation(scenario.workdir) if conversation is not None else ()
+        history = History(events, job.writes, job.gated, frozenset(FACTS) - set(hidden), hidden)
+        return Outcome.of(effects, job.writes, history)
 
     return outcome

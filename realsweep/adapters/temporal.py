@@ -57,10 +57,13 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 from temporalio.worker._worker import load_default_build_id  # memoized: computed once in the zygote
 
+from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import TRACKER_URL, TrackerTools, workdir
 from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.process import lifeline
 from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.values import Check
+from crashsweep.spec.job import Job
 
 ADDRESS = "CRASHSWEEP_TEMPORAL_ADDRESS"
 """A Temporal server of one's own (host:port) for the processes, in place of the one the sweep starts."""
@@ -298,3 +301,13 @@ class ActivityTools:
     def search(self, call_id: str, query: str) -> str:
         """Search the issues."""
         return self.ops.search(query)
+
+
+def check(job: Job) -> Check:
+    """The default check of a temporal agent: the tracker's records; what the stack keeps none of is not decided.
+
+    Temporal's workflow history lives in its server, and it has no tool
+    approvals: well-formed-transcript and approved-exactly are "not decided", with the reasons
+    transcripts.UNDECIDED gives.
+    """
+    return script.check(job, None, transcripts.UNDECIDED["temporal"])

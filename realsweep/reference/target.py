@@ -23,7 +23,6 @@ from typing import Any
 
 from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.probe import checkpoint
-from crashsweep.realsweep.reference import approvals
 from crashsweep.realsweep.reference import parts as loop_parts
 from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import (
@@ -79,10 +78,6 @@ def target(
     return Target(
         argv, env, f"reference loop {variant}", fork="crashsweep.realsweep.reference.loop:main", fork_argv=tuple(args)
     )
-
-
-PROPERTIES = ("well-formed-transcript", "approved-exactly", "can-finish")
-"""Kept for the CLI until it reads every verdict from the scenarios' histories (realsweep/histories.py)."""
 
 
 def check(job: Job) -> Check:

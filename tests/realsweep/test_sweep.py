@@ -118,7 +118,7 @@ def test_a_hanging_process_is_stopped(tmp_path: Path) -> None:
 
 
 def test_outcome_of_counts_duplicates_and_missing_writes() -> None:
-    """Outcome.of: effects beyond the first per write, and writes with no effect; each effect an event of its history."""
+    """Outcome.of: effects beyond the first per write, writes with no effect; each effect an event of its history."""
     found = Outcome.of(["a", "a", "a", "b", "x"], ["a", "b", "c"])
     assert (found.dups, found.missing, found.applied) == (2, 1, 5)
     assert found.history is not None

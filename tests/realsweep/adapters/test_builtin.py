@@ -21,9 +21,13 @@ from typing import Any
 import pytest
 
 from crashsweep.cli.main import main
-from crashsweep.realsweep.adapters import builtin, frameworks
-from crashsweep.realsweep.sweep import SweepError
-from crashsweep.realsweep.tracker.service import package_pythonpath
+from crashsweep.realsweep import rows
+from crashsweep.realsweep.adapters import builtin, frameworks, transcripts
+from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, sweep
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess, package_pythonpath
+from crashsweep.spec import invariants
+from crashsweep.spec.job import load_job
 
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 
@@ -157,3 +161,55 @@ def test_the_target_is_the_example_agent_with_its_options() -> None:
     )
     assert target.label == "langgraph exit, keys off, call IDs fresh"
     assert target.env["PYTHONPATH"] == package_pythonpath()
+
+
+SMALL_JOB = 'name = "small"\nturns = [["create_a"]]\n[calls]\ncreate_a = { tool = "create_issue", writes = true }\n'
+
+
+@pytest.mark.parametrize("framework", [f.name for f in frameworks.REGISTRY])
+def test_each_frameworks_check_decides_what_its_stack_shows_and_says_why_not_the_rest(
+    framework: str, tmp_path: Path, keyed_service: ServiceProcess
+) -> None:
+    """builtin.check(job, framework) on an empty world: every invariant decided but those transcripts.UNDECIDED lists.
+
+    The conversation is read where the built-in agent saves one (OpenAI Agents SDK, LangGraph;
+    none yet here: no events), and each fact the stack cannot see is "not decided" with its reason.
+    """
+    job = load_job(_file(tmp_path, SMALL_JOB))
+    scenario = Scenario((), tmp_path, TrackerClient(keyed_service.space_url(framework)))
+    history = builtin.check(job, framework)(scenario).history
+    assert history is not None
+    unseen = transcripts.UNDECIDED[framework]
+    verdicts = {v.name: v for v in (i.judge(history) for i in invariants.registered())}
+    assert {name for name, v in verdicts.items() if not v.decided} == {
+        i.name for i in invariants.registered() if set(i.needs) & set(unseen)
+    }
+    assert all(v.why in unseen.values() for v in verdicts.values() if not v.decided)
+    assert verdicts["well-formed-transcript"].decided == (framework in ("openai-agents", "langgraph"))
+    assert not verdicts["approved-exactly"].decided
+
+
+def test_langgraph_reads_its_checkpoints_messages_so_well_formed_transcript_is_decided(tmp_path: Path) -> None:
+    """One write, keys on, durability sync, the framework's check: the last checkpoint is read in every scenario.
+
+    LangGraph saves the model's reply (with its tool calls) in one checkpoint and the tools'
+    messages after them, so no scenario leaves a request sent with a call unanswered.
+    """
+    path = _file(tmp_path, SMALL_JOB)
+    target = builtin.target("langgraph", path, keys=True, call_ids="stable", durability="sync")
+    result = sweep(target, builtin.check(load_job(path), "langgraph"), SweepOptions(depth=1, workers=2))
+    verdicts = {v.name: v for v in rows.verdicts_of(result)}
+    assert [name for name, v in verdicts.items() if v.decided and v.holds] == [
+        "no-duplicate",
+        "no-loss",
+        "well-formed-transcript",
+        "can-finish",
+    ]
+    assert verdicts["well-formed-transcript"].witnessed
+    assert verdicts["approved-exactly"].why == transcripts.UNDECIDED["langgraph"]["approvals"]
+
+
+def _file(folder: Path, text: str) -> Path:
+    path = folder / "job.toml"
+    path.write_text(text)
+    return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -10,11 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from crashsweep.realsweep.adapters import script
-from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, resume, task_name
+from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, checkpoint_events, resume, task_name
 from crashsweep.realsweep.adapters.langgraph_agent import build
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.tracker.service import ServiceProcess
@@ -182,3 +186,25 @@ def test_resume_applies_pending_writes_when_get_state_says_nothing_is_next(under
     resume(graph, INPUT, CONFIG, durability="sync")
     assert sorted(r["call"] for r in script.tracker().records()) == ["comment_a", "create_a", "create_b"]
     assert len((tmp_path / script.LEDGER).read_text().splitlines()) == 3
+
+
+def test_checkpoint_events_read_the_last_checkpoints_messages_with_sqlitesaver(tmp_path: Path) -> None:
+    """A SqliteSaver database with two checkpoints of thread t: the last one's messages, as events, by tool call ID."""
+    path = tmp_path / "checkpoints.sqlite"
+    assert checkpoint_events(path, "t") == ()
+    assert not path.exists()  # nothing saved: nothing read, no file made
+    call = AIMessage("", tool_calls=[{"name": "create_issue", "args": {}, "id": "c1"}])
+    connection = sqlite3.connect(path, check_same_thread=False)
+    saver = SqliteSaver(connection)
+    config: RunnableConfig = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    for messages in ([HumanMessage("go"), call], [HumanMessage("go"), call, ToolMessage("filed", tool_call_id="c1")]):
+        checkpoint = empty_checkpoint()
+        checkpoint["channel_values"] = {"messages": messages}
+        config = saver.put(config, checkpoint, {"source": "loop", "step": len(messages), "parents": {}}, {})
+    connection.close()
+    assert [(e.f, e.call_id, e.run) for e in checkpoint_events(path, "t")] == [
+        ("model_call", "", "t"),
+        ("tool_call", "c1", "t"),
+        ("result_saved", "c1", "t"),
+    ]
+    assert checkpoint_events(path, "other") == ()

@@ -17,13 +17,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents import ModelSettings
+from agents import ModelSettings, SQLiteSession
 from agents.models.interface import ModelTracing
 
 from crashsweep.realsweep.adapters import openai_agents_agent, script
-from crashsweep.realsweep.adapters.openai_agents import ScriptedAgentsModel, answered, describe, turns_done
+from crashsweep.realsweep.adapters.openai_agents import (
+    ScriptedAgentsModel,
+    answered,
+    describe,
+    session_events,
+    turns_done,
+)
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.spec.history import History
+from crashsweep.spec.invariants import well_formed_transcript
 from crashsweep.spec.job import TRIAGE, Job, load_job
 from tests.docs.shown import printed
 
@@ -180,9 +188,10 @@ def test_a_call_orphaned_before_its_run_state_was_saved_stays_in_the_session(
     The restart finds no RunState and goes on from the session: the SDK drops the orphaned
     call from what it sends (drop_orphan_function_calls), so the model sees turn 1 only and,
     with fresh IDs, calls comment under a new ID; the run parks again, is approved and ends.
-    The comment is made once (it never ran before the crash), but the saved conversation keeps
-    the first call, with no output, for good: a defect only the session file shows (the sweep's
-    properties are the tracker's effects).
+    The comment is made once (it never ran before the crash), and the saved conversation keeps
+    the first call, with no output, for good; but no model call is sent it (what the model was
+    sent is recorded above), so the conversation the check reads from the session, with the SDK's
+    drop applied (transcripts.session_items), keeps well-formed-transcript.
     """
     job = tmp_path / "approval.toml"
     job.write_text(APPROVAL)
@@ -206,6 +215,9 @@ def test_a_call_orphaned_before_its_run_state_was_saved_stays_in_the_session(
     ]
     ids = script.ledger_ids(tmp_path)
     assert sorted(ids[r["call"]] for r in script.tracker().records()) == ["comment_a", "create_a"]
+    read = openai_agents_agent.conversation(tmp_path)
+    assert [e.call_id for e in read if e.f == "tool_call"] == [e.call_id for e in read if e.f == "result_saved"]
+    assert well_formed_transcript.check(History(read)) is None
 
 
 def test_a_turn_half_answered_is_asked_for_its_unanswered_calls(tmp_path: Path) -> None:
@@ -242,6 +254,27 @@ def test_session_writes_are_named_by_what_they_hold() -> None:
     assert describe([{"role": "assistant", "content": "done"}], names) == "final answer"
 
 
+def test_session_events_read_a_sqlite_session_and_see_an_output_saved_twice(tmp_path: Path) -> None:
+    """A SQLiteSession written by the SDK's own add_items, read back as events; a second output for a call breaks it."""
+    path = tmp_path / "s.sqlite"
+    assert session_events(path, "1") == ()
+    assert not path.exists()
+    call = {"type": "function_call", "call_id": "c1", "name": "create_issue", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "filed"}
+    session = SQLiteSession("1", path)
+    asyncio.run(session.add_items([{"role": "user", "content": "go"}, call, output]))  # type: ignore[list-item]
+    assert [(e.f, e.call_id, e.run) for e in session_events(path, "1")] == [
+        ("model_call", "", "1"),
+        ("tool_call", "c1", "1"),
+        ("result_saved", "c1", "1"),
+    ]
+    asyncio.run(session.add_items([output]))  # type: ignore[list-item]
+    session.close()
+    broken = well_formed_transcript.check(History(session_events(path, "1")))
+    assert broken is not None
+    assert broken.why == "c1 has two results in the conversation"
+
+
 def test_the_agent_in_docs_is_swept_as_its_docstring_says() -> None:
     """docs/examples/my_openai_agent.py, swept as its docstring says: 25 points, no duplicate, nothing lost.
 
@@ -258,3 +291,7 @@ def test_the_agent_in_docs_is_swept_as_its_docstring_says() -> None:
     assert "crash points  25" in shown
     assert "with_dups 0   dups 0   missing 0" in shown
     assert "no-loss       holds" in shown
+    # Killed after the comment's result reached the session, before the RunState was removed: the
+    # restart approves and runs the comment again, and the session saves its output twice.
+    assert "well-formed-transcript VIOLATED" in shown
+    assert "'after session write results of comment', restart to the end: comment_a has two results" in shown

@@ -30,10 +30,14 @@ from typing import Any
 import pytest
 
 from crashsweep.cli.main import main
-from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep import rows
+from crashsweep.realsweep.adapters import builtin, script, transcripts
 from crashsweep.realsweep.adapters.openai_agents_agent import defined, parse, zygote_warm
 from crashsweep.realsweep.adapters.openai_agents_agent import main as main_agent
-from tests.realsweep.adapters.test_openai_agents import forked, under_sweep
+from crashsweep.realsweep.sweep import SweepOptions, SweepResult, sweep
+from crashsweep.spec.job import load_job
+from tests.docs.shown import printed
+from tests.realsweep.adapters.test_openai_agents import EXAMPLES, forked, under_sweep
 
 __all__ = ["under_sweep"]  # the fixture, shared with the adapter's tests
 
@@ -135,3 +139,50 @@ def test_the_zygote_makes_the_agent_once_per_command_line() -> None:
     assert defined(parse(["--keys", "on"]))[1] is not made
     assert job.name == "triage"
     assert sorted(tool.name for tool in made.tools) == ["comment", "create_issue", "search_issues"]
+
+
+def verdict_lines(result: SweepResult) -> dict[str, str]:
+    """Each registered invariant's verdict on a sweep, in the row's words: holds, VIOLATED or not decided (why)."""
+    return {
+        v.name: "holds" if v.decided and v.holds else "VIOLATED" if v.decided else f"not decided ({v.why})"
+        for v in rows.verdicts_of(result)
+    }
+
+
+def test_the_built_in_agents_session_is_read_so_well_formed_transcript_is_decided(job: Path) -> None:
+    """Keys off, the built-in check of the framework: the session's conversation is read in every scenario.
+
+    The SDK writes a turn's calls with their results in one session write, so no crash leaves a
+    call without its result: well-formed-transcript holds (and was exercised: results were sent
+    to the model); approved-exactly is not decided, for the reason transcripts.UNDECIDED gives.
+    """
+    small = load_job(job)
+    target = builtin.target("openai-agents", job, keys=False, call_ids="stable", durability=None)
+    result = sweep(target, builtin.check(small, "openai-agents"), SweepOptions(depth=1, workers=2))
+    last = result.scenarios[-1].outcome.history
+    assert last is not None
+    assert "transcript" in last.facts
+    assert [e.f for e in last.events if e.f != "effect"][:3] == ["model_call", "tool_call", "result_saved"]
+    assert verdict_lines(result) == {
+        "no-duplicate": "VIOLATED",
+        "no-loss": "holds",
+        "well-formed-transcript": "holds",
+        "approved-exactly": f"not decided ({transcripts.UNDECIDED['openai-agents']['approvals']})",
+        "can-finish": "holds",
+    }
+
+
+def test_a_users_agent_that_saves_a_tool_output_twice_is_reported() -> None:
+    """docs/examples/my_journaled_agent.py: its session redoes a journaled write, so a turn's outputs are saved twice.
+
+    Killed between its session write and the journal's removal (its own point), the restart
+    adds the turn's items again: the row says well-formed-transcript VIOLATED, with the call
+    that has two results; the tracker's effects are fine (keys on: no duplicate, no loss).
+    tests/docs/test_blocks.py runs the command as docs/guide/openai-agents.md shows it.
+    """
+    command = "crashsweep sweep --target my_journaled_agent:run --check my_journaled_agent:check --depth 1"
+    assert command in (EXAMPLES / "my_journaled_agent.py").read_text()
+    shown = printed("docs/guide/openai-agents.md", f"cd docs/examples && ../../bin/{command}")  # run by test_blocks
+    assert "no-duplicate  holds" in shown
+    assert "well-formed-transcript VIOLATED  first in scenario 11" in shown
+    assert shown.splitlines()[7].endswith(": create_a has two results in the conversation")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic_ai import Agent
 
-from crashsweep.realsweep.adapters import script
+from crashsweep.realsweep.adapters import pydantic_ai, script, transcripts
 from crashsweep.realsweep.adapters.pydantic_ai import (
     AgentTools,
     scripted_model,
@@ -22,6 +22,8 @@ from crashsweep.realsweep.adapters.pydantic_ai import (
     turns_done,
 )
 from crashsweep.realsweep.probe import crashpoint
+from crashsweep.realsweep.sweep import Scenario
+from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.job import TRIAGE
 from tests.docs.shown import printed
@@ -132,3 +134,14 @@ def test_the_users_agent_in_docs_is_swept_and_its_plain_tools_rerun_on_recovery(
     assert shown.startswith("my_pydantic_agent:run keys=off  (real sweep")
     assert "crash points  13\n" in shown
     assert "with_dups 9   dups 18   missing 0" in shown
+
+
+def test_the_adapters_check_reads_the_effects_and_says_why_the_rest_is_not_decided(
+    tmp_path: Path, keyed_service: ServiceProcess
+) -> None:
+    """A user's own agent's check: the tracker's effects; the conversation and approvals unseen, and why."""
+    scenario = Scenario((), tmp_path, TrackerClient(keyed_service.space_url("pydantic_ai")))
+    history = pydantic_ai.check(TRIAGE)(scenario).history
+    assert history is not None
+    assert dict(history.unseen) == dict(transcripts.UNDECIDED["pydantic-ai"])
+    assert history.facts == frozenset({"effects", "status"})

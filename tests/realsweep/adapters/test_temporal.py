@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.adapters import script, temporal
-from crashsweep.realsweep.sweep import SweepError, SweepOptions, Target, sweep
-from crashsweep.realsweep.tracker.service import package_pythonpath
-from crashsweep.spec.job import load_job
+from crashsweep.realsweep.adapters import script, temporal, transcripts
+from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, Target, sweep
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess, package_pythonpath
+from crashsweep.spec.job import TRIAGE, load_job
 from tests.realsweep.helpers import child_env
 
 MODULE = "crashsweep.realsweep.adapters.temporal_agent"
@@ -114,3 +115,14 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:
         return os.path.exists(f"/proc/{pid}")
+
+
+def test_the_adapters_check_reads_the_effects_and_says_why_the_rest_is_not_decided(
+    tmp_path: Path, keyed_service: ServiceProcess
+) -> None:
+    """A user's own agent's check: the tracker's effects; the conversation and approvals unseen, and why."""
+    scenario = Scenario((), tmp_path, TrackerClient(keyed_service.space_url("temporal")))
+    history = temporal.check(TRIAGE)(scenario).history
+    assert history is not None
+    assert dict(history.unseen) == dict(transcripts.UNDECIDED["temporal"])
+    assert history.facts == frozenset({"effects", "status"})
