@@ -79,9 +79,10 @@ def check(job: Job, framework: str | None = None) -> Check:
     agent module's `conversation(folder)`), and declares what the stack cannot see
     (transcripts.UNDECIDED); without, it reads the receiver's effects alone.
     """
+    plays = () if framework is None else named(framework).plays
     for call in job.calls:
         for option in ("approval", "fails_after_accept"):
-            if getattr(call, option):
+            if getattr(call, option) and option not in plays:
                 raise SweepError(f"calls.{call.id}: the example agents do not implement {option!r}")
     script.ScriptedModel(job, folder=Path("."))  # a job the scripted model cannot play fails here
     if framework is None:

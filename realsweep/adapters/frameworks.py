@@ -51,6 +51,9 @@ class Framework:
     """The agent's `--durability` modes, if the framework has a choice of when it writes."""
     default_durability: str | None = None
     """The framework's own default among `durability`."""
+    plays: tuple[str, ...] = ()
+    """The job options (spec/job.py CALL_KEYS) its built-in agent plays beyond plain calls: the
+    OpenAI Agents SDK's parks a call marked `approval` for a scripted person's yes."""
 
     def missing(self) -> str | None:
         """None when the package is installed; else the one line that names the extra to install."""
@@ -86,6 +89,7 @@ REGISTRY: tuple[Framework, ...] = (
         module=f"{ADAPTERS}.openai_agents",
         agent=f"{ADAPTERS}.openai_agents_agent",
         docs_page="docs/guide/openai-agents.md",
+        plays=("approval",),
     ),
     Framework(
         name="pydantic-ai",

@@ -28,6 +28,7 @@ from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess, package_pythonpath
 from crashsweep.spec import invariants
 from crashsweep.spec.job import load_job
+from tests.paths import ROOT
 
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 
@@ -213,3 +214,16 @@ def _file(folder: Path, text: str) -> Path:
     path = folder / "job.toml"
     path.write_text(text)
     return path
+
+
+@pytest.mark.parametrize("framework", [f.name for f in frameworks.REGISTRY])
+def test_a_gated_call_is_played_by_the_agents_that_play_approvals_and_refused_by_the_rest(
+    framework: str, tmp_path: Path
+) -> None:
+    """The OpenAI Agents SDK's built-in agent parks a gated call for a scripted yes (Framework.plays); others refuse."""
+    job = load_job(ROOT / "examples" / "triage-approval.toml")
+    if "approval" in frameworks.named(framework).plays:
+        builtin.check(job, framework)
+        return
+    with pytest.raises(SweepError, match=r"^calls\.comment_a: the example agents do not implement 'approval'$"):
+        builtin.check(job, framework)
