@@ -112,7 +112,10 @@ def _effects(records: list[dict[str, Any]], job: Job) -> list[Event]:
 
 def _conversation(path: Path, job: Job) -> list[Event]:
     """The saved conversation: each turn's model call, its tool calls and saved results; the last call once done."""
-    saved = checkpoint.load(path)
+    try:
+        saved = checkpoint.load(path)
+    except checkpoint.CheckpointError:  # a power cut's unreadable checkpoint: the loop sent nothing from it
+        return []
     if not isinstance(saved, dict):
         return []
     run, events = str(saved.get("run", "")), []

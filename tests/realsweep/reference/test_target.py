@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.reference import target as reference
-from crashsweep.realsweep.sweep import SweepError, SweepOptions
+from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions
+from crashsweep.realsweep.tracker.client import TrackerClient
+from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.job import TRIAGE, Call, Job, load_job
 from crashsweep.spec.policy import CONVERSATION
 from tests.paths import ROOT
@@ -80,3 +82,27 @@ def test_an_approval_job_needs_a_design_file() -> None:
     with pytest.raises(SweepError, match="built-in designs do not implement 'approval'; give a design file"):
         reference.refuse(job, "keyed", None, None)
     reference.refuse(job, "keyed", ROOT / "examples" / "attempt-markers-memory.toml", None)
+
+
+def test_the_check_reads_the_saved_conversation_and_takes_an_unreadable_checkpoint_as_none(
+    tmp_path: Path, keyed_service: ServiceProcess
+) -> None:
+    """The checkpoint's turns become the history's conversation; a power cut's torn checkpoint gives none."""
+    tracker = TrackerClient(keyed_service.space_url("t"))
+    scenario = Scenario((), tmp_path, tracker)
+    checkpoint_file = tmp_path / "checkpoint.json"
+    checkpoint_file.write_text('{"run": "r", "done": true, "turns": [{"index": 1, "results": {"create_a": "#1"}}]}')
+    job = Job("j", ((Call("create_a", "create_issue", True), Call("create_b", "create_issue", True)),))
+    history = reference.check(job)(scenario).history
+    assert history is not None
+    assert [(e.f, e.call) for e in history.events] == [
+        ("model_call", ""),
+        ("tool_call", "create_a"),
+        ("result_saved", "create_a"),
+        ("tool_call", "create_b"),
+        ("model_call", ""),
+    ]
+    checkpoint_file.write_bytes(b'{"run": "r", "do')
+    torn = reference.check(job)(scenario).history
+    assert torn is not None
+    assert torn.events == ()
