@@ -6,7 +6,8 @@ failure users report as "the side effect before interrupt() runs twice"). `run` 
 way: one node files the issue, then waits for the person's approval of the comment. `run_split`
 gives the filing a node of its own, which a resume does not re-run. The lines marked
 `# crashsweep` wrap the saver in crash points, resume the thread (the scripted person answers
-every interrupt with `Command(resume=True)`, after a crash too) and check the tracker's records
+every interrupt with `Command(resume=True)`, after a crash too; `resume(..., person=f)` answers
+with `f(value)` instead, for a node that reads a dict) and check the tracker's records
 against the job (spec/CONVERSATIONS.md 3; examples/approval-node.toml is the same job for the
 model). Sweep both from this folder:
 

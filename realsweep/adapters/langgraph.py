@@ -11,8 +11,9 @@
   the key derived from (thread_id, tool_call_id).
 - `ScriptedChatModel(job, call_ids)`: plays a crashsweep job file where a chat model would be
   (`bind_tools(...)`, `invoke(messages)`).
-- `resume(graph, input, config)`: starts the thread, or resumes it from its last checkpoint and
-  pending writes, whatever `get_state().next` says.
+- `resume(graph, input, config, person=...)`: starts the thread, or resumes it from its last
+  checkpoint and pending writes, whatever `get_state().next` says; a scripted person answers
+  each `interrupt()` with what `person` gives for what the node asked (True by default).
 - `check(job, checkpoints, thread)`: the default check, with the messages channel of the
   thread's last checkpoint in a SqliteSaver database (`checkpoint_events`) as History events:
   well-formed-transcript is decided on it.
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,9 +42,10 @@ from langgraph.types import Command
 
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
-from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
+from crashsweep.spec import metrics
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
 
@@ -235,38 +237,54 @@ class ScriptedChatModel:
 
 
 APPROVED = True
-"""What the scripted person answers every `interrupt()` with (the value `Command(resume=...)` carries)."""
+"""What the default scripted person answers every `interrupt()` with (the value `Command(resume=...)` carries)."""
+Person = Callable[[Any], Any]
+"""The scripted person: given what a node passed to `interrupt(...)`, the value that `interrupt()` returns there."""
 
 
-def resume(graph: Any, graph_input: Any, config: RunnableConfig, *, approval: Any = APPROVED, **options: Any) -> Any:
+def approve(ask: Any) -> Any:
+    """The default scripted person: approves whatever is asked (`interrupt()` returns True)."""
+    return APPROVED
+
+
+def resume(graph: Any, graph_input: Any, config: RunnableConfig, *, person: Person = approve, **options: Any) -> Any:
     """Run the thread to its end: start it with `graph_input`, or resume it from what is saved.
 
     A thread with no checkpoint starts from `graph_input` (under durability "exit" a crash
     leaves none). A thread with a checkpoint is resumed with `invoke(None)`, even when
     `get_state().next` is empty: writes saved by put_writes after the last checkpoint are
     pending work that only a resume applies. A finished thread with nothing pending is left
-    as it is. A thread waiting at an `interrupt()` (before a crash or after) is resumed with
-    `Command(resume=approval)`: a scripted person who approves at once, as often as the graph
-    asks; LangGraph then runs the interrupted node again from its start. `options` go to
-    `invoke` (e.g. durability="sync").
+    as it is. A thread waiting at `interrupt()`s (before a crash or after) is resumed with
+    `Command(resume=...)` answering each by its ID with `person(value)`, `value` being what
+    the node asked (a node that reads `decision.get("approved")` is given a dict by its
+    person; the default answers True), as often as the graph asks; LangGraph then runs the
+    interrupted node again from its start. Each answer is counted as an approval. `options`
+    go to `invoke` (e.g. durability="sync").
     """
     saved = graph.checkpointer.get_tuple(config)
     if saved is None:
         result = graph.invoke(graph_input, config, **options)
-    elif _waiting(graph, config):
-        result = graph.invoke(Command(resume=approval), config, **options)
+    elif _asks(graph, config):
+        result = graph.invoke(_answers(graph, config, person), config, **options)
     elif not graph.get_state(config).next and not saved.pending_writes:
         return saved.checkpoint["channel_values"]
     else:
         result = graph.invoke(None, config, **options)
-    while _waiting(graph, config):  # the person approves every interrupt the run reaches
-        result = graph.invoke(Command(resume=approval), config, **options)
+    while _asks(graph, config):  # the person answers every interrupt the run reaches
+        result = graph.invoke(_answers(graph, config, person), config, **options)
     return result
 
 
-def _waiting(graph: Any, config: RunnableConfig) -> bool:
-    """Whether the thread waits at an interrupt (a task with a pending `interrupt()`)."""
-    return any(task.interrupts for task in graph.get_state(config).tasks)
+def _asks(graph: Any, config: RunnableConfig) -> list[Any]:
+    """The interrupts the thread waits at (each task's pending `interrupt()`s); none when it waits at none."""
+    return [ask for task in graph.get_state(config).tasks for ask in task.interrupts]
+
+
+def _answers(graph: Any, config: RunnableConfig, person: Person) -> Command[Any]:
+    """The person's answer to each interrupt the thread waits at, by the interrupt's ID (each counted an approval)."""
+    asks = _asks(graph, config)
+    count(metrics.APPROVALS, len(asks))
+    return Command(resume={ask.id: person(ask.value) for ask in asks})
 
 
 def checkpoint_events(path: Path, thread: str) -> tuple[Event, ...]:

@@ -19,9 +19,10 @@ function_call without its output in the session (the orphaned tool call).
   and "after TOOL ARG" (the tracker's own point, after it accepted, lies between); a write's
   run is the session ID and its key comes from (session ID, tool call ID).
 - `ScriptedAgentsModel(job, call_ids)`: an `agents.Model` that plays a job (script.ScriptedModel).
-- `resume(agent, input, session, state_file=...)`: runs the conversation to its final answer,
-  starting it, continuing it from the session, or from a RunState saved as JSON on disk while
-  a tool waited for approval (the approval given by a scripted person, `approve_all`).
+- `resume(agent, input, session, state_file=...)` (openai_agents_resume, offered here too): runs
+  the conversation to its final answer, starting it, continuing it from the session, or from a
+  RunState saved as JSON on disk while a tool waited for approval (the approval given by a
+  scripted person, `approve_all`), unless the session already holds the approved call's output.
 - `check(job, session_file, session_id)`: the default check, with the conversation the
   SQLiteSession saved (`session_events`) as History events: well-formed-transcript is decided
   on it (a session with two outputs for one call ID breaks it).
@@ -30,41 +31,45 @@ function_call without its output in the session (the orphaned tool call).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from agents import (
-    Agent,
     Model,
     ModelResponse,
-    Runner,
-    RunResult,
-    RunState,
     SQLiteSession,
     Tool,
     Usage,
     function_tool,
 )
-from agents.items import ToolApprovalItem, TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.memory import Session
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
 from crashsweep.realsweep.adapters import script, transcripts
+from crashsweep.realsweep.adapters.openai_agents_resume import RUN, approve_all, aresume, resume
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools, ledger_ids
-from crashsweep.realsweep.probe.crashpoint import count, crashpoint
+from crashsweep.realsweep.probe.crashpoint import crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
-from crashsweep.spec import metrics
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
 
-RUN: contextvars.ContextVar[str] = contextvars.ContextVar("crashsweep_openai_agents_run", default="session")
-"""The session ID of the run `resume` drives: the tracker records it as the write's run, and it keys writes."""
-Approver = Callable[[ToolApprovalItem], bool]
+# What a user's agent imports from the adapter; resume lives in openai_agents_resume and is offered here too.
+__all__ = [
+    "CrashPointSession",
+    "ScriptedAgentsModel",
+    "approve_all",
+    "aresume",
+    "check",
+    "describe",
+    "resume",
+    "session_events",
+    "tracker_tools",
+]
 
 
 def describe(items: Iterable[TResponseInputItem], names: dict[str, str]) -> str:
@@ -260,103 +265,6 @@ class ScriptedAgentsModel(Model):
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[TResponseStreamEvent]:
         """Not played: the scripted model answers `Runner.run` and `run_sync`, not `run_streamed`."""
         raise NotImplementedError("the scripted model answers Runner.run and Runner.run_sync, not run_streamed")
-
-
-def approve_all(item: ToolApprovalItem) -> bool:
-    """The scripted person: approves every tool call that waits for approval."""
-    return True
-
-
-def finished(items: list[TResponseInputItem]) -> bool:
-    """Does the saved conversation end with the model's final answer (an assistant message)?"""
-    last = items[-1] if items else None
-    return isinstance(last, dict) and last.get("type", "message") == "message" and last.get("role") == "assistant"
-
-
-def final_text(item: TResponseInputItem) -> str:
-    """The text of a saved assistant message (its output_text parts, joined)."""
-    content: Any = item.get("content") if isinstance(item, dict) else None
-    if isinstance(content, str):
-        return content
-    return "".join(str(part.get("text", "")) for part in content or () if isinstance(part, dict))
-
-
-def decide(state: RunState[Any], approve: Approver) -> None:
-    """The person's answer to every tool call the run waits on: approved or rejected (each counted an approval)."""
-    for item in state.get_interruptions():
-        count(metrics.APPROVALS)
-        if approve(item):
-            state.approve(item)
-        else:
-            state.reject(item)
-
-
-def save_state(state_file: Path, text: str) -> None:
-    """Save a RunState's JSON between two crash points (a temporary file renamed over the old: whole or absent)."""
-    crashpoint("before saving run state")
-    scratch = state_file.with_name(state_file.name + ".tmp")
-    scratch.write_text(text, encoding="utf-8")
-    scratch.replace(state_file)
-    crashpoint("after saving run state")
-
-
-def drop_state(state_file: Path | None) -> None:
-    """Remove a saved RunState once the conversation is finished, between two crash points."""
-    if state_file is None or not state_file.exists():
-        return
-    crashpoint("before removing run state")
-    state_file.unlink()
-    crashpoint("after removing run state")
-
-
-async def aresume(
-    agent: Agent[Any],
-    user_input: str,
-    session: Session,
-    *,
-    state_file: Path | None = None,
-    approve: Approver = approve_all,
-    **options: Any,
-) -> str:
-    """Run the conversation to its final answer from what is saved; the answer.
-
-    - The session holds the final answer: nothing runs (a RunState left on disk is removed).
-    - A RunState is saved (a tool waited for approval): it is loaded, the person answers, and
-      the run goes on from it (`Runner.run(agent, state, session=session)`).
-    - The session holds items: the run goes on from them (`Runner.run(agent, [], ...)`): the
-      SDK sends the saved conversation, less any function_call without its output.
-    - Nothing saved: the run starts from `user_input`.
-    Whenever the run stops for approval, its RunState is saved to `state_file` first (JSON),
-    then the person answers. `options` go to `Runner.run` (e.g. max_turns).
-    """
-    token = RUN.set(session.session_id)
-    try:
-        items = await session.get_items()
-        if finished(items):
-            drop_state(state_file)
-            return final_text(items[-1])
-        if state_file is not None and state_file.exists():
-            state = await RunState.from_string(agent, state_file.read_text(encoding="utf-8"))
-            decide(state, approve)
-            result: RunResult = await Runner.run(agent, state, session=session, **options)
-        else:
-            result = await Runner.run(agent, [] if items else user_input, session=session, **options)
-        while result.interruptions:
-            if state_file is None:
-                raise RuntimeError("a tool waits for approval: give resume a state_file to save the RunState in")
-            state = result.to_state()
-            save_state(state_file, state.to_string())
-            decide(state, approve)
-            result = await Runner.run(agent, state, session=session, **options)
-        drop_state(state_file)
-        return str(result.final_output)
-    finally:
-        RUN.reset(token)
-
-
-def resume(agent: Agent[Any], user_input: str, session: Session, **options: Any) -> str:
-    """`aresume` from synchronous code, in place of `Runner.run_sync(agent, input, session=session)`."""
-    return asyncio.run(aresume(agent, user_input, session, **options))
 
 
 def session_events(path: Path, session_id: str) -> tuple[Event, ...]:

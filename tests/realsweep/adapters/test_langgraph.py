@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import subprocess
@@ -208,3 +209,104 @@ def test_checkpoint_events_read_the_last_checkpoints_messages_with_sqlitesaver(t
         ("result_saved", "c1", "t"),
     ]
     assert checkpoint_events(path, "other") == ()
+
+
+DECISION_GRAPH = '''
+"""A user's graph whose approval node reads the person's decision: `interrupt()` returns a dict."""
+
+import sqlite3
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
+from typing_extensions import TypedDict
+
+from crashsweep.realsweep.adapters.langgraph import CrashPointSaver, resume, thread_id
+from crashsweep.realsweep.adapters.script import TrackerTools
+from crashsweep.realsweep.adapters.script import check as job_check
+from crashsweep.spec.job import Call, Job
+
+JOB = Job("decision", ((Call("create_a", "create_issue", True),), (Call("comment_a", "comment", True, approval=True),)))
+ANSWERS = {"comment_a": {"approved": True, "body": "ship it"}}  # the person's decision per call asked about
+tracker = TrackerTools(keys=True)
+
+
+class State(TypedDict, total=False):
+    approved: bool
+
+
+def file_issue(state, config):
+    run = thread_id(config)
+    tracker.create_issue("decision: create_a", run=run, call="create_a", key_parts=(run, "create_a"))
+    return {}
+
+
+def approve_and_comment(state, config):
+    decision = interrupt({"call": "comment_a", "ask": "post the comment?"})
+    if decision.get("approved"):
+        run = thread_id(config)
+        tracker.comment("decision: create_a", decision["body"], run=run, call="comment_a", key_parts=(run, "comment_a"))
+    return {"approved": bool(decision.get("approved"))}
+
+
+builder = StateGraph(State)
+builder.add_node("file", file_issue)
+builder.add_node("approve", approve_and_comment)
+builder.add_edge(START, "file")
+builder.add_edge("file", "approve")
+builder.add_edge("approve", END)
+
+
+def run():
+    connection = sqlite3.connect("checkpoints.sqlite", check_same_thread=False)
+    graph = builder.compile(checkpointer=CrashPointSaver(SqliteSaver(connection)))
+    config = {"configurable": {"thread_id": "1"}}
+    resume(graph, {}, config, durability="sync", person=lambda ask: ANSWERS[ask["call"]])
+    connection.close()
+
+
+check = job_check(JOB)
+'''
+
+
+def test_a_graph_whose_approval_node_reads_the_persons_decision_is_swept(tmp_path: Path) -> None:
+    """A user's node does `decision = interrupt({...}); if decision.get("approved"): ...`, swept for real at depth 1.
+
+    The person is the module's mapping, passed to `resume` as `person`: each interrupt is
+    answered with the dict it gives for the call asked about (True, the default, has no
+    `.get`). Every scenario ends with the comment posted once with the body the person gave,
+    and every process that answered an interrupt counted an approval.
+    """
+    (tmp_path / "decision_graph.py").write_text(DECISION_GRAPH)
+    scenarios = tmp_path / "scenarios.jsonl"
+    command = [CRASHSWEEP, "sweep", "--target", "decision_graph:run", "--check", "decision_graph:check", "--depth", "1"]
+    done = subprocess.run(
+        [*command, "--workers", "2", "--scenarios", str(scenarios)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "with_dups 0   dups 0   missing 0" in done.stdout
+    assert "no-loss       holds" in done.stdout
+    assert "can-finish    holds" in done.stdout
+    records = [json.loads(line) for line in scenarios.read_text().splitlines()]
+    assert len(records) > 5
+    assert all(r["counters"].get("approvals", 0) >= 1 for r in records)
+
+
+def test_resume_answers_each_interrupt_with_what_the_person_gives(under_sweep: Path) -> None:
+    """In process: the person is asked with the node's interrupt value; True when no person is given."""
+    namespace: dict[str, Any] = {}
+    exec(compile(DECISION_GRAPH, "decision_graph.py", "exec"), namespace)
+    asked: list[Any] = []
+
+    def person(ask: Any) -> Any:
+        asked.append(ask)
+        return {"approved": True, "body": "by hand"}
+
+    graph = namespace["builder"].compile(checkpointer=CrashPointSaver(InMemorySaver()))
+    assert resume(graph, {}, CONFIG, person=person) == {"approved": True}
+    assert asked == [{"call": "comment_a", "ask": "post the comment?"}]
+    assert [r["body"] for r in script.tracker().records() if r["kind"] == "comment"] == ["by hand"]
