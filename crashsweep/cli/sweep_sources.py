@@ -1,16 +1,21 @@
 """What `crashsweep sweep` sweeps (a design, a framework's example agent, your program), and its report.
 
 A `Source` holds the target and check, the row's names and the command line that names the
-same source again (the re-run commands of the text report add `--crash` to it).
+same source again (the re-run commands of the text report add `--crash` to it). A target whose
+module declares `CRASHSWEEP_FROM_SCRATCH = True` (its state lives outside the work folder, as a
+Temporal workflow's history does) is swept from scratch, as `--framework temporal` is; its
+source is read for it, not imported (`declares_from_scratch`).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -41,9 +46,13 @@ class Source:
     """What every restart runs, as the row names it (--upgrade-to; spec/RETRIES.md section 2), "" for none."""
     retries: Stack = ()
     """The reference loop's retry layers, for the row (spec/RETRIES.md 1.5); none for the others."""
+    from_scratch: bool = False
+    """Every scenario run from scratch, whatever --dedup says (the target's CRASHSWEEP_FROM_SCRATCH)."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
-        """Sweep it."""
+        """Sweep it (from scratch: no world merged, so none saved or restored)."""
+        if self.from_scratch:
+            options = replace(options, dedup=False, snapshots=False)
         if self.sweep is not None:
             return self.sweep(options, progress)
         return api.sweep(self.target, self.check, options, progress, self.nemesis)
@@ -144,7 +153,8 @@ def target_source(
     target, check = _user_target(target_spec, check_spec, args)
     command = [*prog.current(), "sweep", "--target", target_spec, "--check", check_spec, "--tracker", tracker]
     command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
-    source = Source(target, check, target.label, "-", command, nemesis=nemesis)
+    scratch = declares_from_scratch(target_spec) or (upgrade_to is not None and declares_from_scratch(upgrade_to))
+    source = Source(target, check, target.label, "-", command, nemesis=nemesis, from_scratch=scratch)
     if upgrade_to is None:
         return source
     return upgrade_target(source, upgrade_to, lambda spec: program(spec, args))
@@ -157,6 +167,77 @@ def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tup
         sys.path.insert(0, here)
     api.parse_entry_point(check_spec)
     return program(target_spec, args), api.load_entry_point(check_spec)  # type: ignore[return-value]
+
+
+FROM_SCRATCH = "CRASHSWEEP_FROM_SCRATCH"
+
+
+def declares_from_scratch(target_spec: str) -> bool:
+    """Whether a module:function target's module sets CRASHSWEEP_FROM_SCRATCH true (a command: False).
+
+    Read from the module's source, not imported: the CLI does not load the user's framework.
+    The name counts as set when the module's top level (also inside `with`, `if` and `try`)
+    assigns it True, or imports it from a module that does (the Temporal adapter's), the last
+    binding winning. A module that cannot be found or read declares nothing: the sweep's own
+    import of it says what is wrong.
+    """
+    try:
+        module, _ = api.parse_entry_point(target_spec)
+    except ValueError:
+        return False
+    return _declared(module, frozenset())
+
+
+def _declared(module: str, seen: frozenset[str]) -> bool:
+    """Whether `module`'s top level binds CRASHSWEEP_FROM_SCRATCH to True (`seen`: the modules that led here)."""
+    found = None if module in seen else _source(module)
+    if found is None:
+        return False
+    tree, package = found
+    value = False
+    for node in _top_level(tree.body):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(target, ast.Name) and target.id == FROM_SCRATCH for target in targets):
+                value = isinstance(node.value, ast.Constant) and node.value.value is True
+        elif isinstance(node, ast.ImportFrom) and any(
+            alias.name == FROM_SCRATCH and alias.asname in (None, FROM_SCRATCH) for alias in node.names
+        ):
+            try:
+                origin = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            except (ImportError, ValueError):
+                origin = ""
+            value = bool(origin) and _declared(origin, seen | {module})
+    return value
+
+
+def _source(module: str) -> tuple[ast.Module, str] | None:
+    """The parsed source of `module` and the package its relative imports start from; None if not Python found.
+
+    Finding a module imports its parent packages (not the module itself).
+    """
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    package = module if spec.submodule_search_locations is not None else module.rpartition(".")[0]
+    return tree, package
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements run when a module loads, in order: into `with`, `if` and `try` blocks, not into definitions."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.With | ast.If | ast.Try):
+            for block in ("body", "orelse", "handlers", "finalbody"):
+                for part in getattr(node, block, []):
+                    yield from _top_level(part.body if isinstance(part, ast.ExceptHandler) else [part])
 
 
 def program(target_spec: str, args: dict[str, str]) -> api.Target:

@@ -10,9 +10,10 @@ author set them: at most 5 attempts, 100 ms apart (1 s to close, for the sweep).
 The glue: the scripted model plays JOB (which of the agent's tools, with what arguments) in
 place of the real model; the sweep's dev server and task queue instead of one's own; the
 worker's crash points and options; start-or-attach instead of `execute_workflow`. Sweep it
-from this folder (every scenario from scratch: the history lives in the server):
+from this folder (every scenario from scratch, as the CRASHSWEEP_FROM_SCRATCH imported below
+tells the sweep: the history lives in the server):
 
-    crashsweep sweep --target my_temporal_agent:run --check my_temporal_agent:check --depth 1 --no-dedup
+    crashsweep sweep --target my_temporal_agent:run --check my_temporal_agent:check --depth 1
 """
 
 from __future__ import annotations

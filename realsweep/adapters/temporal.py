@@ -17,7 +17,8 @@ scenario, and it is not part of the scenario's work folder:
 - `Scenario`: the names one scenario's processes share (workflow ID and task queue), in
   `temporal.json` in the work folder, written atomically before the workflow starts. Concurrent
   scenarios share the server, so each gets its own task queue (no worker of one runs another's
-  tasks) and workflow IDs. A world this file came from that was not this scenario's (a merging
+  tasks) and workflow IDs, from the start world (`scenario_suffix`: a determinism check's two
+  runs of a scenario send the same IDs). A world this file came from that was not this scenario's (a merging
   sweep restores a saved work folder in a new scenario; the history it names is another
   scenario's, still running or done) is refused: a Temporal sweep runs every scenario from
   scratch (`--no-dedup`).
@@ -34,6 +35,7 @@ scenario, and it is not part of the scenario's work folder:
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import shutil
@@ -44,7 +46,6 @@ import sys
 import tempfile
 import time
 import urllib.request
-import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -59,7 +60,7 @@ from temporalio.worker._worker import load_default_build_id  # memoized: compute
 
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import TRACKER_URL, TrackerTools, workdir
-from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.probe.crashpoint import WORLD, crashpoint, fresh_id
 from crashsweep.realsweep.process import lifeline
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
@@ -84,7 +85,8 @@ CRASHSWEEP_FROM_SCRATCH = True
 
 The workflow's history is in the server: a merging sweep, which saves a scenario's work folder
 and tracker space and restores them in another, would hand a process a workflow that is not
-its scenario's. Every scenario is run from scratch instead (`--no-dedup`).
+its scenario's. Every scenario is run from scratch instead: `crashsweep sweep --target` reads
+the name from the module's source; through the API, `SweepOptions(dedup=False)`.
 """
 
 _server: list[DevServer] = []  # the sweep's server, started in the zygote (zygote_warm) or by this process
@@ -216,12 +218,31 @@ def scenario(base: str, folder: Path | None = None) -> Scenario:
                 f"that server is gone (run under a sweep's zygote, or set {ADDRESS})"
             )
         return found
-    suffix = uuid.uuid4().hex[:12]  # random: scenarios share the server (fresh_id() is the same in every fresh world)
+    suffix = scenario_suffix(path.parent)
     made = Scenario(here, f"{base}-{suffix}", suffix, tracker)
     partial = path.with_name(path.name + ".tmp")
     partial.write_text(json.dumps(asdict(made)), encoding="utf-8")
     os.replace(partial, path)
     return made
+
+
+def scenario_suffix(folder: Path) -> str:
+    """12 hex digits naming a scenario's workflows and task queue: from its start world, unique on the server.
+
+    From `fresh_id()`: random outside a sweep; under a determinism check, from the world the
+    process started from, so both runs of a scenario send the same workflow IDs (the records'
+    run, the keys' part). Scenarios from scratch all start from the empty world and share the
+    sweep's server: the scenario's folder (the work folder's parent, named after the scenario
+    by the sweep, alike in both runs) keeps them apart. A server of one's own outlives both
+    runs, which would meet each other's workflows: refused under a determinism check.
+    """
+    if os.environ.get(WORLD) and os.environ.get(ADDRESS):
+        raise RuntimeError(
+            f"a determinism check runs each scenario twice with the same workflow IDs: it needs a server per run, "
+            f"the sweep's own (unset {ADDRESS})"
+        )
+    scope = folder.resolve().parent.name
+    return hashlib.sha256(f"{fresh_id()}:{scope}".encode()).hexdigest()[:12]
 
 
 async def run_to_end(

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from crashsweep.cli import sweep_sources
+from crashsweep.realsweep import api
 from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
 from crashsweep.spec.job import TRIAGE_TOML
 from tests.realsweep.helpers import child_env
@@ -129,3 +130,65 @@ def test_a_design_s_retry_layers_are_swept_for_real_and_reported(capsys: pytest.
     err = capsys.readouterr().err
     assert "times out an attempt in scenarios of one move: use depth 1, not 2" in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_target_whose_module_declares_from_scratch_is_swept_from_scratch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--target M:F whose module sets CRASHSWEEP_FROM_SCRATCH = True: dedup and snapshots off, as --framework temporal.
+
+    The declaration is read from the module's source, which is never imported here (its top
+    level would raise); a check in another module is. Without the declaration the options pass
+    as given.
+    """
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "scratch_agent.py").write_text("CRASHSWEEP_FROM_SCRATCH = True\nraise SystemExit('imported')\n")
+    (tmp_path / "merging_agent.py").write_text("raise SystemExit('imported')\n")
+    (tmp_path / "scratch_check.py").write_text("def check(scenario): ...\n")
+    swept: list[api.SweepOptions] = []
+    monkeypatch.setattr(api, "sweep", lambda target, check, options, *rest: swept.append(options))
+    given = api.SweepOptions(depth=1, dedup=True, snapshots=True)
+    for name in ("scratch_agent", "merging_agent"):
+        source = sweep_sources.target_source(f"{name}:run", "scratch_check:check", {}, "keyed", api.Nemesis(), None)
+        source.run(given, None)  # type: ignore[arg-type]  # no progress: api.sweep is replaced
+    assert [(options.dedup, options.snapshots) for options in swept] == [(False, False), (True, True)]
+    assert "scratch_agent" not in sys.modules
+    assert "merging_agent" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    ("text", "declared"),
+    [
+        ("CRASHSWEEP_FROM_SCRATCH = True\n", True),
+        ("CRASHSWEEP_FROM_SCRATCH: bool = True\n", True),
+        ("CRASHSWEEP_FROM_SCRATCH = False\n", False),
+        ("CRASHSWEEP_FROM_SCRATCH = True\nCRASHSWEEP_FROM_SCRATCH = False\n", False),
+        ("def f():\n    CRASHSWEEP_FROM_SCRATCH = True\n", False),
+        (  # docs/examples/my_temporal_agent.py's way, inside temporalio's `with` block
+            "with sandbox():\n    from crashsweep.realsweep.adapters.temporal import CRASHSWEEP_FROM_SCRATCH, x\n",
+            True,
+        ),
+        ("from crashsweep.realsweep.adapters.script import CRASHSWEEP_FROM_SCRATCH\n", False),
+        ("from .declares import CRASHSWEEP_FROM_SCRATCH\n", True),
+        ("try:\n    pass\nexcept ImportError:\n    CRASHSWEEP_FROM_SCRATCH = True\n", True),
+        ("from no_such_module import CRASHSWEEP_FROM_SCRATCH\n", False),
+        ("CRASHSWEEP_FROM_SCRATCH = (\n", False),  # a syntax error: the sweep's import reports it
+    ],
+)
+def test_the_declaration_is_read_from_the_source(
+    text: str, declared: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Top-level assignments and imports of the name (the last wins), also relative ones; nothing is imported."""
+    package = tmp_path / "agents_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "declares.py").write_text("CRASHSWEEP_FROM_SCRATCH = True\n")
+    (package / "agent.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "agents_pkg", raising=False)
+    assert sweep_sources.declares_from_scratch("agents_pkg.agent:run") is declared
+    assert "agents_pkg.agent" not in sys.modules
+    assert not sweep_sources.declares_from_scratch("no_such_module:run")
+    assert not sweep_sources.declares_from_scratch("python agent.py")
+    del sys.modules["agents_pkg"]  # found, so imported (a parent package): its folder is this test's

@@ -9,7 +9,7 @@ Sources: README.md, every page under docs/ and the spec/ files the site includes
   or a comment is a command, shown without its output;
 - a command that ends with a backslash goes on over the next line.
 
-Three checks, one test per block, its id the block's file and the line of its opening fence:
+Four checks, one test per block (the last per page), its id the block's file and the line of its opening fence:
 
 - test_block_prints_what_it_shows: every block where a command shows output. Each command of
   the block runs through bash from the top of the checkout (a leading `cd DIR &&` moves, as in a
@@ -25,6 +25,9 @@ Three checks, one test per block, its id the block's file and the line of its op
 - test_block_commands_start_crashsweep_by_its_launcher: in a checkout only bin/crashsweep
   runs crashsweep (nothing is on PATH before `pip install`), so every crashsweep command starts
   it by a path to bin/crashsweep that exists from where the command runs.
+- test_a_framework_page_shows_what_its_first_sweep_prints: the first sweep of each framework's
+  page (the registry's `docs_page`s) is shown with its output, so the first check runs it: the
+  command a reader runs first is run, not only parsed.
 
 What the comparison normalises, and why (both sides alike):
 
@@ -66,6 +69,7 @@ from typing import Any
 import click
 import pytest
 
+from crashsweep.realsweep.adapters.frameworks import REGISTRY
 from crashsweep.spec.policy import PolicyError
 from crashsweep.variants.design_file import load_design
 from tests.paths import ROOT
@@ -292,6 +296,31 @@ def test_block_commands_start_crashsweep_by_its_launcher(block: Block) -> None:
             assert (where / words[0]).resolve() == ROOT / "bin" / "crashsweep", command.line
         elif words[:2] != ["pip", "install"] and any("crashsweep" in word for word in words[:3]):
             raise AssertionError(f"{command.line!r} runs crashsweep in a way this check does not know")
+
+
+NOT_A_SWEEP = ("--list-points", "--crash", "--determinism")
+"""The modes of `crashsweep sweep` that run no sweep (a listing, one scenario, the determinism check alone)."""
+
+
+def first_sweep(page: str) -> Command:
+    """The first command of `page` that sweeps (`crashsweep sweep` in none of NOT_A_SWEEP's modes)."""
+    for block in BLOCKS:
+        for command in block.commands if block.source == page else ():
+            words = where_and_words(command.line)[1]
+            if runs_crashsweep(command.line) and words[1:2] == ["sweep"] and not set(words) & set(NOT_A_SWEEP):
+                return command
+    raise AssertionError(f"{page} shows no sweep")
+
+
+@pytest.mark.parametrize("page", sorted({framework.docs_page for framework in REGISTRY}))
+def test_a_framework_page_shows_what_its_first_sweep_prints(page: str) -> None:
+    """Each framework's page shows its first sweep with what it prints, so test_block_prints_what_it_shows runs it.
+
+    A command shown without output is only parsed: temporal.md's first sweep, so shown, printed
+    a determinism violation and no sweep for as long as nothing ran it.
+    """
+    command = first_sweep(page)
+    assert command.shown, f"{page}: `{command.line}` is shown without what it prints (as `$ command`, then its output)"
 
 
 def test_the_readme_starts_with_the_main_job_and_the_tests() -> None:

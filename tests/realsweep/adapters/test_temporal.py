@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.adapters import script, temporal, transcripts
+from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, Target, sweep
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess, package_pythonpath
@@ -86,6 +87,37 @@ def test_a_work_folder_of_another_scenario_or_server_is_refused(
     monkeypatch.setenv(temporal.ADDRESS, "127.0.0.1:7234")
     with pytest.raises(RuntimeError, match="that server is gone"):
         temporal.scenario("triage", tmp_path)
+
+
+def test_workflow_ids_derive_from_the_start_world_and_the_scenario(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under a determinism check (CRASHSWEEP_WORLD set) a scenario's IDs are the same in both runs.
+
+    Each run has its own root and server; the scenario's folder is named alike in both (s-4),
+    and another scenario from the same (empty) world gets other IDs: they share the server.
+    Outside a sweep the IDs are random. A server of one's own is refused under the check.
+    """
+    monkeypatch.setenv(script.TRACKER_URL, "http://127.0.0.1:1/spaces/s-4")
+
+    def made(root: str, name: str) -> temporal.Scenario:
+        crashpoint.reset()  # a fresh process: fresh_id() counts from 0
+        work = tmp_path / root / name / "work"
+        work.mkdir(parents=True)
+        return temporal.scenario("triage", work)
+
+    monkeypatch.setattr(temporal, "_server", [temporal.DevServer.__new__(temporal.DevServer)])
+    temporal._server[0].address = "127.0.0.1:7233"
+    monkeypatch.setenv(crashpoint.WORLD, "digest-of-the-empty-world")
+    first, second, other = made("run-1", "s-4"), made("run-2", "s-4"), made("run-2", "s-5")
+    assert first.workflow_id("triage") == second.workflow_id("triage") != other.workflow_id("triage")
+    monkeypatch.delenv(crashpoint.WORLD)
+    assert made("run-3", "s-4").suffix != made("run-4", "s-4").suffix
+    monkeypatch.setenv(crashpoint.WORLD, "digest-of-the-empty-world")
+    monkeypatch.setenv(temporal.ADDRESS, "127.0.0.1:7233")
+    with pytest.raises(RuntimeError, match="determinism check"):
+        made("run-5", "s-4")
+    crashpoint.reset()
 
 
 def test_the_dev_server_dies_with_the_process_that_started_it(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crashsweep.realsweep.adapters import script
-from crashsweep.realsweep.sweep import SweepOptions, sweep
+from crashsweep.realsweep.sweep import SweepOptions, determinism, sweep
 from crashsweep.spec.job import TRIAGE, load_job
 from tests.docs.shown import printed
 from tests.realsweep.adapters.test_temporal import agent_target, expected_points
@@ -70,6 +70,20 @@ def test_keys_from_workflow_and_activity_ids_leave_no_duplicate(tmp_path: Path) 
     assert [(s.outcome.dups, s.outcome.missing, s.outcome.applied) for s in result.scenarios] == [(0, 0, 1)] * 7
 
 
+def test_two_runs_from_each_start_world_send_the_same_workflow_ids(tmp_path: Path) -> None:
+    """One write, keys on: the determinism check's 8 start worlds (the empty one, a crash at each point) hold.
+
+    Its two runs are two runners, each with its own dev server; the records' run and the keys
+    are the workflow ID, made from the start world (fresh_id) and the scenario's name.
+    """
+    job = tmp_path / "one.toml"
+    job.write_text(
+        'name = "one"\nturns = [["create_a"]]\n[calls]\ncreate_a = { tool = "create_issue", writes = true }\n'
+    )
+    starts, divergence = determinism(agent_target("on", job), script.check(load_job(job)), OPTIONS)
+    assert (starts, divergence) == (8, None)
+
+
 def test_the_agent_in_docs_is_swept_as_its_docstring_says() -> None:
     """docs/examples/my_temporal_agent.py: 8 points, one scenario with one duplicate (the refund's).
 
@@ -78,9 +92,10 @@ def test_the_agent_in_docs_is_swept_as_its_docstring_says() -> None:
     refund" (the activity ID is the model's call ID), where the tracker has the refund and the
     server has no completion; the restart's attempt 2 refunds again.
     """
-    command = "crashsweep sweep --target my_temporal_agent:run --check my_temporal_agent:check --depth 1 --no-dedup"
+    command = "crashsweep sweep --target my_temporal_agent:run --check my_temporal_agent:check --depth 1"
     assert command in (EXAMPLES / "my_temporal_agent.py").read_text()
     shown = printed("docs/guide/temporal.md", f"cd docs/examples && ../../bin/{command}")  # run by test_blocks
     assert "crash points  8\n" in shown
+    assert "every scenario run" in shown  # from scratch: the module imports CRASHSWEEP_FROM_SCRATCH
     assert "with_dups 1   dups 1   missing 0" in shown
     assert "first in scenario 6: crash at point 6 'before reporting activity refund refund'" in shown
