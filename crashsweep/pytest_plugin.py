@@ -9,6 +9,9 @@ with the shortest counterexample and the command that replays it).
   call_ids=...)` explores the design before the test body runs and fails the test when an
   invariant is violated or never exercised;
 - the fixture `crashsweep` offers `explore`, `check`, `sweep` and `check_sweep` (testing.py).
+
+Both take the command line's options and defaults (depth 2) and refuse what it refuses: a bad
+argument is one line, crashsweep.testing.UsageError from a call, a failed test for a marker.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ if TYPE_CHECKING:
 
 MARKER = "crashsweep"
 MARKER_HELP = (
-    "crashsweep(variant=None, *, design=None, job=None, tracker='keyed', depth=1, faults=(), "
+    "crashsweep(variant=None, *, design=None, job=None, tracker='keyed', depth=2, faults=(), "
     "call_ids='stable'): explore the design before the test; fail it with the shortest counterexample"
 )
 
@@ -77,4 +80,7 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     if marker is not None:
         from crashsweep import testing
 
-        testing.check(*marker.args, **marker.kwargs)
+        try:
+            testing.check(*marker.args, **marker.kwargs)
+        except testing.UsageError as error:  # the marker's own arguments: one line, no traceback of ours
+            pytest.fail(f"@pytest.mark.{MARKER}(...): {error}", pytrace=False)

@@ -12,6 +12,13 @@ What the pytest plugin (crashsweep/pytest_plugin.py, installed with crashsweep a
   design, a framework's example agent or your program, with `target="module:function"` and
   `check="module:function"`).
 
+The arguments are the command line's options, checked by the command line's own parameters
+(crashsweep.cli.main.explore's, crashsweep.cli.sweep.sweep's: their types, bounds, callbacks
+and did-you-mean), so both take and refuse the same values and `depth` defaults alike (DEPTH).
+A bad call raises `UsageError` (a ValueError and a TypeError) in one line, before any work:
+an unknown keyword (with the close one), a value of the wrong Python type (`depth="2"`), or one
+the command line refuses (`depth=10**20`, an unknown variant).
+
 A failed test's message is the shortest counterexample's headline, the command that replays
 it (`crashsweep replay --path ...`, or for a sweep `crashsweep sweep ... --crash ...`) and, for
 an exploration, its whole trace. The exploration runs in the test's process; a sweep runs
@@ -21,26 +28,175 @@ prints are the ones crashsweep prints.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
+import click
 import pytest
 
+from crashsweep.cli import main as cli_main
+from crashsweep.cli import options as cli_options
 from crashsweep.cli import runs
+from crashsweep.cli import sweep as cli_sweep
+from crashsweep.cli.variant_names import did_you_mean
+from crashsweep.explorer.model import ModelDefinitionError
 from crashsweep.reports import trace
 from crashsweep.reports.counterexample import Counterexample, shortest
 from crashsweep.reports.describe import plural
 from crashsweep.reports.replay import PROGRAM, replay_command
 from crashsweep.reports.summary import Summary
-from crashsweep.spec.design import Design
-from crashsweep.spec.faults import parse_call_ids, parse_faults
-from crashsweep.spec.tracker import TRACKERS
-from crashsweep.variants.design_file import load_design
+from crashsweep.spec.job import JobError
+from crashsweep.spec.policy import PolicyError
+
+DEPTH = 2
+"""The default depth: the command line's (`explore --depth`, `sweep --depth`), held equal by a test."""
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class UsageError(ValueError, TypeError):
+    """A bad call of crashsweep.testing (or of the marker): one line naming the argument and why.
+
+    A ValueError and a TypeError both, so that either `except` catches it, whether the value or
+    its type is wrong.
+    """
+
+
+OPTIONS = {
+    "variant": "--variant",
+    "design": "--design",
+    "target": "--target",
+    "check": "--check",
+    "framework": "--framework",
+    "job": "--job",
+    "tracker": "--tracker",
+    "depth": "--depth",
+    "faults": "--faults",
+    "call_ids": "--call-ids",
+    "max_states": "--max-states",
+}
+"""Each keyword argument that is a command-line option, and that option."""
+
+PathLike = (str, os.PathLike)
+TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "variant": ((str,), "a design's name (str)"),
+    "design": (PathLike, "a design file (str or Path)"),
+    "target": ((str,), "module:function or a command line (str)"),
+    "check": ((str,), "module:function (str)"),
+    "framework": ((str,), "a framework's name (str)"),
+    "job": (PathLike, "a job file (str or Path)"),
+    "tracker": ((str,), "a tracker kind (str)"),
+    "depth": ((int,), "a whole number (int)"),
+    "faults": ((str, list, tuple), "fault kinds (a str, or a list or tuple of str)"),
+    "call_ids": ((str,), "stable or fresh (str)"),
+    "max_states": ((int,), "a whole number (int)"),
+    "args": ((Mapping,), "a mapping of str keys"),
+    "options": ((list, tuple), "command-line words (a list or tuple of str)"),
+}
+"""What Python type each keyword takes (the command line then checks its value as it checks its option)."""
+
+
+def _refuse_type(keyword: str, value: object) -> None:
+    """UsageError unless `value` is of the Python type `keyword` takes (a bool is no number; items too)."""
+    __tracebackhide__ = True
+    types, wanted = TYPES[keyword]
+    items: Sequence[object] = ()
+    if isinstance(value, list | tuple):
+        items = value
+    elif isinstance(value, Mapping):
+        items = list(value)
+    wrong = isinstance(value, bool) or not isinstance(value, types) or any(not isinstance(i, str) for i in items)
+    if wrong:
+        raise UsageError(f"crashsweep: {keyword}={value!r} ({type(value).__name__}): expected {wanted}")
+
+
+def _checked_call(function: Callable[P, R]) -> Callable[P, R]:
+    """`function` whose arguments are checked before it runs: names (with the close one), then types.
+
+    An unknown keyword is said with the closest known one (a misspelt `depht`); the values are
+    then the command line's to check (`_parsed`).
+    """
+    signature = inspect.signature(function)
+    known = [name for name in signature.parameters if name != "self"]
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        __tracebackhide__ = True
+        for name in kwargs:
+            if name not in signature.parameters:
+                raise UsageError(
+                    f"crashsweep: {function.__name__}() takes no keyword {name!r}{did_you_mean(name, known)}"
+                    f" (it takes {', '.join(known)})"
+                )
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise UsageError(f"crashsweep: {function.__name__}(): {error}") from None
+        for name, value in bound.arguments.items():
+            if value is not None:
+                _refuse_type(name, value)
+        return function(*args, **kwargs)
+
+    return checked
+
+
+def _words(given: Mapping[str, object]) -> list[str]:
+    """The command-line words of the keyword arguments given (None: the option left out)."""
+    words: list[str] = []
+    for keyword, value in given.items():
+        if value is None or (keyword == "faults" and not value):
+            continue
+        if isinstance(value, list | tuple):
+            shown = ",".join(value)
+        else:
+            shown = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        words += [OPTIONS[keyword], shown]
+    return words
+
+
+def _parsed(command: click.Command, words: list[str]) -> click.Context:
+    """The command's context for `words`, parsed and checked by its own parameters; UsageError in one line."""
+    __tracebackhide__ = True
+    try:
+        return command.make_context(command.name, list(words))  # click consumes the list it parses
+    except click.BadParameter as error:
+        option = error.param.opts[0] if error.param is not None and error.param.opts else ""
+        keyword = next((name for name, flag in OPTIONS.items() if flag == option), option or "argument")
+        close = ""
+        if error.param is not None and isinstance(error.param.type, click.Choice):
+            close = did_you_mean(_value_of(words, option), [str(choice) for choice in error.param.type.choices])
+        message = error.message.rstrip(".") if close else error.message
+        raise UsageError(f"crashsweep: {keyword}: {message}{close}") from None
+    except click.ClickException as error:
+        raise UsageError(f"crashsweep: {error.format_message()}") from None
+
+
+def _value_of(words: Sequence[str], option: str) -> str:
+    """The value given to `option` last in `words` ("" when none)."""
+    places = [i for i, word in enumerate(words[:-1]) if word == option]
+    return words[places[-1] + 1] if places else ""
+
+
+@contextmanager
+def _input_errors() -> Iterator[None]:
+    """Errors of what the arguments name (a bad job or design file) as UsageError, as the command line says them."""
+    __tracebackhide__ = True
+    try:
+        yield
+    except click.UsageError as error:
+        raise UsageError(f"crashsweep: {error.format_message()}") from None
+    except (JobError, PolicyError, ModelDefinitionError) as error:
+        raise UsageError(f"crashsweep: {error}") from None
 
 
 @dataclass(frozen=True)
@@ -90,30 +246,35 @@ class Swept:
         return self.status == 0 and not self.failures
 
 
+@_checked_call
 def explore(
     variant: str | None = None,
     *,
     design: str | Path | None = None,
     job: str | Path | None = None,
     tracker: str = "keyed",
-    depth: int = 1,
+    depth: int = DEPTH,
     faults: Sequence[str] | str = (),
     call_ids: str = "stable",
     max_states: int = runs.DEFAULT_MAX_STATES,
 ) -> Explored:
-    """Explore the design named `variant`, or the design file `design`, as `crashsweep explore` does."""
+    """Explore the design named `variant`, or the design file `design`, as `crashsweep explore` does.
+
+    Each argument is checked as explore's option of the same name (a shipped job's or design's
+    name works too); a bad one raises UsageError before anything is explored.
+    """
+    __tracebackhide__ = True
     if (variant is None) == (design is None):
-        raise ValueError("crashsweep: give a variant name or design=FILE (one of them)")
-    if tracker not in TRACKERS:
-        raise ValueError(f"crashsweep: unknown tracker {tracker!r} (known: {', '.join(TRACKERS)})")
-    kinds = parse_faults(faults if isinstance(faults, str) else ",".join(faults))
-    job_path = None if job is None else Path(job)
-    design_path = None if design is None else Path(design)
-    loaded, source = runs.read_job(job_path)
-    choices = runs.Choices(
-        loaded, source, runs.tracker_kind(tracker), depth, max_states, kinds, parse_call_ids(call_ids)
-    )
-    chosen: str | Design = load_design(design_path).design if design_path is not None else str(variant)
+        raise UsageError("crashsweep: give a variant name or design=FILE (one of them)")
+    given: dict[str, object] = {"variant": variant, "design": design, "job": job, "tracker": tracker}
+    given |= {"depth": depth, "faults": faults, "call_ids": call_ids, "max_states": max_states}
+    context = _parsed(cli_main.explore, _words(given))
+    params = context.params
+    design_path: Path | None = params["design_path"]
+    job_path: Path | None = params["job_path"]
+    with context, _input_errors():
+        chosen = cli_options.chosen_design(params["variant"], design_path)
+        choices = cli_options.choices_of(params["depth"], job_path, params["tracker"], params["max_states"])
     exploration, row = runs.run(chosen, choices)
     found = shortest(
         exploration,
@@ -134,6 +295,7 @@ def check(variant: str | None = None, **options: Any) -> Explored:
     return explored
 
 
+@_checked_call
 def sweep(
     variant: str | None = None,
     *,
@@ -141,24 +303,28 @@ def sweep(
     target: str | None = None,
     check: str | None = None,
     framework: str | None = None,
-    args: Mapping[str, str] | None = None,
+    args: Mapping[str, object] | None = None,
     job: str | Path | None = None,
     tracker: str = "keyed",
-    depth: int = 1,
+    depth: int = DEPTH,
     options: Sequence[str] = (),
 ) -> Swept:
     """Sweep for real (`crashsweep sweep`): a design, a framework's agent, or `target` checked by `check`.
 
-    `options` are further `crashsweep sweep` options as words (e.g. ["--workers", "2"]).
-    A usage error of the sweep (exit 2) or an internal one fails the test with crashsweep's line.
+    `options` are further `crashsweep sweep` options as words (e.g. ["--workers", "2"]). Every
+    word is checked first by the sweep command's own parameters: a bad one raises UsageError
+    before any process starts. A refusal of the sweep itself (exit 2) or an internal error
+    fails the test with crashsweep's line.
     """
-    words = [sys.executable, "-m", "crashsweep", "sweep", "--depth", str(depth), "--tracker", tracker]
-    named = (("--variant", variant), ("--design", design), ("--target", target), ("--check", check))
-    words += [word for option, value in named if value is not None for word in (option, str(value))]
-    words += ["--framework", framework] if framework is not None else []
-    words += ["--job", str(job)] if job is not None else []
+    __tracebackhide__ = True
+    given: dict[str, object] = {"variant": variant, "design": design, "target": target, "check": check}
+    given |= {"framework": framework, "job": job, "depth": depth, "tracker": tracker}
+    words = _words(given)
     words += [word for key, value in (args or {}).items() for word in ("--arg", f"{key}={value}")]
-    done = subprocess.run([*words, *options, "--format", "junit"], capture_output=True, text=True, check=False)
+    words += [*options, "--format", "junit"]
+    _parsed(cli_sweep.sweep, words)
+    command = [sys.executable, "-m", "crashsweep", "sweep", *words]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
         said = done.stderr.strip().splitlines()
         pytest.fail(f"crashsweep sweep exited {done.returncode}: {said[-1] if said else ''}", pytrace=False)

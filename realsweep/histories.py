@@ -3,7 +3,9 @@
 The check gives what it saw (`Outcome.history`: the receiver's effects, and, where it reads
 them, the saved conversation and the approvals); the sweep knows how the scenario ended: the
 last process finished, or exited stuck (crashpoint.STUCK_STATUS) after the model refused its
-conversation (crashpoint.MALFORMED). `scenario_history` puts both together, numbered in order;
+conversation (crashpoint.MALFORMED), or was a restart that could not recover (it exited with
+another status after a crash: spec/POINTS.md 5, `Outcome.exit_status`); either of the last two
+is a run that can never go on. `scenario_history` puts both together, numbered in order;
 `judge` gives every registered invariant's verdict on it. A check that gave counts alone
 (Outcome(dups=..., ...)) gives a history without effects: what needs them is not decided.
 """
@@ -28,8 +30,8 @@ def scenario_history(scenario: ScenarioResult) -> History:
     outcome = scenario.outcome
     seen = outcome.history if outcome.history is not None else counted(outcome)
     events = list(seen.events)
-    if outcome.stuck:
-        if scenario.counters.get(MALFORMED, 0):
+    if outcome.stuck:  # stuck, or a restart that cannot recover (its status and what it said are the detail)
+        if scenario.counters.get(MALFORMED, 0) and not outcome.exit_status:
             runs = [e for e in events if e.f in ("tool_call", "result_saved", "model_call")]
             run, incarnation = (runs[-1].run, runs[-1].incarnation) if runs else ("", 0)
             events.append(Event(run, incarnation, 0, "invoke", "model_call", src="sweep"))

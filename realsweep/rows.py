@@ -18,6 +18,7 @@ from typing import Any
 from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.registry import kind_of
 from crashsweep.realsweep.sweep import ScenarioResult, SweepResult
+from crashsweep.realsweep.values import CANNOT_RECOVER
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
 from crashsweep.spec import invariants, metrics
@@ -204,6 +205,7 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
         f"  processes     {result.processes} in {result.seconds:.1f} s, {_how(result)}",
     ]
+    lines += recovery_lines(result)
     if row.retries:
         lines.append(table.retry_line(row))
     for v in row.invariants:
@@ -216,6 +218,24 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
         else:
             lines.append(f"  {v.name:<13} VIOLATED  first in scenario {v.counterexample}: {counterexamples[v.name]}")
     return "\n".join(lines) + "\n"
+
+
+def unrecovered(result: SweepResult) -> tuple[int, ScenarioResult | None]:
+    """The scenarios whose restart could not recover (spec/POINTS.md 5), by paths when merged, and the first of them."""
+    if result.counts is not None:
+        count = result.counts.total(CANNOT_RECOVER, range(1, result.depth + 1))
+    else:
+        count = sum(s.counters.get(CANNOT_RECOVER, 0) for s in result.scenarios)
+    return count, next((s for s in result.scenarios if s.outcome.exit_status), None)
+
+
+def recovery_lines(result: SweepResult) -> list[str]:
+    """The row's line for the restarts that could not recover: how many scenarios, and the first one's words."""
+    count, first = unrecovered(result)
+    if first is None:
+        return []
+    said = f"first {first.code}: {first.outcome.stuck}"
+    return [f"  unrecovered   {count} scenario(s) end in a restart that cannot recover ({said})"]
 
 
 FOUND = {
@@ -252,6 +272,14 @@ def to_json(row: Summary, result: SweepResult) -> str:
     data["processes"] = result.processes
     data["seconds"] = round(result.seconds, 3)
     data["points"] = result.points
+    count, first = unrecovered(result)
+    if first is not None:
+        data["cannot_recover"] = {
+            "scenarios": count,
+            "first": first.code,
+            "exit_status": first.outcome.exit_status,
+            "detail": first.outcome.stuck,
+        }
     if result.counts is not None:
         data["worlds"] = {"distinct": result.worlds[0], "reached": result.worlds[1]}
         data["crashed_worlds"] = "snapshots" if result.snapshots else "killed"

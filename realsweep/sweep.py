@@ -53,6 +53,7 @@ from typing import Any
 from crashsweep.realsweep.dedup import graph
 from crashsweep.realsweep.engines.local import LocalWorkers
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
+from crashsweep.realsweep.faults.power_loss import POWER_LOSS
 from crashsweep.realsweep.probe.crashpoint import WHERE_LOG, read_where
 from crashsweep.realsweep.process.runner import check_options, runner
 from crashsweep.realsweep.values import (
@@ -144,15 +145,24 @@ def replay(
     options: SweepOptions,
     crashes: Sequence[tuple[str, int]],
     nemesis: Nemesis | None = None,
+    *,
+    cut: bool = False,
 ) -> ScenarioResult:
     """Run exactly one scenario: process 1 dies at the first (point, occurrence), its restart at the next, ...
 
     Its crashes' indices are 0: the scenario is named by its points, not by a listing.
-    `nemesis` gives the processes their call IDs (a fault move is not re-run here).
+    `nemesis` gives the processes their call IDs (no other fault move is re-run here).
+    `cut`: the scenario of one power cut at the one (point, occurrence) given (the sweep's
+    power-loss scenarios are of one move, "power-loss at NAME#K"), the process killed there, the
+    disk cut, then a restart to the end.
     """
     if not crashes:
         raise SweepError("a scenario to re-run needs at least one crash point")
+    if cut and len(crashes) != 1:
+        raise SweepError("a power cut is re-run alone: give one point")
     with runner(target, check, options, nemesis) as one:
+        if cut:
+            return one.run((), Fault(POWER_LOSS, 0, crashes[0][0], crashes[0][1]))
         return one.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
 
 
@@ -270,6 +280,8 @@ def _scenarios(
     baseline = workers.scenario(()).result()
     if not baseline.points:
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
+    finished = options.finished or (lambda _: None)  # each scenario as it ends: what an interrupted sweep keeps
+    finished(baseline)
     results: list[ScenarioResult] = []
     known = len(baseline.points)
     waiting: Completions[ScenarioResult] = Completions()
@@ -282,6 +294,7 @@ def _scenarios(
             future = waiting.next()
             result = future.result()
             results.append(result)
+            finished(result)
             if result.moves < options.depth and not result.faults:
                 children = _children(result)
                 known += len(children)

@@ -131,15 +131,20 @@ class Outcome:
 
     dups: effects beyond the first, over the writes (sum of max(0, effects - 1));
     missing: writes with no effect at all; applied: effects seen (a witness that the
-    no-duplicate check had something to look at). `stuck` is the sweep's, not the check's: why
-    the last process could never go on (it exited with crashpoint.STUCK_STATUS; its last line
-    of output), "" when it finished.
+    no-duplicate check had something to look at). `stuck` and `exit_status` are the sweep's, not
+    the check's: why the last process could never go on (it exited with crashpoint.STUCK_STATUS:
+    its last line of output; or it was a restart that could not recover: spec/POINTS.md 5), ""
+    when it finished.
     """
 
     dups: int = 0
     missing: int = 0
     applied: int = 0
     stuck: str = ""
+    exit_status: int = 0
+    """A restart that could not recover (it exited with another status than 0 or STUCK_STATUS after
+    a crash or a power cut): its exit status (a signal's: negative), and `stuck` says what it said
+    last; 0 otherwise."""
     history: History | None = None
     """What the check saw, as a History (spec/HISTORY.md): the receiver's effects and, where the
     check reads them, the saved conversation and the approvals; the sweep adds how the scenario
@@ -163,6 +168,10 @@ class Outcome:
 
 
 Check = Callable[[Scenario], Outcome]
+
+CANNOT_RECOVER = "cannot_recover"
+"""The counter the sweep adds to a scenario whose restart could not recover (Outcome.exit_status):
+summed over scenarios, by paths in a merging sweep, as the program's own counters are."""
 
 UNSEEN_BY_COUNTS = "the check reads the receiver's effects only"
 
@@ -218,12 +227,24 @@ class ScenarioResult:
             "crashes": [{"index": c.index, "point": c.point, "occurrence": c.occurrence} for c in self.crashes],
             "processes": self.unreached or len(self.crashes) + 1 + self._power_cuts + self.beside,
             "counters": dict(sorted(self.counters.items())),
-            "outcome": None
-            if self.unreached
-            else {"dups": self.outcome.dups, "missing": self.outcome.missing, "applied": self.outcome.applied},
+            "outcome": None if self.unreached else self._outcome(),
             "unreached": self.unreached,
             **({"faults": list(self.faults)} if self.faults else {}),
         }
+
+    def _outcome(self) -> dict[str, object]:
+        """The outcome's figures, and why the scenario never finishes when it does not (stuck, or a failed restart)."""
+        o = self.outcome
+        ended = {"stuck": o.stuck} if o.stuck else {}
+        failed = {"exit_status": o.exit_status} if o.exit_status else {}
+        return {"dups": o.dups, "missing": o.missing, "applied": o.applied, **ended, **failed}
+
+    def end_words(self) -> str:
+        """How its last process ended, after "restart": " to the end", stuck, or a failed restart's status."""
+        o = self.outcome
+        if o.exit_status:  # a restart that could not recover: it never finishes (`stuck` says what it said)
+            return f", which cannot recover (exit status {o.exit_status})"
+        return ", stuck for good" if o.stuck else " to the end"  # a stuck restart never finishes
 
     @property
     def _power_cuts(self) -> int:
@@ -233,11 +254,11 @@ class ScenarioResult:
     def describe(self) -> str:
         """The scenario in words."""
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
+        end = self.end_words()
         if not steps and self._power_cuts:
-            return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart to the end"
+            return "; ".join(self.faults) + ": the process dies, what was not fsynced is lost, restart" + end
         if not steps and self.beside:  # a pause, or a timeout's new attempt beside the attempt given up on
             return "; ".join(self.faults) + ": each process goes on to its stop, a restart if the run is unfinished"
-        end = ", stuck for good" if self.outcome.stuck else " to the end"  # a stuck restart never finishes
         if not steps:
             return "; ".join(self.faults) + ", the process goes on" + end
         faults = f" (faults: {'; '.join(self.faults)})" if self.faults else ""
@@ -299,6 +320,10 @@ class SweepOptions:
     """How the program's crash points are found: its marks, its effects (auto), its system calls."""
     engine: Engine | None = None
     """Where the processes run (`Engine` below; engines.ray.RayEngine: across a cluster); None: here, on threads."""
+    finished: Callable[[ScenarioResult], None] | None = None
+    """Called with each scenario of a sweep of every scenario as it finishes (the uninterrupted run first), in
+    the sweep's thread: what an interrupted sweep keeps (`--scenarios`). A merging sweep knows its scenarios
+    only once its graph is whole, and never calls it. It travels with the options to a cluster: a value."""
 
 
 Progress = Callable[[int, int], None]

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import shutil
+import subprocess
+import time
+from typing import Any
 
 import pytest
 
@@ -104,8 +108,116 @@ def test_a_sweep_fails_the_test_with_the_command_that_re_runs_its_scenario(pytes
 
 
 def test_a_misnamed_design_is_one_clear_error() -> None:
-    """Neither or both of variant and design: a ValueError that says so."""
+    """Neither or both of variant and design: a ValueError that says so; a tracker as the command line says it."""
     with pytest.raises(ValueError, match="one of them"):
         testing.explore()
-    with pytest.raises(ValueError, match="unknown tracker"):
+    with pytest.raises(ValueError, match="tracker: 'nope' is not one of 'keyed', 'keyless', 'keyless-lookup'"):
         testing.explore("agent-loop", tracker="nope")
+
+
+BAD_CALLS: list[tuple[dict[str, Any], str]] = [
+    (
+        {"depth": 10**20},
+        "crashsweep: depth: 100000000000000000000 is above 100: every crash more multiplies the states;"
+        " a search that deep cannot finish",
+    ),
+    ({"depth": 0}, "crashsweep: depth: 0 is below 1"),
+    ({"depth": "2"}, "crashsweep: depth='2' (str): expected a whole number (int)"),
+    ({"depth": True}, "crashsweep: depth=True (bool): expected a whole number (int)"),
+    ({"variant": None, "design": 123}, "crashsweep: design=123 (int): expected a design file (str or Path)"),
+    ({"depht": 2}, "crashsweep: explore() takes no keyword 'depht'; did you mean 'depth'? (it takes variant, design,"),
+    ({"variant": "save-afterreply"}, "crashsweep: variant: unknown variant 'save-afterreply' (known: "),
+    ({"tracker": "keyd"}, "crashsweep: tracker: 'keyd' is not one of 'keyed', 'keyless', 'keyless-lookup'; did you"),
+    ({"faults": ("paws",)}, "crashsweep: faults: unknown fault 'paws' (known: "),
+    ({"max_states": 10**20}, "crashsweep: max_states: 100000000000000000000 is above "),
+    ({"variant": None, "design": "no-such-design"}, "crashsweep: no-such-design: cannot read design file: No such"),
+]
+
+
+@pytest.mark.parametrize(("given", "said"), BAD_CALLS)
+def test_a_bad_call_is_one_line_as_the_command_line_says_it(given: dict[str, Any], said: str) -> None:
+    """The command line's types, bounds and did-you-mean: UsageError (a ValueError and a TypeError), before any work."""
+    arguments = {"variant": "agent-loop", **given}
+    variant = arguments.pop("variant")
+    began = time.monotonic()
+    with pytest.raises(testing.UsageError) as raised:
+        testing.explore(variant, **arguments)
+    assert time.monotonic() - began < 5  # depth=10**20 ran for 357 s
+    message = str(raised.value)
+    assert message.startswith(said), message
+    assert "\n" not in message
+    assert isinstance(raised.value, ValueError)
+    assert isinstance(raised.value, TypeError)
+
+
+def test_a_close_name_is_suggested_for_a_misspelt_variant() -> None:
+    """As `explore --variant save-afterreply` says it."""
+    with pytest.raises(testing.UsageError, match="did you mean 'save-after-reply'"):
+        testing.check("save-afterreply", depth=1)
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"depth": 13}, "crashsweep: depth: 13 is above 12: every crash more about doubles the processes"),
+        ({"options": "--workers 2"}, "crashsweep: options='--workers 2' (str): expected command-line words"),
+        ({"options": ["--wrokers", "2"]}, "crashsweep: No such option '--wrokers'."),
+        ({"options": ["--workers", "0"]}, "crashsweep: --workers: 0 is below 1"),
+        ({"args": {1: "x"}}, "crashsweep: args={1: 'x'} (dict): expected a mapping of str keys"),
+        ({"framework": "dbos2"}, "crashsweep: framework: 'dbos2' is not one of"),
+        ({"varient": "agent-loop"}, "crashsweep: sweep() takes no keyword 'varient'; did you mean 'variant'?"),
+    ],
+)
+def test_a_bad_sweep_is_refused_before_any_process_starts(
+    given: dict[str, Any], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every word is checked by the sweep command's own parameters first; no `crashsweep sweep` is started."""
+
+    def no_run(*_: object, **__: object) -> None:
+        raise AssertionError("a sweep was started")
+
+    monkeypatch.setattr(subprocess, "run", no_run)
+    with pytest.raises(testing.UsageError) as raised:
+        testing.sweep(**({"variant": "agent-loop"} | given) if "varient" not in given else given)
+    assert str(raised.value).startswith(said), str(raised.value)
+
+
+def test_the_default_depth_is_the_command_lines() -> None:
+    """explore's and sweep's --depth default, the functions' and the marker's (its help says it)."""
+    from crashsweep.cli.main import explore
+    from crashsweep.cli.sweep import sweep
+    from crashsweep.pytest_plugin import MARKER_HELP
+
+    defaults = {param.name: param.default for command in (explore, sweep) for param in command.params}
+    assert defaults["depth"] == testing.DEPTH == 2
+    assert all(p.default == 2 for c in (explore, sweep) for p in c.params if p.name == "depth")
+    for function in (testing.explore, testing.sweep):
+        assert inspect.signature(function).parameters["depth"].default == testing.DEPTH
+    assert f"depth={testing.DEPTH}," in MARKER_HELP
+
+
+def test_a_marker_with_a_bad_argument_fails_its_test_in_one_line(pytester: pytest.Pytester) -> None:
+    """A misspelt keyword or a depth beyond the bound: the test fails with the line, no traceback of crashsweep's."""
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.crashsweep("agent-loop", depht=1)
+        def test_misspelt():
+            pass
+
+        @pytest.mark.crashsweep("agent-loop", depth=10**20)
+        def test_too_deep():
+            pass
+        """
+    )
+    result = pytester.runpytest("--strict-markers")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*@pytest.mark.crashsweep(...): crashsweep: explore() takes no keyword 'depht'; did you mean 'depth'?*",
+            "*@pytest.mark.crashsweep(...): crashsweep: depth: 100000000000000000000 is above 100*",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*testing.py*")
+    result.stdout.no_fnmatch_line("*Traceback*")

@@ -23,10 +23,14 @@ RUN_ONE = "cd {docs} && crashsweep sweep --target my_loop:run --check my_loop_ch
 
 
 def _check_dir(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
-    """DIR must be new, or an empty directory: nothing of the user's is replaced."""
+    """DIR must be new, or an empty directory (nothing of the user's is replaced), in a place that takes one."""
     target = Path(os.path.abspath(value))
     if target.is_symlink() or (target.exists() and (not target.is_dir() or any(target.iterdir()))):
         raise click.BadParameter(f"{value} exists and is not an empty directory: name a new one")
+    try:
+        outdir.creatable(target, value)  # e.g. under /proc, where no folder can be made
+    except outdir.OutDirError as error:
+        raise click.BadParameter(str(error)) from None
     return target
 
 

@@ -7,8 +7,10 @@ counterexample goes to FILE, each further one beside it with its invariant's nam
 suffixes (cx.itf.json, cx.no-loss.itf.json); with none, nothing is written and stderr says so.
 
 FILE is checked before the exploration starts (its folder exists and is writable, and it is
-new or a regular file: never a device, a FIFO or a folder), and each file is written whole
-through a temporary file and a rename (crashsweep.cli.artifacts.write_atomic).
+new or a regular file: never a device, a FIFO or a folder), and neither explore's --out DIR nor
+a file inside it (DIR is renamed into place whole, which would drop the file or be blocked by it);
+each file is written whole through a temporary file and a rename
+(crashsweep.cli.artifacts.write_atomic).
 """
 
 from __future__ import annotations
@@ -63,6 +65,20 @@ def _checked(ctx: click.Context, param: click.Parameter, value: Sequence[tuple[s
             raise click.BadParameter(f"{path} is named twice", param_hint="'--export'")
         seen.append(path.resolve())
     return list(value)
+
+
+def check_apart(exports: Sequence[tuple[str, Path]], out_dir: Path | None) -> None:
+    """Refuse, before any work, an --export FILE that is --out DIR or inside it: click.BadParameter says which."""
+    if out_dir is None:
+        return
+    folder = out_dir.resolve()
+    for _, path in exports:
+        where = path.resolve()
+        if where == folder:
+            raise click.BadParameter(f"{path} is --out's directory: name a file outside it", param_hint="'--export'")
+        if folder in where.parents:
+            why = "the directory is written whole, so name a file outside it"
+            raise click.BadParameter(f"{path} is inside --out {out_dir}: {why}", param_hint="'--export'")
 
 
 def export_option() -> Callable[[FC], FC]:

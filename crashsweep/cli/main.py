@@ -79,6 +79,7 @@ def explore(
     upgrade_to: str | None,
 ) -> int:
     """Explore one design: its row, graph size and verdicts."""
+    export.check_apart(exports, out_dir)
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     choices = with_upgrade(choices, upgrade_to, chosen)

@@ -77,14 +77,23 @@ def check(out_dir: Path) -> Path:
             raise OutDirError(f"{out_dir}: cannot read it: {error.strerror or error}") from None
         if foreign:
             raise OutDirError(f"{out_dir} is not empty and crashsweep did not write it: choose another --out")
+    creatable(target, out_dir)
+    return target
+
+
+def creatable(target: Path, shown: Path) -> None:
+    """Refuse (OutDirError naming `shown`) an absolute `target` whose hidden sibling cannot be made.
+
+    Tried for real, since only creating tells (/proc takes no new folder, whatever its mode
+    says); the folder made is removed at once. `crashsweep examples DIR` checks its DIR so too.
+    """
     existing = _nearest_existing(target.parent)
     if not existing.is_dir():
-        raise OutDirError(f"{out_dir}: {existing} is not a directory")
+        raise OutDirError(f"{shown}: {existing} is not a directory")
     try:
         os.rmdir(tempfile.mkdtemp(dir=existing, prefix=f".{target.name}.", suffix=".tmp"))
     except OSError as error:
-        raise OutDirError(f"{out_dir}: cannot create anything in {existing}: {error.strerror or error}") from None
-    return target
+        raise OutDirError(f"{shown}: cannot create anything in {existing}: {error.strerror or error}") from None
 
 
 @contextmanager

@@ -27,8 +27,11 @@ class Progress(runs.StatusLine):
     def __init__(self, label: str, unit: str = "scenarios") -> None:
         super().__init__(label)
         self.unit = unit
+        self.reached = (0, 0)
+        """(done, known) when last told: how far an interrupted sweep got."""
 
     def __call__(self, done: int, known: int) -> None:
+        self.reached = (done, known)
         self.show(f"{done}/{known} {self.unit}")
 
 
@@ -90,11 +93,19 @@ def run_sweep(request: SweepRequest, source: Source, options: api.SweepOptions) 
             click.echo(sweep_determinism.render(source.label, held, divergence, source.command, g.fmt), nl=False)
             return 1
     progress = Progress("sweep", "processes" if request.dedup else "scenarios")
+    partial = None if g.scenarios_path is None else sweep_scenarios.Partial.beside(g.scenarios_path)
     try:
         with sweep_engines.opened(g.engine_name, g.address, g.workers) as chosen:
-            result = source.run(replace(options, engine=chosen), progress)
+            result = source.run(replace(options, engine=chosen, finished=partial), progress)
+    except KeyboardInterrupt:
+        if partial is None:
+            raise
+        progress.done()
+        raise runs.Interrupted(_kept(partial, progress, g.keep)) from None
     finally:
         progress.done()
+        if partial is not None:
+            partial.drop()
     result = replace(result, seconds=max(result.seconds, clock.seconds()))  # from the command's start
     _record(result, g.scenarios_path, g.keep)
     return sweep_sources.report(result, source, g.tracker, g.fmt, held)
@@ -115,13 +126,14 @@ def run_determinism(request: SweepRequest, source: Source, options: api.SweepOpt
 
 
 def run_crash(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
-    """--crash: re-run one scenario and print it.
+    """--crash: re-run one scenario (with --faults power-loss, one power cut) and print it.
 
     0 when it left no duplicate, no loss, no broken property and was not stuck; 2 for a point the
-    program never passes.
+    program never passes, or a pass beyond those it makes.
     """
-    scenario = api.replay(source.target, source.check, options, request.crashes, source.nemesis)
-    unknown = sweep_scenarios.unknown_point(scenario)
+    cut = request.given.cut
+    scenario = api.replay(source.target, source.check, options, request.crashes, source.nemesis, cut=cut)
+    unknown = sweep_scenarios.unknown_point(scenario, request.crashes[0])
     if unknown is not None:
         return fail(f"error: {unknown}", 2)
     click.echo(sweep_scenarios.replay_text(source.label, scenario), nl=False)
@@ -142,6 +154,22 @@ def _determinism(source: Source, options: api.SweepOptions) -> tuple[int, api.Di
     """The determinism check of `source` (its worlds named by its own key when --state-key gave none)."""
     keyed = replace(options, state_key=options.state_key or source.state_key)
     return api.determinism(source.target, source.check, keyed, source.nemesis)
+
+
+def _kept(partial: sweep_scenarios.Partial, progress: Progress, keep: Path | None) -> str:
+    """What an interrupted sweep says: how far it got, and the scenarios it finished, kept in --scenarios' file.
+
+    A sweep of every scenario records each as it ends (the uninterrupted run first); a merging
+    sweep knows its scenarios only once its graph is whole, so it writes none.
+    """
+    done, known = progress.reached
+    kept = partial.keep()
+    said = f"interrupted after {done} of the {known} {progress.unit} known so far; "
+    if kept:
+        said += f"the {kept} scenario(s) finished (the uninterrupted run first) are in {partial.path}"
+    else:
+        said += f"no scenario was written to {partial.path} (a merging sweep lists them once done: --no-dedup)"
+    return said + (f"; the work folders swept so far stay in {keep}" if keep is not None else "")
 
 
 def _record(result: api.SweepResult, path: Path | None, keep: Path | None) -> None:

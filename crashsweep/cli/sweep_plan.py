@@ -12,6 +12,7 @@ crashsweep.cli.sweep_modes).
 from __future__ import annotations
 
 import enum
+import inspect
 import os
 import sys
 from collections.abc import Callable
@@ -96,6 +97,11 @@ class Given:
     def fault_names(self) -> frozenset[str]:
         """The fault kinds --faults names, as written (their check comes after the rules)."""
         return frozenset(name.strip() for name in (self.faults_text or "").split(","))
+
+    @property
+    def cut(self) -> bool:
+        """Whether --crash re-runs a power cut (with --faults power-loss): the row's "power-loss at NAME#K"."""
+        return bool(self.crash_points) and self.fault_names == {"power-loss"}
 
     @property
     def local_only(self) -> str:
@@ -187,8 +193,12 @@ RULES: tuple[Rule, ...] = (
         " --faults power-loss with --points syscalls",
     ),
     Rule(
-        lambda g: g.faults_text is not None and bool(g.crash_points),
-        "--crash re-runs a scenario of crashes: it takes no --faults",
+        lambda g: g.faults_text is not None and bool(g.crash_points) and not g.cut,
+        "--crash re-runs a scenario of crashes, or with --faults power-loss a power cut: it takes no other --faults",
+    ),
+    Rule(
+        lambda g: g.cut and len(g.crash_points) != 1,
+        "--faults power-loss with --crash re-runs one power cut: give one --crash (NAME or NAME#K)",
     ),
     Rule(
         lambda g: "power-loss" in g.fault_names and g.points_text == "auto",
@@ -311,14 +321,18 @@ def _nemesis(given: Given) -> api.Nemesis:
         return api.Nemesis((), given.reference_loop and fresh)
     try:
         nemesis = api.Nemesis(parse_faults(given.faults_text), fresh)
-        nemesis.check(given.depth, given.dedup)
+        nemesis.check(1 if given.cut else given.depth, given.dedup)  # a re-run cut is a scenario of one move
     except (FaultError, api.NemesisError) as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None
     return nemesis
 
 
 def _state_key(spec: str | None) -> api.StateKey | None:
-    """The --state-key function, loaded before any process starts (bad: one line, exit 2)."""
+    """The --state-key function, loaded before any process starts (bad: one line, exit 2).
+
+    Its signature is checked too: a function that cannot take one World fails only once the
+    sweep calls it, deep in a run (an internal error, exit 3).
+    """
     if spec is None:
         return None
     here = os.getcwd()
@@ -326,6 +340,17 @@ def _state_key(spec: str | None) -> api.StateKey | None:
         sys.path.insert(0, here)
     try:
         api.parse_entry_point(spec)
-        return api.load_entry_point(spec)  # type: ignore[return-value]
+        key = api.load_entry_point(spec)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--state-key") from None
+    try:
+        signature = inspect.signature(key)
+    except (TypeError, ValueError):  # a builtin without a signature: it is called as it is
+        return key  # type: ignore[return-value]
+    try:
+        signature.bind(object())  # called with one World by every process, after the sweep began
+    except TypeError:
+        name = getattr(key, "__name__", spec)
+        why = "cannot take one argument: a state key takes a World and returns one"
+        raise click.BadParameter(f"{spec}: {name}{signature} {why}", param_hint="--state-key") from None
+    return key  # type: ignore[return-value]

@@ -16,6 +16,7 @@ import shlex
 import stat
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -70,30 +71,52 @@ def parse_crash(text: str) -> tuple[str, int]:
     """`--crash NAME` or `NAME#K` (the K-th pass of the point): (name, occurrence).
 
     Refused (click.BadParameter), as no point can ever match them: an empty name, nothing
-    before a `#` (`#0`, `#-1`, `#abc`, `#`) and a pass numbered 0 (`NAME#0`).
+    before a `#` (`#0`, `#-1`, `#abc`, `#`), a pass numbered 0 (`NAME#0`) and one beyond
+    MOST_PASSES (a 23-digit K), before any process runs; a K beyond the passes the program
+    makes is refused after its first process (`unknown_point`).
     """
     if not text.strip():
         raise click.BadParameter("a crash point's name cannot be empty", param_hint="--crash")
     name, hash_sign, occurrence = text.rpartition("#")
     if hash_sign and not name.strip():
         raise click.BadParameter(f"{text!r} has no name before '#': give NAME or NAME#K", param_hint="--crash")
-    if hash_sign and occurrence.isdigit():
+    if hash_sign and occurrence.isascii() and occurrence.isdigit():
         if int(occurrence) < 1:
             raise click.BadParameter(f"{text!r}: passes count from 1 ({name}#1 is the first)", param_hint="--crash")
+        if len(occurrence) > len(str(MOST_PASSES)) or int(occurrence) > MOST_PASSES:
+            raise click.BadParameter(
+                f"{text!r}: a pass beyond {MOST_PASSES:,} (no sweep lists that many points)", param_hint="--crash"
+            )
         return name, int(occurrence)
     return text, 1
 
 
-def unknown_point(scenario: ScenarioResult) -> str | None:
-    """For a re-run whose first process ended without ever passing its point's name: the one line to say so.
+MOST_PASSES = 10**9
+"""The highest pass `--crash NAME#K` takes: a sweep kills one scenario at each point of a run, so none
+lists a billion points, and no re-run line it prints names a pass beyond them."""
 
-    A fresh first process passes every point a run without crashes passes, so a name it never
-    passed is unknown to the program (a later process may miss its point for other reasons).
+
+def unknown_point(scenario: ScenarioResult, first: tuple[str, int] | None = None) -> str | None:
+    """For a re-run whose first process ended before its point: the one line to say so (a usage error).
+
+    A fresh first process passes every point a run without crashes passes (what --list-points
+    lists), so a name it never passed is unknown to the program, and a pass beyond those it made
+    of a name is too (a later process may miss its point for other reasons). `first`: the first
+    --crash as (name, pass), the point of a re-run power cut; the scenario's first crash by default.
     """
-    if scenario.unreached != 1 or scenario.crashes[0].point in scenario.points:
+    if scenario.unreached != 1:
         return None
+    crash = Crash(0, *first) if first is not None else scenario.crashes[0]
+    passes = scenario.points.count(crash.point)
+    if passes:
+        first_last = f"{crash.point}#1" + (f" to {crash.point}#{passes}" if passes > 1 else "")
+        return f"--crash {crash.label!r}: the program passes {crash.point!r} {_times(passes)} ({first_last})"
     known = ", ".join(repr(point) for point in dict.fromkeys(scenario.points)) or "none"
-    return f"--crash {scenario.crashes[0].point!r}: the program passes no such point (its points, in order: {known})"
+    return f"--crash {crash.point!r}: the program passes no such point (its points, in order: {known})"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
 
 
 def crash_arguments(crashes: Sequence[Crash]) -> list[str]:
@@ -110,18 +133,32 @@ def crash_arguments(crashes: Sequence[Crash]) -> list[str]:
 def rerun_lines(
     result: SweepResult, command: Sequence[str], names: Sequence[str] = (invariants.NO_DUPLICATE, invariants.NO_LOSS)
 ) -> list[str]:
-    """The command that re-runs the first scenario of crashes that violates each property of `names` (the row's).
+    """The command that re-runs the first scenario that violates each property of `names` (the row's).
 
-    `--crash` names crashes only: a scenario with a fault move (crashsweep.realsweep.faults.nemesis) is not offered.
+    `--crash` names crashes, and with `--faults power-loss` one power cut: a scenario with another
+    fault move (crashsweep.realsweep.faults.nemesis) is not offered.
     """
     lines = []
     for name in names:
-        first = next((s for s in result.scenarios if api.violates(s, name) and not s.faults), None)
+        first = next((s for s in result.scenarios if api.violates(s, name) and _rerun(s) is not None), None)
         if first is not None:
-            lines.append(
-                f"  re-run ({name}, scenario {first.code}):  {shlex.join([*command, *crash_arguments(first.crashes)])}"
-            )
+            failed = f", its restart exits with status {first.outcome.exit_status}" if first.outcome.exit_status else ""
+            rerun = shlex.join([*command, *(_rerun(first) or [])])
+            lines.append(f"  re-run ({name}, scenario {first.code}{failed}):  {rerun}")
     return lines
+
+
+CUT = "power-loss at "
+"""How a power cut's label begins; the rest is its point as `--crash` takes it (faults/power_loss.py)."""
+
+
+def _rerun(scenario: ScenarioResult) -> list[str] | None:
+    """The options that re-run `scenario`: its crashes, or its one power cut; None for another fault move."""
+    if not scenario.faults:
+        return crash_arguments(scenario.crashes)
+    if not scenario.crashes and len(scenario.faults) == 1 and scenario.faults[0].startswith(CUT):
+        return ["--faults", "power-loss", "--crash", scenario.faults[0].removeprefix(CUT)]
+    return None
 
 
 def unreached_lines(result: SweepResult) -> list[str]:
@@ -211,15 +248,61 @@ def write_jsonl(path: Path, result: SweepResult) -> None:
         raise
 
 
+@dataclass(frozen=True)
+class Partial:
+    """The scenarios a sweep has finished so far, each one JSON line appended as it ends, beside `path`.
+
+    `--scenarios FILE` is written whole at the end (`write_jsonl`, sorted); when the sweep is
+    interrupted, `keep` puts the lines so far in its place instead: whole up to the last finished
+    scenario. A value holding only paths (the sweep's options carry it, even to a cluster).
+    """
+
+    path: Path
+    temp: Path
+
+    @classmethod
+    def beside(cls, path: Path) -> Partial:
+        """A new, empty record beside `path` (a hidden temporary file in its folder)."""
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+        os.close(fd)
+        return cls(path, Path(temp))
+
+    def __call__(self, scenario: ScenarioResult) -> None:
+        """Append `scenario`'s line, in one write."""
+        line = (json.dumps(scenario.record()) + "\n").encode()
+        fd = os.open(self.temp, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+    def keep(self) -> int:
+        """Put the whole lines so far in place of `path` (none: `path` is left as it was); how many."""
+        text = self.temp.read_bytes() if self.temp.exists() else b""
+        whole = text[: text.rfind(b"\n") + 1]
+        if whole:
+            self.temp.write_bytes(whole)
+            os.replace(self.temp, self.path)
+        self.drop()
+        return whole.count(b"\n")
+
+    def drop(self) -> None:
+        """Remove the record (the sweep wrote `path` whole, or failed)."""
+        self.temp.unlink(missing_ok=True)
+
+
 def replay_text(label: str, scenario: ScenarioResult) -> str:
     """One re-run scenario in words: its crashes, its outcome and counters."""
-    steps = ", restart, ".join(f"crash at {c.label!r}" for c in scenario.crashes) + ", restart to the end"
+    moves = [f"crash at {c.label!r}" for c in scenario.crashes]
+    moves += [f"{fault}: the process dies, what was not fsynced is lost" for fault in scenario.faults]
+    steps = ", restart, ".join(moves) + ", restart to the end"
     if scenario.unreached:
-        crash = scenario.crashes[scenario.unreached - 1]
-        return f"{label}\n  {steps}\n  process {scenario.unreached} ended without reaching {crash.label!r}\n"
+        missed = scenario.crashes[scenario.unreached - 1].label if scenario.crashes else scenario.faults[0]
+        return f"{label}\n  {steps}\n  process {scenario.unreached} ended without reaching {missed!r}\n"
     o = scenario.outcome
-    if o.stuck:  # the last process can never go on: no end is reached
-        steps = steps.removesuffix(" to the end") + f", stuck for good ({o.stuck})"
+    if o.stuck:  # the last process can never go on: no end is reached (stuck, or a restart that cannot recover)
+        end = "which cannot recover" if o.exit_status else "stuck for good"
+        steps = steps.removesuffix(" to the end") + f", {end} ({o.stuck})"
     counters = "   ".join(f"{k} {v}" for k, v in sorted(scenario.counters.items())) or "-"
     broken = "".join(f"  {v.invariant}: {v.why}\n" for v in api.violations(scenario))
     return (

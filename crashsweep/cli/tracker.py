@@ -2,17 +2,48 @@
 
 One SQLite database per space under --root (by default a temporary folder, removed when the
 service stops), served over HTTP until Ctrl-C or SIGTERM (crashsweep.realsweep.tracker).
+The service has no authentication: it listens on a loopback address (this machine only)
+unless `--public` is given, and then says on stderr that anyone who reaches it can write.
 Exit status: 0 once stopped, 2 for a root or an address it cannot use.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import shlex
 from pathlib import Path
 
 import click
 
 from crashsweep.cli.sweep_modes import fail
 from crashsweep.realsweep import api
+
+
+def loopback(host: str) -> bool:
+    """Whether `host` is reachable from this machine only: localhost, or a loopback address (127.0.0.0/8, ::1).
+
+    A name other than localhost is not resolved: what it names can change, so it counts as public;
+    "" and 0.0.0.0 (every interface) are not loopback.
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_host(host: str, public: bool, port: int) -> None:
+    """Refuse an address beyond this machine without --public (UsageError); with --public, warn on stderr."""
+    if public:
+        why = "anyone who reaches it can read and change every space"
+        warning = f"--public: the tracker at {host}:{port} has no authentication: {why}"
+        click.echo(f"crashsweep: warning: {warning}", err=True)
+    elif not loopback(host):
+        raise click.UsageError(
+            f"--host {shlex.quote(host)} is reachable from other machines and the tracker has no authentication: "
+            "give --public to serve it anyway, or --host 127.0.0.1"
+        )
 
 
 @click.group()
@@ -27,14 +58,22 @@ def tracker() -> None:
     help="keep the databases in this folder  [default: a temporary folder, removed when the service stops]",
 )
 @click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
-@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="the address to listen on; beyond loopback, with --public"
+)
 @click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True)
+@click.option(
+    "--public",
+    is_flag=True,
+    help="listen on a --host other machines reach (0.0.0.0: every interface); the tracker has no authentication",
+)
 @click.option("--verbose", is_flag=True, help="log every request on stderr")
-def serve(root: Path | None, mode: str, host: str, port: int, verbose: bool) -> int:
+def serve(root: Path | None, mode: str, host: str, port: int, public: bool, verbose: bool) -> int:
     """Serve the tracker (one SQLite database per space under --root) until Ctrl-C or SIGTERM."""
     import shutil
     import tempfile
 
+    check_host(host, public, port)
     temporary = root is None
     if root is None:
         root = Path(tempfile.mkdtemp(prefix="crashsweep-tracker-"))

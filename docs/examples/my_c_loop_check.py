@@ -6,7 +6,7 @@ scenario a tracker space of its own, whose records this reads.
 
 from __future__ import annotations
 
-from crashsweep.realsweep.sweep import Outcome, Scenario
+from crashsweep import Outcome, Scenario
 
 CALLS = ("create_a", "create_b")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from agents import Agent, SQLiteSession, set_tracing_disabled
 from agents.items import TResponseInputItem
 
+from crashsweep import crashpoint  # crashsweep
 from crashsweep.realsweep.adapters.openai_agents import (  # crashsweep
     CrashPointSession,
     ScriptedAgentsModel,
@@ -27,7 +28,6 @@ from crashsweep.realsweep.adapters.openai_agents import (  # crashsweep
     tracker_tools,
 )
 from crashsweep.realsweep.adapters.openai_agents import check as session_check  # crashsweep
-from crashsweep.realsweep.probe.crashpoint import crashpoint  # crashsweep
 from crashsweep.spec.job import TRIAGE  # crashsweep: the job the scripted model plays
 
 set_tracing_disabled(True)  # crashsweep: no trace export (no API key, no network under a sweep)

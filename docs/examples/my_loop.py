@@ -22,11 +22,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from crashsweep.realsweep.adapters.script import target_args
-from crashsweep.realsweep.probe import checkpoint
-from crashsweep.realsweep.probe.crashpoint import crashpoint, fresh_id
-from crashsweep.realsweep.tracker.client import TrackerClient
-from crashsweep.spec.keys import key as idempotency_key
+# crashsweep's public API (docs/guide/sweep.md, "The public API"): what a swept program uses, its
+# crash points, fresh IDs, atomic saves (checkpoint), the tracker's client, its --arg values and
+# idempotency keys. Each is imported from `crashsweep` itself: where crashsweep defines it may
+# move from release to release, this path stays.
+from crashsweep import TrackerClient, checkpoint, crashpoint, fresh_id, idempotency_key, target_args
 
 TITLES = ("disk full on db-1", "fan noise on db-2")
 STATE = Path("state.json")  # in the current directory: the sweep gives each scenario a fresh one

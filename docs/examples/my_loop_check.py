@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from my_loop import TITLES
 
-from crashsweep.realsweep.sweep import Outcome, Scenario
+from crashsweep import Outcome, Scenario
 
 
 def check(scenario: Scenario) -> Outcome:

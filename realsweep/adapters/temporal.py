@@ -60,7 +60,7 @@ from temporalio.worker._worker import load_default_build_id  # memoized: compute
 
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import TRACKER_URL, TrackerTools, workdir
-from crashsweep.realsweep.probe.crashpoint import WORLD, crashpoint, fresh_id
+from crashsweep.realsweep.probe.crashpoint import WORLD, SweepRefused, crashpoint, fresh_id
 from crashsweep.realsweep.process import lifeline
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
@@ -207,13 +207,13 @@ def scenario(base: str, folder: Path | None = None) -> Scenario:
     if path.exists():
         found = Scenario(**json.loads(path.read_text(encoding="utf-8")))
         if found.tracker != tracker:
-            raise RuntimeError(
+            raise SweepRefused(
                 f"{path} was written by another scenario (tracker {found.tracker}, this one's {tracker}): "
                 "Temporal's history lives in its server, not in the work folder, so a saved world cannot be "
                 "restored in another scenario; sweep every scenario from scratch (--no-dedup)"
             )
         if found.address != here:
-            raise RuntimeError(
+            raise SweepRefused(
                 f"the workflows of {path} are on the Temporal server at {found.address}, this process's is {here}: "
                 f"that server is gone (run under a sweep's zygote, or set {ADDRESS})"
             )
@@ -237,7 +237,7 @@ def scenario_suffix(folder: Path) -> str:
     runs, which would meet each other's workflows: refused under a determinism check.
     """
     if os.environ.get(WORLD) and os.environ.get(ADDRESS):
-        raise RuntimeError(
+        raise SweepRefused(
             f"a determinism check runs each scenario twice with the same workflow IDs: it needs a server per run, "
             f"the sweep's own (unset {ADDRESS})"
         )

@@ -40,6 +40,17 @@ class PowerLoss(AtPoint):
             if at_risk and (i, 0) > after
         ]
 
+    def label(self, fault: Fault) -> str:
+        """The cut in words, named as a crash is: "power-loss at fdatasync .#3" (the point's 3rd pass).
+
+        What follows "power-loss at " is what `--crash` takes (with `--faults power-loss`, a re-run
+        of this cut): "#K" past the first pass, and "#1" too when the name itself ends in "#digits".
+        """
+        point = fault.point
+        ambiguous = "#" in point and point.rpartition("#")[2].isdigit()
+        cut = point if fault.occurrence == 1 and not ambiguous else f"{point}#{fault.occurrence}"
+        return f"{self.name} at {cut}"
+
     def strike(self, fault: Fault, stage: Stage) -> bool:
         """Kill the stage's next process at the point, its file operations on record; then cut the disk."""
         journal = stage.folder / f"journal-{stage.number}.jsonl"

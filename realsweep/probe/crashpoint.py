@@ -73,6 +73,21 @@ STUCK_STATUS = 76
 (spec/CONVERSATIONS.md 4: a provider that refuses the saved conversation): the sweep takes it
 as the scenario's end, a run that never finishes (the `can-finish` property), and restarts nothing.
 The process's last line of output says why."""
+REFUSED_STATUS = 78
+"""The exit status of a program that refuses the sweep itself (`SweepRefused`): the world it was
+started in cannot be its own (Temporal's history lives in its server, so a saved world cannot be
+restored in another scenario). The sweep stops there with the process's last line, exit 2: this
+is no finding about the program, and no restart that cannot recover."""
+
+
+class SweepRefused(RuntimeError):
+    """Raised by a swept program (or its adapter) that cannot be swept this way; its message says how to sweep it.
+
+    The process exits with REFUSED_STATUS, its message as its last line (process/zygote_server.py,
+    probe/entry.py), and the sweep stops with it.
+    """
+
+
 MALFORMED = "malformed_requests"
 """The counter a program counts for each model request whose conversation holds a tool call
 without its result, or a result without its call (the real side of `well-formed-transcript`)."""

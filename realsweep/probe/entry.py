@@ -59,9 +59,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sys.argv = [function.__module__, *args[1:]]
     from crashsweep.realsweep.probe import auto
+    from crashsweep.realsweep.probe.crashpoint import REFUSED_STATUS, SweepRefused
 
     auto.install(function)
-    result = function()
+    try:
+        result = function()
+    except SweepRefused as refused:  # the program cannot be swept this way: the sweep stops with its words
+        print(refused, file=sys.stderr)
+        return REFUSED_STATUS
     return result if isinstance(result, int) else 0
 
 

@@ -26,12 +26,14 @@ from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.process import pausing, scratch
+from crashsweep.realsweep.process.output import ending, said
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.stage import FaultStage
 from crashsweep.realsweep.process.zygote import Zygote, ZygoteError
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.realsweep.values import (
+    CANNOT_RECOVER,
     Check,
     Crash,
     Outcome,
@@ -79,7 +81,10 @@ class Step:
     pauses: tuple[tuple[int, str], ...] = ()
     """Its pauses (crashpoint.pause: a fault's chances that are no crash point): (points passed before, name)."""
     stuck: str = ""
-    """Why it can never go on (it exited with crashpoint.STUCK_STATUS: its last line), "" otherwise."""
+    """Why it can never go on (it exited with crashpoint.STUCK_STATUS: its last line; or it could not
+    recover: `ending`), "" otherwise."""
+    exit_status: int = 0
+    """The status a restart that could not recover exited with (spec/POINTS.md 5); 0 otherwise."""
 
 
 class Runner:
@@ -180,15 +185,18 @@ class Runner:
                 return self._unreached(folder, crashes, number, points)
         first = len(crashes) + 1
         if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
+            cut = _logged(folder / f"points-{first}.log")
+            if cut.count(fault.point) < fault.occurrence:  # it ended before its point: no cut there (a re-run's)
+                return self._unreached(folder, crashes, first, cut, (fault.label,))
             first += 1  # the fault ended that process (a power cut)
-        status, points = self.ended(folder, workdir, started(env), first, 0, crashes)
+        status, points = self.ended(folder, workdir, started(env), first, 0, crashes, restart=first > 1)
         outcome = self.finish(Scenario(crashes, workdir, tracker))
-        if status == crashpoint.STUCK_STATUS:  # the scenario ends here: it never finishes
-            outcome = replace(outcome, stuck=_last_line(folder / f"output-{first}.txt"))
+        stuck, failed = ending(status, folder / f"output-{first}.txt")  # stuck or failed: it never finishes
+        outcome = replace(outcome, stuck=stuck, exit_status=failed) if stuck else outcome
         faults = () if fault is None else (fault.label,)
         logged = folder / f"pauses-{first}.log"
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
-        counted = read_counters(folder / "counters.log")
+        counted = _counted(read_counters(folder / "counters.log"), failed)
         result = ScenarioResult(crashes, outcome, counted, tuple(points), faults=faults, pauses=pauses)
         if self.options.keep:  # the scenario's history beside its files (spec/HISTORY.md)
             histories.keep(result, folder)
@@ -266,21 +274,26 @@ class Runner:
             live = Live(workdir, space, folder / f"points-{number}.log", folder / "counters.log")
             taker = Snapshots(folder / "snap", lambda index: at_point(index, live))
             env[crashpoint.SNAPSHOT] = str(taker.folder)
+        restart = crash is None and number > 1  # run to its end after a crash: its failure is the scenario's end
         try:
-            status, points = self.ended(folder, workdir, env, number, crash.crash_at if crash else 0, crashes)
+            status, points = self.ended(
+                folder, workdir, env, number, crash.crash_at if crash else 0, crashes, restart=restart
+            )
         finally:
             taken = 0 if taker is None else taker.close()
-        stuck = _last_line(folder / f"output-{number}.txt") if status == crashpoint.STUCK_STATUS else ""
+        stuck, failed = ending(status, folder / f"output-{number}.txt") if crash is None else ("", 0)
         unreached = crash is not None and points.count(crash.point) < crash.occurrence
-        counters = read_counters(folder / "counters.log")
+        counters = _counted(read_counters(folder / "counters.log"), failed)
         logged = folder / "pauses.log"
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
-        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses, stuck)
+        return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses, stuck, failed)
 
-    def _unreached(self, folder: Path, crashes: tuple[Crash, ...], number: int, points: list[str]) -> ScenarioResult:
+    def _unreached(
+        self, folder: Path, crashes: tuple[Crash, ...], number: int, points: list[str], faults: tuple[str, ...] = ()
+    ) -> ScenarioResult:
         """A scenario whose process `number` ended normally without passing its point (`points`: those it passed)."""
         counters = read_counters(folder / "counters.log")
-        result = ScenarioResult(crashes, Outcome(), counters, tuple(points), unreached=number)
+        result = ScenarioResult(crashes, Outcome(), counters, tuple(points), unreached=number, faults=faults)
         if not self.options.keep:
             shutil.rmtree(folder, ignore_errors=True)
         return result
@@ -295,6 +308,7 @@ class Runner:
         crashes: tuple[Crash, ...],
         *,
         stops: bool = False,
+        restart: bool = False,
     ) -> tuple[int, list[str]]:
         """Run process `number` of a scenario, dying at `crash_at` ("k:name"; 0: none); its exit status and points.
 
@@ -303,6 +317,9 @@ class Runner:
         process. Such a process takes no slot of `_slots`: the two processes of a pause live at
         once, one held while the other runs, and a slot each could leave every slot to a held
         process whose partner waits for one (with one worker, always).
+        `restart`: it is the last process, after a crash or a power cut; any status it exits with
+        is its scenario's end (`ending`: one that cannot recover, spec/POINTS.md 5). Any other
+        process that exits with a status it should not is the program's failure (TargetFailed).
         """
         log = folder / f"points-{number}.log"
         env = {**env, crashpoint.POINTS_LOG: str(log), crashpoint.CRASH_AT: str(crash_at)}
@@ -311,16 +328,18 @@ class Runner:
             status = self._start(folder, workdir, env, number, crashes)
         with self._lock:
             self.processes += 1
-        points = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        points = _logged(log)
+        if status == crashpoint.REFUSED_STATUS:  # the program refuses the sweep itself: no finding, stop
+            raise SweepError(f"{_where(crashes, number)}: {said(folder / f'output-{number}.txt')}")
         ends = (0, crashpoint.STUCK_STATUS, crashpoint.STOPPED_STATUS) if stops else (0, crashpoint.STUCK_STATUS)
         expected = (*CRASH_STATUSES, *ends) if crash_at else ends
         if crash_at and status in CRASH_STATUSES and not _reached(points, str(crash_at)):
             raise TargetFailed(f"{_where(crashes, number)}: killed by SIGKILL before its point {crash_at!r}")
-        if status not in expected:
+        if status not in expected and not (restart and not crash_at):
             raise TargetFailed(
                 f"{_where(crashes, number)}: exited with status {status}"
                 + (f" after {len(points)} point(s), before point {crash_at}" if crash_at else "")
-                + f": {_last_line(folder / f'output-{number}.txt')}"
+                + f": {said(folder / f'output-{number}.txt')}"
             )
         return status, points
 
@@ -398,6 +417,16 @@ def _flags(target: Target) -> tuple[str, ...]:
     return tuple(flag for flag in argv[1 : argv.index("-m")] if flag in FLAGS)
 
 
+def _logged(log: Path) -> list[str]:
+    """The points a process passed, from its points log (none when it wrote none)."""
+    return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+
+def _counted(counters: Mapping[str, int], failed: int) -> Mapping[str, int]:
+    """A scenario's counters, with CANNOT_RECOVER when its restart could not recover (summed as every counter is)."""
+    return {**counters, CANNOT_RECOVER: 1} if failed else counters
+
+
 def _where(crashes: tuple[Crash, ...], number: int) -> str:
     """The scenario (and process, from 1) in words."""
     where = f"scenario {','.join(str(c.index) for c in crashes)}" if crashes else "the uninterrupted run"
@@ -408,11 +437,6 @@ def _reached(points: list[str], crash_at: str) -> bool:
     """Did the listed points include the crash point "k:name" (the k-th pass of name)?"""
     occurrence, _, name = crash_at.partition(":")
     return points.count(name) >= int(occurrence)
-
-
-def _last_line(path: Path) -> str:
-    lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
-    return lines[-1].strip() if lines else "(no output)"
 
 
 def check_options(options: SweepOptions) -> None:

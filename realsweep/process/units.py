@@ -68,8 +68,8 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
     try:
         struck(unit.path, step, unit.faults)
         outcome = _check(runner, unit, step)
-        if step.stuck:  # it can never go on: the scenario ends in this world, never finished
-            outcome = replace(outcome, stuck=step.stuck)
+        if step.stuck:  # it can never go on (stuck, or a restart that cannot recover): never finished
+            outcome = replace(outcome, stuck=step.stuck, exit_status=step.exit_status)
         if runner.options.keep:  # the scenario's history beside its files (spec/HISTORY.md)
             histories.keep(ScenarioResult(unit.path, outcome, dict(step.counters), tuple(step.points)), step.folder)
     finally:

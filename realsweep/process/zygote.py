@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from crashsweep.realsweep.process.output import said
 from crashsweep.realsweep.process.zygote_server import WARM
 
 __all__ = ["WARM", "Zygote", "ZygoteError"]
@@ -180,6 +181,7 @@ class Zygote:
             replies.put(None)
 
     def _last_error(self) -> str:
+        """What the fork server said of its failure (its exception, output.said), else its exit status."""
         self._process.poll()
-        lines = [line for line in self.log.read_text(errors="replace").splitlines() if line.strip()]
-        return lines[-1].strip() if lines else f"exit status {self._process.returncode}"
+        told = said(self.log)
+        return told if told != "(no output)" else f"exit status {self._process.returncode}"

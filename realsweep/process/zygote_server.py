@@ -60,6 +60,8 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
         status = result if isinstance(result, int) else 0
     except SystemExit as stop:
         status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except RuntimeError as error:
+        status = _refused(error)
     except BaseException:
         import traceback  # only a failing child needs it: not imported in the zygote, whose memory children share
 
@@ -70,6 +72,19 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
             sys.stderr.flush()
         finally:
             os._exit(status)
+
+
+def _refused(error: RuntimeError) -> int:
+    """The exit status of a child whose entry point raised `error`: REFUSED_STATUS for a SweepRefused, else 1."""
+    from crashsweep.realsweep.probe import crashpoint
+
+    if isinstance(error, crashpoint.SweepRefused):
+        print(error, file=sys.stderr)
+        return crashpoint.REFUSED_STATUS
+    import traceback
+
+    traceback.print_exception(error)
+    return 1
 
 
 def _become(changes: dict[str, str | None]) -> None:

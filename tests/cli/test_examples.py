@@ -46,3 +46,15 @@ def test_anything_of_the_users_is_refused_and_left_as_it_was(
     assert err.count("\n") == 1
     assert "exists and is not an empty directory" in err
     assert sorted(p.name for p in tmp_path.rglob("*")) == (["taken"] if kind == "file" else ["notes.txt", "taken"])
+
+
+@pytest.mark.parametrize("where", ["/proc/x", "/proc/self/x"])
+def test_a_place_where_nothing_can_be_created_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """/proc takes no new folder: one line and exit 2 (it was an internal error, exit 3)."""
+    assert main(["examples", where]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(f"crashsweep: error: Invalid value for 'DIR': {where}: cannot create anything in /proc")

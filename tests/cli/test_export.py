@@ -88,3 +88,21 @@ def test_the_same_file_twice_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     status, _, err = _run(capsys, *EXPLORE, "--export", "graphml", path, "--export", "itf", path)
     assert status == 2
     assert "named twice" in err
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [("x", "x is --out's directory: name a file outside it"), ("x/g.graphml", "x/g.graphml is inside --out {out}")],
+)
+def test_an_export_at_or_in_the_out_directory_is_refused_before_exploring(
+    given: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--export FILE naming --out DIR, or a file in it (the directory's rename would drop it): one line, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    if "/" in given:
+        (tmp_path / "x").mkdir()  # an empty folder is a good --out, and the export's folder exists
+    status, out, err = _run(capsys, *EXPLORE, "--out", "x", "--export", "graphml", given)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"crashsweep: error: Invalid value for '--export': {said.format(out=tmp_path / 'x')}")
+    assert err.count("\n") == 1
+    assert [p.name for p in tmp_path.rglob("*")] == (["x"] if "/" in given else [])

@@ -148,7 +148,7 @@ def test_sweep_of_a_design_under_a_lost_reply_counts_moves_of_each_kind(capsys: 
     ("args", "message"),
     [
         (["--variant", "agent-loop", "--faults", "lost-reply", "--depth", "2", "--no-dedup"], "use depth 1, not 2"),
-        (["--variant", "agent-loop", "--faults", "lost-reply", "--crash", "x"], "takes no --faults"),
+        (["--variant", "agent-loop", "--faults", "lost-reply", "--crash", "x"], "takes no other --faults"),
         (["--framework", "dbos", "--faults", "lost-reply", "--depth", "1"], "--faults goes with --variant"),
         (["--target", "m:f", "--check", "m:g", "--call-ids", "fresh"], "--call-ids goes with"),
     ],

@@ -83,7 +83,14 @@ CASES: list[tuple[list[str], str]] = [
     ),
     (["--framework", "dbos", "--faults", "lost-reply"], FAULTS_ALONE),
     ([*TARGET, "--faults", "power-loss"], FAULTS_ALONE),
-    ([*AGENT, "--faults", "lost-reply", "--crash", "x"], "--crash re-runs a scenario of crashes: it takes no --faults"),
+    (
+        [*AGENT, "--faults", "lost-reply", "--crash", "x"],
+        "--crash re-runs a scenario of crashes, or with --faults power-loss a power cut: it takes no other --faults",
+    ),
+    (
+        [*AGENT, "--faults", "power-loss", "--crash", "x", "--crash", "y"],
+        "--faults power-loss with --crash re-runs one power cut: give one --crash (NAME or NAME#K)",
+    ),
     (
         [*AGENT, "--faults", "power-loss", "--points", "auto"],
         "--faults power-loss cuts at marked or syscall points: give --points marked,auto",
@@ -168,6 +175,14 @@ def test_the_options_are_the_commands_parameters() -> None:
 )
 def test_the_request_names_its_mode(args: list[str], mode: Mode) -> None:
     assert _planned(*AGENT, *args).mode is mode
+
+
+def test_a_power_cut_is_re_run_by_one_crash_with_power_loss_at_any_depth() -> None:
+    """--faults power-loss --crash NAME#K: the one cut named as the row names it (a scenario of one move)."""
+    request = _planned(*AGENT, "--faults", "power-loss", "--crash", "reply 1 arrived#2")
+    assert (request.mode, request.given.cut, request.crashes) == (Mode.CRASH, True, (("reply 1 arrived", 2),))
+    assert request.nemesis.faults == ("power-loss",)
+    assert not _planned(*AGENT, "--crash", "x").given.cut
 
 
 def test_the_request_reads_what_the_options_name() -> None:
@@ -269,3 +284,43 @@ def test_parse_errors_after_the_rules_are_one_line_too(
         out, err = capsys.readouterr()
         assert (out, err.count("\n")) == ("", 1), err
         assert message in err
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "said"),
+    [
+        ("key_of_none", "def key():\n    return None\n", "key()"),
+        ("key_of_two", "def key(world, other):\n    return world\n", "key(world, other)"),
+        ("key_by_keyword", "def key(*, world):\n    return world\n", "key(*, world)"),
+    ],
+)
+def test_a_state_key_of_the_wrong_signature_is_refused_before_sweeping(
+    module: str,
+    source: str,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--state-key names a function of one World: another signature is one line, exit 2, before any process."""
+    _nothing_runs(monkeypatch)
+    (tmp_path / f"{module}.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    assert main(["sweep", *AGENT, "--state-key", f"{module}:key"]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err.count("\n")) == ("", 1), err
+    why = "cannot take one argument: a state key takes a World and returns one"
+    assert err == f"crashsweep: error: Invalid value for --state-key: {module}:key: {said} {why}\n"
+
+
+def test_a_state_key_of_one_world_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One positional argument, further ones with defaults: the function is the request's state key."""
+    (tmp_path / "key_of_one.py").write_text("def key(world, extra=None):\n    return world\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "key_of_one", raising=False)
+    request = _planned(*AGENT, "--state-key", "key_of_one:key")
+    assert request.state_key is not None
+    assert request.state_key.__name__ == "key"

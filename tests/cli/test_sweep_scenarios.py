@@ -81,6 +81,42 @@ def test_the_rerun_lines_follow_the_rows_properties() -> None:
     ]
 
 
+UNRECOVERED = ScenarioResult(
+    (Crash(2, "b"),), Outcome(missing=1, stuck="the restart exited with status 1: KeyError: 'x'", exit_status=1), {}, ()
+)
+
+
+def test_a_restart_that_cannot_recover_is_named_in_its_rerun_line_and_its_replay() -> None:
+    """spec/POINTS.md 5: the re-run line says the restart's status; the re-run says what it said."""
+    result = SweepResult(1, BASELINE, (UNRECOVERED,), 2, 1.0)
+    assert sweep_scenarios.rerun_lines(result, ["cs"], [CAN_FINISH]) == [
+        f"  re-run ({CAN_FINISH}, scenario 2, its restart exits with status 1):  cs --crash b"
+    ]
+    replayed = sweep_scenarios.replay_text("x", UNRECOVERED)
+    assert "crash at 'b', restart, which cannot recover (the restart exited with status 1: KeyError: 'x')" in replayed
+
+
+def test_a_power_cut_is_re_run_by_its_point_with_power_loss() -> None:
+    """The row's "power-loss at NAME#K" re-runs with `--faults power-loss --crash NAME#K`; another fault move cannot."""
+    cut = ScenarioResult((), Outcome(dups=1, applied=2), {}, (), faults=("power-loss at fdatasync .#3",))
+    lost = ScenarioResult((), Outcome(dups=1, applied=2), {}, (), faults=("lost-reply at x",))
+    result = SweepResult(1, BASELINE, (lost, cut), 3, 1.0)
+    rerun = "cs --faults power-loss --crash 'fdatasync .#3'"
+    assert sweep_scenarios.rerun_lines(result, ["cs"], ["no-duplicate"]) == [
+        f"  re-run (no-duplicate, scenario [power-loss at fdatasync .#3]):  {rerun}"
+    ]
+    assert sweep_scenarios.parse_crash("fdatasync .#3") == ("fdatasync .", 3)
+    replayed = sweep_scenarios.replay_text("x", cut)
+    assert (
+        "  power-loss at fdatasync .#3: the process dies, what was not fsynced is lost, restart to the end\n"
+        in replayed
+    )
+    missed = ScenarioResult((), Outcome(), {}, ("fdatasync .",), unreached=1, faults=("power-loss at fdatasync .#3",))
+    assert sweep_scenarios.unknown_point(missed, ("fdatasync .", 3)) == (
+        "--crash 'fdatasync .#3': the program passes 'fdatasync .' once (fdatasync .#1)"
+    )
+
+
 def test_a_replayed_scenario_says_it_is_stuck_and_what_breaks() -> None:
     """The restart of a stuck scenario reaches no end; a property the check found broken is named."""
     assert "crash at 'b', restart, stuck for good (stuck: refused)" in sweep_scenarios.replay_text("x", STUCK)
@@ -136,11 +172,33 @@ def test_a_scenario_with_a_fault_move_gets_no_rerun_line() -> None:
         ("#", "has no name before '#'"),
         ("tools#0", "'tools#0': passes count from 1 (tools#1 is the first)"),
         ("", "a crash point's name cannot be empty"),
+        ("tools#" + "9" * 23, "a pass beyond 1,000,000,000 (no sweep lists that many points)"),
+        ("tools#1000000001", "a pass beyond 1,000,000,000"),
     ],
 )
 def test_a_crash_that_can_never_match_is_refused(text: str, message: str) -> None:
     with pytest.raises(click.BadParameter, match=re.escape(message)):
         sweep_scenarios.parse_crash(text)
+
+
+def test_a_pass_written_in_other_digits_is_part_of_the_name() -> None:
+    """'²' is a digit to str.isdigit and not to int(): NAME#² is a name, never a ValueError."""
+    assert sweep_scenarios.parse_crash("tools#²") == ("tools#²", 1)
+    assert sweep_scenarios.parse_crash("tools#1000000000") == ("tools", 10**9)
+
+
+def test_a_pass_beyond_the_programs_passes_is_named_with_how_many_it_makes() -> None:
+    """The first process passed every point (as --list-points lists them): a K beyond a name's passes is refused."""
+    points = ("apply", "saved", "apply", "saved")
+    beyond = ScenarioResult((Crash(0, "saved", 7),), Outcome(), {}, points, unreached=1)
+    assert (
+        sweep_scenarios.unknown_point(beyond)
+        == "--crash 'saved#7': the program passes 'saved' 2 times (saved#1 to saved#2)"
+    )
+    once = ScenarioResult((Crash(0, "end", 2),), Outcome(), {}, ("end",), unreached=1)
+    assert sweep_scenarios.unknown_point(once) == "--crash 'end#2': the program passes 'end' once (end#1)"
+    later = ScenarioResult((Crash(0, "end"), Crash(0, "end", 2)), Outcome(), {}, ("end",), unreached=2)
+    assert sweep_scenarios.unknown_point(later) is None  # a restart may pass fewer: it is the scenario's
 
 
 class _Module:

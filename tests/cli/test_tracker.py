@@ -79,3 +79,69 @@ def test_tracker_serve_on_a_taken_port_creates_no_root(tmp_path: Path, capsys: p
     assert err.startswith(f"crashsweep: error: cannot serve on 127.0.0.1:{port}: ")
     assert err.count("\n") == 1
     assert not (tmp_path / "db").exists()
+
+
+@pytest.mark.parametrize("host", ["", "0.0.0.0", "::", "192.0.2.7", "example.org"])
+def test_tracker_serve_refuses_an_address_beyond_this_machine_without_public(
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service has no authentication: every interface, or any but loopback, takes --public (one line, exit 2)."""
+    from crashsweep.realsweep import api
+
+    def no_bind(*_: object, **__: object) -> None:
+        raise AssertionError("the tracker was bound")
+
+    monkeypatch.setattr(api, "tracker_server", no_bind)
+    assert main(["tracker", "serve", "--root", str(tmp_path / "db"), "--host", host, "--port", "0"]) == 2
+    out, err = capsys.readouterr()
+    shown = host or "''"
+    assert (out, err) == (
+        "",
+        f"crashsweep: error: --host {shown} is reachable from other machines and the tracker has no"
+        " authentication: give --public to serve it anyway, or --host 127.0.0.1\n",
+    )
+    assert not (tmp_path / "db").exists()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_tracker_serve_takes_a_loopback_address_silently(
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loopback address (the default, or localhost) is this machine's only: no --public, no warning."""
+    bound = _bind_replaced(monkeypatch)
+    assert main(["tracker", "serve", "--root", str(tmp_path / "db"), "--host", host, "--port", "0"]) == 0
+    assert bound == [host]
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.1"])
+def test_tracker_serve_public_warns_on_stderr(
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--public serves the address given (the bind replaced: a test never listens beyond loopback), warning once."""
+    bound = _bind_replaced(monkeypatch)
+    assert main(["tracker", "serve", "--root", str(tmp_path / "db"), "--host", host, "--port", "0", "--public"]) == 0
+    assert bound == [host]
+    out, err = capsys.readouterr()
+    assert err == (
+        f"crashsweep: warning: --public: the tracker at {host}:0 has no authentication:"
+        " anyone who reaches it can read and change every space\n"
+    )
+    assert out.startswith("tracker (keyed) serving ")
+
+
+def _bind_replaced(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replace the tracker's bind and its serving loop; the hosts it was asked to bind."""
+    from types import SimpleNamespace
+
+    from crashsweep.realsweep import api
+
+    bound: list[str] = []
+
+    def fake_server(root: Path, mode: str, host: str, port: int, *, quiet: bool) -> object:
+        bound.append(host)
+        return SimpleNamespace(url=f"http://{host}:{port}")
+
+    monkeypatch.setattr(api, "tracker_server", fake_server)
+    monkeypatch.setattr(api, "serve_tracker", lambda server: None)
+    return bound

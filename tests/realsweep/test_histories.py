@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from crashsweep.realsweep import histories
@@ -62,3 +63,25 @@ def test_counts_alone_decide_duplicates_and_losses_and_nothing_else() -> None:
     assert not verdicts[invariants.NO_LOSS].holds
     assert not verdicts[invariants.WELL_FORMED_TRANSCRIPT].decided
     assert verdicts[invariants.APPROVED_EXACTLY].why == histories.NO_HISTORY
+
+
+def test_a_restart_that_cannot_recover_ends_its_history_stuck_with_its_status_and_no_refused_request() -> None:
+    """spec/POINTS.md 5: a run_status stuck, detail the status and what it said; can-finish fails there.
+
+    A malformed request counted before the failure is no refusal by the model: no model_call is added.
+    """
+    failed = "the restart exited with status 1: json.decoder.JSONDecodeError: Extra data"
+    outcome = Outcome.of(["a"], ["a", "b"])
+    scenario = ScenarioResult(
+        (Crash(4, "saved", 2),), replace(outcome, stuck=failed, exit_status=1), {MALFORMED: 1}, ()
+    )
+    events = histories.scenario_history(scenario).events
+    assert [(e.f, e.type, e.status, e.detail) for e in events] == [
+        ("effect", "ok", "", ""),
+        ("run_status", "fail", STUCK, failed),
+    ]
+    verdicts = {v.name: v for v in histories.judge(scenario)}
+    violation = verdicts[invariants.CAN_FINISH].violation
+    assert violation is not None
+    assert violation.why == f"the run can never finish: {failed}"
+    assert verdicts[invariants.NO_LOSS].holds  # the run never finished: nothing is lost yet

@@ -8,6 +8,7 @@ from dataclasses import replace
 from crashsweep.realsweep import rows
 from crashsweep.realsweep.probe.crashpoint import MALFORMED
 from crashsweep.realsweep.sweep import Crash, Outcome, ScenarioResult, SweepResult
+from crashsweep.realsweep.values import CANNOT_RECOVER
 from crashsweep.spec.history import Event, History
 from crashsweep.spec.invariants import APPROVED_EXACTLY, CAN_FINISH, WELL_FORMED_TRANSCRIPT
 from crashsweep.spec.retries import Layer
@@ -175,3 +176,24 @@ def test_a_witness_no_scenario_saw_is_reported_unseen() -> None:
     row = rows.summary(SweepResult(1, once, (), 1, 0.1), variant="v", job="t", tracker="keyed")
     seen = {v.name: (v.decided, v.holds, v.witnessed) for v in row.invariants}
     assert seen[WELL_FORMED_TRANSCRIPT] == seen[APPROVED_EXACTLY] == (True, True, False)
+
+
+def test_restarts_that_cannot_recover_are_counted_and_the_first_is_named_in_the_row() -> None:
+    """spec/POINTS.md 5: the row counts them (the sweep's cannot_recover counter) and names the first, text and JSON."""
+    said = "the restart exited with status 1: json.decoder.JSONDecodeError: Extra data"
+    failed = ScenarioResult(
+        (Crash(2, "point 2"),), Outcome(missing=1, stuck=said, exit_status=1), {CANNOT_RECOVER: 1}, ()
+    )
+    result = SweepResult(
+        1, RESULT.baseline, (scenario((1,)), failed, replace(failed, crashes=(Crash(3, "p"),))), 4, 0.1
+    )
+    row = rows.summary(result, variant="v", job="t", tracker="keyed")
+    assert row.never_finish == 2
+    text = rows.row_text(row, result, rows.counterexamples(result))
+    assert f"  unrecovered   2 scenario(s) end in a restart that cannot recover (first 2: {said})\n" in text
+    assert "can-finish    VIOLATED  first in scenario 2: crash at point 2 'point 2', restart, which cannot" in text
+    data = json.loads(rows.to_json(row, result))
+    assert data["cannot_recover"] == {"scenarios": 2, "first": "2", "exit_status": 1, "detail": said}
+    assert "cannot_recover" not in json.loads(
+        rows.to_json(rows.summary(RESULT, variant="v", job="t", tracker="k"), RESULT)
+    )

@@ -48,3 +48,12 @@ def test_a_stuck_scenario_says_its_restart_is_stuck_for_good() -> None:
     assert stuck.describe() == "crash at point 5 'reply 1: renamed', restart, stuck for good"
     done = replace(stuck, outcome=Outcome())
     assert done.describe() == "crash at point 5 'reply 1: renamed', restart to the end"
+
+
+def test_a_restart_that_cannot_recover_is_named_in_words_and_in_its_record() -> None:
+    """Its exit status in the words; its status and what it said in the record (the --scenarios line)."""
+    said = "the restart exited with status 1: json.decoder.JSONDecodeError: Extra data"
+    failed = ScenarioResult((Crash(4, "saved", 2),), Outcome(missing=1, stuck=said, exit_status=1), {}, ())
+    assert failed.describe() == "crash at point 4 'saved', restart, which cannot recover (exit status 1)"
+    assert failed.record()["outcome"] == {"dups": 0, "missing": 1, "applied": 0, "stuck": said, "exit_status": 1}
+    assert ScenarioResult((), Outcome(applied=1), {}, ()).record()["outcome"] == {"dups": 0, "missing": 0, "applied": 1}

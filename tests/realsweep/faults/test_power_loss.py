@@ -24,10 +24,18 @@ def test_a_power_cut_may_strike_where_something_is_not_durable() -> None:
     assert [f.index for f in POWER_LOSS.chances(POINTS, (), (4, 0))] == [5]
 
 
-def test_a_second_pass_keeps_the_plain_point_in_its_label() -> None:
-    """Unlike lost-reply and pause, a power cut's label names the point without its pass."""
+def test_a_cut_is_named_as_a_crash_is_with_its_pass() -> None:
+    """Each cut its own name, "#K" past the first pass (as --crash takes it): 8 cuts at one call are 8 names.
+
+    A name that itself ends in "#digits" carries its pass even at the first, so that the name reads back.
+    """
     points = ("start: tmp written", "start: tmp written")
-    assert [f.label for f in POWER_LOSS.chances(points, (), (0, 0))] == ["power-loss at start: tmp written"] * 2
+    assert [f.label for f in POWER_LOSS.chances(points, (), (0, 0))] == [
+        "power-loss at start: tmp written",
+        "power-loss at start: tmp written#2",
+    ]
+    issue = ("start: tmp written", "issue #2")
+    assert [f.label for f in POWER_LOSS.chances(issue, (), (0, 0))][1] == "power-loss at issue #2#1"
 
 
 @dataclass

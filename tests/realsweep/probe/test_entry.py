@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from crashsweep.realsweep.probe.crashpoint import REFUSED_STATUS
 from crashsweep.realsweep.probe.entry import load, parse_entry_point
 from tests.realsweep.helpers import child_env
 
@@ -52,3 +53,19 @@ def test_the_runner_exits_0_after_the_function_returns(tmp_path: Path) -> None:
     )
     assert bad.returncode == 1
     assert "KeyError" in bad.stderr
+
+
+def test_a_program_that_refuses_the_sweep_exits_with_the_refused_status_and_its_words(tmp_path: Path) -> None:
+    """SweepRefused: no traceback, its message on stderr, crashpoint.REFUSED_STATUS (the sweep stops with it)."""
+    (tmp_path / "mod.py").write_text(
+        "from crashsweep.realsweep.probe.crashpoint import SweepRefused\n\n"
+        "def refuse():\n    raise SweepRefused('sweep every scenario from scratch (--no-dedup)')\n"
+    )
+    env = child_env(PYTHONPATH=f"{tmp_path}:{child_env()['PYTHONPATH']}")
+    done = subprocess.run(
+        [sys.executable, "-m", "crashsweep.realsweep.probe.entry", "mod:refuse"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stderr) == (REFUSED_STATUS, "sweep every scenario from scratch (--no-dedup)\n")

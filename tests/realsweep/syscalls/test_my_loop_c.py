@@ -9,6 +9,7 @@ before its call. With --no-fsync a save is two points (write tmp, rename): 10 in
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -98,16 +99,16 @@ def test_power_loss_without_fsyncs_loses_the_checkpoint_and_re_runs(my_loop_c: P
     """
     result = swept(my_loop_c, "--no-fsync", tracker="keyed", dedup=False, nemesis=Nemesis(("power-loss",)))
     assert len(result.baseline.points) == 10
-    assert power_cuts(result) == [
+    assert power_cuts(result) == [  # each cut named by its point's pass, as a crash is (--crash takes it)
         ("power-loss at connect <tracker>", 0, 0),
-        ("power-loss at connect <tracker>", 1, 0),
+        ("power-loss at connect <tracker>#2", 1, 0),
         ("power-loss at rename state.json.tmp -> state.json", 0, 0),
-        ("power-loss at rename state.json.tmp -> state.json", 1, 0),
-        ("power-loss at rename state.json.tmp -> state.json", 2, 0),
+        ("power-loss at rename state.json.tmp -> state.json#2", 1, 0),
+        ("power-loss at rename state.json.tmp -> state.json#3", 2, 0),
         ("power-loss at write <tracker>", 0, 0),
-        ("power-loss at write <tracker>", 1, 0),
-        ("power-loss at write state.json.tmp", 1, 0),
-        ("power-loss at write state.json.tmp", 2, 0),
+        ("power-loss at write <tracker>#2", 1, 0),
+        ("power-loss at write state.json.tmp#2", 1, 0),
+        ("power-loss at write state.json.tmp#3", 2, 0),
     ]
 
 
@@ -121,12 +122,8 @@ def test_power_loss_with_fsyncs_loses_nothing_that_matters(my_loop_c: Path) -> N
     """
     result = swept(my_loop_c, tracker="keyed", dedup=False, nemesis=Nemesis(("power-loss",)))
     cuts = power_cuts(result)
-    assert len(cuts) == 9
-    assert {(label.removeprefix("power-loss at "), d, m) for label, d, m in cuts} == {
-        ("fsync state.json.tmp", 0, 0),
-        ("rename state.json.tmp -> state.json", 0, 0),
-        ("fsync .", 0, 0),
-    }
+    points = ("fsync state.json.tmp", "rename state.json.tmp -> state.json", "fsync .")
+    assert cuts == sorted((f"power-loss at {point}{k}", 0, 0) for point in points for k in ("", "#2", "#3"))
 
 
 def test_the_command_line_sweeps_the_c_loop(my_loop_c: Path, tmp_path: Path) -> None:
@@ -144,3 +141,31 @@ def test_the_command_line_sweeps_the_c_loop(my_loop_c: Path, tmp_path: Path) -> 
     assert run.returncode == 1, run.stderr
     assert "crash points  3  (syscalls: " in run.stdout
     assert "with_dups 2   dups 2   missing 0" in run.stdout
+
+
+def test_the_rerun_line_of_a_power_cut_re_runs_that_cut(my_loop_c: Path, tmp_path: Path) -> None:
+    """--faults power-loss: the first duplicate is a cut at a point's 2nd pass; its re-run line cuts there again.
+
+    --no-fsync, keyed: the cut at connect's 1st pass duplicates nothing, at its 2nd create_a is
+    filed again (the run ID was never durable). Its re-run line names it `--crash 'connect
+    <tracker>#2'` with `--faults power-loss`, and running that line gives the same duplicate.
+    """
+    shutil.copy(my_loop_c, tmp_path / "my_loop")
+    shutil.copy(EXAMPLES / "my_c_loop_check.py", tmp_path)
+    command = [str(ROOT / "bin" / "crashsweep"), "sweep", "--points", "syscalls", "--target", "./my_loop --no-fsync"]
+    command += ["--check", "my_c_loop_check:check", "--depth", "1", "--faults", "power-loss"]
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 1, run.stderr
+    assert "first in scenario [power-loss at connect <tracker>#2]: " in run.stdout
+    rerun = run.stdout.splitlines()[-1]
+    assert rerun.startswith("  re-run (no-duplicate, scenario [power-loss at connect <tracker>#2]):  ")
+    assert rerun.endswith(" --faults power-loss --crash 'connect <tracker>#2'")
+    again = subprocess.run(
+        shlex.split(rerun.split(":  ", 1)[1]), cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120
+    )
+    assert again.returncode == 1, again.stderr
+    assert again.stdout.splitlines()[1:4] == [
+        "  power-loss at connect <tracker>#2: the process dies, what was not fsynced is lost, restart to the end",
+        "  dups 1   missing 0   applied 3",
+        "  no-duplicate: create_a has 2 records: #1 and #2",
+    ]

@@ -1,0 +1,10 @@
+"""Deprecated: the last release's path of `crashsweep.realsweep.tracker.client`.
+
+Import `TrackerClient` from `crashsweep` instead (docs/guide/sweep.md, "The public API"). Kept
+one release, for programs written against the last one: importing it warns
+(DeprecationWarning) and gives the module it became (crashsweep.moved).
+"""
+
+from crashsweep import moved
+
+moved(__name__)
