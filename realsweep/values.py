@@ -323,7 +323,8 @@ class SweepOptions:
     finished: Callable[[ScenarioResult], None] | None = None
     """Called with each scenario of a sweep of every scenario as it finishes (the uninterrupted run first), in
     the sweep's thread: what an interrupted sweep keeps (`--scenarios`). A merging sweep knows its scenarios
-    only once its graph is whole, and never calls it. It travels with the options to a cluster: a value."""
+    only once its graph is whole: it calls it only when interrupted, with one scenario per final world reached
+    so far (dedup/graph.py). It travels with the options to a cluster: a value."""
 
 
 Progress = Callable[[int, int], None]

@@ -51,9 +51,9 @@ def run(request: SweepRequest) -> int:
             raise
         raise runs.Interrupted(f"interrupted; the work folders swept so far stay in {request.given.keep}") from None
     except api.TargetFailed as error:
-        return fail(f"the program failed: {error}", 1)
+        return fail(f"the program failed: {api.with_extra(str(error))}", 1)
     except (api.SweepError, ValueError) as error:
-        return fail(f"error: {error}", 2)
+        return fail(f"error: {api.with_extra(str(error))}", 2)
 
 
 def make_source(request: SweepRequest) -> Source:
@@ -160,15 +160,17 @@ def _kept(partial: sweep_scenarios.Partial, progress: Progress, keep: Path | Non
     """What an interrupted sweep says: how far it got, and the scenarios it finished, kept in --scenarios' file.
 
     A sweep of every scenario records each as it ends (the uninterrupted run first); a merging
-    sweep knows its scenarios only once its graph is whole, so it writes none.
+    sweep (its progress counts processes) writes, once stopped, one per final world its graph
+    reached so far, by the smallest path known (dedup/graph.py).
     """
     done, known = progress.reached
     kept = partial.keep()
     said = f"interrupted after {done} of the {known} {progress.unit} known so far; "
+    finished = "whose final world was reached" if progress.unit == "processes" else "finished"
     if kept:
-        said += f"the {kept} scenario(s) finished (the uninterrupted run first) are in {partial.path}"
+        said += f"the {kept} scenario(s) {finished} (the uninterrupted run first) are in {partial.path}"
     else:
-        said += f"no scenario was written to {partial.path} (a merging sweep lists them once done: --no-dedup)"
+        said += f"no scenario had finished: none was written to {partial.path}"
     return said + (f"; the work folders swept so far stay in {keep}" if keep is not None else "")
 
 

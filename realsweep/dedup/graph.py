@@ -48,6 +48,7 @@ from crashsweep.realsweep.values import (
     Crash,
     Leg,
     Progress,
+    ScenarioResult,
     SweepError,
     SweepOptions,
     SweepResult,
@@ -92,11 +93,28 @@ class _Sweep:
                 self.done += 1
                 if self.progress is not None:
                     self.progress(self.done, self.known)
-        except BaseException:
+        except BaseException as stopped:
             self.workers.stop()
             for future in self.pending:
                 future.cancel()
+            if isinstance(stopped, KeyboardInterrupt):
+                self._keep_known()
             raise
+
+    def _keep_known(self) -> None:
+        """An interrupted sweep: each scenario whose final world is known, to `options.finished` (the baseline first).
+
+        Each is read off the graph so far as at the end (`worlds.scenarios` or `every`): a path
+        that was run, from the empty world to a final world whose outcome the check gave, and the
+        counters along it. Its representative is the smallest path known so far, which a whole
+        graph may improve on; a world reached but not yet run to its end is no scenario yet.
+        """
+        if self.options.finished is None:
+            return
+        known = list(worlds.every(self.g)) if self.options.every else worlds.scenarios(self.g)
+        known.sort(key=_order)
+        for result in known:
+            self.options.finished(result)
 
     def _submit(self, node: Node, crash: Crash | None, faults: Faults = (), expire: bool = False) -> None:
         """Start a unit from `node`: a process after `faults`, to the end or killed at `crash`; or an expiry.
@@ -202,6 +220,11 @@ class _Sweep:
             self.workers.release(node.world)
 
 
+def _order(result: ScenarioResult) -> tuple[int, list[int], tuple[str, ...]]:
+    """Scenarios' order: by moves, then crash indices, then faults (the uninterrupted run first)."""
+    return result.moves, [c.index for c in result.crashes], result.faults
+
+
 def _labels(faults: Faults) -> tuple[str, ...]:
     return tuple(fault.label for fault in faults)
 
@@ -228,7 +251,7 @@ def sweep(
     g = run.g
     counts = count_paths(g.graph, 0, worlds.MEASURES)
     results = list(worlds.every(g)) if options.every else worlds.scenarios(g)
-    results.sort(key=lambda r: (r.moves, [c.index for c in r.crashes], r.faults))
+    results.sort(key=_order)
     baseline, scenarios = results[0], tuple(results[1:])
     if not baseline.points:
         raise SweepError(f"{label}: the program passed no crash point; mark them with crashpoint(...)")

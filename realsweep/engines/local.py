@@ -79,4 +79,4 @@ class LocalWorkers:
         return self.runner.processes
 
     def stop(self) -> None:
-        self.runner.stop.set()
+        self.runner.halt()

@@ -25,7 +25,7 @@ from pathlib import Path
 from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.process import pausing, scratch
+from crashsweep.realsweep.process import grouped, pausing, scratch
 from crashsweep.realsweep.process.output import ending, said
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.stage import FaultStage
@@ -111,6 +111,8 @@ class Runner:
         traced = options.points.syscalls  # a traced process is started under the tracer, never forked
         self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork") and not traced
         self._names = itertools.count(1)
+        self._groups = grouped.Groups()
+        """The groups of the processes started from a command line now running (`halt` kills them)."""
         self._argv = _argv(target, options)
         self._env = {**os.environ, **target.env, **self.nemesis.env(), **options.points.env()}
         """Every process's environment before its own variables: read once (os.environ decodes each read)."""
@@ -364,26 +366,29 @@ class Runner:
             raise SweepError(str(error)) from None
 
     def _exec(self, folder: Path, workdir: Path, env: dict[str, str], number: int, crashes: tuple[Crash, ...]) -> int:
-        """Start process `number` from the target's argv; its exit status."""
+        """Start process `number` from the target's argv; its exit status, its descendants gone (grouped.py)."""
         argv = self._argv if number == 1 or self._upgraded is None else self._upgraded
-        with open(folder / f"output-{number}.txt", "wb") as output:
-            try:
-                return subprocess.run(
-                    argv,
-                    cwd=workdir,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=output,
-                    stderr=subprocess.STDOUT,
-                    timeout=self.options.timeout,
-                    check=False,
-                ).returncode
-            except subprocess.TimeoutExpired:
-                raise TargetFailed(
-                    f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
-                ) from None
-            except OSError as error:
-                raise SweepError(f"cannot start {self.target.argv[0]!r}: {error.strerror or error}") from None
+        output = folder / f"output-{number}.txt"
+        try:
+            return grouped.run(argv, workdir, env, output, self.options.timeout, self._groups, (WORKDIR, str(workdir)))
+        except subprocess.TimeoutExpired:
+            raise TargetFailed(
+                f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
+            ) from None
+        except OSError as error:
+            raise SweepError(f"cannot start {argv[0]!r}: {error.strerror or error}") from None
+
+    def halt(self) -> None:
+        """Stop: no process starts any more, and those running are killed with their descendants.
+
+        A swept process leads a group of its own, which a Ctrl-C at the terminal does not reach.
+        """
+        self.stop.set()
+        self._groups.end_all()
+        with self._zygote_lock:
+            zygote = self._started
+        if zygote is not None:
+            zygote.halt()
 
 
 def _argv(target: Target, options: SweepOptions) -> tuple[str, ...]:

@@ -104,7 +104,7 @@ class Zygote:
             try:
                 self._process.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
                 self._process.stdin.flush()
-            except BrokenPipeError:
+            except (BrokenPipeError, ValueError):  # ValueError: its stdin closed here (halt)
                 self._waiting.pop(number, None)
                 raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}") from None
         try:
@@ -129,6 +129,12 @@ class Zygote:
     def pid(self) -> int:
         """The zygote's process ID."""
         return self._process.pid
+
+    def halt(self) -> None:
+        """Kill the processes running (the zygote kills them, and their descendants, when its stdin closes)."""
+        with self._lock:
+            if self._process.stdin is not None:
+                self._process.stdin.close()
 
     def close(self) -> None:
         """Stop the zygote (it waits for the processes it forked)."""

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from crashsweep.realsweep.process import lifeline
+from crashsweep.realsweep.process import descendants, lifeline
 
 WARM = "zygote_warm"
 """The optional function of the entry point's module the zygote calls with each request's argv before forking."""
@@ -39,6 +39,8 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         lifeline.die_with_parent(request["zygote"])  # killed with the zygote (as the zygote ends with its stdin)
+        descendants.lead_group()  # its forks are killed with its group when it ends (descendants.py)
+        descendants.subreaper()  # its orphans stay its own, then the zygote's: never re-parented to PID 1
         for fd in inherited:
             os.close(fd)
         null = os.open(os.devnull, os.O_RDONLY)
@@ -110,6 +112,7 @@ class _Server:
         self.function, self.replies = function, replies
         self.warm = getattr(sys.modules.get(function.__module__), WARM, None)
         self.running: dict[int, int] = {}  # pid -> request id
+        self.own: set[int] = set()  # the zygote's own children, started by the warm-up (a shared server): kept
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
@@ -151,25 +154,39 @@ class _Server:
 
     def fork(self, request: dict[str, Any]) -> None:
         if self.warm is not None:
+            before = set(descendants.children(os.getpid()))
             with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
                 self.warm(list(request["argv"]))
+            self.own |= set(descendants.children(os.getpid())) - before  # e.g. Temporal's dev server
         sys.stdout.flush()
         sys.stderr.flush()
         request["zygote"] = os.getpid()
         pid = os.fork()
         if pid == 0:
             _child(self.function, request, (self.replies, self.wake_read, self.wake_write))
+        with contextlib.suppress(OSError):  # as the child does: whichever runs first, its group is its own
+            os.setpgid(pid, pid)
         self.running[pid] = request["id"]
         self.reply({"id": request["id"], "pid": pid})
 
     def reap(self) -> None:
-        """Reply the status of every child that has ended."""
+        """Reply the status of every child that has ended, once whatever it started is gone too.
+
+        A child that ended is looked at before it is reaped (WNOWAIT): until then its ID is
+        its group's and no other process's, so killing its group reaches its own processes
+        only. Then its orphans, adopted by this subreaper, are killed and reaped by PID.
+        """
         while self.running:
-            pid, wait_status = os.waitpid(-1, os.WNOHANG)
-            if pid == 0:
+            ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            if ended is None or ended.si_pid == 0:
                 return
+            pid = ended.si_pid
+            if pid in self.running:
+                descendants.end_group(pid)
+            _, wait_status = os.waitpid(pid, 0)
             number = self.running.pop(pid, None)
             if number is not None:
+                descendants.end_orphans(self.running.keys() | self.own)
                 self.reply({"id": number, "status": os.waitstatus_to_exitcode(wait_status)})
 
 
@@ -181,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     function = load(args[0])
     if "CRASHSWEEP_POINTS" in os.environ:  # --points auto: the hooks' module loaded once, here, not per child
         from crashsweep.realsweep.probe import auto  # noqa: F401
+    descendants.subreaper()  # the orphans of a child that ended come here, to be killed (reap)
     replies = os.dup(1)
     os.dup2(2, 1)  # a stray print of the zygote's must not break the protocol
     server = _Server(function, replies)

@@ -206,3 +206,41 @@ def test_sigterm_keeps_the_scenarios_finished_so_far_and_says_how_many(tmp_path:
     assert len(kept) - int(said[1]) in (1, 2)  # the uninterrupted run, and one more if stopped before the count
     assert int(said[2]) > int(said[1])
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+def test_sigterm_to_a_merging_sweep_keeps_a_scenario_per_final_world_reached(tmp_path: Path) -> None:
+    """SIGTERM to a merging `sweep --scenarios FILE`: FILE holds a scenario per final world known; exit 130, one line.
+
+    It is stopped once a few worlds are saved in its --keep folder (the baseline's end is known then).
+    """
+    record, keep = tmp_path / "scenarios.jsonl", tmp_path / "keep"
+    command = [str(Path(sys.executable).with_name("crashsweep")), *TORN_SWEEP[:5], "--depth", "2"]
+    command += ["--workers", "1", "--scenarios", str(record), "--keep", str(keep)]
+    env = child_env(TORN_SLOW="0.2")
+    process = subprocess.Popen(command, cwd=TORN, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def saved() -> int:
+        return len(list((keep / "worlds").iterdir())) if (keep / "worlds").exists() else 0
+
+    try:
+        wait_until(lambda: saved() >= 3 or process.poll() is not None, 120, "three worlds")
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    kept = [json.loads(line) for line in record.read_text().splitlines()]
+    assert kept
+    assert kept[0]["code"] == ""  # the uninterrupted run first
+    assert err.count("\n") == 1
+    said = re.fullmatch(
+        r"crashsweep: interrupted after \d+ of the \d+ processes known so far; the (\d+) scenario\(s\) whose final"
+        r" world was reached \(the uninterrupted run first\) are in (.+); the work folders swept so far stay in .+\n",
+        err,
+    )
+    assert said is not None, err
+    assert (int(said[1]), said[2]) == (len(kept), str(record))
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
