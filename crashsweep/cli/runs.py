@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from crashsweep.cli import retry_cost, shipped
 from crashsweep.explorer.model import Model
 from crashsweep.explorer.search import Exploration, ExplorationInterrupted, explore
 from crashsweep.explorer.tally import Tallied
@@ -55,10 +57,13 @@ class Choices:
 
 
 def read_job(path: Path | None) -> tuple[Job, str]:
-    """The job from `path`, or the built-in triage job; JobError on a bad file."""
+    """The job from `path`, or the built-in triage job, and how a command names it again; JobError on a bad file.
+
+    The name: a shipped job's as typed, else the file's absolute path (crashsweep.cli.shipped.typed).
+    """
     if path is None:
         return TRIAGE, "triage (built in)"
-    return load_job(path), str(path)
+    return load_job(path), shipped.typed(path, absolute=True)
 
 
 def tracker_kind(name: str) -> TrackerKind:
@@ -68,6 +73,8 @@ def tracker_kind(name: str) -> TrackerKind:
 
 PROGRESS_EVERY = 5.0
 """Seconds between progress lines where stderr is not a terminal (with --progress)."""
+PROGRESS_AFTER = 5.0
+"""Seconds after which a long exploration shows its progress lines unasked where stderr is not a terminal."""
 
 
 def costed(loop: Model[World], job: Job) -> Tallied[World]:
@@ -79,13 +86,20 @@ class StatusLine:
     """Progress on stderr: one line rewritten in place on a terminal, else (when `lines`) a line every few seconds.
 
     The lines mode is for logs (CI): the first line comes with the first report, so a reader of
-    the log knows the work started, then one every PROGRESS_EVERY seconds.
+    the log knows the work started, then one every PROGRESS_EVERY seconds. `after` (seconds):
+    the lines come unasked too once the work has run that long (a long exploration says it is alive).
+    `clock` is injected so that tests never read the real one.
     """
 
-    def __init__(self, label: str, *, lines: bool = False) -> None:
+    def __init__(
+        self, label: str, *, lines: bool = False, after: float | None = None, clock: Callable[[], float] | None = None
+    ) -> None:
         self.label = label
         self.live = sys.stderr.isatty()
         self.lines = lines and not self.live
+        self.after = None if self.live else after
+        self.clock = time.monotonic if clock is None else clock
+        self.started = self.clock()
         self.last: float | None = None
 
     def show(self, text: str) -> None:
@@ -93,8 +107,8 @@ class StatusLine:
         if self.live:
             sys.stderr.write(f"\r{self.label}: {text} ")
             sys.stderr.flush()
-        elif self.lines:
-            now = time.monotonic()
+        elif self.lines or (self.after is not None and self.clock() - self.started >= self.after):
+            now = self.clock()
             if self.last is None or now - self.last >= PROGRESS_EVERY:
                 self.last = now
                 sys.stderr.write(f"crashsweep: {self.label}: {text}\n")
@@ -108,13 +122,15 @@ class StatusLine:
 
 
 class _Progress(StatusLine):
-    """The explorer's progress: states found, states still to visit, crashes so far.
+    """The explorer's progress: states found and found per second, states still to visit, crashes so far.
 
     "to visit", not "frontier": the search's queue is no relation of the `frontier` command.
     """
 
     def __call__(self, states: int, queued: int, crashes: int) -> None:
-        self.show(f"{states} states, {queued} to visit, up to {crashes} crashes")
+        seconds = self.clock() - self.started
+        rate = f", {states / seconds:.0f} states/s" if seconds > 0 else ""
+        self.show(f"{states} states, {queued} to visit, up to {crashes} crashes{rate}")
 
 
 class Interrupted(Exception):
@@ -131,7 +147,9 @@ def run(chosen: str | Design, choices: Choices, *, layers: bool = False) -> tupl
     exploration more per layer, reports/layers.py).
     """
     variant = chosen if isinstance(chosen, str) else chosen.name
-    progress = _Progress(variant, lines=choices.progress)
+    if not isinstance(chosen, str):
+        retry_cost.warn(chosen, choices.depth)
+    progress = _Progress(variant, lines=choices.progress, after=PROGRESS_AFTER)
     try:
         exploration = explore(
             costed(choices.model(chosen), choices.job),

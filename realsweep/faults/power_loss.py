@@ -2,7 +2,8 @@
 
 It may strike at each point where a cut would lose something, read off the points' names:
 the reference loop's marked points (probe/fsjournal.at_risk) or, under `--points syscalls`,
-the program's system calls (syscalls/names.at_risk: spec/POINTS.md section 4). The process
+the program's system calls (syscalls/names.at_risk: spec/POINTS.md section 4), with the calls
+`--points-exclude` dropped still counted (logged as pauses by the shim). The process
 records its file operations (CRASHSWEEP_FS_JOURNAL: the checkpoint's saves, or every call on
 the work folder with the work folder as it started) and is killed at the point; then the work
 directory loses what the cut loses (fsjournal.cut, or syscalls/durable.cut over every file),
@@ -31,9 +32,13 @@ class PowerLoss(AtPoint):
     doing = "cuts the power"
 
     def chances(self, points: Sequence[str], pauses: Passed, after: tuple[int, int]) -> list[Fault]:
-        """Each point after `after` where a cut would lose something."""
+        """Each point after `after` where a cut would lose something.
+
+        Syscall points: the calls the points' filters dropped count too (the shim logs them among
+        the pauses): filters choose where a cut is tried, never what a cut loses.
+        """
         syscalls = bool(points) and all(names.parse(point) is not None for point in points)
-        risky = names.at_risk(points) if syscalls else fsjournal.at_risk(points)
+        risky = names.at_risk(points, pauses) if syscalls else fsjournal.at_risk(points)
         return [
             Fault(self, i, point, points[:i].count(point))
             for i, (point, at_risk) in enumerate(zip(points, risky, strict=True), start=1)

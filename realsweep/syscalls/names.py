@@ -120,38 +120,71 @@ def parse(name: str) -> tuple[str, tuple[str, ...]] | None:
 
 
 FILE_CALLS = ("write", "pwrite64", "writev", "pwritev", "pwritev2")
+EXCLUDED = "excluded "
+"""The prefix of the pause the shim logs for a call the filters dropped that touches the work folder."""
 
 
-def at_risk(points: Sequence[str]) -> list[bool]:
+def excluded_pause(name: str) -> str | None:
+    """The point's name of an `excluded_pause` ("excluded write wal" -> "write wal"); None for another pause."""
+    return name[len(EXCLUDED) :] if name.startswith(EXCLUDED) else None
+
+
+def at_risk(points: Sequence[str], pauses: Sequence[tuple[int, str]] = ()) -> list[bool]:
     """For each syscall point, whether a cut there (before its call) would lose something of the work folder.
 
     Read off the names alone: a write leaves its file's data unsynced (and its directory
     entry, since the file may be new) until an fsync of the file (data) or of its folder
     (entries); a rename, unlink, rmdir or mkdir leaves its folders' entries unsynced. Files
     outside the work folder (absolute names) are not the cut's, and sockets are remote.
+
+    `pauses` ((points passed before, name), as the process logged them) carry the calls that
+    --points-include / --points-exclude dropped (`excluded_pause`): no crash is tried at them,
+    but what they leave unsynced is lost by a cut all the same, so they count here in their place.
     """
-    dirty: set[str] = set()
-    pending: set[str] = set()
+    dropped: dict[int, list[str]] = {}
+    for passed, name in pauses:
+        call = excluded_pause(name)
+        if call is not None:
+            dropped.setdefault(passed, []).append(call)
+    unsynced = _Unsynced()
     found = []
-    for point in points:
-        found.append(bool(dirty or pending))
+    for i, point in enumerate(points):
+        for call in dropped.get(i, ()):
+            unsynced.apply(call)
+        found.append(unsynced.any)
+        unsynced.apply(point)
+    return found
+
+
+class _Unsynced:
+    """What the calls so far left unsynced: files' data (`dirty`) and folders' entries (`pending`)."""
+
+    def __init__(self) -> None:
+        self.dirty: set[str] = set()
+        self.pending: set[str] = set()
+
+    @property
+    def any(self) -> bool:
+        return bool(self.dirty or self.pending)
+
+    def apply(self, point: str) -> None:
+        """One more call, by its point's name (none that is no syscall point's name)."""
         parsed = parse(point)
         if parsed is None:
-            continue
+            return
         call, files = parsed
         inside = [file for file in files if not file.startswith(("/", "<"))]
         if call in FILE_CALLS and inside:
-            dirty.add(inside[0])
-            pending.add(_folder(inside[0]))
+            self.dirty.add(inside[0])
+            self.pending.add(_folder(inside[0]))
         elif call in ("fsync", "fdatasync") and inside:
-            dirty.discard(inside[0])
-            pending.discard(inside[0])
+            self.dirty.discard(inside[0])
+            self.pending.discard(inside[0])
         elif call.startswith(("rename", "unlink", "rmdir", "mkdir")) and inside:
-            pending.update(_folder(file) for file in inside)
-            if len(inside) == 2 and inside[0] in dirty:
-                dirty.discard(inside[0])
-                dirty.add(inside[1])
-    return found
+            self.pending.update(_folder(file) for file in inside)
+            if len(inside) == 2 and inside[0] in self.dirty:
+                self.dirty.discard(inside[0])
+                self.dirty.add(inside[1])
 
 
 def _folder(file: str) -> str:

@@ -6,6 +6,9 @@ same as crashpoint.py does inside a Python program:
 - each call that is a point (names.py; kept by CRASHSWEEP_POINTS_INCLUDE / _EXCLUDE) appends
   its name to CRASHSWEEP_POINTS_LOG at the call's entry, before the decision, in one write on
   an O_APPEND descriptor; CRASHSWEEP_WHERE_LOG gets "name<TAB>call(file or peer)";
+- each call the filters dropped that touches the work folder appends "<points passed> excluded
+  <name>" to CRASHSWEEP_PAUSES_LOG (a pause, no point): no crash is tried there, but what it
+  leaves unsynced is what a power cut loses (names.at_risk counts it);
 - CRASHSWEEP_CRASH_AT ("k:name", or a bare index n): at that call's entry every traced thread
   and child is killed by SIGKILL, the chosen one in its syscall-entry stop (the call never
   runs), and the shim then kills itself by SIGKILL: to the sweep the process died as at a
@@ -31,6 +34,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from crashsweep.realsweep.probe import crashpoint, fsjournal, modes
+from crashsweep.realsweep.syscalls import names
 from crashsweep.realsweep.syscalls.calls import Effect, decode
 from crashsweep.realsweep.syscalls.journal import Journal
 from crashsweep.realsweep.syscalls.names import Namer
@@ -58,6 +62,7 @@ class Shim(Tracee):
         self.namer = Namer(workdir, env)
         self.filters = modes.Points.from_env(env)
         self.log, self.where = env.get(crashpoint.POINTS_LOG, ""), env.get(crashpoint.WHERE_LOG, "")
+        self.pauses = env.get(crashpoint.PAUSES_LOG, "")
         self.point = crashpoint.crash_point()
         self.index = 0 if self.point is not None else crashpoint.crash_at()
         path = env.get(fsjournal.JOURNAL, "")
@@ -69,7 +74,7 @@ class Shim(Tracee):
         self._fds: dict[str, int] = {}
 
     def entry(self, pid: int, arch: int, nr: int, args: tuple[int, ...]) -> None:
-        """Name the call; log it when it is a point, and kill the program here when it is the chosen one."""
+        """Name the call; log it if kept (if dropped, on the work folder: as a pause); kill at the chosen one."""
         effect = decode(pid, arch, nr, args)
         if effect is None:
             return
@@ -85,6 +90,8 @@ class Shim(Tracee):
                 self.tracer.kill_all()
                 return
             crashpoint.hold(self.passed)  # a snapshot sweep copies the world while the call waits at its entry
+        elif name is not None and any(self.namer.inside(path) for path in effect.paths):
+            self._append(self.pauses, f"{self.passed} {names.EXCLUDED}{name}")
         if self.journal is not None:
             self.journal.enter(pid, effect)
 

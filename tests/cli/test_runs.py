@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -54,14 +53,11 @@ def test_an_interrupted_search_says_nothing_was_written(monkeypatch: pytest.Monk
         runs.run("keys-and-markers", runs.Choices(TRIAGE, "triage", KEYED, 1, 10_000))
 
 
-def test_status_lines_where_stderr_is_not_a_terminal(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_status_lines_where_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     """Silent unless asked; asked, the first report at once, then one per PROGRESS_EVERY seconds."""
     clock = [100.0]
-    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
-    runs.StatusLine("quiet").show("1 state")
-    line = runs.StatusLine("design", lines=True)
+    runs.StatusLine("quiet", clock=lambda: clock[0]).show("1 state")
+    line = runs.StatusLine("design", lines=True, clock=lambda: clock[0])
     for seconds, text in ((0.0, "first"), (1.0, "too soon"), (runs.PROGRESS_EVERY, "due"), (0.5, "too soon")):
         clock[0] += seconds
         line.show(text)
@@ -69,7 +65,31 @@ def test_status_lines_where_stderr_is_not_a_terminal(
     assert capsys.readouterr().err == "crashsweep: design: first\ncrashsweep: design: due\n"
 
 
-def test_the_progress_line_says_states_to_visit_not_frontier(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_long_exploration_shows_its_progress_unasked(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not asked: nothing for PROGRESS_AFTER seconds, then lines every PROGRESS_EVERY (issue 41, item 12)."""
+    clock = [0.0]
+    line = runs.StatusLine("design", after=runs.PROGRESS_AFTER, clock=lambda: clock[0])
+    for seconds, text in (
+        (1.0, "soon"),
+        (runs.PROGRESS_AFTER, "late"),
+        (1.0, "too soon"),
+        (runs.PROGRESS_EVERY, "due"),
+    ):
+        clock[0] += seconds
+        line.show(text)
+    assert capsys.readouterr().err == "crashsweep: design: late\ncrashsweep: design: due\n"
+
+
+def test_the_progress_line_says_states_to_visit_not_frontier_and_states_per_second(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """The search's queue is "to visit": "frontier" is the name of a command that means something else."""
-    runs._Progress("design", lines=True)(120, 35, 2)
-    assert capsys.readouterr().err == "crashsweep: design: 120 states, 35 to visit, up to 2 crashes\n"
+    clock = [10.0]
+    progress = runs._Progress("design", lines=True, clock=lambda: clock[0])
+    progress(0, 1, 0)  # no time passed yet: no rate
+    clock[0] += runs.PROGRESS_EVERY
+    progress(120, 35, 2)
+    assert capsys.readouterr().err == (
+        "crashsweep: design: 0 states, 1 to visit, up to 0 crashes\n"
+        "crashsweep: design: 120 states, 35 to visit, up to 2 crashes, 24 states/s\n"
+    )

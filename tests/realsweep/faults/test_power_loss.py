@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,3 +100,50 @@ def test_after_a_traced_process_the_cut_follows_the_persistence_model(tmp_path: 
     stage.workdir.mkdir()
     assert POWER_LOSS.chances(SYSCALLS, (), (0, 0))[0].strike(stage)
     assert list(stage.workdir.iterdir()) == []
+
+
+WAL_PROGRAM = """
+import os
+
+if not os.path.exists("progress"):
+    with open("wal", "a") as wal:
+        wal.write("entry\\n")
+    fd = os.open("progress", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, b"1")
+    os.fsync(fd)
+    os.close(fd)
+    folder = os.open(".", os.O_RDONLY)
+    os.fsync(folder)
+    os.close(folder)
+if not os.path.exists("finished"):
+    os.mkdir("finished")
+"""
+"""Appends to `wal` (never fsynced), saves its progress durably, then marks itself finished."""
+WAL_CHECK = """
+from crashsweep import Outcome, Scenario
+
+
+def check(scenario: Scenario) -> Outcome:
+    wal = scenario.workdir / "wal"
+    return Outcome.of(wal.read_text().splitlines() if wal.exists() else [], ["entry"])
+"""
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_excluding_a_write_from_the_points_keeps_what_a_cut_of_it_loses(tmp_path: Path) -> None:
+    """--points-exclude wal: no crash at the append, but the cut at `mkdir finished` still loses it (issue 41, 5).
+
+    Points kept: write progress, fsync progress, fsync ., mkdir finished. At the mkdir the
+    progress is durable (the restart skips the append) but `wal`'s data never was: the cut
+    leaves it empty, and the entry is missing. Without the dropped append counted, nothing
+    looked at risk there and the sweep held.
+    """
+    (tmp_path / "wal_program.py").write_text(WAL_PROGRAM, encoding="utf-8")
+    (tmp_path / "wal_check.py").write_text(WAL_CHECK, encoding="utf-8")
+    target = f"{sys.executable} {tmp_path / 'wal_program.py'}"
+    command = [str(ROOT / "bin" / "crashsweep"), "sweep", "--points", "syscalls", "--target", target]
+    command += ["--check", "wal_check:check", "--depth", "1", "--faults", "power-loss", "--points-exclude", "wal"]
+    run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "crash points  4  (syscalls: " in run.stdout
+    assert "no-loss       VIOLATED  first in scenario [power-loss at mkdir finished]: " in run.stdout

@@ -61,3 +61,19 @@ def test_at_risk_before_each_call() -> None:
     assert names.at_risk(NO_FSYNC) == [False, True, True, True, True]
     assert names.at_risk(FULL) == [False, True, True, True, False, False]
     assert names.at_risk(["write /tmp/outside", "connect <tracker>"]) == [False, False]
+
+
+def test_calls_the_filters_dropped_still_put_their_files_at_risk() -> None:
+    """--points-exclude chooses where a cut is tried, never what it loses (issue 41, item 5).
+
+    The append to `wal` is dropped (the shim logs it as the pause "excluded write wal" after 0
+    points): the full save of `s` that follows leaves `wal`'s data unsynced, so the point after
+    the save is at risk; pauses of other kinds change nothing.
+    """
+    kept = [*FULL[:4], "mkdir done"]
+    assert names.at_risk(kept) == [False, True, True, True, False]
+    dropped = ((0, "excluded write wal"), (4, "timeout chance 1 run x"))
+    assert names.at_risk(kept, dropped) == [True, True, True, True, True]
+    assert names.at_risk(kept, ((0, "excluded fsync wal"),)) == [False, True, True, True, False]
+    assert names.excluded_pause("excluded write wal") == "write wal"
+    assert names.excluded_pause("person answers 1") is None

@@ -89,6 +89,20 @@ def test_the_where_log_and_the_filters(my_loop_c: Path, keyed_service: ServicePr
     assert first == "write state.json.tmp\twrite(3<state.json.tmp>)"
 
 
+def test_a_dropped_call_on_the_work_folder_is_logged_as_a_pause(tmp_path: Path) -> None:
+    """A call --points-exclude drops is no point, but is a pause "excluded <name>" after the points passed before it.
+
+    Power loss reads it (names.at_risk): what it left unsynced is still lost by a cut.
+    """
+    work, pauses = tmp_path / "w", tmp_path / "pauses.log"
+    work.mkdir()
+    env = {"CRASHSWEEP_POINTS": "syscalls", "CRASHSWEEP_POINTS_EXCLUDE": "wal", "CRASHSWEEP_PAUSES_LOG": str(pauses)}
+    run = shim(["/bin/sh", "-c", "echo a > wal; echo b > f"], work, **env)
+    assert run.returncode == 0, run.stderr
+    assert points(work) == ["write f"]
+    assert pauses.read_text(encoding="utf-8").splitlines() == ["0 excluded write wal"]
+
+
 def test_the_program_s_own_status_and_output(tmp_path: Path) -> None:
     """Not killed: the program's status; its standard output is no point (the runner's log), a file it writes is."""
     run = shim(["/bin/sh", "-c", "echo out; echo data > f; exit 3"], tmp_path)
