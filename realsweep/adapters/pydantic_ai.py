@@ -18,6 +18,12 @@ The crash points:
   in a step by `tracker_toolset(steps=True)` (`step_crash_points`, async or not);
 - "tracker filed/commented ..." right after the tracker accepted a write, in every tool body.
 
+Approvals: a tool with `requires_approval=True` ends the run with `DeferredToolRequests`;
+`run_approving` answers each waiting call with a scripted person (`approve`, or any `Person`)
+in one DBOS step (`answers`, each answer counted an approval) and runs the agent again from
+the message history with those `DeferredToolResults`. Across a crash DBOS replays the first
+run from its recorded replies, rebuilding the history, and the recorded answers.
+
 `AgentTools` are the tracker tools' bodies (script.TrackerTools) for pydantic-ai tools: the
 record's run is the DBOS workflow ID, its call the model's tool call ID (`ctx.tool_call_id`,
 mapped back to the job's call by the model's ledger). With keys, a tool that runs as a DBOS
@@ -31,24 +37,37 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
 
 from dbos import DBOS
-from pydantic_ai import Agent, RunContext
+from pydantic_ai import (
+    Agent,
+    AgentRunResult,
+    DeferredToolRequests,
+    DeferredToolResults,
+    RunContext,
+    Tool,
+    ToolApproved,
+    ToolDenied,
+)
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
-from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
+from crashsweep.spec import metrics
 from crashsweep.spec.job import Job
 
 F = TypeVar("F", bound=Callable[..., Any])
 MODEL_NAME = "crashsweep-scripted"
+Answer = bool | ToolApproved | ToolDenied
+Person = Callable[[str, dict[str, Any]], Answer]
+"""The scripted person: given a waiting call's tool name and arguments, True/False or a ToolApproved/ToolDenied."""
 
 
 def turns_done(messages: Sequence[ModelMessage]) -> int:
@@ -158,8 +177,13 @@ class AgentTools:
         return self.ops.search(query)
 
 
-def tracker_toolset(tools: AgentTools, *, steps: bool = False) -> FunctionToolset[Any]:
+def tracker_toolset(
+    tools: AgentTools, *, steps: bool = False, needs_approval: Collection[str] = ()
+) -> FunctionToolset[Any]:
     """create_issue, comment and search_issues as async pydantic-ai tools; with `steps`, each a DBOS step.
+
+    The tools named in `needs_approval` are made with `requires_approval=True`: their calls
+    wait for a person's answer (`run_approving`).
 
     Async, as pydantic-ai's examples write tools: the calls of one turn then run as tasks on
     the run's event loop, in the model's order (a sync tool runs on a worker thread, and two
@@ -183,13 +207,51 @@ def tracker_toolset(tools: AgentTools, *, steps: bool = False) -> FunctionToolse
         """Search the tracker's issues."""
         return tools.search(query)
 
-    if not steps:
-        return FunctionToolset([create_issue, comment, search_issues])
+    def tool(function: Callable[..., Any]) -> Tool[Any]:
+        name = function.__name__
+        if steps:
+            function = DBOS.step(name=f"crashsweep.{name}")(step_crash_points(function))
+        return Tool(function, name=name, requires_approval=name in needs_approval)
 
-    def step(function: F) -> F:
-        return cast(F, DBOS.step(name=f"crashsweep.{function.__name__}")(step_crash_points(function)))
+    return FunctionToolset([tool(create_issue), tool(comment), tool(search_issues)])
 
-    return FunctionToolset([step(create_issue), step(comment), step(search_issues)])
+
+def approve(tool: str, args: dict[str, Any]) -> Answer:
+    """The default scripted person: approves every call that waits for approval."""
+    return True
+
+
+@DBOS.step(name="crashsweep.pydantic_ai.answers")
+@step_crash_points
+def answers(waiting: Sequence[ToolCallPart], person: Person) -> dict[str, Answer]:
+    """The person's answer to each call waiting for approval, by its ID (each counted an approval); a DBOS step.
+
+    In a workflow the answers are recorded: a recovery replays them and asks no one again,
+    unless the crash came before the record ("before recording step N", passed on return).
+    """
+    count(metrics.APPROVALS, len(waiting))
+    return {call.tool_call_id: person(call.tool_name, call.args_as_dict()) for call in waiting}
+
+
+def run_approving(agent: Agent[Any, Any], prompt: str, *, person: Person = approve, **options: Any) -> Any:
+    """`agent.run_sync(prompt, **options)` with its deferred approvals answered by `person`; the final output.
+
+    A tool with `requires_approval=True` ends the run with `DeferredToolRequests` (added to the
+    run's output types here); the person answers each waiting call (`answers`, a step), and the
+    next run goes on from the message history with those `DeferredToolResults`, until the
+    output is no longer a deferral. Call it inside your `@DBOS.workflow`: what the second run
+    needs from the first is the message history, held in memory only, and a recovery rebuilds
+    it by replaying the first run from DBOS's records (its model replies are steps; its plain
+    tools run again), then the recorded answers.
+    """
+    options["output_type"] = [agent.output_type, DeferredToolRequests]
+    result: AgentRunResult[Any] = agent.run_sync(prompt, **options)
+    while isinstance(result.output, DeferredToolRequests):
+        if result.output.calls:
+            raise RuntimeError("run_approving answers approvals only: a tool deferred its call for an external result")
+        results = DeferredToolResults(approvals=dict(answers(result.output.approvals, person)))
+        result = agent.run_sync(message_history=result.all_messages(), deferred_tool_results=results, **options)
+    return result.output
 
 
 def warm_up() -> None:

@@ -47,7 +47,9 @@ UNDECIDED: Mapping[str, Mapping[str, str]] = MappingProxyType(
             {
                 "transcript": "pydantic-ai's agent keeps its messages in memory; DBOS records each model reply, "
                 "never the tool results",
-                "approvals": _NO_APPROVAL_ON_EFFECT.format(what="pydantic-ai's approval is a deferred tool's result"),
+                "approvals": _NO_APPROVAL_ON_EFFECT.format(
+                    what="pydantic-ai's approval is an answer in the next run's DeferredToolResults"
+                ),
             }
         ),
         "temporal": MappingProxyType(

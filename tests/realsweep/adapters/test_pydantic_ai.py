@@ -7,15 +7,20 @@ plain call), against a real tracker service; the user's agent in docs/examples i
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from pydantic_ai import Agent
+from pydantic_ai import Agent, ToolApproved, ToolDenied
 
 from crashsweep.realsweep.adapters import pydantic_ai, script, transcripts
 from crashsweep.realsweep.adapters.pydantic_ai import (
     AgentTools,
+    Answer,
+    run_approving,
     scripted_model,
     step_crash_points,
     tracker_toolset,
@@ -25,10 +30,13 @@ from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.sweep import Scenario
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
-from crashsweep.spec.job import TRIAGE
+from crashsweep.spec import metrics
+from crashsweep.spec.job import TRIAGE, load_job
 from tests.docs.shown import printed
+from tests.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+EXAMPLES = ROOT / "docs" / "examples"
+TRIAGE_APPROVAL = load_job(ROOT / "examples" / "triage-approval.toml")
 
 
 @pytest.fixture
@@ -145,3 +153,89 @@ def test_the_adapters_check_reads_the_effects_and_says_why_the_rest_is_not_decid
     assert history is not None
     assert dict(history.unseen) == dict(transcripts.UNDECIDED["pydantic-ai"])
     assert history.facts == frozenset({"effects", "status"})
+
+
+@pytest.mark.parametrize(
+    ("answer", "points"),
+    [
+        (True, ["tracker commented comment comment_a"]),
+        (ToolApproved(override_args={"issue_title": "issue create_a", "body": "edited"}), ["tracker commented edited"]),
+        (ToolDenied("not today"), []),
+    ],
+    ids=["approved", "approved with other arguments", "denied"],
+)
+def test_run_approving_asks_the_person_about_each_waiting_call_and_goes_on_from_the_history(
+    under_sweep: Path, monkeypatch: pytest.MonkeyPatch, answer: Answer, points: list[str]
+) -> None:
+    """comment needs approval: the run ends with its deferral, the person answers, the next run goes on.
+
+    The person is given the call's tool name and arguments; the answer is counted an approval
+    and passes "answers returned" (outside DBOS; in a workflow "before recording step N").
+    The comment then runs (with the person's arguments) or not (its denial goes to the model);
+    the model gives its final answer either way, having seen both tool turns.
+    """
+    counters = under_sweep.parent / "counters.log"
+    monkeypatch.setenv(crashpoint.COUNTERS_LOG, str(counters))
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    def person(tool: str, args: dict[str, Any]) -> Answer:
+        asked.append((tool, args))
+        return answer
+
+    toolset = tracker_toolset(AgentTools(keys=True), needs_approval=("comment",))
+    agent = Agent(scripted_model(TRIAGE_APPROVAL), toolsets=[toolset])
+    assert run_approving(agent, "triage", person=person) == "done: 2 tool turn(s)"
+    assert asked == [("comment", {"issue_title": "issue create_a", "body": "comment comment_a"})]
+    assert counters.read_text().split().count(metrics.APPROVALS) == 1
+    passed = under_sweep.read_text().splitlines()
+    assert passed[passed.index("model replied to turn 2") :] == [
+        "model replied to turn 2",
+        "answers returned",
+        *points,
+        "model replied to turn 3",
+    ]
+    assert len(script.tracker().records()) == 2 + len(points)
+
+
+def test_an_agent_whose_tool_needs_approval_is_swept_and_its_answers_are_recorded(tmp_path: Path) -> None:
+    """docs/examples/my_pydantic_approval_agent.py, keys off, depth 1, swept for real: 14 points, 10 scenarios, 23 dups.
+
+    Its steps: 1 the model's first reply, 2 its second (search and the comment; the run ends
+    with the comment's deferral), 3 the person's answers, 4 the final answer. On recovery DBOS
+    replays the first run from steps 1-2 (its plain tools run again: the creates and the
+    search), returns the recorded answers, and the second run runs the approved comment again
+    (a plain tool too). A crash at P duplicates: filed create_a, create_a (1); filed create_b,
+    before/after step 2 or 3, both creates (2 each, 5 points); commented, before/after step 4,
+    before SUCCESS, all three (3 each, 4 points): 10 scenarios, 1 + 10 + 12 = 23 duplicates.
+    The person is asked once per scenario, and again after a crash "before recording step 3"
+    (answered, not recorded): 14 + 1 = 15 approvals.
+    """
+    scenarios = tmp_path / "scenarios.jsonl"
+    target = ["--target", "my_pydantic_approval_agent:run", "--check", "my_pydantic_approval_agent:check"]
+    command = [str(ROOT / "bin" / "crashsweep"), "sweep", *target, "--depth", "1", "--arg", "keys=off"]
+    done = subprocess.run(
+        [*command, "--workers", "2", "--format", "json", "--scenarios", str(scenarios)],
+        cwd=EXAMPLES,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    row = json.loads(done.stdout)
+    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (14, 10, 23, 0)
+    assert row["approvals"] == 15
+    records = [json.loads(line) for line in scenarios.read_text().splitlines()]
+    asked_twice = [[c["point"] for c in r["crashes"]] for r in records if r["counters"].get(metrics.APPROVALS) == 2]
+    assert asked_twice == [["before recording step 3"]]
+
+
+def test_the_approval_agent_in_docs_is_swept_with_keys_and_makes_nothing_twice() -> None:
+    """The page's sweep of the same agent with keys: every repeat carries its first key, nothing is made twice."""
+    command = (
+        "crashsweep sweep --target my_pydantic_approval_agent:run --check my_pydantic_approval_agent:check --depth 1"
+    )
+    assert command in (EXAMPLES / "my_pydantic_approval_agent.py").read_text()
+    shown = printed("docs/guide/pydantic-ai.md", f"cd docs/examples && ../../bin/{command}")  # run by test_blocks
+    assert "crash points  14\n" in shown
+    assert "with_dups 0   dups 0   missing 0" in shown
+    assert f"approved-exactly not decided ({transcripts.UNDECIDED['pydantic-ai']['approvals']})" in shown
