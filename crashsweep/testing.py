@@ -19,11 +19,12 @@ A bad call raises `UsageError` (a ValueError and a TypeError) in one line, befor
 an unknown keyword (with the close one), a value of the wrong Python type (`depth="2"`), or one
 the command line refuses (`depth=10**20`, an unknown variant).
 
-A failed test's message is the shortest counterexample's headline, the command that replays
-it (`crashsweep replay --path ...`, or for a sweep `crashsweep sweep ... --crash ...`) and, for
-an exploration, its whole trace. The exploration runs in the test's process; a sweep runs
-`python -m crashsweep sweep --format junit` and reads its JUnit report, so the commands it
-prints are the ones crashsweep prints.
+A failed test's message is the shortest counterexample's headline, the command that replays it
+(`crashsweep replay --path ...`, or for a sweep `crashsweep sweep ... --crash ...`) and, for an
+exploration, its whole trace. `state_machine(...)` is fuzz's hypothesis machine for a test
+suite: its failure is the shrunk run step by step, then that run's `crashsweep replay` command.
+The exploration runs in the test's process; a sweep runs `python -m crashsweep sweep --format
+junit` and reads its JUnit report, so the commands it prints are the ones crashsweep prints.
 """
 
 from __future__ import annotations
@@ -38,14 +39,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 import pytest
 
+from crashsweep.cli import artifacts, runs
+from crashsweep.cli import fuzz as cli_fuzz
 from crashsweep.cli import main as cli_main
 from crashsweep.cli import options as cli_options
-from crashsweep.cli import runs
 from crashsweep.cli import sweep as cli_sweep
 from crashsweep.cli.variant_names import did_you_mean
 from crashsweep.explorer.model import ModelDefinitionError
@@ -56,6 +58,9 @@ from crashsweep.reports.replay import PROGRAM, replay_command
 from crashsweep.reports.summary import Summary
 from crashsweep.spec.job import JobError
 from crashsweep.spec.policy import PolicyError
+
+if TYPE_CHECKING:
+    from crashsweep.explorer.stateful import ModelMachine  # imported by fuzz's machine on call: hypothesis is slow
 
 DEPTH = 2
 """The default depth: the command line's (`explore --depth`, `sweep --depth`), held equal by a test."""
@@ -84,6 +89,8 @@ OPTIONS = {
     "faults": "--faults",
     "call_ids": "--call-ids",
     "max_states": "--max-states",
+    "crashes": "--crashes",
+    "steps": "--steps",
 }
 """Each keyword argument that is a command-line option, and that option."""
 
@@ -100,6 +107,8 @@ TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "faults": ((str, list, tuple), "fault kinds (a str, or a list or tuple of str)"),
     "call_ids": ((str,), "stable or fresh (str)"),
     "max_states": ((int,), "a whole number (int)"),
+    "crashes": ((int,), "a whole number (int)"),
+    "steps": ((int,), "a whole number (int)"),
     "args": ((Mapping,), "a mapping of str keys"),
     "options": ((list, tuple), "command-line words (a list or tuple of str)"),
 }
@@ -280,9 +289,9 @@ def explore(
         exploration,
         variant=row.variant,
         job=row.job,
-        job_file=None if job_path is None else str(job_path.resolve()),
+        job_file=None if job_path is None else artifacts.job_file(job_path),
         tracker=row.tracker,
-        design_file=None if design_path is None else str(design_path.resolve()),
+        design_file=None if design_path is None else artifacts.job_file(design_path),
     )
     return Explored(row, tuple(found))
 
@@ -340,3 +349,36 @@ def check_sweep(variant: str | None = None, **options: Any) -> Swept:
     if not swept.holds:
         pytest.fail("\n".join(f"{message}\n{text}" for message, text in swept.failures), pytrace=False)
     return swept
+
+
+@_checked_call
+def state_machine(
+    variant: str | None = None,
+    *,
+    design: str | Path | None = None,
+    job: str | Path | None = None,
+    tracker: str = "keyed",
+    faults: Sequence[str] | str = (),
+    call_ids: str = "stable",
+    crashes: int = 8,
+    steps: int = 150,
+) -> type[ModelMachine[Any]]:
+    """The hypothesis state machine `crashsweep fuzz` runs (a ModelMachine): `TestX = state_machine(...).TestCase`.
+
+    Each argument is checked as fuzz's option of the same name. A failure raises the explorer's
+    PropertyViolation, its message the run step by step and then the `crashsweep replay` command
+    of the (shrunk) path, as fuzz prints it.
+    """
+    __tracebackhide__ = True
+    if (variant is None) == (design is None):
+        raise UsageError("crashsweep: give a variant name or design=FILE (one of them)")
+    given: dict[str, object] = {"variant": variant, "design": design, "job": job, "tracker": tracker}
+    given |= {"faults": faults, "call_ids": call_ids, "crashes": crashes, "steps": steps}
+    context = _parsed(cli_fuzz.fuzz, _words(given))
+    params = context.params
+    with context, _input_errors():
+        loop, read = cli_fuzz.fuzzed(params["variant"], params["design_path"], params["job_path"], params["tracker"])
+    return cli_fuzz.machine(
+        loop, read, params["job_path"], params["tracker"], params["design_path"], crashes=params["crashes"],
+        steps=params["steps"],
+    )  # fmt: skip

@@ -25,6 +25,7 @@ service, which only `tracker serve` runs in the CLI's own process).
 
 from __future__ import annotations
 
+import re as _re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ from crashsweep.realsweep.adapters.frameworks import DURABILITY, Framework
 from crashsweep.realsweep.adapters.frameworks import FROM_SCRATCH as FROM_SCRATCH_FRAMEWORKS
 from crashsweep.realsweep.adapters.frameworks import REGISTRY as FRAMEWORK_REGISTRY
 from crashsweep.realsweep.adapters.frameworks import REPLAYING as REPLAYING_FRAMEWORKS
+from crashsweep.realsweep.adapters.frameworks import extra_for as _extra_for
 from crashsweep.realsweep.adapters.frameworks import named as framework
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
@@ -135,6 +137,7 @@ __all__ = [
     "tracker_server",
     "violates",
     "violations",
+    "with_extra",
 ]
 
 
@@ -160,3 +163,17 @@ def serve_tracker(server: TrackerServer) -> None:
     from crashsweep.realsweep.tracker import service
 
     service.serve(server)
+
+
+_MISSING = _re.compile(r"No module named '([\w.]+)'")
+
+
+def with_extra(message: str) -> str:
+    """`message`, and, when it says a module is missing that a framework's extra installs, which extra.
+
+    A user's --target or --check on a framework that is not installed fails with Python's "No module
+    named 'langchain_core'": the extra that brings it is named, as `--framework` names its own.
+    """
+    found = _MISSING.search(message)
+    hint = _extra_for(found.group(1)) if found else None
+    return message if hint is None else f"{message} ({hint})"

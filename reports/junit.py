@@ -42,6 +42,8 @@ class Case:
     failure: Failure | None = None
     skipped: str = ""
     """Why the case was not decided ("" when it was): a `<skipped>` element."""
+    seconds: float = 0.0
+    """Its `time`: its share of the work that decided it (given by the caller; this module reads no clock)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class Suite:
     name: str
     cases: Sequence[Case]
     properties: Mapping[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    """Its `time`: how long the exploration (or sweep) that decided its cases took."""
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -60,6 +64,11 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 def xml_safe(text: str) -> str:
     """`text` with each character XML 1.0 cannot hold written as its Python escape, so the document parses."""
     return _NOT_XML.sub(lambda match: repr(match.group())[1:-1], text)
+
+
+def _time(seconds: float) -> str:
+    """A `time` attribute: seconds as a decimal, never negative (the schema's xs:decimal)."""
+    return f"{max(seconds, 0.0):.3f}"
 
 
 def _classname(suite: str) -> str:
@@ -75,7 +84,12 @@ def _suite_element(parent: ET.Element, suite: Suite, index: int) -> None:
     element = ET.SubElement(
         parent,
         "testsuite",
-        {"name": xml_safe(suite.name), **{k: str(v) for k, v in counts.items()}, "time": "0", "id": str(index)},
+        {
+            "name": xml_safe(suite.name),
+            **{k: str(v) for k, v in counts.items()},
+            "time": _time(suite.seconds),
+            "id": str(index),
+        },
     )
     if suite.properties:
         properties = ET.SubElement(element, "properties")
@@ -85,7 +99,7 @@ def _suite_element(parent: ET.Element, suite: Suite, index: int) -> None:
         testcase = ET.SubElement(
             element, "testcase", {"name": xml_safe(case.name), "classname": _classname(suite.name)}
         )
-        testcase.set("time", "0")
+        testcase.set("time", _time(case.seconds))
         if case.failure is not None:
             said = {"message": xml_safe(case.failure.message), "type": xml_safe(case.failure.kind)}
             ET.SubElement(testcase, "failure", said).text = xml_safe(case.failure.text)
@@ -102,7 +116,7 @@ def document(suites: Sequence[Suite], name: str = CLASSNAME) -> str:
     root.set("tests", str(len(cases)))
     root.set("failures", str(sum(case.failure is not None for case in cases)))
     root.set("errors", "0")
-    root.set("time", "0")
+    root.set("time", _time(sum(suite.seconds for suite in suites)))
     for index, suite in enumerate(suites):
         _suite_element(root, suite, index)
     ET.indent(root)
@@ -143,20 +157,24 @@ def row_suite(
     details: Callable[[InvariantVerdict], str],
     words: Callable[[InvariantVerdict], str] | None = None,
     name: str | None = None,
+    seconds: float = 0.0,
 ) -> Suite:
     """The suite of a row: one case per invariant, named after it.
 
     A failed case's message is `words(verdict)` (default: explore's shortest counterexample) and
-    its text `details(verdict)` (the counterexample and its re-run command).
+    its text `details(verdict)` (the counterexample and its re-run command). `seconds`: how long
+    the row's exploration took, the suite's time; one exploration decides every case at once, so
+    each case's time is an equal share, and the cases' times add up to the suite's as CI pages sum them.
     """
+    share = seconds / len(row.invariants) if row.invariants else 0.0
     cases = []
     for verdict in row.invariants:
         if not verdict.decided:
-            cases.append(Case(verdict.name, skipped=f"not decided: {verdict.why}"))
+            cases.append(Case(verdict.name, skipped=f"not decided: {verdict.why}", seconds=share))
             continue
         if verdict.holds and verdict.witnessed:
-            cases.append(Case(verdict.name))
+            cases.append(Case(verdict.name, seconds=share))
             continue
         said = words(verdict) if words is not None else shortest_words(row, verdict)
-        cases.append(Case(verdict.name, verdict_failure(verdict, said, details(verdict))))
-    return Suite(name or row.variant, cases, row_properties(row))
+        cases.append(Case(verdict.name, verdict_failure(verdict, said, details(verdict)), seconds=share))
+    return Suite(name or row.variant, cases, row_properties(row), seconds)

@@ -87,23 +87,39 @@ def function_name(cx: Counterexample) -> str:
     return re.sub(r"\W+", "_", f"test_{cx.variant}_{what}".replace("-", "_")).strip("_")
 
 
+def _file(given: str, kind: str) -> str:
+    """The Python expression of the file a replay names: an absolute path as it is, else found as the CLI finds it.
+
+    A shipped job's or design's name (or docs path) is looked up in the installed package, so the
+    test runs on any machine (crashsweep.cli.shipped.find: a file of that path comes first).
+    """
+    if given.startswith("/"):
+        return f"Path({_lit(given)})"
+    return f"find({_lit(given)}, {_lit(kind)})"
+
+
+def _finds(cx: Counterexample) -> bool:
+    """Whether the snippet of `cx` looks a file up by name (`_file`)."""
+    return any(given is not None and not given.startswith("/") for given in (cx.job_file, cx.design_file))
+
+
 def pytest_snippet(cx: Counterexample) -> str:
     """A runnable pytest module that replays `cx` and asserts what its end shows."""
     if cx.job_file is None:
-        stdlib, job_import, job = [], ["from crashsweep.spec.job import TRIAGE"], "TRIAGE"
+        job_import, job = ["from crashsweep.spec.job import TRIAGE"], "TRIAGE"
     else:
-        stdlib = ["from pathlib import Path", ""]
-        job_import, job = ["from crashsweep.spec.job import load_job"], f"load_job(Path({_lit(cx.job_file)}))"
+        job_import, job = ["from crashsweep.spec.job import load_job"], f"load_job({_file(cx.job_file, 'job')})"
     design = _lit(cx.variant)
     upgrade_file = cx.upgrade is not None and cx.upgrade.endswith(".toml")  # else a design's name
-    if cx.design_file is not None or upgrade_file:
-        stdlib = ["from pathlib import Path", ""]
     if cx.design_file is not None:
-        design = f"load_design(Path({_lit(cx.design_file)})).design"
+        design = f"load_design({_file(cx.design_file, 'design')}).design"
+    paths = upgrade_file or any(given is not None and given.startswith("/") for given in (cx.job_file, cx.design_file))
+    stdlib = ["from pathlib import Path", ""] if paths else []
     head = [
         f'"""Replays crashsweep\'s path {cx.code} of {cx.variant} (depth {cx.depth}, tracker {cx.tracker})."""',
         "",
         *stdlib,
+        *(["from crashsweep.cli.shipped import find"] if _finds(cx) else []),
         "from crashsweep.explorer import replay",
         *job_import,
         "from crashsweep.spec.tracker import TRACKERS",

@@ -60,11 +60,19 @@ NAME_MAX = 100
 255 bytes) and table rows."""
 
 
+UNSEEN = ("Cc", "Cs", "Cf", "Zl", "Zp")
+"""Unicode categories a name may not hold: control characters (NUL, a newline...) break every report;
+format characters and line or paragraph separators (U+202E that reverses the text after it, U+2028,
+the zero-width U+200B..U+200D, U+2060, U+FEFF) are invisible or reorder it, so that two names that
+look alike differ, or a name reads as another."""
+
+
 def printable(where: str, value: str, error: type[Exception]) -> str:
-    """`value`, unless it holds a control character (NUL, a newline...): those break every report."""
-    bad = next((char for char in value if unicodedata.category(char) in ("Cc", "Cs")), None)
+    """`value`, unless it holds a control, invisible or text-reordering character (`UNSEEN`)."""
+    bad = next((char for char in value if unicodedata.category(char) in UNSEEN), None)
     if bad is not None:
-        raise error(f"{where}: contains the control character U+{ord(bad):04X}; use printable text")
+        what = "control" if unicodedata.category(bad) in ("Cc", "Cs") else "invisible or reordering"
+        raise error(f"{where}: contains the {what} character U+{ord(bad):04X}; use printable text")
     return value
 
 

@@ -56,6 +56,35 @@ def test_the_marker_fails_a_test_with_the_shortest_counterexample_and_its_replay
     result.stdout.no_fnmatch_line("*the body runs only*")
 
 
+def test_a_hypothesis_machine_fails_with_the_replay_command_of_its_shrunk_run(pytester: pytest.Pytester) -> None:
+    """fuzz's machine as a test: the failure's message is the run step by step, then its replay lines."""
+    pytester.makepyfile(
+        """
+        from hypothesis import Phase, settings
+        from crashsweep import testing
+
+        Machine = testing.state_machine("save-after-reply", crashes=2, steps=40)
+        quick = (Phase.explicit, Phase.generate, Phase.shrink)  # hypothesis's explain phase takes half a minute
+        Machine.TestCase.settings = settings(Machine.TestCase.settings, max_examples=60, database=None, phases=quick)
+        TestSaveAfterReply = Machine.TestCase
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    replay = "crashsweep replay --variant save-after-reply --depth 2 --tracker keyed --path 10:7=1"
+    headline = "*always property 'no-duplicate' violated after 10 steps and 1 crash*"
+    result.stdout.fnmatch_lines([headline, f"*replay: {replay}", f"*pytest: {replay} --pytest"])
+
+
+def test_a_hypothesis_machine_takes_fuzz_s_options_as_the_command_line_checks_them() -> None:
+    """crashes, steps, tracker... are fuzz's options: a bad one is one line, before any run."""
+    with pytest.raises(testing.UsageError, match=r"^crashsweep: crashes: 0 is not in the range x>=1"):
+        testing.state_machine("save-after-reply", crashes=0)
+    with pytest.raises(testing.UsageError, match="give a variant name or design=FILE"):
+        testing.state_machine()
+    assert testing.state_machine("save-after-reply", steps=7).TestCase.settings.stateful_step_count == 7
+
+
 def test_the_fixture_checks_a_design_file_with_job_tracker_depth_and_faults(pytester: pytest.Pytester) -> None:
     """check() with a design file and faults; explore() gives the row and counterexamples to assert on."""
     design = ROOT / "docs" / "my-design.toml"
@@ -130,7 +159,7 @@ BAD_CALLS: list[tuple[dict[str, Any], str]] = [
     ({"tracker": "keyd"}, "crashsweep: tracker: 'keyd' is not one of 'keyed', 'keyless', 'keyless-lookup'; did you"),
     ({"faults": ("paws",)}, "crashsweep: faults: unknown fault 'paws' (known: "),
     ({"max_states": 10**20}, "crashsweep: max_states: 100000000000000000000 is above "),
-    ({"variant": None, "design": "no-such-design"}, "crashsweep: no-such-design: cannot read design file: No such"),
+    ({"variant": None, "design": "no-such-design"}, "crashsweep: design: no file or shipped design named"),
 ]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from crashsweep.cli import outdir, prog
+from crashsweep.cli import outdir, prog, shipped
 from crashsweep.explorer.search import Exploration
 from crashsweep.reports import dot, html, replay, sequence, trace
 from crashsweep.reports.counterexample import Counterexample, shortest
@@ -80,8 +80,11 @@ class Report:
 
 
 def job_file(job_path: Path | None) -> str | None:
-    """A job or design file as replay commands name it: an absolute path, or None for a built-in one."""
-    return str(job_path.resolve()) if job_path is not None else None
+    """A job or design file as replay commands name it: a shipped one's name as typed, else an absolute path.
+
+    None for a built-in one.
+    """
+    return shipped.typed(job_path, absolute=True) if job_path is not None else None
 
 
 def counterexamples(

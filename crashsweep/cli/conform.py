@@ -31,6 +31,12 @@ from crashsweep.realsweep import api
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants.design_file import load_design
 
+CONFORM_DEPTH = (
+    "1, not 2 as elsewhere: the real sweep cuts the power (--faults power-loss) in scenarios of one move only, "
+    "and depth 2 runs each of the matrix's designs for real once per pair of crashes"
+)
+"""Why conform's --depth defaults to 1 (its --help says so)."""
+
 
 @click.command()
 @click.option(
@@ -47,7 +53,7 @@ from crashsweep.variants.design_file import load_design
     type=ShippedFile("design"),
     help="a design file (TOML), or a shipped one's name, to add, after --variants (repeatable)",
 )
-@depth_option(default=1, with_faults=True, real=True)
+@depth_option(default=1, with_faults=True, real=True, why=CONFORM_DEPTH)
 @fault_options
 @job_option(help="job file (TOML)")
 @formats.format_option(formats.CONFORMANCE)

@@ -4,23 +4,37 @@
 back to the very same policy (tests/cli/test_design.py reads every one back), or a design file
 shipped with crashsweep as it is. `new` prints a commented template of every field. Both print
 to stdout, so `crashsweep design show dbos > mine.toml` is the way to a file of one's own.
+
+`list` (also `crashsweep variants`) is the one listing of every name a command takes: the
+built-in designs and presets (--variant), the shipped design files (--design) and the shipped
+jobs (--job), each with the option that takes it.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
 from crashsweep.cli import shipped
+from crashsweep.cli.variant_names import did_you_mean
 from crashsweep.spec import files
 from crashsweep.spec.policy import PolicyError
 from crashsweep.variants import PRESETS, is_preset, names
+from crashsweep.variants import design as built_in
 
 
 @click.group()
 def design() -> None:
     """Design files (TOML) to start from: a built-in design or preset, or a template."""
+
+
+@design.command(name="list")
+def list_names() -> int:
+    """Every design and job by name, with the option that takes it (as `crashsweep variants`)."""
+    click.echo("\n".join(listing()))
+    return 0
 
 
 @design.command()
@@ -55,13 +69,42 @@ def design_file(name: str) -> str:
         return "\n".join(lines) + "\n"
     found = shipped.files("design").get(name)
     if found is None:
-        raise click.BadParameter(f"unknown design {name!r} (known: {', '.join(known())})", param_hint="'NAME'")
+        close = did_you_mean(name, known())
+        raise click.BadParameter(f"unknown design {name!r}{close} (known: {', '.join(known())})", param_hint="'NAME'")
     return found.read_text(encoding="utf-8")
 
 
 def known() -> tuple[str, ...]:
     """Every name `show` prints: the built-in designs and presets, then the shipped design files."""
     return (*names(), *(name for name in shipped.files("design") if name not in PRESETS))
+
+
+def listing() -> list[str]:
+    """One line per name: the name, the option that takes it and what it is, designs first, then jobs."""
+    rows = [
+        (name, "--variant", ("(framework preset) " if is_preset(name) else "") + built_in(name).summary)
+        for name in names()
+    ]
+    rows += [(name, "--design", _said(path)) for name, path in shipped.files("design").items() if name not in PRESETS]
+    rows += [(name, "--job", _said(path)) for name, path in shipped.files("job").items()]
+    width = max(len(name) for name, _, _ in rows)
+    return [f"{name:<{width}}  {option:<9}  {what}".rstrip() for name, option, what in rows]
+
+
+def _said(path: Path) -> str:
+    """What a shipped file is, in one line: its `summary`, else its first comment's first sentence."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        if line.startswith("summary = "):
+            return str(json.loads(line.removeprefix("summary = ")))
+    start = next((i for i, line in enumerate(lines) if line.startswith("#")), len(lines))
+    comment = []
+    for line in lines[start:]:
+        if not line.startswith("#"):
+            break
+        comment.append(line.lstrip("#").strip())
+    sentence = " ".join(comment).split(". ")[0]
+    return sentence.removesuffix(".") + ("." if sentence else "")
 
 
 TEMPLATE = """\

@@ -63,11 +63,25 @@ class Rerun:
 
 
 @dataclass(frozen=True)
+class Ran:
+    """What one compare row's exploration gave beyond the row: its seconds and shortest counterexamples.
+
+    Measured where the exploration runs (crashsweep.cli.main) and passed here as values: no
+    renderer reads a clock. JUnit gives each suite its seconds and each failure its trace.
+    """
+
+    seconds: float = 0.0
+    counterexamples: Sequence[Counterexample] = ()
+
+
+@dataclass(frozen=True)
 class Tables:
     """What compare prints: its tables, each a title (may be empty) and its rows; how to replay them."""
 
     tables: Sequence[tuple[str, Sequence[Summary]]]
     rerun: Rerun = field(default_factory=Rerun)
+    ran: Sequence[Ran] = ()
+    """Each row's exploration, in the rows' order across the tables (a row past the end: nothing known)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +207,11 @@ def _never_seen(verdict: InvariantVerdict) -> str:
     return f"the witness {verdict.witness!r} was never seen: no path exercised {verdict.name}, so it proves nothing"
 
 
+def _replayed(cx: Counterexample, program: Sequence[str]) -> str:
+    """A violated case's text (explore's and compare's): the replay command, then the counterexample's trace."""
+    return f"replay: {replay_command(cx, program=program)}\n\n{trace.text(cx, program=program)}"
+
+
 def _explored_junit(explored: Explored) -> str:
     """A suite of the design: a violated case's text is the replay command, then the trace of its counterexample."""
     found = {cx.invariant: cx for cx in explored.counterexamples}
@@ -201,22 +220,29 @@ def _explored_junit(explored: Explored) -> str:
         cx = found.get(verdict.name)
         if cx is None or verdict.holds:
             return _never_seen(verdict)
-        command = replay_command(cx, program=explored.program)
-        return f"replay: {command}\n\n{trace.text(cx, program=explored.program)}"
+        return _replayed(cx, explored.program)
 
     return junit.document([junit.row_suite(explored.row, details)])
 
 
 def _tables_junit(result: Tables) -> str:
-    """A suite per row of every table (named NAME@TRACKER when the rows differ in tracker), a case per invariant."""
+    """A suite per row of every table (named NAME@TRACKER when the rows differ in tracker), a case per invariant.
+
+    A suite's time is its exploration's; a violated case's text is, as explore's, the replay
+    command and the trace of its shortest counterexample.
+    """
     rows = [row for _, shown in result.tables for row in shown]
     several = len({row.tracker for row in rows}) > 1
     rerun = result.rerun
 
-    def suite(row: Summary) -> junit.Suite:
+    def suite(row: Summary, ran: Ran) -> junit.Suite:
+        found = {cx.invariant: cx for cx in ran.counterexamples}
+
         def details(verdict: InvariantVerdict) -> str:
             if verdict.holds or verdict.counterexample is None:
                 return _never_seen(verdict)
+            if verdict.name in found:
+                return _replayed(found[verdict.name], rerun.program)
             if row.fsync or row.unreadable:
                 return f"path {verdict.counterexample}, explored with {row.environment}: replay takes the design's own"
             command = command_line(
@@ -226,9 +252,11 @@ def _tables_junit(result: Tables) -> str:
             )  # fmt: skip
             return f"replay: {command}"
 
-        return junit.row_suite(row, details, name=f"{row.variant}@{row.tracker}" if several else row.variant)
+        name = f"{row.variant}@{row.tracker}" if several else row.variant
+        return junit.row_suite(row, details, name=name, seconds=ran.seconds)
 
-    return junit.document([suite(row) for row in rows])
+    ran = [*result.ran, *[Ran()] * (len(rows) - len(result.ran))]
+    return junit.document([suite(row, each) for row, each in zip(rows, ran, strict=False)])
 
 
 def _sweep_junit(swept: Swept) -> str:

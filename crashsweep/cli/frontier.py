@@ -247,5 +247,5 @@ def _write(out_dir: Path, result: Frontier, choices: runs.Choices, *, text: bool
         words = [*prog.current(), "explore", "--design", str((out_dir / "cheapest.toml").resolve())]
         words += ["--depth", str(result.depth), "--tracker", result.tracker]
         if choices.job is not TRIAGE:
-            words += ["--job", str(Path(choices.job_source).resolve())]
+            words += ["--job", choices.job_source]
         click.echo(f"explore the cheapest safe design: {shlex.join(words)}", err=not text)

@@ -17,14 +17,14 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from crashsweep.cli import prog, runs
+from crashsweep.cli import prog, runs, shipped
 from crashsweep.cli.options import (
     chosen_design,
     design_choice,
@@ -35,16 +35,18 @@ from crashsweep.cli.options import (
 )
 from crashsweep.explorer.model import Model
 from crashsweep.reports import trace
-from crashsweep.reports.counterexample import from_path
+from crashsweep.reports.counterexample import Counterexample, from_path
 from crashsweep.reports.describe import plural
+from crashsweep.reports.replay import PROGRAM, replay_command
 from crashsweep.spec.job import Job
 from crashsweep.variants import design, model
+from crashsweep.variants.loop_model import LoopModel
 
 MIN_STEPS = 2
 """The first rule of every run picks its pace (crashsweep.explorer.stateful), so one rule would take no action."""
 
 if TYPE_CHECKING:
-    from crashsweep.explorer.stateful import FuzzOutcome, PropertyViolation
+    from crashsweep.explorer.stateful import FuzzOutcome, ModelMachine, PropertyViolation
 
 
 @click.command()
@@ -88,13 +90,8 @@ def fuzz(
     # Imported here: hypothesis takes a quarter of a second to import, and only fuzz needs it.
     from crashsweep.explorer.stateful import fuzz as run_fuzz
 
-    picked = chosen_design(variant, design_path)  # checked before the job file is read
-    if isinstance(picked, str):
-        design(picked)  # an unknown name fails before the job file is read
-    job, _ = runs.read_job(job_path)
+    loop, job = fuzzed(variant, design_path, job_path, tracker)
     chosen = seed_value if seed_value is not None else secrets.randbelow(2**32)
-    faults, fresh_ids = environment()
-    loop = model(picked, job, runs.tracker_kind(tracker), faults=faults, fresh_ids=fresh_ids)
     name = loop.design.name
     with _hypothesis_home():
         outcome = run_fuzz(loop, crashes=crashes, examples=examples, seed_value=chosen, steps=steps)
@@ -104,6 +101,19 @@ def fuzz(
         return 1
     click.echo(passed_text(name, outcome, examples), nl=False)
     return 1 if outcome.unwitnessed else 0
+
+
+def fuzzed(variant: str | None, design_path: Path | None, job_path: Path | None, tracker: str) -> tuple[LoopModel, Job]:
+    """The model fuzz runs and its job, under the current command's faults and call IDs.
+
+    The design is checked before the job file is read, so an unknown name is the one error said.
+    """
+    picked = chosen_design(variant, design_path)
+    if isinstance(picked, str):
+        design(picked)
+    job, _ = runs.read_job(job_path)
+    faults, fresh_ids = environment()
+    return model(picked, job, runs.tracker_kind(tracker), faults=faults, fresh_ids=fresh_ids), job
 
 
 @contextmanager
@@ -137,18 +147,76 @@ def violation_text(
     design_path: Path | None = None,
 ) -> str:
     """The shrunk counterexample as the project's text trace, which ends with its replay command."""
-    cx = from_path(
+    cx = counterexample(variant, loop, violation, job, job_path, tracker, design_path)
+    return trace.text(cx, program=prog.current())
+
+
+def counterexample(
+    variant: str,
+    loop: Model[Any],
+    violation: PropertyViolation,
+    job: Job,
+    job_path: Path | None,
+    tracker: str,
+    design_path: Path | None = None,
+) -> Counterexample:
+    """The counterexample along a violation's path, its files named as the replay command names them."""
+    return from_path(
         loop,
         violation.path,
         variant=variant,
         job=job.name,
-        job_file=str(job_path) if job_path is not None else None,
+        job_file=shipped.typed(job_path) if job_path is not None else None,
         depth=violation.depth,
         tracker=tracker,
         invariant=violation.property,
-        design_file=str(design_path.resolve()) if design_path is not None else None,
+        design_file=shipped.typed(design_path, absolute=True) if design_path is not None else None,
     )
-    return trace.text(cx, program=prog.current())
+
+
+def replay_lines(cx: Counterexample, program: Sequence[str] = PROGRAM) -> str:
+    """The `replay:` and `pytest:` lines that end fuzz's trace of `cx` (crashsweep.reports.trace), spelt alike."""
+    return f"replay: {replay_command(cx, program=program)}\npytest: {replay_command(cx, pytest=True, program=program)}"
+
+
+def machine(
+    loop: LoopModel,
+    job: Job,
+    job_path: Path | None,
+    tracker: str,
+    design_path: Path | None = None,
+    *,
+    crashes: int,
+    steps: int,
+) -> type[ModelMachine[Any]]:
+    """`loop`'s hypothesis state machine, as fuzz runs it, whose failure message ends with its replay lines.
+
+    crashsweep.explorer.stateful knows models, not commands (it imports nothing of ours outside
+    explorer/): its PropertyViolation names the path code, and this machine appends to that
+    message the `crashsweep replay` command of the path (the shrunk one, once hypothesis is done).
+    """
+    from hypothesis.stateful import invariant
+
+    from crashsweep.explorer.stateful import ModelMachine, PropertyViolation
+
+    rules = steps  # a class body cannot read a name of the function it shares
+
+    class Replayable(ModelMachine[Any]):
+        model = loop
+        crash_budget = crashes
+        steps = rules
+
+        @invariant(check_during_init=True)
+        def properties_hold(self) -> None:
+            """The model's properties (ModelMachine's check); a violation's message gains its replay lines."""
+            try:
+                super().properties_hold()
+            except PropertyViolation as violation:
+                cx = counterexample(loop.design.name, loop, violation, job, job_path, tracker, design_path)
+                violation.args = (f"{violation.args[0]}\n{replay_lines(cx)}",)
+                raise
+
+    return Replayable
 
 
 def passed_text(variant: str, outcome: FuzzOutcome, asked: int) -> str:

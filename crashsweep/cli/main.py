@@ -11,15 +11,17 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import click
 
-from crashsweep.cli import artifacts, clock, export, formats, helptext, prog, runs, variant_names
+from crashsweep.cli import artifacts, clock, colour, export, formats, helptext, prog, runs, variant_names
 from crashsweep.cli import view as cmd_view
 from crashsweep.cli.colour import color_option
 from crashsweep.cli.conform import conform
 from crashsweep.cli.design import design as design_group
+from crashsweep.cli.design import listing
 from crashsweep.cli.examples import examples
 from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
@@ -43,11 +45,13 @@ from crashsweep.cli.tracker import tracker
 from crashsweep.explorer.model import ModelDefinitionError
 from crashsweep.explorer.search import StateLimitExceeded
 from crashsweep.reports import table
+from crashsweep.reports.colour import painting
+from crashsweep.reports.summary import Summary
 from crashsweep.spec.design import Design
 from crashsweep.spec.job import JobError
 from crashsweep.spec.policy import PolicyError
 from crashsweep.spec.tracker import TRACKERS
-from crashsweep.variants import SEED_DESIGNS, UnknownVariantError, design, is_preset, names
+from crashsweep.variants import SEED_DESIGNS, UnknownVariantError, design
 from crashsweep.variants.design_file import load_design
 
 
@@ -171,27 +175,51 @@ def compare(
     tables: tuple[tuple[str, tuple[tuple[str | Design, str], ...]], ...] = (
         SEED_TABLES if seed_table else (("", (*rows_wanted, *files)),)
     )
-    rows_of = []
+    rows_of, ran = [], []
+    paths = {design.name: path for (design, _), path in zip(files, design_paths, strict=True)}
     for title, wanted in tables:
         rows = []
         for name, kind in wanted:
             choices = choices_of(depth, job_path, kind, max_states, progress=progress)
-            rows.append(runs.run_durable(name, choices, fsync, unreadable))
+            design_path = None if isinstance(name, str) else paths.get(name.name)
+            row, each = _compared(name, choices, fsync, unreadable, job_path, design_path)
+            rows.append(row)
+            ran.append(each)
         rows_of.append((table.heading(title, rows), rows))
     everything = [row for _, rows in rows_of for row in rows]
-    named = {design.name: str(path.resolve()) for (design, _), path in zip(files, design_paths, strict=True)}
+    named = {design.name: str(artifacts.job_file(path)) for (design, _), path in zip(files, design_paths, strict=True)}
     rerun = formats.Rerun(prog.current(), artifacts.job_file(job_path), named)
-    click.echo(formats.render(fmt, formats.TABLES, formats.Tables(rows_of, rerun)), nl=False)
+    click.echo(formats.render(fmt, formats.TABLES, formats.Tables(rows_of, rerun, ran)), nl=False)
     return 0 if all(row.holds for row in everything) else 1
+
+
+def _compared(
+    chosen: str | Design,
+    choices: runs.Choices,
+    fsync: str | None,
+    unreadable: str | None,
+    job_path: Path | None,
+    design_path: Path | None,
+) -> tuple[Summary, formats.Ran]:
+    """One compare row, with the seconds its exploration took and its shortest counterexamples (JUnit's traces).
+
+    Timed here, where the exploration runs, and passed on as a value, so no renderer reads a
+    clock. A row given --fsync or --unreadable is another design than the one replay takes: its
+    counterexamples are not kept (its JUnit text says why it has no replay line).
+    """
+    started = time.monotonic()
+    if fsync is not None or unreadable is not None:
+        row = runs.run_durable(chosen, choices, fsync, unreadable)
+        return row, formats.Ran(time.monotonic() - started)
+    exploration, row = runs.run(chosen, choices)
+    seconds = time.monotonic() - started
+    return row, formats.Ran(seconds, tuple(artifacts.counterexamples(exploration, row, job_path, design_path)))
 
 
 @cli.command(name="variants")
 def list_variants() -> int:
-    """The designs, each with a one-line description; then the framework presets, marked as such."""
-    width = max(len(name) for name in names())
-    for name in names():
-        mark = "(framework preset) " if is_preset(name) else ""
-        click.echo(f"{name:<{width}}  {mark}{design(name).summary}")
+    """Every design and job by name, with the option that takes it (as `design list`)."""
+    click.echo("\n".join(listing()))
     return 0
 
 
@@ -205,6 +233,33 @@ cli.add_command(tracker)
 cli.add_command(frontier_command, name="frontier")
 cli.add_command(design_group)
 cli.add_command(examples)
+
+
+def _set_color(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """A subcommand's --color callback: as the group's, when given (else the group's choice stands)."""
+    if value is not None and not ctx.resilient_parsing:
+        on = colour.wanted(value, os.environ)
+        ctx.color = on
+        ctx.with_resource(painting(on))
+
+
+def _color_everywhere(command: click.Command) -> None:
+    """Give every subcommand (and sub-subcommand) --color too: it is typed as often after the command as before."""
+    for sub in getattr(command, "commands", {}).values():
+        sub.params.append(
+            click.Option(
+                ["--color"],
+                type=click.Choice(colour.CHOICES),
+                expose_value=False,
+                is_eager=True,
+                callback=_set_color,
+                help="as before the command: colour verdicts (auto, always, never)",
+            )
+        )
+        _color_everywhere(sub)
+
+
+_color_everywhere(cli)
 
 
 def main(argv: list[str] | None = None, *, module: str | None = None, began: float | None = None) -> int:

@@ -45,6 +45,8 @@ def check_variant(ctx: click.Context, param: click.Parameter, value: str | None)
         try:
             design(value)
         except UnknownVariantError as error:
+            if value in shipped.files("design"):
+                raise click.BadParameter(f"{value} is a shipped design: use --design {value}") from None
             raise click.BadParameter(variant_names.unknown(error)) from None
     return value
 
@@ -122,10 +124,13 @@ def split_names(value: str, option: str) -> list[str]:
     return names
 
 
-def depth_option(default: int = 2, *, with_faults: bool = False, real: bool = False) -> Callable[[FC], FC]:
+def depth_option(
+    default: int = 2, *, with_faults: bool = False, real: bool = False, why: str = ""
+) -> Callable[[FC], FC]:
     """--depth: the most crashes per scenario (for a command with --faults: crashes and faults together).
 
     Bounded (crashsweep.cli.limits): a real sweep (`real`) more tightly than a search of the model.
+    `why`: the reason for a default other than 2, said in --help.
     """
     more = " (with --faults: crashes and faults together)" if with_faults else ""
     return click.option(
@@ -133,7 +138,7 @@ def depth_option(default: int = 2, *, with_faults: bool = False, real: bool = Fa
         type=real_depth() if real else model_depth(),
         default=default,
         show_default=True,
-        help=f"most crashes per scenario{more}",
+        help=f"most crashes per scenario{more}{f'; {why}' if why else ''}",
     )
 
 
@@ -145,7 +150,8 @@ def _keep_faults(ctx: click.Context, param: click.Parameter, value: str | None) 
     try:
         ctx.meta[_FAULTS_KEY] = parse_faults(value or "")
     except FaultError as error:
-        raise click.BadParameter(str(error)) from None
+        wrong = next(name.strip() for name in (value or "").split(",") if name.strip() not in FAULTS)
+        raise click.BadParameter(f"{error}{variant_names.did_you_mean(wrong, FAULTS)}") from None
 
 
 def _keep_call_ids(ctx: click.Context, param: click.Parameter, value: str) -> None:
@@ -164,6 +170,7 @@ def fault_options(f: FC) -> FC:
     """
     f = click.option(
         "--call-ids",
+        type=click.Choice(CALL_IDS),
         default="stable",
         show_default=True,
         expose_value=False,

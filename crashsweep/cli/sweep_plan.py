@@ -25,6 +25,7 @@ import click
 from crashsweep.cli import sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.cli.formats import TEXT
 from crashsweep.realsweep import api
+from crashsweep.spec import files
 from crashsweep.spec.faults import FaultError, parse_faults
 from crashsweep.variants.design_file import load_design
 
@@ -260,7 +261,7 @@ def plan(**options: Any) -> SweepRequest:
     given = Given(**options)
     for rule in RULES:
         rule.check(given)
-    args = tuple(sweep_scenarios.parse_args(given.target_args).items())
+    args = _args(given.target_args)
     try:
         points = api.Points.parse(given.points_text, given.points_include, given.points_exclude)
     except ValueError as error:
@@ -277,6 +278,17 @@ def plan(**options: Any) -> SweepRequest:
     dedup = given.dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
     dedup = dedup and given.framework not in api.FROM_SCRATCH_FRAMEWORKS  # a server's state outside the work folder
     return SweepRequest(given, _mode(given), args, points, crashes, nemesis, upgrade, variant, state_key, dedup)
+
+
+def _args(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The --arg pairs; a key that holds a control, invisible or reordering character is refused.
+
+    The key names the row and the re-run command: one that reads as another must not sweep.
+    """
+    args = sweep_scenarios.parse_args(pairs)
+    for key in args:
+        files.printable(f"--arg {key!r}", key, click.UsageError)
+    return tuple(args.items())
 
 
 def _mode(given: Given) -> Mode:

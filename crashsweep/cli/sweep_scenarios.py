@@ -242,10 +242,24 @@ def write_jsonl(path: Path, result: SweepResult) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write("".join(line + "\n" for line in lines))
+        os.chmod(temp, file_mode(path))
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def file_mode(path: Path) -> int:
+    """The mode a record written over `path` gets: the existing file's, else the umask's default (0666 & ~umask).
+
+    It is written through a temporary file, which mkstemp makes 0600 whatever the user's umask.
+    """
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mask = os.umask(0o077)  # read by setting it (to the strictest meanwhile): put back at once
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 @dataclass(frozen=True)
@@ -282,6 +296,7 @@ class Partial:
         whole = text[: text.rfind(b"\n") + 1]
         if whole:
             self.temp.write_bytes(whole)
+            os.chmod(self.temp, file_mode(self.path))
             os.replace(self.temp, self.path)
         self.drop()
         return whole.count(b"\n")

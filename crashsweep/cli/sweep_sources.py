@@ -14,14 +14,16 @@ import importlib.util
 import json
 import os
 import shlex
+import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import click
 
-from crashsweep.cli import formats, options, prog, runs, sweep_scenarios
+from crashsweep.cli import formats, options, prog, runs, shipped, sweep_scenarios
 from crashsweep.realsweep import api
 from crashsweep.spec.retries import Stack
 from crashsweep.variants import design
@@ -74,7 +76,7 @@ def variant_source(
     """
     job, _ = runs.read_job(job_path)
     env = nemesis or api.Nemesis()
-    named = ["--variant", variant] if design_path is None else ["--design", str(design_path)]
+    named = ["--variant", variant] if design_path is None else ["--design", shipped.typed(design_path)]
     fresh = ["--call-ids", "fresh"] if env.fresh_ids else []
     then = [] if upgrade is None else ["--upgrade-to", upgrade[0] if upgrade[1] is None else str(upgrade[1])]
     command = [*prog.current(), "sweep", *named, *job_args(job_path), "--tracker", tracker, *fresh, *then]
@@ -126,11 +128,30 @@ def reference_upgrade(
 
 
 def upgrade_target(source: Source, spec: str, make: Callable[[str], api.Target]) -> Source:
-    """`source` (your own program) whose every restart runs the program `spec` names (made by `make`)."""
-    then = make(spec)
+    """`source` (your own program) whose every restart runs the program `spec` names (made by `make`).
+
+    A program that cannot be made or found is refused here, named as --upgrade-to's: the sweep
+    would find it missing only at the first restart, and say it could not start the target's.
+    """
+    try:
+        then = make(spec)
+    except (ValueError, api.SweepError) as error:
+        raise click.UsageError(f"--upgrade-to {spec}: {error}") from None
+    if then.fork is None and _missing(then.argv[0], then.env):
+        raise click.UsageError(f"--upgrade-to {spec}: no program {then.argv[0]!r} to run at each restart")
     target = replace(source.target, upgrade=replace(then, env={**then.env, **source.target.env}))
     command = [*source.command, "--upgrade-to", spec]
     return replace(source, target=target, command=command, upgrade=then.label)
+
+
+def _missing(program: str, env: Mapping[str, str]) -> bool:
+    """Whether a command's program is surely not there: a name on no folder of PATH, or an absolute path.
+
+    A relative path is found from each process's work folder, so it is left for the sweep to say.
+    """
+    if os.sep not in program:
+        return shutil.which(program, path=env.get("PATH", os.environ.get("PATH"))) is None
+    return os.path.isabs(program) and not os.access(program, os.X_OK)
 
 
 def framework_source(
@@ -240,6 +261,51 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                     yield from _top_level(part.body if isinstance(part, ast.ExceptHandler) else [part])
 
 
+def _declaring(target_spec: str, module: str) -> object:
+    """What holds `module`'s CRASHSWEEP_ARGS: read from its source where that settles it, else the module imported.
+
+    An agent's module imports its framework (8-18 s for the OpenAI Agents SDK): the CLI reads
+    the declaration as `declares_from_scratch` reads its flag, and imports the module (its
+    import errors as one line) only where its source does not settle it (`_literal_args`).
+    """
+    found = _source(module)
+    settled, declared = _literal_args(found[0]) if found is not None else (False, None)
+    if settled:
+        return SimpleNamespace(**{sweep_scenarios.DECLARED: declared})
+    api.load_entry_point(target_spec)
+    return sys.modules[module]
+
+
+def _literal_args(tree: ast.Module) -> tuple[bool, object]:
+    """(True, its value) when the source settles CRASHSWEEP_ARGS, else (False, None): only an import can.
+
+    It settles it when every binding of the name is an assignment of a literal at the module's
+    top level (not in an `if` or `try`): the last one's value; or when nothing binds it nor
+    imports `*` (None: it declares nothing). An import of it, a computed value, a binding in a
+    function or a block: not settled.
+    """
+    name = sweep_scenarios.DECLARED
+    stores = [
+        node
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load))
+        or (isinstance(node, ast.alias) and (node.asname or node.name) in (name, "*"))
+    ]
+    top = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name) and target.id == name
+    ]
+    if len(stores) != len(top):
+        return False, None
+    try:
+        return True, ast.literal_eval(top[-1]) if top else None
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
 def program(target_spec: str, args: dict[str, str]) -> api.Target:
     """The program `target_spec` names: a module:function entry point, or a command line.
 
@@ -257,9 +323,8 @@ def program(target_spec: str, args: dict[str, str]) -> api.Target:
             ) from None
         target = api.Target.command(target_spec)
     else:
-        if args:  # the module is imported here (its import errors as one line), then read
-            api.load_entry_point(target_spec)
-            sweep_scenarios.check_declared(sys.modules[module_name], module_name, args)
+        if args:
+            sweep_scenarios.check_declared(_declaring(target_spec, module_name), module_name, args)
         target = api.Target.entry_point(target_spec, path=[here])
     if args:
         shown = " ".join(shlex.quote(f"{k}={v}") for k, v in args.items())
@@ -289,4 +354,4 @@ def report(result: api.SweepResult, source: Source, tracker: str, fmt: str, dete
 
 
 def job_args(job_path: Path | None) -> list[str]:
-    return [] if job_path is None else ["--job", str(job_path)]
+    return [] if job_path is None else ["--job", shipped.typed(job_path)]

@@ -46,6 +46,19 @@ def check_host(host: str, public: bool, port: int) -> None:
         )
 
 
+TRACKERS = ("keyed", "keyless")
+
+
+def tracker_kind(given: str | None, old: str | None) -> str:
+    """--tracker's value (keyed by default); the deprecated --mode still works, with a one-line warning."""
+    if old is None:
+        return given or "keyed"
+    if given is not None:
+        raise click.UsageError("give --tracker only (--mode is its former name)")
+    click.echo(f"crashsweep: warning: --mode is deprecated: give --tracker {old}", err=True)
+    return old
+
+
 @click.group()
 def tracker() -> None:
     """The tracker service the real sweep writes to."""
@@ -57,7 +70,13 @@ def tracker() -> None:
     type=click.Path(path_type=Path, file_okay=False),
     help="keep the databases in this folder  [default: a temporary folder, removed when the service stops]",
 )
-@click.option("--mode", type=click.Choice(("keyed", "keyless")), default="keyed", show_default=True)
+@click.option(
+    "--tracker",
+    "mode",
+    type=click.Choice(TRACKERS),
+    help="what the tracker offers, as elsewhere  [default: keyed]",
+)
+@click.option("--mode", "old_mode", type=click.Choice(TRACKERS), hidden=True, help="--tracker's former name")
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="the address to listen on; beyond loopback, with --public"
 )
@@ -68,11 +87,14 @@ def tracker() -> None:
     help="listen on a --host other machines reach (0.0.0.0: every interface); the tracker has no authentication",
 )
 @click.option("--verbose", is_flag=True, help="log every request on stderr")
-def serve(root: Path | None, mode: str, host: str, port: int, public: bool, verbose: bool) -> int:
+def serve(
+    root: Path | None, mode: str | None, old_mode: str | None, host: str, port: int, public: bool, verbose: bool
+) -> int:
     """Serve the tracker (one SQLite database per space under --root) until Ctrl-C or SIGTERM."""
     import shutil
     import tempfile
 
+    mode = tracker_kind(mode, old_mode)
     check_host(host, public, port)
     temporary = root is None
     if root is None:

@@ -2,7 +2,9 @@
 
 replay: re-runs a path code (as printed with every counterexample) with the model's own step
 function and prints its trace; exit 1 when the path ends in a violation of an invariant, 0
-when it does not, 2 when the code does not fit. `--pytest` prints a test that asserts it.
+when it does not, 2 when the code does not fit. `--pytest` prints a test that asserts what the
+path ends in (`--pytest FILE` writes it there and says so); making the test is the command's
+work, so it exits 0 whatever the path ends in, and the test itself fails only if that changes.
 view: explores a design and writes one self-contained HTML page (inline SVG, no network),
 then opens it in a browser, or prints its path where none can be opened. Without --out the
 page goes to one stable directory per design, job, tracker, depth and faults (`view_dir`),
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 import tempfile
 import webbrowser
 from pathlib import Path
@@ -38,7 +41,7 @@ from crashsweep.explorer.model import MOVES, Action, Model
 from crashsweep.explorer.path import decode_path
 from crashsweep.explorer.path import replay as replay_path
 from crashsweep.explorer.search import enabled
-from crashsweep.reports.counterexample import from_path
+from crashsweep.reports.counterexample import Counterexample, from_path
 from crashsweep.reports.replay import pytest_snippet
 
 
@@ -46,7 +49,14 @@ from crashsweep.reports.replay import pytest_snippet
 @click.option("--path", "code", required=True, help="the path code printed with a counterexample (e.g. 10:7=1)")
 @model_options("design the path belongs to")
 @formats.format_option(formats.TRACE)
-@click.option("--pytest", "as_pytest", is_flag=True, help="print a pytest test that replays the path and asserts it")
+@click.option(
+    "--pytest",
+    "pytest_file",
+    is_flag=False,
+    flag_value="-",
+    type=click.Path(dir_okay=False, writable=True, allow_dash=True, path_type=Path),
+    help="print a pytest test that replays the path and asserts how it ends (--pytest FILE: write it to FILE); exit 0",
+)
 @upgrade_option()
 def _replay(
     variant: str | None,
@@ -57,10 +67,10 @@ def _replay(
     tracker: str,
     max_states: int,
     fmt: str,
-    as_pytest: bool,
+    pytest_file: Path | None,
     upgrade_to: str | None,
 ) -> int:
-    """Re-run a counterexample's path and print its trace (exit 1 if it ends in a violation)."""
+    """Re-run a counterexample's path and print its trace (exit 1 if it ends in a violation; --pytest: 0)."""
     chosen = chosen_design(variant, design_path)
     choices = with_upgrade(choices_of(depth, job_path, tracker, max_states), upgrade_to, chosen)
     loop = choices.model(chosen)
@@ -79,11 +89,30 @@ def _replay(
         design_file=artifacts.job_file(design_path),
         upgrade=upgrade_to,
     )
-    if as_pytest:
-        click.echo(pytest_snippet(cx), nl=False)
-    else:
-        click.echo(formats.render(fmt, formats.TRACE, formats.Traced(cx, prog.current())), nl=False)
+    if pytest_file is not None:
+        return _write_test(cx, pytest_file)
+    click.echo(formats.render(fmt, formats.TRACE, formats.Traced(cx, prog.current())), nl=False)
     return 1 if cx.violated else 0
+
+
+def _write_test(cx: Counterexample, target: Path) -> int:
+    """Print the pytest test of `cx` (`target` "-"), or write it to `target` and say where; exit status 0.
+
+    The command's work is the test, and it was made: a violating path is what the test asserts,
+    not a failure of the command (the trace, without --pytest, exits 1 for it).
+    """
+    snippet = pytest_snippet(cx)
+    if str(target) == "-":
+        click.echo(snippet, nl=False)
+        return 0
+    try:
+        artifacts.write_atomic(target, snippet)
+    except OSError as error:
+        raise click.FileError(str(target), error.strerror or str(error)) from None
+    ends = f"the violation of {cx.invariant}" if cx.violated else "no violation"
+    run = f"pytest {shlex.quote(str(target))}"
+    click.echo(f"wrote {target}: a pytest test that replays path {cx.code} and asserts {ends}; run: {run}")
+    return 0
 
 
 def explained(loop: Model[Any], depth: int, code: str, message: str) -> str:

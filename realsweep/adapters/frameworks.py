@@ -55,6 +55,10 @@ class Framework:
     """The job options (spec/job.py CALL_KEYS) its built-in agent plays beyond plain calls: the
     OpenAI Agents SDK's parks a call marked `approval` for a scripted person's yes."""
 
+    provides: tuple[str, ...] = ()
+    """Top-level modules its extra installs besides `package` (langgraph's brings langchain_core), so
+    that a target failing on one of them is told which extra to install (`extra_for`)."""
+
     def missing(self) -> str | None:
         """None when the package is installed; else the one line that names the extra to install."""
         if importlib.util.find_spec(self.package) is not None:
@@ -67,6 +71,7 @@ REGISTRY: tuple[Framework, ...] = (
         name="langgraph",
         extra="langgraph",
         package="langgraph",
+        provides=("langchain_core", "langgraph_sdk"),
         module=f"{ADAPTERS}.langgraph",
         agent=f"{ADAPTERS}.langgraph_agent",
         docs_page="docs/guide/frameworks.md",
@@ -132,3 +137,15 @@ FROM_SCRATCH: frozenset[str] = frozenset(f.name for f in REGISTRY if f.state_out
 """The frameworks whose sweeps run every scenario from scratch (`api.FROM_SCRATCH_FRAMEWORKS`)."""
 REPLAYING: frozenset[str] = frozenset(f.name for f in REGISTRY if f.checks_determinism)
 """The frameworks whose depth-1 sweeps check determinism first (`api.REPLAYING_FRAMEWORKS`)."""
+
+
+def extra_for(missing_module: str) -> str | None:
+    """The line naming the extra that installs module `missing_module`, or None when no extra does.
+
+    For a --target that fails with `No module named ...`: the top-level module is looked up.
+    """
+    top = missing_module.partition(".")[0]
+    for framework in REGISTRY:
+        if top == framework.package or top in framework.provides:
+            return f"{top} comes with {framework.name}: pip install 'crashsweep[{framework.extra}]'"
+    return None

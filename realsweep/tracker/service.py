@@ -204,6 +204,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
     parser.add_argument("--parent", type=int, help="stop when the process of this ID is gone")
     args = parser.parse_args(argv)
+    try:
+        server = _start(parser, args)
+    except KeyboardInterrupt:  # Ctrl-C while it starts reaches it too: its parent stops it and says so
+        return 130
+    except BrokenPipeError:  # no one reads its URL (the parent gone, or stopped by Ctrl-C): nothing to say
+        _quiet_stdout()
+        return 1
+    if isinstance(server, int):
+        return server
+    serve(server)
+    return 0
+
+
+def _start(parser: argparse.ArgumentParser, args: argparse.Namespace) -> TrackerServer | int:
+    """The server bound, its URL printed on stdout (READY); else the exit status (1: no parent, 2: said on stderr)."""
     if args.parent is not None:
         if os.getppid() != args.parent:
             return 1  # the parent died while this process started
@@ -217,9 +232,23 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"tracker: cannot serve {args.root} on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 2
-    print(READY + server.url, flush=True)
-    serve(server)
-    return 0
+    try:
+        print(READY + server.url, flush=True)
+    except BaseException:
+        server.server_close()
+        server.spaces.close()
+        raise
+    return server
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: a flush at exit into a pipe no one reads would print its own BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -100,3 +100,11 @@ def test_conform_refuses_faults_it_cannot_inject_before_sweeping(
     assert out == ""
     assert err.count("\n") == 1
     assert message in err
+
+
+def test_conform_s_depth_of_1_says_why_in_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """Its default is 1 against 2 elsewhere: --help says so, and why (power cuts are one-move scenarios)."""
+    assert main(["conform", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "1, not 2 as elsewhere: the real sweep cuts the power" in help_text
+    assert "[default: 1]" in help_text

@@ -6,10 +6,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from crashsweep.cli import shipped
-from crashsweep.cli.design import TEMPLATE
-from crashsweep.cli.main import main
+from crashsweep.cli.design import TEMPLATE, known
+from crashsweep.cli.main import cli, main
 from crashsweep.spec.policy import CHOICES, DURABILITY
 from crashsweep.spec.retries import SCOPES, TRIGGERS, UNBOUNDED
 from crashsweep.variants import PRESETS, is_preset, names
@@ -123,10 +124,11 @@ def test_compare_takes_framework_presets_by_name(capsys: pytest.CaptureFixture[s
 def test_variants_lists_the_presets_marked_as_such(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run(capsys, "variants")
     assert status == 0
-    lines = out.splitlines()
+    lines = out.splitlines()[: len(names())]
     assert [line.split()[0] for line in lines] == list(names())
-    assert lines[0] == "save-once-per-turn  saves once per turn; no reply save, keys or markers"
-    assert lines[-1].startswith("dbos                (framework preset) DBOS: ")
+    first = ["save-once-per-turn", "--variant", "saves once per turn; no reply save, keys or markers"]
+    assert lines[0].split(None, 2) == first
+    assert lines[-1].split(None, 2)[2].startswith("(framework preset) DBOS: ")
     assert sum("(framework preset)" in line for line in lines) == 4
 
 
@@ -163,13 +165,13 @@ def test_a_file_here_wins_over_a_shipped_name(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--variant", "dbos", "--job", "dbos"], "dbos: cannot read job file"),  # a design is no job
-        (["--design", "one-write"], "one-write: cannot read design file"),  # a job is no design
-        (["--variant", "dbos", "--job", "no-such-job"], "no-such-job: cannot read job file"),
+        (["--variant", "dbos", "--job", "dbos"], "dbos is a shipped design: use --design dbos"),
+        (["--design", "one-write"], "one-write is a shipped job: use --job one-write"),
+        (["--variant", "dbos", "--job", "no-such-job"], "no file or shipped job named 'no-such-job'"),
         (["--variant", "dbos", "--job", "../examples/one-write.toml"], "cannot read job file"),
     ],
 )
-def test_a_name_of_the_other_kind_or_of_nothing_is_still_an_unreadable_file(
+def test_a_name_of_the_other_kind_or_of_nothing_says_which_option_or_that_nothing_has_it(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -186,3 +188,18 @@ def test_every_shipped_file_is_found_by_its_name() -> None:
     }
     assert not set(jobs) & set(designs)
     assert all(isinstance(load_design(path), Preset) for path in designs.values())
+
+
+def test_list_and_variants_name_every_design_and_job_with_its_option() -> None:
+    """One listing: the built-in designs (--variant), the shipped design files (--design), the jobs (--job)."""
+    listed = CliRunner().invoke(cli, ["design", "list"]).output
+    assert CliRunner().invoke(cli, ["variants"]).output == listed
+    rows = {line.split()[0]: line.split()[1] for line in listed.splitlines()}
+    assert set(known()) | set(shipped.files("job")) == set(rows)
+    assert (rows["dbos"], rows["keys-run-retry"], rows["one-write"]) == ("--variant", "--design", "--job")
+
+
+def test_show_suggests_a_close_name() -> None:
+    done = CliRunner().invoke(cli, ["design", "show", "dbo"])
+    assert done.exit_code == 2
+    assert "did you mean 'dbos'?" in done.output

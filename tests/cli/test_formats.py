@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import click
@@ -123,6 +124,31 @@ def test_explore_in_junit_names_the_replay_command_crashsweep_prints_for_the_vio
     assert failure.startswith("no-duplicate VIOLATED: shortest counterexample: 1 crash, 10 steps, path 10:7=1\n")
     assert f"replay: {replay}\n" in failure
     assert "VIOLATED no-duplicate after step 10" in failure
+
+
+def test_compare_in_junit_gives_each_failure_its_trace_and_each_suite_and_case_its_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As explore's: the replay line and the counterexample's trace; every time a non-negative number of seconds."""
+    from crashsweep.cli.main import main
+
+    assert main(["explore", "--variant", "save-after-reply", "--depth", "1", "--format", "junit"]) == 1
+    explored = _junit(capsys.readouterr().out)["save-after-reply"]["no-duplicate"]
+    args = ["compare", "--variants", "save-after-reply,idempotency-keys", "--depth", "1", "--format", "junit"]
+    assert main(args) == 1
+    text = capsys.readouterr().out
+    read = _junit(text)
+    failure = read["save-after-reply"]["no-duplicate"]
+    assert failure is not None
+    assert "VIOLATED no-duplicate after step 10" in failure
+    assert "   7  CRASH    at tracker accepted create_a" in failure
+    assert failure == explored
+    assert set(read["idempotency-keys"].values()) == {None}
+    root = ET.fromstring(text)
+    timed = [root, *root.iter("testsuite"), *root.iter("testcase")]
+    assert len(timed) == 1 + 2 + 10
+    for element in timed:
+        assert float(element.get("time", "missing")) >= 0, element.attrib
 
 
 def test_compare_in_junit_has_a_suite_per_row_with_replay_commands(tmp_path: Path) -> None:

@@ -245,3 +245,27 @@ def test_fuzz_leaves_nothing_in_the_current_folder(tmp_path: Path) -> None:
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
     assert done.returncode == 0, done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fuzz_s_machine_appends_the_replay_lines_of_the_violating_run_to_its_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The explorer's PropertyViolation names the path code; fuzz's machine adds its replay and pytest lines."""
+    from hypothesis import Phase, seed, settings
+    from hypothesis.stateful import run_state_machine_as_test
+
+    from crashsweep.cli.fuzz import machine
+
+    loop = model("save-after-reply", TRIAGE, KEYED)
+    built = machine(loop, TRIAGE, None, "keyed", crashes=3, steps=60)
+    phases = (Phase.explicit, Phase.generate, Phase.shrink)  # hypothesis's explain phase takes half a minute
+    quiet = settings(built.TestCase.settings, max_examples=60, database=None, phases=phases)
+    with pytest.raises(stateful.PropertyViolation) as caught:
+        run_state_machine_as_test(seed(0)(built), settings=quiet)
+    *_, replay_line, pytest_line = str(caught.value).splitlines()
+    command = shlex.split(replay_line.removeprefix("replay: "))
+    assert command[:6] == ["crashsweep", "replay", "--variant", "save-after-reply", "--depth", "3"]
+    assert command[-1] == caught.value.path.code
+    assert pytest_line == f"pytest: {shlex.join(command)} --pytest"
+    assert main(command[1:]) == 1
+    capsys.readouterr()

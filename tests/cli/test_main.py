@@ -820,6 +820,21 @@ def test_verdicts_are_coloured_on_a_terminal(
     assert not _ANSI.search(out)  # never in a format for programs
 
 
+def test_color_is_taken_after_the_command_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """--color after the command decides as before it, and over it; every command and subcommand takes it."""
+    from crashsweep.cli.main import cli
+
+    args = ["explore", "--variant", "save-after-reply", "--depth", "1"]
+    assert _ANSI.search(_run(capsys, *args, "--color", "always")[1])
+    assert not _ANSI.search(_run(capsys, "--color", "always", *args, "--color", "never")[1])
+    paths = [[name] for name in cli.commands]
+    paths += [[name, sub] for name, group in cli.commands.items() for sub in getattr(group, "commands", {})]
+    for path in paths:
+        status, out, err = _run(capsys, *path, "--color", "never", "--help")
+        assert (status, err) == (0, ""), path
+        assert "--color" in out, path
+
+
 def test_compare_colours_its_verdict_column(capsys: pytest.CaptureFixture[str]) -> None:
     """The table's verdicts are coloured too, and the columns stay aligned."""
     args = ["compare", "--variants", "save-after-reply,idempotency-keys", "--depth", "1"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from crashsweep.cli.options import check_out, check_variant, choices_of, split_names
 
@@ -125,3 +126,31 @@ def test_the_commands_that_explore_a_design_share_one_group() -> None:
         assert set(shared) <= set(options)
         helps.append([getattr(options[flag], "help", None) for flag in shared[1:]])
     assert helps[0] == helps[1] == helps[2]
+
+
+def test_a_variant_that_names_a_shipped_design_file_says_to_use_design() -> None:
+    with pytest.raises(click.BadParameter, match=r"^keys-run-retry is a shipped design: use --design keys-run-retry$"):
+        check_variant(click.Context(click.Command("c")), click.Option(["--variant"]), "keys-run-retry")
+
+
+def test_an_unknown_fault_suggests_a_close_one() -> None:
+    from crashsweep.cli.main import cli
+
+    done = CliRunner().invoke(cli, ["explore", "--variant", "dbos", "--faults", "power-los"])
+    assert done.exit_code == 2
+    assert "did you mean 'power-loss'?" in done.output
+
+
+def test_call_ids_is_the_same_choice_on_every_command() -> None:
+    """--call-ids stable|fresh: a choice --help lists and the shell completes, on sweep as on the others."""
+    from crashsweep.cli.main import cli
+
+    def commands(group: click.Command) -> list[click.Command]:
+        subs = list(getattr(group, "commands", {}).values())
+        return subs + [c for sub in subs for c in commands(sub)]
+
+    found = [p for c in commands(cli) for p in c.params if p.name == "call_ids"]
+    assert len(found) >= 7
+    for param in found:
+        assert isinstance(param.type, click.Choice)
+        assert tuple(param.type.choices) == ("stable", "fresh")

@@ -97,7 +97,7 @@ def test_every_printed_command_works_as_printed(launcher: str, where: str, path:
         assert replayed.returncode == 1, replayed.stderr
         assert "VIOLATED no-duplicate after step" in replayed.stdout
     snippet = _shell(pytest_hint, cwd, path)
-    assert snippet.returncode == 1, snippet.stderr
+    assert snippet.returncode == 0, snippet.stderr  # the test was written: replay --pytest succeeded
     assert snippet.stdout.startswith('"""Replays crashsweep')
 
 

@@ -161,7 +161,7 @@ def _planned(*args: str) -> SweepRequest:
 
 def test_the_options_are_the_commands_parameters() -> None:
     """Given's fields are exactly the click command's parameters (their types declared once, in Given)."""
-    assert {field.name for field in dataclasses.fields(Given)} == {param.name for param in sweep.params}
+    assert {field.name for field in dataclasses.fields(Given)} == {p.name for p in sweep.params if p.expose_value}
 
 
 @pytest.mark.parametrize(
@@ -279,6 +279,9 @@ def test_parse_errors_after_the_rules_are_one_line_too(
         ([*AGENT, "--crash", "#1"], "has no name before '#'"),
         ([*AGENT, "--state-key", "nocolon"], "expected module:function"),
         (["--variant", "error-to-model"], "the reference loop does not implement 'error-to-model'"),
+        (["--target", "m:f", "--check", "m:g", "--arg", "a\u202eb=1"], "invisible or reordering character U+202E"),
+        (["--target", "m:f", "--check", "m:g", "--arg", "k\u200b=1"], "invisible or reordering character U+200B"),
+        (["--target", "m:f", "--check", "m:g", "--arg", "k\x07=1"], "the control character U+0007"),
     ):
         assert main(["sweep", *args]) == 2
         out, err = capsys.readouterr()

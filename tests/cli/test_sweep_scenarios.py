@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import stat
 from pathlib import Path
 
 import click
@@ -142,6 +144,32 @@ def test_every_scenario_is_one_json_line_the_baseline_first(tmp_path: Path) -> N
     assert records[3]["outcome"] == {"dups": 0, "missing": 1, "applied": 1}
     assert (records[4]["outcome"], records[4]["unreached"], records[4]["processes"]) == (None, 2, 2)
     assert [p.name for p in path.parent.iterdir()] == ["scenarios.jsonl"]
+
+
+def test_the_record_keeps_a_file_s_mode_and_a_new_one_gets_the_umask_s(tmp_path: Path) -> None:
+    """Written through a temporary file (mkstemp: 0600), the record still has the mode a file would get."""
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("old\n")
+    kept.chmod(0o664)
+    new = tmp_path / "new.jsonl"
+    mask = os.umask(0o027)
+    try:
+        sweep_scenarios.write_jsonl(kept, RESULT)
+        sweep_scenarios.write_jsonl(new, RESULT)
+    finally:
+        os.umask(mask)
+    assert (stat.S_IMODE(kept.stat().st_mode), stat.S_IMODE(new.stat().st_mode)) == (0o664, 0o640)
+
+
+def test_an_interrupted_sweep_s_record_keeps_the_file_s_mode(tmp_path: Path) -> None:
+    """--scenarios FILE after SIGTERM (`Partial.keep`): the lines so far, with FILE's mode."""
+    path = tmp_path / "s.jsonl"
+    path.write_text("")
+    path.chmod(0o644)
+    partial = sweep_scenarios.Partial.beside(path)
+    partial(RESULT.baseline)
+    assert partial.keep() == 1
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
 
 def test_a_replayed_scenario_is_told_in_words() -> None:

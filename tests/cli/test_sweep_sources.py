@@ -192,3 +192,65 @@ def test_the_declaration_is_read_from_the_source(
     assert not sweep_sources.declares_from_scratch("no_such_module:run")
     assert not sweep_sources.declares_from_scratch("python agent.py")
     del sys.modules["agents_pkg"]  # found, so imported (a parent package): its folder is this test's
+
+
+@pytest.mark.parametrize(
+    ("upgrade", "args", "said"),
+    [
+        ("crashsweep-no-such-program --x", {}, "--upgrade-to crashsweep-no-such-program --x: no program"),
+        ("/no/such/folder/prog", {}, "--upgrade-to /no/such/folder/prog: no program '/no/such/folder/prog'"),
+    ],
+)
+def test_an_upgrade_that_cannot_run_is_named_as_the_upgrade(upgrade: str, args: dict[str, str], said: str) -> None:
+    """--target with --upgrade-to: a missing program is refused before any process, by --upgrade-to's name.
+
+    Found missing only at the first restart, it was said as the target's program ("cannot start
+    '.../python'"), the one that runs fine.
+    """
+    import click
+
+    with pytest.raises(click.UsageError) as caught:
+        sweep_sources.target_source("python -c pass", "json:dumps", args, "keyed", api.Nemesis(), upgrade)
+    assert said in caught.value.message
+
+
+def test_an_arg_declaration_is_read_without_importing_the_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--arg: CRASHSWEEP_ARGS read from the source; the module, raising on import (a heavy framework), is not run."""
+    (tmp_path / "heavy_target_41.py").write_text(
+        "raise RuntimeError('the framework would load here')\n"
+        "CRASHSWEEP_ARGS = {'mode': ('fast', 'slow'), 'name': ()}\n\ndef run() -> None:\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    target = sweep_sources.program("heavy_target_41:run", {"mode": "fast", "name": "x"})
+    assert target.label.endswith("mode=fast name=x")
+    assert "heavy_target_41" not in sys.modules
+    with pytest.raises(ValueError, match="--arg mode=quick: heavy_target_41 allows fast, slow"):
+        sweep_sources.program("heavy_target_41:run", {"mode": "quick"})
+    with pytest.raises(ValueError, match="--arg other: heavy_target_41 takes mode, name"):
+        sweep_sources.program("heavy_target_41:run", {"other": "1"})
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("CRASHSWEEP_ARGS = dict(mode=('a',))\n", None),  # not a literal: imported, then read
+        ("if True:\n    CRASHSWEEP_ARGS = {'mode': ('a',)}\n", None),  # in a block: imported
+        ("from json import *\n", "declares no arguments"),  # what * binds: imported
+        ("X = 1\n", "declares no arguments"),  # nothing binds it: not imported
+    ],
+)
+def test_an_arg_declaration_the_source_does_not_settle_is_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, said: str | None
+) -> None:
+    name = f"declares_41_{abs(hash(source))}"
+    (tmp_path / f"{name}.py").write_text(source + "\ndef run() -> None:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    if said is None:
+        assert sweep_sources.program(f"{name}:run", {"mode": "a"}).label.endswith("mode=a")
+        assert name in sys.modules
+    else:
+        with pytest.raises(ValueError, match=said):
+            sweep_sources.program(f"{name}:run", {"mode": "a"})
+        assert (name in sys.modules) == ("import" in source)

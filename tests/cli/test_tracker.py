@@ -20,7 +20,7 @@ CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 
 def test_tracker_serve_answers_until_stopped(tmp_path: Path) -> None:
     """`crashsweep tracker serve --port 0` prints its URL, answers, and stops on SIGTERM."""
-    command = [CRASHSWEEP, "tracker", "serve", "--root", str(tmp_path / "db"), "--port", "0", "--mode", "keyless"]
+    command = [CRASHSWEEP, "tracker", "serve", "--root", str(tmp_path / "db"), "--port", "0", "--tracker", "keyless"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=child_env()) as server:
         assert server.stdout is not None
         line = server.stdout.readline()
@@ -145,3 +145,24 @@ def _bind_replaced(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setattr(api, "tracker_server", fake_server)
     monkeypatch.setattr(api, "serve_tracker", lambda server: None)
     return bound
+
+
+def test_tracker_serve_takes_tracker_and_mode_as_its_deprecated_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--tracker as every other command names it; --mode still works, hidden, with a one-line warning."""
+    _bind_replaced(monkeypatch)
+    root = ["tracker", "serve", "--root", str(tmp_path / "db"), "--port", "0"]
+    assert main([*root, "--tracker", "keyless"]) == 0
+    out, err = capsys.readouterr()
+    assert (out.startswith("tracker (keyless) serving "), err) == (True, "")
+    assert main([*root, "--mode", "keyless"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("tracker (keyless) serving ")
+    assert err == "crashsweep: warning: --mode is deprecated: give --tracker keyless\n"
+    assert main([*root, "--tracker", "keyed", "--mode", "keyless"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert main(["tracker", "serve", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    assert "--tracker [keyed|keyless]" in help_text
+    assert "--mode" not in help_text

@@ -123,7 +123,7 @@ def test_replay_pytest_snippet_runs(capsys: pytest.CaptureFixture[str], tmp_path
     (command,) = replay_lines(out)
     assert str(job.resolve()) in shlex.split(command)
     status, snippet, _ = run(capsys, *shlex.split(command)[1:], "--pytest")
-    assert status == 1
+    assert status == 0  # the test was made; the trace without --pytest exits 1 for the violation
     done = run_pytest(tmp_path, snippet, "test_replayed.py")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "make <it> has 2 records" in snippet
@@ -220,10 +220,34 @@ def test_replay_pytest_snippet_of_a_design_file_runs(capsys: pytest.CaptureFixtu
     status, snippet, _ = run(
         capsys, "replay", "--design", str(SAVE_AFTER_REPLY), "--depth", "1", "--path", "10:7=1", "--pytest"
     )
-    assert status == 1
+    assert status == 0
     assert f"load_design(Path({json.dumps(str(SAVE_AFTER_REPLY))})).design" in snippet
     done = run_pytest(tmp_path, snippet, "test_replayed.py")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_replay_pytest_exits_0_and_writes_the_test_where_asked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--pytest made the test: exit 0 for a violating path (the trace alone exits 1); --pytest FILE says where."""
+    replay = ["replay", "--variant", "save-after-reply", "--path", "10:7=1"]
+    assert run(capsys, *replay)[0] == 1
+    status, snippet, err = run(capsys, *replay, "--pytest")
+    assert (status, err) == (0, "")
+    assert snippet.startswith('"""Replays crashsweep')
+    target = tmp_path / "test made.py"
+    status, out, err = run(
+        capsys, "replay", "--variant", "save-after-reply", "--pytest", str(target), "--path", "10:7=1"
+    )
+    assert (status, err) == (0, "")
+    assert target.read_text(encoding="utf-8") == snippet
+    assert out == (
+        f"wrote {target}: a pytest test that replays path 10:7=1 and asserts the violation of no-duplicate;"
+        f" run: pytest {shlex.quote(str(target))}\n"
+    )
+    status, _, err = run(capsys, *replay, "--pytest", str(tmp_path / "missing" / "test.py"))
+    assert status == 2
+    assert err.count("\n") == 1
 
 
 def test_replaying_past_the_end_of_the_run_says_so(capsys: pytest.CaptureFixture[str]) -> None:

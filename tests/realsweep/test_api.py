@@ -75,3 +75,11 @@ def test_a_tracker_server_from_the_facade_binds_and_closes(tmp_path: Path) -> No
     finally:
         server.server_close()
         server.spaces.close()
+
+
+def test_a_missing_module_a_frameworks_extra_installs_is_named_with_the_extra() -> None:
+    """An installed user's --target on LangGraph without the extra: Python's words, then which extra brings it."""
+    said = "my_graph:check: cannot import 'my_graph': No module named 'langchain_core'"
+    assert api.with_extra(said) == f"{said} (langchain_core comes with langgraph: pip install 'crashsweep[langgraph]')"
+    assert api.with_extra("No module named 'agents.run'").endswith("pip install 'crashsweep[openai-agents]')")
+    assert api.with_extra("No module named 'numpyish'") == "No module named 'numpyish'"

@@ -65,6 +65,16 @@ def test_the_root_counts_every_suite_and_a_passing_document_has_no_failure() -> 
     assert "<failure" not in junit.document(suites[:1])
 
 
+def test_each_suite_takes_its_exploration_s_seconds_and_its_cases_share_them() -> None:
+    """The seconds given are the suite's time; each case's is an equal share; the root's the suites' sum."""
+    suites = [junit.row_suite(_row(safe=False), str, seconds=1.5), junit.row_suite(_row(safe=True), str, name="b")]
+    root = ET.fromstring(junit.document(suites))
+    assert [s.get("time") for s in root.iter("testsuite")] == ["1.500", "0.000"]
+    assert [c.get("time") for c in root.iter("testcase")] == ["0.750", "0.750", "0.000", "0.000"]
+    assert root.get("time") == "1.500"
+    assert _suites(junit.document(suites))[0].time == 1.5
+
+
 def test_markup_and_control_characters_stay_well_formed_xml() -> None:
     """Quotes, <, & and newlines are escaped; characters XML 1.0 cannot hold are written as escapes."""
     nasty = 'a "b" <c> & d\nnext\x00\x1b end'

@@ -87,6 +87,12 @@ def test_deep_nesting_is_one_line(tmp_path: Path, read: Reader, error: type[Exce
     [
         ("a\\nb", "name: contains the control character U+000A"),
         ("a\\u0000b", "name: contains the control character U+0000"),
+        ("evil\\u202Etxt.exe", "name: contains the invisible or reordering character U+202E"),
+        ("a\\u2028b", "name: contains the invisible or reordering character U+2028"),
+        ("a\\u200Bb", "name: contains the invisible or reordering character U+200B"),
+        ("a\\u200Db", "name: contains the invisible or reordering character U+200D"),
+        ("a\\u2060b", "name: contains the invisible or reordering character U+2060"),
+        ("a\\uFEFFb", "name: contains the invisible or reordering character U+FEFF"),
         ("x" * (NAME_MAX + 1), f"name: {NAME_MAX + 1} characters long; a name has at most {NAME_MAX}"),
         ("  ", "name: expected a non-empty string"),
     ],

@@ -124,3 +124,13 @@ def test_the_facades_old_tables_are_views_of_the_records() -> None:
     assert {"dbos", "pydantic-ai", "temporal"} == api.REPLAYING_FRAMEWORKS
     assert api.FRAMEWORK_REGISTRY is frameworks.REGISTRY
     assert api.framework("dbos") is named("dbos")
+
+
+def test_a_missing_module_of_an_extra_names_the_extra() -> None:
+    """langchain_core (what `--target my_graph:run` lacks without the langgraph extra) names langgraph's extra."""
+    from crashsweep.realsweep.adapters.frameworks import extra_for
+
+    said = "langchain_core comes with langgraph: pip install 'crashsweep[langgraph]'"
+    assert extra_for("langchain_core.messages") == said
+    assert extra_for("temporalio") == "temporalio comes with temporal: pip install 'crashsweep[temporal]'"
+    assert extra_for("numpy") is None

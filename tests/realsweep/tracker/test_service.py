@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
 from tests.realsweep.helpers import child_env
@@ -173,3 +175,37 @@ def test_the_service_stops_when_its_parent_is_killed_by_sigkill(tmp_path: Path) 
         parent.communicate()
         if alive(service_pid):
             os.kill(service_pid, signal.SIGKILL)
+
+
+def test_a_service_whose_parent_stops_reading_as_it_starts_exits_quietly(tmp_path: Path) -> None:
+    """Its URL goes into a pipe no one reads (the parent stopped by Ctrl-C): status 1, no traceback."""
+    command = [sys.executable, "-m", "crashsweep.realsweep.tracker.service", "--root", str(tmp_path / "db")]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env())
+    assert child.stdout is not None
+    assert child.stderr is not None
+    child.stdout.close()  # before it is ready: its READY line breaks the pipe
+    try:
+        assert child.wait(timeout=30) == 1
+        assert child.stderr.read() == b""
+    finally:
+        child.kill()
+        child.wait()
+        child.stderr.close()
+
+
+def test_a_ctrl_c_while_the_service_starts_is_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGINT reaches the whole foreground group: the child, still starting, exits 130 and says nothing."""
+    from crashsweep.realsweep.tracker import service as module
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "make_server", interrupted)
+    try:
+        status = module.main(["--root", str(tmp_path / "db")])
+    except KeyboardInterrupt:
+        pytest.fail("the KeyboardInterrupt escaped: a traceback on the terminal")
+    assert status == 130
+    assert capsys.readouterr() == ("", "")
