@@ -33,7 +33,7 @@ ul.verdicts li { margin: 0.3em 0; }
 .holds { color: #1a7f37; font-weight: 600; } .violated, .unexercised { color: #c62828; font-weight: 600; }
 .violation { border-left: 4px solid #c62828; background: #fff5f5; padding: 0.5em 1em; }
 pre { background: #f7f7f7; border: 1px solid #e0e0e0; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
-pre.command { background: #1e1e1e; color: #f0f0f0; }
+pre.command { background: #1e1e1e; color: #f0f0f0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .diagram { overflow: auto; border: 1px solid #e0e0e0; padding: 0.5em; background: #fff; }
 .diagram svg { max-width: 100%; height: auto; }
 .diagram.sequence svg { max-width: none; }

@@ -23,6 +23,9 @@ document.body.setAttribute("data-svgs", Array.from(document.querySelectorAll("sv
   var r = s.getBoundingClientRect(); return Math.round(r.width) + "x" + Math.round(r.height);
 }).join(" "));
 document.body.setAttribute("data-trace", document.querySelector("pre.trace").getBoundingClientRect().height > 0);
+document.body.setAttribute("data-commands-fit", Array.from(document.querySelectorAll("pre.command")).every(
+  function (p) { return p.scrollWidth <= p.clientWidth; }
+));
 </script>
 """
 
@@ -71,3 +74,40 @@ def test_page_renders_in_headless_chromium(capsys: pytest.CaptureFixture[str], t
     assert screenshot.read_bytes().startswith(b"\x89PNG")
     assert screenshot.stat().st_size > 50_000
     print(f"screenshot of the page: {screenshot}")
+
+
+@pytest.mark.requires_tool("chromium", "chromium-browser")
+@pytest.mark.requires_tool("dot")
+def test_a_long_replay_command_wraps_in_its_box(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A replay line naming a job in a deep folder stays in its box at 800 px: it wraps, it does not overflow."""
+    deep = tmp_path.joinpath(*(["a-folder-with-a-long-name"] * 6))
+    deep.mkdir(parents=True)
+    job = deep / "one-write-with-a-long-file-name.toml"
+    job.write_text(
+        'name = "one"\nturns = [["create_a"]]\n[calls]\ncreate_a = { tool = "create_issue", writes = true }\n'
+    )
+    out_dir = tmp_path / "out"
+    assert (
+        main(["explore", "--variant", "save-after-reply", "--job", str(job), "--depth", "1", "--out", str(out_dir)])
+        == 1
+    )
+    capsys.readouterr()
+    page = out_dir / "index.html"
+    assert len(max(page.read_text(encoding="utf-8").split("\n"), key=len)) > 100  # the line is long
+    measured = tmp_path / "measured.html"
+    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    assert CHROMIUM is not None
+    flags = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+    ]
+    flags += ["--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run(
+        [*flags, "--window-size=800,2000", "--dump-dom", measured.as_uri()], capture_output=True, text=True, timeout=180
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert 'data-commands-fit="true"' in dom.stdout
