@@ -49,3 +49,23 @@ def test_the_home_page_names_every_invariant_and_links_every_guide_page() -> Non
     assert [name for name in (i.name for i in invariants.INVARIANTS) if f"**{name}**" not in home] == []
     guides = sorted(p.name for p in (DOCS / "guide").glob("*.md"))
     assert [name for name in guides if f"(guide/{name})" not in home] == []
+
+
+REPOSITORY = "https://github.com/crashsweep/crashsweep"
+
+
+def test_the_readmes_links_work_on_any_page_that_shows_it() -> None:
+    """The README is the package's long description too: every link is absolute, into this repository's files."""
+    links = re.findall(r"\]\(([^)\s]+)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert links
+    relative = [link for link in links if not re.match(r"[a-z]+://", link)]
+    assert relative == []
+    ours = [link.split("/main/", 1)[1].partition("#")[0] for link in links if link.startswith(REPOSITORY)]
+    assert [path for path in ours if not (ROOT / path).exists()] == []
+
+
+def test_the_package_and_the_site_name_the_repository() -> None:
+    """pyproject's Project-URLs and the site's repository link are one address."""
+    project = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'Repository = "{REPOSITORY}"' in project
+    assert f"repo_url: {REPOSITORY}\n" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
