@@ -25,7 +25,7 @@ from click.decorators import FC
 
 from crashsweep.cli import sweep_determinism, sweep_scenarios
 from crashsweep.realsweep import api
-from crashsweep.reports import junit, table, trace
+from crashsweep.reports import audit, junit, table, trace
 from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.frontier import Frontier, frontier_json, frontier_markdown, frontier_text
 from crashsweep.reports.replay import PROGRAM, command_line, replay_command
@@ -109,6 +109,7 @@ FRONTIER: Kind[Frontier] = Kind("the frontier")
 SWEEP: Kind[Swept] = Kind("a real sweep's row")
 CONFORMANCE: Kind[Sequence[api.Conformance]] = Kind("a conformance table")
 TRACE: Kind[Traced] = Kind("a replayed trace")
+AUDIT: Kind[Sequence[audit.Audited]] = Kind("an audit of histories")
 
 
 @dataclass(frozen=True)
@@ -182,12 +183,20 @@ TEXT = Format(
         SWEEP: _sweep_text,
         CONFORMANCE: partial(api.render_conformance, fmt="text"),
         TRACE: _trace_text,
+        AUDIT: audit.text,
     },
     for_people=True,
 )
 JSON = Format(
     "json",
-    {ROW: _row(table.to_json), TABLES: _tables_json, FRONTIER: frontier_json, SWEEP: _sweep_json, TRACE: _trace_json},
+    {
+        ROW: _row(table.to_json),
+        TABLES: _tables_json,
+        FRONTIER: frontier_json,
+        SWEEP: _sweep_json,
+        TRACE: _trace_json,
+        AUDIT: audit.to_json,
+    },
 )
 MARKDOWN = Format(
     "markdown",
@@ -301,7 +310,13 @@ def _conformance_junit(results: Sequence[api.Conformance]) -> str:
 
 JUNIT = Format(
     "junit",
-    {ROW: _explored_junit, TABLES: _tables_junit, SWEEP: _sweep_junit, CONFORMANCE: _conformance_junit},
+    {
+        ROW: _explored_junit,
+        TABLES: _tables_junit,
+        SWEEP: _sweep_junit,
+        CONFORMANCE: _conformance_junit,
+        AUDIT: lambda audits: junit.document(audit.suites(audits)),
+    },
 )
 
 FORMATS: dict[str, Format] = {format.name: format for format in (TEXT, JSON, MARKDOWN, JUNIT)}

@@ -18,6 +18,7 @@ import click
 
 from crashsweep.cli import artifacts, clock, colour, export, formats, helptext, prog, runs, variant_names
 from crashsweep.cli import view as cmd_view
+from crashsweep.cli.audit import audit
 from crashsweep.cli.colour import color_option
 from crashsweep.cli.conform import conform
 from crashsweep.cli.design import design as design_group
@@ -233,6 +234,7 @@ cli.add_command(tracker)
 cli.add_command(frontier_command, name="frontier")
 cli.add_command(design_group)
 cli.add_command(examples)
+cli.add_command(audit)
 
 
 def _set_color(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
