@@ -18,10 +18,10 @@ from pathlib import Path
 from crashsweep.realsweep.probe.crashpoint import MALFORMED
 from crashsweep.realsweep.values import Outcome, ScenarioResult
 from crashsweep.spec import invariants
-from crashsweep.spec.history import FACTS, FINISHED, STUCK, Event, History, write
+from crashsweep.spec.history import FINISHED, KEPT, STUCK, Event, History, write
 
 NO_HISTORY = "the check gave counts alone (build its Outcome with Outcome.of to give the effects)"
-FILE = "history.jsonl"
+FILE = KEPT
 """The scenario's history in its kept folder (`--keep`)."""
 
 
@@ -75,4 +75,4 @@ def keep(scenario: ScenarioResult, folder: Path) -> Path:
     return path
 
 
-__all__ = ["FACTS", "FILE", "judge", "keep", "scenario_history"]
+__all__ = ["FILE", "counted", "judge", "keep", "scenario_history"]

@@ -37,6 +37,8 @@ FACTS = ("effects", "transcript", "approvals", "status")
 """The families of facts a producer may have seen: the receiver's effects, the conversation sent
 to the model, the approvals, how each run ended. An invariant that needs a family the history
 lacks is not decided on it (spec/HISTORY.md 3)."""
+KEPT = "history.jsonl"
+"""A kept scenario's history in its folder (`sweep --keep`), which `audit FOLDER` looks for."""
 FINISHED = "finished"
 STUCK = "stuck"
 

@@ -18,10 +18,7 @@ import click
 from crashsweep.cli import formats
 from crashsweep.reports.audit import Audited
 from crashsweep.spec import invariants
-from crashsweep.spec.history import History, HistoryError, read
-
-KEPT = "history.jsonl"
-"""The name of a kept scenario's history (realsweep/histories.py FILE): what a folder is searched for."""
+from crashsweep.spec.history import KEPT, History, HistoryError, read
 
 
 class AuditError(ValueError):

@@ -6,28 +6,30 @@ from crashsweep.spec.job import Job
 from crashsweep.spec.ops import Stuck
 from crashsweep.spec.world import World
 
-_WRITES: dict[int, tuple[Job, tuple[str, ...]]] = {}
-_GATED: dict[int, tuple[Job, tuple[str, ...]]] = {}
+_KEPT: dict[tuple[int, str], tuple[Job, tuple[str, ...]]] = {}
+
+
+def _kept(job: Job, what: str) -> tuple[str, ...]:
+    """`job.<what>` (writes, gated), computed once per job: invariants are checked in every state.
+
+    A job is frozen, and the entry keeps it alive, so its id is unique while the entry is there.
+    """
+    known = _KEPT.get((id(job), what))
+    if known is None or known[0] is not job:
+        if len(_KEPT) >= 128:
+            _KEPT.clear()
+        known = _KEPT[(id(job), what)] = (job, getattr(job, what))
+    return known[1]
 
 
 def job_writes(job: Job) -> tuple[str, ...]:
-    """`job.writes`, computed once per job (a job is frozen; the entry keeps it alive, so its id is unique)."""
-    known = _WRITES.get(id(job))
-    if known is None or known[0] is not job:
-        if len(_WRITES) >= 64:
-            _WRITES.clear()
-        known = _WRITES[id(job)] = (job, job.writes)
-    return known[1]
+    """`job.writes`, computed once per job."""
+    return _kept(job, "writes")
 
 
 def job_gated(job: Job) -> tuple[str, ...]:
-    """`job.gated`, computed once per job (as `job_writes`): approved-exactly is checked in every state."""
-    known = _GATED.get(id(job))
-    if known is None or known[0] is not job:
-        if len(_GATED) >= 64:
-            _GATED.clear()
-        known = _GATED[id(job)] = (job, job.gated)
-    return known[1]
+    """`job.gated`, computed once per job."""
+    return _kept(job, "gated")
 
 
 def stuck(world: World) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.cli.main import main
+from tests.docs import chromium
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -83,31 +84,13 @@ def test_a_long_replay_command_wraps_in_its_box(capsys: pytest.CaptureFixture[st
     deep = tmp_path.joinpath(*(["a-folder-with-a-long-name"] * 6))
     deep.mkdir(parents=True)
     job = deep / "one-write-with-a-long-file-name.toml"
-    job.write_text(
-        'name = "one"\nturns = [["create_a"]]\n[calls]\ncreate_a = { tool = "create_issue", writes = true }\n'
-    )
-    out_dir = tmp_path / "out"
-    assert (
-        main(["explore", "--variant", "save-after-reply", "--job", str(job), "--depth", "1", "--out", str(out_dir)])
-        == 1
-    )
+    job.write_text('name = "one"\nturns = [["a"]]\n[calls]\na = { tool = "create_issue", writes = true }\n')
+    explore = ["explore", "--variant", "save-after-reply", "--job", str(job), "--depth", "1"]
+    assert main([*explore, "--out", str(tmp_path / "out")]) == 1
     capsys.readouterr()
-    page = out_dir / "index.html"
+    page = tmp_path / "out" / "index.html"
     assert len(max(page.read_text(encoding="utf-8").split("\n"), key=len)) > 100  # the line is long
-    measured = tmp_path / "measured.html"
-    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"), encoding="utf-8")
     assert CHROMIUM is not None
-    flags = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-    ]
-    flags += ["--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run(
-        [*flags, "--window-size=800,2000", "--dump-dom", measured.as_uri()], capture_output=True, text=True, timeout=180
-    )
-    assert dom.returncode == 0, dom.stderr[-2000:]
-    assert 'data-commands-fit="true"' in dom.stdout
+    measured = chromium.with_script(page, MEASURE, tmp_path / "measured.html")
+    dom = chromium.dump_dom(CHROMIUM, measured, tmp_path / "profile", (800, 2000))
+    assert 'data-commands-fit="true"' in dom
