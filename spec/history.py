@@ -10,11 +10,12 @@ producer saw) and one event a line; `read` refuses a malformed line with its num
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 VERSION = 1
 """The JSONL form's version (the header's `crashsweep_history`)."""
@@ -29,10 +30,12 @@ FS = (
     "approval_redeem",
     "checkpoint",
     "run_status",
+    "tool_run",
 )
 """What an event is: a request to the model, a tool call the model asked for, an effect at the
 receiver, a tool result saved into the conversation, an approval asked/given/redeemed, a save,
-the run's status (`finished`, `stuck`, ...)."""
+the run's status (`finished`, `stuck`, ...), one attempt of a tool's body (a tool span: started,
+returned, raised, or its outcome unknown)."""
 FACTS = ("effects", "transcript", "approvals", "status")
 """The families of facts a producer may have seen: the receiver's effects, the conversation sent
 to the model, the approvals, how each run ended. An invariant that needs a family the history
@@ -41,6 +44,30 @@ KEPT = "history.jsonl"
 """A kept scenario's history in its folder (`sweep --keep`), which `audit FOLDER` looks for."""
 FINISHED = "finished"
 STUCK = "stuck"
+FAILED = "failed"
+CANCELLED = "cancelled"
+DIVERGED = "diverged"
+"""A run's statuses: finished; stuck (it can never go on); declared failed or cancelled by its
+runtime; diverged (a replay found other steps than the history it replays: Temporal's
+nondeterminism)."""
+STATUSES = (FINISHED, STUCK, FAILED, CANCELLED, DIVERGED)
+
+
+def args_digest(arguments: object) -> str:
+    """A tool call's arguments as one `args_digest`: "sha256:" and 16 hex digits of their canonical JSON.
+
+    Every producer digests alike, so one call's arguments give one digest whoever recorded them
+    (a span's captured text, a session's JSON text, a checkpoint's dict): a JSON text is parsed
+    first, then written with sorted keys and no spaces; text that is not JSON is digested as it is.
+    """
+    if isinstance(arguments, str):
+        text = arguments
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 class HistoryError(ValueError):
@@ -71,7 +98,11 @@ class Event:
     detail: str = ""
     """Words for a person: why a request was refused, why a run is stuck."""
     src: str = ""
-    """Where the event came from: "model", "tracker", "checkpoint", "session", a file's name."""
+    """Where the event came from: "model", "tracker", "checkpoint", "session", or a place in a
+    recorded file ("traces.jsonl:span 5b8e...", "checkpoints.sqlite:checkpoint 1ef...")."""
+    time: float = 0.0
+    """When it happened, in seconds since the epoch, where the producer knows (0: not known);
+    importers merge several sources of one run by it (spec/HISTORY.md 7)."""
 
     def to_json(self) -> dict[str, Any]:
         """The event as one JSON object: its fields, the empty ones left out."""
@@ -102,12 +133,18 @@ class Event:
         for name in _STRINGS:
             if name in data and not isinstance(data[name], str):
                 raise HistoryError(f"{name} {data[name]!r}: expected a string")
-        return cls(**{name: data[name] for name in _NAMES if name in data})
+        when = data.get("time", 0.0)
+        if not isinstance(when, (int, float)) or isinstance(when, bool) or not 0 <= when < float("inf"):
+            raise HistoryError(f"time {when!r}: expected seconds since the epoch, 0 or more")
+        given = {name: data[name] for name in _NAMES if name in data}
+        if "time" in given:
+            given["time"] = float(when)
+        return cls(**given)
 
 
 _NAMES = frozenset(f.name for f in fields(Event))
 _OPTIONAL = tuple(f.name for f in fields(Event) if f.name not in ("run", "incarnation", "seq", "type", "f"))
-_STRINGS = ("run", "type", "f", *_OPTIONAL)
+_STRINGS = ("run", "type", "f", *(name for name in _OPTIONAL if name != "time"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,35 +197,60 @@ def write(history: History, path: Path) -> None:
     tmp.replace(path)
 
 
+MAX_LINE = 16 * 1024 * 1024
+"""The longest line a reader takes, in bytes: a longer one is refused, not read into memory."""
+
+
 def read(path: Path) -> History:
     """The history in the JSONL file `path`; HistoryError naming the file and line of the first bad line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise HistoryError(f"{path}: cannot be read ({error})") from None
-    try:
-        return parse(text)
+        with path.open("rb") as file:
+            return _parse(_lines(file))
+    except OSError as error:
+        raise HistoryError(f"{path}: cannot be read ({error.strerror or error})") from None
     except HistoryError as error:
         raise HistoryError(f"{path}:{error}") from None
 
 
+def _lines(file: IO[bytes]) -> Iterator[str]:
+    """The file's lines as text, each read with a cap: HistoryError "LINE: ..." for one too long or not UTF-8."""
+    number = 0
+    while line := file.readline(MAX_LINE + 1):
+        number += 1
+        if len(line) > MAX_LINE:
+            raise HistoryError(f"{number}: a line longer than {MAX_LINE // (1024 * 1024)} MiB: not an event")
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise HistoryError(f"{number}: not UTF-8 (byte {error.start + 1})") from None
+
+
 def parse(text: str) -> History:
     """The history of JSONL `text`; HistoryError "LINE: what is wrong" for the first bad line."""
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
+    return _parse(iter(text.splitlines()))
+
+
+def _parse(lines: Iterator[str]) -> History:
+    first = next(lines, "")
+    if not first.strip():
         raise HistoryError('1: expected the header line {"crashsweep_history": 1, ...}')
-    header = _header(_object(lines[0], 1))
+    header = _header(_object(first, 1))
     events: list[Event] = []
-    for number, line in enumerate(lines[1:], 2):
+    last = 0
+    for number, line in enumerate(lines, 2):
         if not line.strip():
             continue
         data = _object(line, number)
         if data.get("v", VERSION) != VERSION:
             raise HistoryError(f"{number}: version {data['v']!r}: this reader knows version {VERSION}")
         try:
-            events.append(Event.from_json(data))
+            event = Event.from_json(data)
         except (HistoryError, TypeError) as error:
             raise HistoryError(f"{number}: {error}") from None
+        if event.seq and event.seq <= last:
+            raise HistoryError(f"{number}: seq {event.seq} after seq {last}: events go in order (two histories mixed?)")
+        last = event.seq or last
+        events.append(event)
     return History(tuple(events), **header)
 
 

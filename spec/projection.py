@@ -12,6 +12,8 @@ equal to the invariants' checks over this projection, state by state.
 
 from __future__ import annotations
 
+from typing import Any
+
 from crashsweep.spec.approval import GIVEN, MISAPPROVED, REDEEMED, UNAPPROVED
 from crashsweep.spec.entries import parts
 from crashsweep.spec.history import FINISHED, STUCK, Event, History
@@ -37,7 +39,7 @@ def history(world: World, job: Job) -> History:
     return History(tuple(events), job.writes, job.gated)
 
 
-def _event(events: list[Event], run: str, incarnation: int, type_: str, f: str, **fields: str) -> Event:
+def _event(events: list[Event], run: str, incarnation: int, type_: str, f: str, **fields: Any) -> Event:
     return Event(run, incarnation, len(events) + 1, type_, f, **fields)
 
 

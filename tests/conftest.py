@@ -57,6 +57,7 @@ SLOW = (
     "cli/test_view_browser.py",  # explore --out's page in real headless Chromium
     "docs",  # every command block of the docs run, the stateful example under pytest
     "benchmarks",  # the benchmark scripts, run as a user runs them
+    "importers/real",  # importers of records that real frameworks and a Temporal dev server wrote in a sweep
     "test_packaging.py",  # a wheel built by pip from a copy of the tree
 )
 """The slow tier: folders and modules under tests/ whose every test is marked `slow` (see above)."""

@@ -57,8 +57,12 @@ def copy_of_the_tree(tmp_path: Path) -> Path:
     (tree / "crashsweep").mkdir(parents=True)
     shutil.copy(ROOT / "pyproject.toml", tree)
     for path in (ROOT / "crashsweep").iterdir():
-        if path.suffix == ".py" or (path.is_dir() and path.name == "cli"):
-            (shutil.copytree if path.is_dir() else shutil.copy)(path, tree / "crashsweep" / path.name)
+        if path.suffix == ".py" or (path.is_dir() and not path.is_symlink() and (path / "__init__.py").exists()):
+            ignore = shutil.ignore_patterns("__pycache__")
+            if path.is_dir():
+                shutil.copytree(path, tree / "crashsweep" / path.name, ignore=ignore)
+            else:
+                shutil.copy(path, tree / "crashsweep" / path.name)
     for name in PACKAGES:
         shutil.copytree(ROOT / name, tree / "crashsweep" / name, ignore=shutil.ignore_patterns("__pycache__"))
     return tree

@@ -23,7 +23,17 @@ from pathlib import Path
 
 from tests.paths import ROOT
 
-SOURCES = ("crashsweep/cli", "spec", "explorer", "variants", "reports", "realsweep", "benchmarks", "tests")
+SOURCES = (
+    "crashsweep/cli",
+    "crashsweep/importers",
+    "spec",
+    "explorer",
+    "variants",
+    "reports",
+    "realsweep",
+    "benchmarks",
+    "tests",
+)
 """The folders whose Python files are read, besides crashsweep/*.py (never .venv nor crashsweep/shipped-files)."""
 
 NOT_THE_CHECKOUT = frozenset({".git", ".venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"})

@@ -1,12 +1,14 @@
-"""`crashsweep audit PATH...`: judge histories that were recorded by the invariants every sweep is judged by.
+"""`crashsweep audit PATH...`: recorded runs judged by the invariants every sweep is judged by, and their anomalies.
 
-A PATH is a History JSONL file (spec/HISTORY.md section 2: what a user or another tool wrote,
-or what `sweep --keep DIR` left in each scenario's folder), or a folder, whose `history.jsonl`
-files are all read, in name order. Every file is read before anything is judged: a line that
-is not a history's names its file and line, exit 2, and nothing is claimed about the rest.
-Then each registered invariant (spec/invariants/) gives its verdict on each history: the same
-rule that decides a swept scenario decides an audited run. Exit status: 1 when an invariant
-is violated in some history, 0 otherwise, 2 for input that cannot be used.
+A PATH is a record of some kind audit reads (spec/HISTORY.md 7: a History JSONL, OTLP spans,
+crashsweep.otel's log, an OpenAI Agents SDK session database, a LangGraph checkpoint database, a
+Temporal workflow history, a DBOS system database, a receiver's ledger), or a folder of them
+(a kept sweep: each scenario's `history.jsonl`). The files named together are one unit: the
+records of the same runs (crashsweep/importers/units.py). Every file is read before anything is
+judged: input that cannot be used is one line naming its file and place, exit 2, and nothing is
+claimed about the rest. Then each run is joined and judged (spec/auditing.py). Exit status: 1
+when an invariant is violated or a definite anomaly found in some run, 0 otherwise, 2 for input
+that cannot be used.
 """
 
 from __future__ import annotations
@@ -15,57 +17,45 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import formats
-from crashsweep.reports.audit import Audited
-from crashsweep.spec import invariants
-from crashsweep.spec.history import KEPT, History, HistoryError, read
+from crashsweep.cli import formats, options
+from crashsweep.importers.base import Unusable
+from crashsweep.importers.units import Unit, units
+from crashsweep.spec import auditing
+from crashsweep.spec.auditing import RunAudit
+from crashsweep.spec.job import JobError, load_job
 
 
-class AuditError(ValueError):
-    """Input audit cannot use: one line naming the path (and line) and what is wrong."""
+def judged(found: list[Unit], expected: tuple[str, ...] = (), gated: tuple[str, ...] = ()) -> list[RunAudit]:
+    """Each unit's runs, joined and judged."""
+    runs: list[RunAudit] = []
+    for unit in found:
+        histories = [history for source in unit.sources for history in source.histories]
+        runs.extend(auditing.audit(unit.name, histories, expected, gated))
+    return runs
 
 
-def files(paths: tuple[Path, ...]) -> list[Path]:
-    """The history files the paths name: each file as given, each folder's kept histories in name order."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            kept = sorted(path.rglob(KEPT))
-            if not kept:
-                raise AuditError(f"{path}: no {KEPT} in this folder (a sweep's --keep folder holds one a scenario)")
-            found.extend(kept)
-        elif path.exists():
-            found.append(path)
-        else:
-            raise AuditError(f"{path}: no such file or folder")
-    return found
-
-
-def histories(paths: tuple[Path, ...]) -> list[tuple[str, History]]:
-    """Every history the paths name, read whole first (HistoryError: its file and line), with its path's words."""
-    read_in: list[tuple[str, History]] = []
-    for file in files(paths):
-        try:
-            read_in.append((str(file), read(file)))
-        except HistoryError as error:
-            raise AuditError(str(error)) from None
-    return read_in
-
-
-def judged(read_in: list[tuple[str, History]]) -> list[Audited]:
-    """Each history with every registered invariant's verdict on it."""
-    return [Audited(path, tuple(i.judge(history) for i in invariants.registered())) for path, history in read_in]
+def job_calls(path: Path | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The job's writes and gated calls (none without --job); Unusable for a job file that cannot be used."""
+    if path is None:
+        return (), ()
+    try:
+        job = load_job(path)
+    except (JobError, OSError) as error:
+        raise Unusable(f"--job {path}: {error}") from None
+    return job.writes, job.gated
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@options.job_option(help="the job the runs did (a TOML file or a shipped job's name): its writes and gated calls")
 @formats.format_option(formats.AUDIT)
-def audit(paths: tuple[Path, ...], fmt: str) -> int:
-    """Judge recorded histories (History JSONL files, or folders of a kept sweep) by every invariant."""
+def audit(paths: tuple[Path, ...], job_path: Path | None, fmt: str) -> int:
+    """Judge recorded runs: spans, sessions, checkpoint and workflow databases, ledgers, History JSONL, kept sweeps."""
     try:
-        audits = judged(histories(paths))
-    except AuditError as error:
+        expected, gated = job_calls(job_path)
+        runs = judged(units(paths), expected, gated)
+    except Unusable as error:
         click.echo(f"crashsweep: error: {error}", err=True)
         return 2
-    click.echo(formats.render(fmt, formats.AUDIT, audits), nl=False)
-    return 1 if any(a.violated for a in audits) else 0
+    click.echo(formats.render(fmt, formats.AUDIT, runs), nl=False)
+    return 1 if any(run.failed for run in runs) else 0

@@ -30,6 +30,7 @@ from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.frontier import Frontier, frontier_json, frontier_markdown, frontier_text
 from crashsweep.reports.replay import PROGRAM, command_line, replay_command
 from crashsweep.reports.summary import InvariantVerdict, Summary
+from crashsweep.spec.auditing import RunAudit
 
 R = TypeVar("R")
 
@@ -109,7 +110,7 @@ FRONTIER: Kind[Frontier] = Kind("the frontier")
 SWEEP: Kind[Swept] = Kind("a real sweep's row")
 CONFORMANCE: Kind[Sequence[api.Conformance]] = Kind("a conformance table")
 TRACE: Kind[Traced] = Kind("a replayed trace")
-AUDIT: Kind[Sequence[audit.Audited]] = Kind("an audit of histories")
+AUDIT: Kind[Sequence[RunAudit]] = Kind("an audit of recorded runs")
 
 
 @dataclass(frozen=True)

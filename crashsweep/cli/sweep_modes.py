@@ -151,8 +151,12 @@ MODES: Mapping[Mode, Callable[[SweepRequest, Source, api.SweepOptions], int]] = 
 
 
 def _determinism(source: Source, options: api.SweepOptions) -> tuple[int, api.Divergence | None]:
-    """The determinism check of `source` (its worlds named by its own key when --state-key gave none)."""
-    keyed = replace(options, state_key=options.state_key or source.state_key)
+    """The determinism check of `source` (its worlds named by its own key when --state-key gave none).
+
+    Its runs are no scenarios of the sweep: they work in scratch folders, never in --keep's (the
+    sweep after it must find that folder empty, and keeps its scenarios there).
+    """
+    keyed = replace(options, state_key=options.state_key or source.state_key, keep=False, root=None)
     return api.determinism(source.target, source.check, keyed, source.nemesis)
 
 

@@ -28,7 +28,9 @@ scenario, and it is not part of the scenario's work folder:
   server. The tracker tools add "tracker filed ..." after the tracker accepted a write.
 - `ActivityTools`: the tracker tools' bodies, keyed from (workflow_id, activity_id).
 - `run_to_end(client, ...)`: start the workflow, or attach to it after a crash, and wait for
-  its result.
+  its result; under a sweep it then leaves the workflow's history in the work folder
+  (`temporal-history.json`, `keep_history`), which a kept sweep (`--keep`) keeps for
+  `crashsweep audit` (the `temporal` kind of crashsweep/importers).
 - `SWEEP_WORKER`: the worker options that make a crashed worker's tasks re-dispatch fast.
 """
 
@@ -52,15 +54,16 @@ from pathlib import Path
 from typing import Any
 
 from temporalio import activity
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 from temporalio.worker._worker import load_default_build_id  # memoized: computed once in the zygote
 
 from crashsweep.realsweep.adapters import script, transcripts
-from crashsweep.realsweep.adapters.script import TRACKER_URL, TrackerTools, workdir
+from crashsweep.realsweep.adapters.script import TRACKER_URL, WORKDIR, TrackerTools, workdir
 from crashsweep.realsweep.probe.crashpoint import WORLD, SweepRefused, crashpoint, fresh_id
+from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.process import lifeline
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
@@ -69,6 +72,8 @@ from crashsweep.spec.job import Job
 ADDRESS = "CRASHSWEEP_TEMPORAL_ADDRESS"
 """A Temporal server of one's own (host:port) for the processes, in place of the one the sweep starts."""
 SCENARIO = "temporal.json"
+HISTORY = "temporal-history.json"
+"""The workflow's history as `temporal workflow show --output json` prints it, left in the work folder at its end."""
 STARTUP = 30.0
 """Seconds the dev server may take to serve the default namespace (it takes about half a second)."""
 SWEEP_WORKER: dict[str, Any] = {
@@ -252,7 +257,9 @@ async def run_to_end(
 
     The ID is never run twice: a running workflow is attached to (USE_EXISTING), and a closed
     one is refused a new run (REJECT_DUPLICATE) and its result read. Run it inside the
-    worker's `async with`, so that the worker runs the workflow's tasks meanwhile.
+    worker's `async with`, so that the worker runs the workflow's tasks meanwhile. Once the
+    workflow closed (its result, or its failure raised), its history is left in the work
+    folder (`keep_history`).
     """
     handle: WorkflowHandle[Any, Any]
     try:
@@ -267,7 +274,38 @@ async def run_to_end(
         )
     except WorkflowAlreadyStartedError:
         handle = client.get_workflow_handle(id)
-    return await handle.result()
+    try:
+        result = await handle.result()
+    except WorkflowFailureError:
+        await keep_history(client, id)
+        raise
+    await keep_history(client, id)
+    return result
+
+
+async def keep_history(client: Client, id: str) -> Path | None:
+    """Write workflow `id`'s history into the sweep's work folder (HISTORY); its path, or None when not written.
+
+    Called once the workflow closed, after the scenario's last crash point: the file is what
+    `crashsweep audit` reads of the scenario's run, and a kept sweep (`--keep`) keeps it beside
+    the others; a sweep without `--keep` removes it with the folder (the process cannot tell
+    which: a local fetch and one file). Nothing is written outside a sweep (no
+    $CRASHSWEEP_WORKDIR), nor under `--points auto` or `syscalls`, where the write would be
+    crash points of the sweep's own making. A failure to fetch it is not the run's: it is
+    skipped, and the process ends as the workflow did.
+    """
+    points = Points.from_env()
+    if not os.environ.get(WORKDIR) or points.auto or points.syscalls:
+        return None
+    try:
+        history = await client.get_workflow_handle(id).fetch_history()
+    except Exception:  # the server's answer is a by-product of the run, never its failure
+        return None
+    path = workdir() / HISTORY
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_text(history.to_json(), encoding="utf-8")
+    os.replace(partial, path)
+    return path
 
 
 class CrashPointInterceptor(Interceptor):

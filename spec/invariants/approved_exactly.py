@@ -40,7 +40,12 @@ def check(history: History) -> Violation | None:
             found.append(f"{sent} was applied with no approval that matches it")
             evidence.append(event)
             continue
-        approved, approved_version, number = parts(event.approval)
+        try:
+            approved, approved_version, number = parts(event.approval)
+        except ValueError:  # a recorded approval that is no entry call@version#number matches nothing
+            found.append(f"{sent} was applied under {event.approval!r}, which names no approval")
+            evidence.append(event)
+            continue
         if (approved, approved_version) != (event.call, version(event.args_digest)):
             found.append(
                 f"{sent} was applied under approval #{number}, given for {approved} with arguments v{approved_version}"

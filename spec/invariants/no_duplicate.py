@@ -20,10 +20,10 @@ WITNESS = "some write applied"
 
 
 def effects_by_call(history: History) -> dict[str, list[Event]]:
-    """The effect events of each call, in order."""
+    """The effect events of each call, in order (an effect with no call is joined to none: spec/HISTORY.md 8)."""
     found: dict[str, list[Event]] = {}
     for event in history.events:
-        if event.f == "effect" and event.type == "ok":
+        if event.f == "effect" and event.type == "ok" and event.call:
             found.setdefault(event.call, []).append(event)
     return found
 

@@ -41,6 +41,8 @@ def _broken(events: list[Event]) -> Violation | None:
     results: dict[str, Event] = {}
     for n, event in enumerate(events):
         name = _id(event)
+        if not name and event.f != "model_call":  # unjoined: in no rule about calls (spec/HISTORY.md 8)
+            continue
         if event.f == "tool_call" and event.type == "invoke":
             calls.setdefault(name, event)
         elif event.f == "result_saved" and event.type == "ok":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,26 @@ def test_a_divergence_before_a_replaying_sweep_is_printed_instead_of_it(
     out = capsys.readouterr().out
     assert out.startswith("dbos, keys on, call IDs stable: deterministic VIOLATED from the empty world")
     assert out.rstrip().endswith("--determinism")
+
+
+def test_the_check_before_a_kept_sweep_works_outside_the_kept_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """--keep DIR: the check's runs are no scenarios; they must leave DIR empty for the sweep that keeps them."""
+    from crashsweep.cli.main import main
+    from crashsweep.realsweep import api
+
+    given: list[api.SweepOptions] = []
+
+    def held(target: object, check: object, options: api.SweepOptions, nemesis: object) -> tuple[int, None]:
+        given.append(options)
+        return 21, None
+
+    def swept(*args: object, **kwargs: object) -> None:
+        raise SystemExit(0)  # the sweep was reached: what it does with --keep is test_sweep.py's
+
+    monkeypatch.setattr(api, "determinism", held)
+    monkeypatch.setattr(api, "sweep", swept)
+    with pytest.raises(SystemExit):
+        main(["sweep", "--framework", "dbos", "--depth", "1", "--keep", str(tmp_path / "kept")])
+    assert [(options.keep, options.root) for options in given] == [(False, None)]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 
-from crashsweep.spec.history import FACTS, Event, History, HistoryError, parse, read, write
+from crashsweep.spec.history import FACTS, Event, History, HistoryError, args_digest, parse, read, write
 
 HISTORY = History(
     (
@@ -78,3 +79,17 @@ def test_a_history_lacking_a_fact_says_why() -> None:
     assert HISTORY.missing(("effects",)) is None
     assert HISTORY.missing(("effects", "transcript")) == "no session"
     assert History(facts=frozenset()).missing(("status",)) == "the history has no status"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "canonical"),
+    [
+        ('{"b": 1, "a": [true, null]}', '{"a":[true,null],"b":1}'),
+        ({"b": 1, "a": [True, None]}, '{"a":[true,null],"b":1}'),  # a dict: the same arguments, the same digest
+        ('{"title": "caf\\u00e9"}', '{"title":"café"}'),
+        ("not json", "not json"),  # digested as it is
+    ],
+)
+def test_args_digest_is_of_the_canonical_json(arguments: object, canonical: str) -> None:
+    """Keys sorted, no spaces, UTF-8 as it is: one digest for one value however a producer wrote it."""
+    assert args_digest(arguments) == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()[:16]

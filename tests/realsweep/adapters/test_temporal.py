@@ -14,15 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from crashsweep.importers import ledger, temporal_json
 from crashsweep.realsweep.adapters import script, temporal, transcripts
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, Target, sweep
+from crashsweep.realsweep.probe.modes import Points
+from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, Target, replay, sweep
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess, package_pythonpath
 from crashsweep.spec.job import TRIAGE, load_job
 from tests.realsweep.helpers import child_env
 
 MODULE = "crashsweep.realsweep.adapters.temporal_agent"
+ONE_WRITE = 'name = "one"\nturns = [["create_a"]]\n[calls]\ncreate_a = { tool = "create_issue", writes = true }\n'
+"""A job of one write."""
 
 
 def agent_target(keys: str, job: Path | None = None) -> Target:
@@ -158,3 +162,44 @@ def test_the_adapters_check_reads_the_effects_and_says_why_the_rest_is_not_decid
     assert history is not None
     assert dict(history.unseen) == dict(transcripts.UNDECIDED["temporal"])
     assert history.facts == frozenset({"effects", "status"})
+
+
+def test_a_kept_scenario_keeps_its_workflows_history_for_audit(tmp_path: Path) -> None:
+    """A kept scenario's work folder holds temporal-history.json, which the `temporal` importer reads.
+
+    One write (create_a), keys off, the worker killed at "before reporting activity run_tool 2"
+    (after the tracker filed create_a). Worker 1 (incarnation 1) scheduled ask_model 1 and
+    run_tool 2; the server timed attempt 1 of run_tool 2 out and the restart (incarnation 2)
+    ran attempt 2, then took every workflow task after it: ask_model 3 (the final answer) and
+    the close are its. The run is the workflow ID, which the tracker's records name too (two
+    records: the duplicate). Under `--points marked,auto` no history is written: its write would
+    be points of the sweep's own.
+    """
+    job = tmp_path / "one.toml"
+    job.write_text(ONE_WRITE)
+    crash = [("before reporting activity run_tool 2", 1)]
+    kept = tmp_path / "kept"
+    replay(agent_target("off", job), script.check(load_job(job)), SweepOptions(root=kept, keep=True), crash)
+    (history,) = temporal_json.histories(kept / "scenarios" / "s-0" / "work" / temporal.HISTORY)
+    found = [(e.type, e.f, e.incarnation, e.call, e.tool, e.status) for e in history.events]
+    assert found == [
+        ("invoke", "tool_run", 1, "1", "ask_model", ""),
+        ("ok", "tool_run", 1, "1", "ask_model", ""),
+        ("invoke", "tool_run", 1, "2", "run_tool", ""),
+        ("info", "tool_run", 1, "2", "run_tool", ""),
+        ("invoke", "tool_run", 1, "2", "run_tool", ""),
+        ("ok", "tool_run", 1, "2", "run_tool", ""),
+        ("invoke", "tool_run", 2, "3", "ask_model", ""),
+        ("ok", "tool_run", 2, "3", "ask_model", ""),
+        ("ok", "run_status", 2, "", "", "finished"),
+    ]
+    assert history.events[3].detail == "attempt 1: activity StartToClose timeout"
+    (effects,) = ledger.histories(kept / "tracker" / "s-0.sqlite3")
+    assert [e.call for e in effects.events] == ["create_a", "create_a"]
+    assert {e.run for e in history.events} == {e.run for e in effects.events} != {""}
+    auto = tmp_path / "auto"
+    options = SweepOptions(root=auto, keep=True, points=Points.parse("marked,auto"))
+    done = replay(agent_target("off", job), script.check(load_job(job)), options, crash)
+    assert (done.unreached, done.outcome.dups, done.outcome.stuck) == (0, 1, "")  # ran to its end, as above
+    assert not (auto / "scenarios" / "s-0" / "work" / temporal.HISTORY).exists()
+    assert (auto / "scenarios" / "s-0" / "work" / temporal.SCENARIO).exists()

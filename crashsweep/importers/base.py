@@ -1,0 +1,61 @@
+"""What every importer is: a kind of recorded run, how a file of it is recognised, how it is read.
+
+An importer turns one kind of record (OTLP spans, a session database, a checkpoint database,
+a workflow history, a receiver's ledger) into Histories, one a run (spec/HISTORY.md 7). It is a
+`Kind` value of the registry (importers/registry.py): `recognises` looks at a file cheaply (its
+first bytes, an SQLite database's tables) and `read` reads it whole. Input it cannot use is an
+`Unusable` error whose one line names the file and the place (line, or table and row) and what
+is wrong; nothing read from a file that fails is kept.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from crashsweep.spec.history import History
+
+HEAD = 65536
+"""How many bytes of a file `recognises` is given."""
+SQLITE = b"SQLite format 3\x00"
+
+
+class Unusable(ValueError):
+    """A record audit cannot use: one line, "FILE:LINE: what" or "FILE: table T row N: what"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of recorded run: its name, what it is, how a file of it is recognised and read."""
+
+    name: str
+    summary: str
+    recognises: Callable[[Path, bytes], bool]
+    """Whether the file at the path, whose first bytes (HEAD at most) are given, is of this kind."""
+    read: Callable[[Path], tuple[History, ...]]
+    """The file's histories, one a run, in the order the runs began; Unusable for what is wrong."""
+
+
+def tables(path: Path) -> frozenset[str]:
+    """The table names of the SQLite database at `path`, opened read-only (empty when it is not one)."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return frozenset(row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    except sqlite3.Error:
+        return frozenset()
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """The SQLite database at `path`, read-only (a reader must never change a record it audits)."""
+    try:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        raise Unusable(f"{path}: cannot be opened as an SQLite database ({error})") from None
+
+
+def place(path: Path, where: str) -> str:
+    """An event's `src`: the file's name and the place in it ("traces.jsonl:span 5b8e...")."""
+    return f"{path.name}:{where}"

@@ -1,0 +1,256 @@
+"""A span processor that writes each tool span's start to disk before the tool runs: audit sees crashed attempts.
+
+OpenTelemetry exports a span when it ends, so a process killed inside a tool leaves no trace
+of that tool in any exporter's file: the attempt that may have had an effect is the one the
+spans lose. `CrashsweepSpanProcessor(path)`, added to the SDK's TracerProvider beside its
+exporter, appends one History JSONL line (spec/HISTORY.md 2) for each tool span's start, and
+writes and fsyncs it before `on_start` returns, so before the tool's body runs; and one line
+for its end. `crashsweep audit` reads the file (kind `spans`, crashsweep/importers/spans.py):
+an attempt with an `invoke` and no end in its process is an attempt of unknown outcome.
+
+    provider = TracerProvider()
+    provider.add_span_processor(CrashsweepSpanProcessor("tool-spans.jsonl"))
+
+What it writes: a header when the file is new (`facts` [], each family `unseen` with why: a
+tool span shows no effect, no conversation, no approval, not how the run ended), then for each
+tool span a `tool_run` `invoke` at its start and `ok` or `fail` at its end (`fail` for an
+error status, `detail` its message, or for a pydantic-ai deferral), `src` "FILE:span ID",
+`time` its start or end. A tool span, its fields and its run are read as the `otlp` importer
+reads them (crashsweep/importers/otlp.py): `gen_ai.operation.name` = `execute_tool` (or
+`gen_ai.tool.name`, OpenInference's kind TOOL, Temporal's `RunActivity:`); call ID, tool,
+arguments' digest (the same `args_digest`), `crashsweep.idempotency_key`; the run is the
+span's `gen_ai.conversation.id` (or `session.id`, `temporalWorkflowID`), else its nearest open
+ancestor's, else its trace ID. Only the attributes given when a span starts are seen at its
+start (an instrumentation that sets the call ID later gives it on the end line only).
+
+Incarnation: each process that writes to the file is one, numbered on its first line (the
+file's highest incarnation + 1), so a restarted process appending to the same file continues
+it with the next `seq`. Processes may share the file: each line is written under an exclusive
+lock (flock) after reading what others appended. A line a crash cut short (a power cut
+mid-write) is the last of the file and was never acknowledged (its tool never began): the next
+writer truncates it. When the line cannot be written, `on_start` raises and the tool does not
+run: the record is the point. It imports only the standard library, OpenTelemetry and
+crashsweep.spec.history.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+try:
+    from opentelemetry.context import Context
+    from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+    from opentelemetry.trace import StatusCode, format_span_id, format_trace_id
+except ImportError:
+    raise ImportError(
+        "crashsweep.otel needs the OpenTelemetry SDK: install the `otel` extra (pip install 'crashsweep[otel]')"
+    ) from None
+
+from crashsweep.spec.history import VERSION, Event, History, args_digest
+
+RUN_ATTRIBUTES = ("gen_ai.conversation.id", "session.id", "temporalWorkflowID")
+ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool_arguments", "input.value")
+KEY = "crashsweep.idempotency_key"
+DEFERRED = "pydantic_ai.tool.deferral.name"
+INVALID = "pydantic_ai.tool.failure_stage"
+UNSEEN = {
+    "effects": "a span processor sees the agent's process, not the receiver's records (audit its ledger with it)",
+    "transcript": "tool spans do not hold the conversation sent to the model",
+    "approvals": "tool spans record no approvals",
+    "status": "the processor records tool spans, not how each run ended",
+}
+HEADER = (json.dumps(History(facts=frozenset(), unseen=UNSEEN).header()) + "\n").encode("utf-8")
+
+
+class CrashsweepSpanProcessor(SpanProcessor):
+    """Appends a tool span's start (fsynced before the tool runs) and end to a History JSONL file."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._runs: dict[int, str] = {}
+        """The run of each open span, by span ID: a child without its own takes its parent's."""
+        self._starts: dict[int, dict[str, str]] = {}
+        """The fields of each open tool span at its start, by span ID."""
+        self._open()
+
+    def _open(self) -> None:
+        """Open the file for this process: nothing of it read yet, no incarnation yet."""
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        self._read = 0
+        self._seq = 0
+        self._highest = -1
+        self._incarnation: int | None = None
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Note the span's run; for a tool span, write its `invoke` line durably before returning."""
+        run = _run(span.attributes or {})
+        if run is None and span.parent is not None:
+            run = self._runs.get(span.parent.span_id)
+        run = run or format_trace_id(span.context.trace_id)
+        self._runs[span.context.span_id] = run
+        fields = tool_fields(span.name, span.attributes or {})
+        if fields is None:
+            return
+        self._starts[span.context.span_id] = fields
+        self._append("invoke", run, span, fields, "", span.start_time)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """For a tool span whose start was written: its `ok` or `fail` line."""
+        span_id = span.context.span_id if span.context is not None else 0
+        run = self._runs.pop(span_id, None)
+        start = self._starts.pop(span_id, None)
+        if run is None or start is None:
+            return
+        attributes = span.attributes or {}
+        ended = tool_fields(span.name, attributes) or {}
+        fields = {name: ended.get(name) or value for name, value in start.items()}
+        outcome, detail = "ok", ""
+        if span.status.status_code is StatusCode.ERROR:
+            outcome, detail = "fail", span.status.description or ""
+        if DEFERRED in attributes:
+            outcome, detail = "fail", "deferred (" + str(attributes[DEFERRED]) + ")"
+        self._append(outcome, run, span, fields, detail, span.end_time)
+
+    def shutdown(self) -> None:
+        """Close the file (every line is already on disk)."""
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        """Nothing waits: each line was fsynced when written."""
+        return True
+
+    def _append(
+        self, outcome: str, run: str, span: ReadableSpan, fields: dict[str, str], detail: str, nanos: int | None
+    ) -> None:
+        """Write one event line and fsync it, under the file's lock, numbered after what the file holds.
+
+        After `shutdown` (in this process) nothing is written, as an exporter ignores spans then.
+        """
+        if self._fd < 0 and os.getpid() == self._pid:
+            return
+        span_id = format_span_id(span.context.span_id) if span.context is not None else ""
+        with self._locked():
+            if self._incarnation is None:
+                self._incarnation = self._highest + 1
+            self._seq += 1
+            src, when = f"{self.path.name}:span {span_id}", (nanos or 0) / 1e9
+            event = Event(
+                run, self._incarnation, self._seq, outcome, "tool_run", **fields, detail=detail, src=src, time=when
+            )
+            line = (json.dumps({"v": VERSION, **event.to_json()}) + "\n").encode("utf-8")
+            _write(self._fd, line)
+            self._read += len(line)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This process's lock and the file's, the file read up to its end (its header written when new)."""
+        if os.getpid() != self._pid:  # a forked child: a process of its own, with a file description of its own
+            self._open()
+        with self._lock:
+            if self._fd < 0:
+                raise ValueError(f"{self.path}: the span processor was shut down")
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                self._catch_up()
+                yield
+            finally:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _catch_up(self) -> None:
+        """Read what was appended since (other processes' lines); cut a torn last line; a new file's header."""
+        size = os.fstat(self._fd).st_size
+        chunk = os.pread(self._fd, size - self._read, self._read) if size > self._read else b""
+        complete, _, torn = chunk.rpartition(b"\n")
+        if torn:
+            os.ftruncate(self._fd, size - len(torn))
+        for line in complete.split(b"\n") if complete else ():
+            seq, incarnation = _numbers(line)
+            self._seq, self._highest = max(self._seq, seq), max(self._highest, incarnation)
+        self._read = size - len(torn)
+        if self._read == 0:
+            _write(self._fd, HEADER)
+            self._read = len(HEADER)
+            _sync_folder(self.path)
+
+
+def tool_fields(name: str, attributes: Mapping[str, Any]) -> dict[str, str] | None:
+    """A tool span's call, call_id, tool, args_digest and key, as crashsweep.importers.otlp reads them; None else."""
+    text = {key: value for key, value in attributes.items() if isinstance(value, str)}
+    operation = text.get("gen_ai.operation.name")
+    activity = name.startswith("RunActivity:") and "temporalActivityID" in text
+    if operation is not None and operation != "execute_tool":
+        return None
+    tool_kind = "gen_ai.tool.name" in text or text.get("openinference.span.kind") == "TOOL" or activity
+    if operation is None and not tool_kind:
+        return None
+    if INVALID in attributes:
+        return None
+    tool = text.get("gen_ai.tool.name") or text.get("tool.name") or name.removeprefix("RunActivity:")
+    fields = {"call": text.get("temporalActivityID", "") if activity else "", "tool": tool}
+    fields["call_id"], fields["key"] = text.get("gen_ai.tool.call.id", ""), text.get(KEY, "")
+    arguments = next((text[a] for a in ARGUMENT_ATTRIBUTES if a in text), None)
+    fields["args_digest"] = "" if arguments is None else args_digest(arguments)
+    payload = _langchain_payload(arguments)
+    if payload is not None:  # OpenLLMetry's LangChain callback payload: the arguments are its inputs
+        fields["args_digest"] = args_digest(payload["inputs"])
+        call_id = payload["kwargs"].get("tool_call_id")
+        fields["call_id"] = fields["call_id"] or (call_id if isinstance(call_id, str) else "")
+    return fields
+
+
+def _langchain_payload(arguments: str | None) -> dict[str, Any] | None:
+    if arguments is None or not arguments.startswith("{"):
+        return None
+    try:
+        data = json.loads(arguments)
+    except ValueError:
+        return None
+    if isinstance(data, dict) and {"input_str", "inputs"} <= set(data) and isinstance(data.get("kwargs"), dict):
+        return data
+    return None
+
+
+def _run(attributes: Mapping[str, Any]) -> str | None:
+    """The span's own run attribute (conversation, session, workflow ID), if it has one."""
+    return next((value for a in RUN_ATTRIBUTES if isinstance(value := attributes.get(a), str) and value), None)
+
+
+def _numbers(line: bytes) -> tuple[int, int]:
+    """(seq, incarnation) of one event line; (0, -1) for the header or a line that is no event."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return 0, -1
+    if not isinstance(data, dict) or not isinstance(data.get("seq"), int):
+        return 0, -1
+    incarnation = data.get("incarnation")
+    return data["seq"], incarnation if isinstance(incarnation, int) else -1
+
+
+def _write(fd: int, line: bytes) -> None:
+    """Write all of `line` and fsync the file."""
+    data = memoryview(line)
+    while data:
+        data = data[os.write(fd, data) :]
+    os.fsync(fd)
+
+
+def _sync_folder(path: Path) -> None:
+    """Fsync the folder that holds a new file, so its name survives a power cut too."""
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

@@ -1,0 +1,79 @@
+"""The langgraph importer on the checkpoints a real sweep of the built-in LangGraph agent left (slow: a sweep).
+
+`crashsweep sweep --framework langgraph --depth 1 --keys off --keep DIR` runs the agent
+(realsweep/adapters/langgraph_agent.py: thread "triage", SqliteSaver in work/checkpoints.sqlite)
+once per crash point and restarts it; DIR keeps each finished scenario's work folder beside
+its history (processes/p*/) and each world a crash left, WAL file and all (worlds/*/files/).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from crashsweep.importers import langgraph_db
+from crashsweep.spec.history import History, read
+from crashsweep.spec.invariants import well_formed_transcript
+from tests.realsweep.helpers import child_env
+
+TRIAGE = [
+    ("model_call", ""),
+    ("tool_call", "create_a"),
+    ("tool_call", "create_b"),
+    ("result_saved", "create_a"),
+    ("result_saved", "create_b"),
+    ("model_call", ""),
+    ("tool_call", "search"),
+    ("tool_call", "comment_a"),
+    ("result_saved", "search"),
+    ("result_saved", "comment_a"),
+    ("model_call", ""),
+]
+"""The triage job's conversation finished, by hand from its turns (spec/job.py's TRIAGE, stable call
+IDs): a model call, the turn's two calls, their results (ToolNode answers in order), twice; the answer."""
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder a depth-1 sweep of the LangGraph agent kept."""
+    folder = tmp_path_factory.mktemp("sweep") / "kept"
+    command = [sys.executable, "-m", "crashsweep", "sweep", "--framework", "langgraph", "--depth", "1"]
+    done = subprocess.run(
+        [*command, "--keys", "off", "--keep", str(folder)], env=child_env(), capture_output=True, text=True, check=False
+    )
+    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: keys off, the sweep finds duplicates
+    return folder
+
+
+def test_each_finished_scenario_is_the_conversation_the_sweeps_check_read(kept: Path) -> None:
+    """Every kept process: thread "triage", TRIAGE's conversation, the events the sweep's own check read."""
+    processes = sorted(kept.glob("processes/p*"))
+    assert processes
+    for process in processes:
+        (history,) = langgraph_db.read(process / "work" / "checkpoints.sqlite")
+        assert [(e.f, e.call_id) for e in history.events] == TRIAGE, process
+        assert {e.run for e in history.events} == {"triage"}
+        checked = [(e.f, e.call_id, e.tool) for e in read(process / "history.jsonl").events if e.src == "checkpoint"]
+        assert [(e.f, e.call_id, e.tool) for e in history.events] == checked, process
+
+
+def test_every_world_a_crash_left_reads_and_results_saved_before_a_checkpoint_count(kept: Path) -> None:
+    """Each crashed world's database reads; each conversation is a well-formed prefix of TRIAGE's.
+
+    Under LangGraph's async durability a crash can strike after the tools' writes were saved
+    and before the next checkpoint: some world holds results from pending writes only.
+    """
+    worlds = sorted(kept.glob("worlds/*/files/checkpoints.sqlite"))
+    assert worlds
+    pending = 0
+    for world in worlds:
+        histories = langgraph_db.read(world)
+        for history in histories:
+            shapes = [(e.f, e.call_id) for e in history.events]
+            assert shapes == TRIAGE[: len(shapes)], world
+            assert well_formed_transcript.check(History(history.events)) is None, world
+            pending += sum(e.f == "result_saved" and " write of task " in e.src for e in history.events)
+    assert pending > 0
