@@ -65,5 +65,6 @@ def audit(
         joined = join(history)
         run = next((event.run for event in history.events if event.run), "")
         verdicts = tuple(invariant.judge(joined.history) for invariant in invariants.registered())
-        found.append(RunAudit(unit, run, joined, verdicts, anomalies.find(joined.history)))
+        seen = tuple(a if a.run else dataclasses.replace(a, run=run) for a in anomalies.find(joined.history))
+        found.append(RunAudit(unit, run, joined, verdicts, seen))
     return tuple(found)

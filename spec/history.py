@@ -116,35 +116,54 @@ class Event:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Event:
-        """The event of one JSON object; HistoryError (without a line number) for what is wrong."""
-        unknown = sorted(set(data) - _NAMES - {"v"})
-        if unknown:
-            raise HistoryError(f"unknown field {unknown[0]!r}")
-        for name in ("run", "incarnation", "seq", "type", "f"):
-            if name not in data:
-                raise HistoryError(f"missing field {name!r}")
-        if data["type"] not in TYPES:
+        """The event of one JSON object; HistoryError (without a line number) for what is wrong.
+
+        Written for speed (an audit reads a million events): one pass over the object's fields,
+        checks by exact type (JSON gives no subclasses), the message worked out only on error.
+        """
+        if not data.keys() <= _ALLOWED:
+            raise HistoryError(f"unknown field {sorted(data.keys() - _ALLOWED)[0]!r}")
+        if not data.keys() >= _REQUIRED:
+            missing = [name for name in ("run", "incarnation", "seq", "type", "f") if name not in data]
+            raise HistoryError(f"missing field {missing[0]!r}")
+        for name, value in data.items():
+            kind = _KINDS.get(name)
+            if kind is not None and type(value) is not kind:
+                _refuse(name, value)
+        if data["type"] not in _TYPES:
             raise HistoryError(f"type {data['type']!r}: expected one of {', '.join(TYPES)}")
-        if data["f"] not in FS:
+        if data["f"] not in _FS:
             raise HistoryError(f"f {data['f']!r}: expected one of {', '.join(FS)}")
-        for name in ("incarnation", "seq"):
-            if not isinstance(data[name], int) or isinstance(data[name], bool) or data[name] < 0:
-                raise HistoryError(f"{name} {data[name]!r}: expected a whole number, 0 or more")
-        for name in _STRINGS:
-            if name in data and not isinstance(data[name], str):
-                raise HistoryError(f"{name} {data[name]!r}: expected a string")
-        when = data.get("time", 0.0)
-        if not isinstance(when, (int, float)) or isinstance(when, bool) or not 0 <= when < float("inf"):
-            raise HistoryError(f"time {when!r}: expected seconds since the epoch, 0 or more")
-        given = {name: data[name] for name in _NAMES if name in data}
+        if data["incarnation"] < 0 or data["seq"] < 0:
+            _refuse("incarnation" if data["incarnation"] < 0 else "seq", -1)
+        given = dict(data)
+        given.pop("v", None)
         if "time" in given:
-            given["time"] = float(when)
+            when = given["time"]
+            if type(when) is int:
+                given["time"] = when = float(when)
+            if type(when) is not float or not 0 <= when < float("inf"):
+                raise HistoryError(f"time {when!r}: expected seconds since the epoch, 0 or more")
         return cls(**given)
+
+
+def _refuse(name: str, value: object) -> None:
+    """The HistoryError for field `name` of the wrong type (or a negative count)."""
+    if name in ("incarnation", "seq"):
+        raise HistoryError(f"{name} {value!r}: expected a whole number, 0 or more")
+    if name != "time":
+        raise HistoryError(f"{name} {value!r}: expected a string")
 
 
 _NAMES = frozenset(f.name for f in fields(Event))
 _OPTIONAL = tuple(f.name for f in fields(Event) if f.name not in ("run", "incarnation", "seq", "type", "f"))
 _STRINGS = ("run", "type", "f", *(name for name in _OPTIONAL if name != "time"))
+_ALLOWED = _NAMES | {"v"}
+_REQUIRED = frozenset({"run", "incarnation", "seq", "type", "f"})
+_KINDS: dict[str, type] = {name: str for name in _STRINGS} | {"incarnation": int, "seq": int}
+"""The exact JSON type of each field (`time` is checked apart: an int or a float)."""
+_TYPES = frozenset(TYPES)
+_FS = frozenset(FS)
 
 
 @dataclass(frozen=True, slots=True)

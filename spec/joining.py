@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -129,9 +130,20 @@ def join(history: History) -> Joined:
                 counts[rule] += 1
             else:
                 unjoined.append(event)
-        events.append(event if call == event.call else dataclasses.replace(event, call=call))
+        events.append(event if call == event.call else _with_call(event, call))
     joined = dataclasses.replace(history, events=tuple(events))
     return Joined(joined, (counts[0], counts[1], counts[2]), tuple(unjoined))
+
+
+_FIELDS = operator.attrgetter(*(field.name for field in dataclasses.fields(Event)))
+_CALL = [field.name for field in dataclasses.fields(Event)].index("call")
+
+
+def _with_call(event: Event, call: str) -> Event:
+    """The event with its logical call (`dataclasses.replace`, at half its cost: a million events are joined)."""
+    values = list(_FIELDS(event))
+    values[_CALL] = call
+    return Event(*values)
 
 
 def _by_key_or_id(event: Event, by_id: dict[str, str]) -> tuple[str, int]:

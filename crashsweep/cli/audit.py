@@ -30,7 +30,7 @@ def judged(found: list[Unit], expected: tuple[str, ...] = (), gated: tuple[str, 
     runs: list[RunAudit] = []
     for unit in found:
         histories = [history for source in unit.sources for history in source.histories]
-        runs.extend(auditing.audit(unit.name, histories, expected, gated))
+        runs.extend(auditing.audit(unit.name, histories, (*unit.expected, *expected), (*unit.gated, *gated)))
     return runs
 
 

@@ -10,7 +10,9 @@ is wrong; nothing read from a file that fails is kept.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -40,20 +42,48 @@ class Kind:
 
 
 def tables(path: Path) -> frozenset[str]:
-    """The table names of the SQLite database at `path`, opened read-only (empty when it is not one)."""
+    """The table names of the SQLite database at `path` (empty when it is not one)."""
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        with closing(connect(path)) as db:
             return frozenset(row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
-    except sqlite3.Error:
+    except (sqlite3.Error, Unusable):
         return frozenset()
 
 
+class _Copied(sqlite3.Connection):
+    """A connection to a copy of a database, whose folder goes when it is closed."""
+
+    folder: tempfile.TemporaryDirectory[str] | None = None
+
+    def close(self) -> None:
+        super().close()
+        if self.folder is not None:
+            self.folder.cleanup()
+            self.folder = None
+
+
 def connect(path: Path) -> sqlite3.Connection:
-    """The SQLite database at `path`, read-only (a reader must never change a record it audits)."""
+    """The SQLite database at `path` as it stands, read from a copy: audit never writes beside a record.
+
+    SQLite opens even a read-only connection's shared-memory file (`-shm`) beside a database in
+    WAL mode, and a database whose writer died keeps its last transactions in the `-wal` file:
+    the database and its WAL are copied into a temporary folder and the copy is read, so what
+    the writer committed is seen and the audited folder is left as it was.
+    """
+    folder = tempfile.TemporaryDirectory(prefix="crashsweep-audit-")
+    copy = Path(folder.name) / "db.sqlite"
     try:
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as error:
+        shutil.copyfile(path, copy)
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file():
+            shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+        db = sqlite3.connect(copy, factory=_Copied)
+    except (OSError, sqlite3.Error) as error:
+        folder.cleanup()
         raise Unusable(f"{path}: cannot be opened as an SQLite database ({error})") from None
+    assert isinstance(db, _Copied)
+    db.folder = folder
+    return db
 
 
 def place(path: Path, where: str) -> str:

@@ -28,8 +28,12 @@ order they began (checkpoint IDs are time-ordered). Of each thread's LAST checkp
 
 The messages carry no time (a checkpoint's `ts` is when it was saved, not when each message
 came): every event's `time` is 0. `src` names the checkpoint, and the task of a pending write.
-A checkpoint says nothing of effects, of approvals given, or of whether the graph reached its
-end (that needs the graph): those facts are unseen, with the reason.
+A thread has finished (`run_status` `finished`) when its last message, pending writes included,
+is the model's answer (an AI message that calls no tool) and no interrupt waits: a
+tool-calling agent's loop ends there (the prebuilt agents', and the graphs of this project's
+guides); a graph that goes on after such a message is not read rightly by this rule. A thread
+that has not finished has no status: it may be running, waiting, or abandoned after a crash. A
+checkpoint says nothing of effects or of approvals given: those facts are unseen, with the reason.
 """
 
 from __future__ import annotations
@@ -43,17 +47,16 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.importers.base import SQLITE, Kind, Unusable, connect, place, tables
-from crashsweep.spec.history import Event, History, args_digest
+from crashsweep.spec.history import FINISHED, Event, History, args_digest
 
 TABLES = frozenset({"checkpoints", "writes"})
 MESSAGES = "messages"
 """The conversation's channel: MessagesState's, and the prebuilt agents'."""
 INTERRUPT = "__interrupt__"
-FACTS = frozenset({"transcript"})
+FACTS = frozenset({"transcript", "status"})
 UNSEEN = {
     "effects": "a checkpoint holds the graph's state, not the receiver's records",
     "approvals": "LangGraph's approval is the value interrupt() returns; no record says what it approved",
-    "status": "a checkpoint does not say whether the thread's graph reached its end (that needs the graph)",
 }
 
 
@@ -116,14 +119,23 @@ def thread_events(path: Path, saver: Any, thread: str) -> tuple[Event, ...]:
         raise Unusable(f"{path}: table checkpoints row {checkpoint_id}: channel {MESSAGES} is not a list of messages")
     events = list(conversation(path, thread, channel, place(path, where), f"table checkpoints row {checkpoint_id}"))
     seen = {getattr(message, "id", None) for message in channel} - {None}
+    last = channel[-1] if channel else None
     for task, name, value in saved.pending_writes:
         src = place(path, f"{where} write of task {task}")
         if name == MESSAGES:
             fresh = [m for m in written(path, checkpoint_id, task, value) if getattr(m, "id", None) not in seen]
             events.extend(conversation(path, thread, fresh, src, f"table writes row {checkpoint_id} task {task}"))
+            last = fresh[-1] if fresh else last
         elif name == INTERRUPT:
             events.extend(asks(thread, value, src))
+    if answered(last) and not any(event.f == "approval_request" for event in events):
+        events.append(Event(thread, 0, 0, "ok", "run_status", status=FINISHED, src=place(path, where)))
     return tuple(replace(event, seq=seq) for seq, event in enumerate(events, 1))
+
+
+def answered(message: Any) -> bool:
+    """Whether `message` is the model's answer: an AI message that calls no tool (a tool-calling agent's end)."""
+    return getattr(message, "type", "") == "ai" and not (getattr(message, "tool_calls", ()) or ())
 
 
 def conversation(path: Path, thread: str, messages: Iterable[Any], src: str, row: str) -> Iterator[Event]:

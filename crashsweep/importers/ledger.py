@@ -9,9 +9,12 @@ What the receiver applied is the ground truth of no-duplicate and no-loss (spec/
   it was sent under as the tracker stored it. The tracker keeps no arguments' version: a record
   with an approval gives the one its body names in the reference loop's words "(arguments vN)"
   (realsweep/reference/parts.py), so that approved-exactly compares the approval with what was
-  sent. `src` is "records row N". Every record carries the approval header's value, empty where
-  none was sent: a database where no record carries one is from a sender that does not say
-  which approval a write was applied under, and its approvals are unseen;
+  sent; any other record's `args_digest` is the digest of what it holds (`title` and `body` of
+  an issue, `issue` and `body` of a comment), so that a history without call IDs still joins
+  two records of one call (spec/HISTORY.md 7, rule 3). `src` is "records row N". Every record
+  carries the approval header's value, empty where none was sent: a database where no record
+  carries one is from a sender that does not say which approval a write was applied under, and
+  its approvals are unseen;
 - **a CSV** (a file named `*.csv`) whose header names columns among `key`, `effect_id`,
   `call`, `args_digest`, `time`, `run`, `tool`, `approval`: `effect_id` is required and one of
   `call` and `args_digest`; each further line is an effect, `time` ISO 8601 (UTC when it names
@@ -41,7 +44,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from crashsweep.importers.base import SQLITE, Kind, Unusable, connect, place, tables
-from crashsweep.spec.history import Event, History
+from crashsweep.spec.history import Event, History, args_digest
 
 TABLES = frozenset({"records", "idempotency_keys"})
 """The tracker database's tables (realsweep/tracker/store.py SCHEMA)."""
@@ -95,7 +98,7 @@ def _split(events: Iterable[Event], facts: set[str], unseen: dict[str, str]) -> 
 
 def _tracker(path: Path) -> tuple[History, ...]:
     """The tracker database's records, one effect each."""
-    query = "SELECT number, kind, body, run, call, approval FROM records ORDER BY number"
+    query = "SELECT number, kind, issue, title, body, run, call, approval FROM records ORDER BY number"
     try:
         with closing(connect(path)) as db:
             rows = db.execute(query).fetchall()
@@ -109,7 +112,7 @@ def _tracker(path: Path) -> tuple[History, ...]:
 
 def _record(path: Path, row: tuple[object, ...]) -> Event:
     """One record as an effect; Unusable for a row the tracker would never have written."""
-    number, kind, body, run, call, approval = row
+    number, kind, issue, title, body, run, call, approval = row
     where = f"{path}: table records row {number}"
     if not isinstance(kind, str) or kind not in TOOLS:
         raise Unusable(f"{where}: kind {kind!r}: expected issue or comment")
@@ -119,7 +122,8 @@ def _record(path: Path, row: tuple[object, ...]) -> Event:
     if approval is not None and not isinstance(approval, str):
         raise Unusable(f"{where}: approval {approval!r}: expected text or null")
     version = _VERSION.findall(str(body))
-    digest = f"v{version[-1] if version else 1}" if approval else ""
+    arguments = {"title": title, "body": body} if kind == "issue" else {"issue": issue, "body": body}
+    digest = f"v{version[-1] if version else 1}" if approval else args_digest(arguments)
     return Event(
         str(run), 0, 0, "ok", "effect", call=str(call), tool=TOOLS[kind], args_digest=digest, effect_id=f"#{number}",
         approval=approval or "", src=place(path, f"records row {number}"),

@@ -25,7 +25,10 @@ sweep's check reads its sessions by:
 
 `call` is the item's `call_id`: the SDK's key of the call (the real sweep's tools derive their
 idempotency key from the session ID and it). Each event's `src` is its item's row
-("agent_messages row 7"). The session holds no effect, approval or end of the run: those facts
+("agent_messages row 7"). A session whose last item is an assistant message, with no call left
+unanswered, ends with its run's final output: a `run_status` `finished` (the SDK appends a
+run's items when it ends, its final output last); one that does not has no status (the run
+was cut short, or waits for an approval). The session holds no effect or approval: those facts
 are unseen, with the reason.
 """
 
@@ -41,18 +44,17 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.importers.base import SQLITE, Kind, Unusable, connect, place, tables
-from crashsweep.spec.history import Event, History, args_digest
+from crashsweep.spec.history import FINISHED, Event, History, args_digest
 
 TABLES = frozenset({"agent_sessions", "agent_messages"})
 """SQLiteSession's default table names (its `sessions_table` and `messages_table`)."""
 CALLS = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
 """The model's requests of a call the agent runs, by item type, and the type of their output."""
 OUTPUTS = frozenset(CALLS.values())
-FACTS = frozenset({"transcript"})
+FACTS = frozenset({"transcript", "status"})
 UNSEEN = {
     "effects": "a session holds the conversation, not the receiver's records",
     "approvals": "the SDK's approval is a flag in its RunState, not an item of the session",
-    "status": "a session does not say how its run ended",
 }
 
 
@@ -120,7 +122,9 @@ def conversation(path: Path, session: str, found: Iterable[Row]) -> tuple[Event,
     pending: dict[str, Event] = {}  # call ID -> the tool_call of its latest request, while it has no output
     answered: set[str] = set()
     answering = False  # inside one model reply's output items
+    last: Row | None = None
     for row in found:
+        last = row
         shape = str(row.item.get("type", "message"))
         output = shape == "reasoning" or shape.endswith("_call") or row.item.get("role") == "assistant"
         src = place(path, f"agent_messages row {row.id}")
@@ -136,8 +140,16 @@ def conversation(path: Path, session: str, found: Iterable[Row]) -> tuple[Event,
             answered.add(call_id)
             result = Event(session, 0, 0, "ok", "result_saved", call=call_id, call_id=call_id, src=src, time=row.time)
             events.append(result)
+    if last is not None and not pending and answer(last.item):
+        src = place(path, f"agent_messages row {last.id}")
+        events.append(Event(session, 0, 0, "ok", "run_status", status=FINISHED, src=src, time=last.time))
     events.extend(replace(call, time=0.0) for call in pending.values())
     return tuple(replace(event, seq=seq) for seq, event in enumerate(events, 1))
+
+
+def answer(item: dict[str, Any]) -> bool:
+    """Whether an item is the model's final output: an assistant message (a run's last item when it ends)."""
+    return item.get("type", "message") == "message" and item.get("role") == "assistant"
 
 
 def request(session: str, row: Row, call_id: str, src: str) -> Event:

@@ -18,6 +18,7 @@ from crashsweep.importers import (
     ledger,
     openai_session,
     otlp,
+    reference_checkpoint,
     spans,
     temporal_json,
 )
@@ -31,6 +32,7 @@ KINDS: tuple[Kind, ...] = (
     langgraph_db.KIND,
     dbos_db.KIND,
     temporal_json.KIND,
+    reference_checkpoint.KIND,
     ledger.KIND,
 )
 

@@ -2,10 +2,15 @@
 
 A unit is the records of one or more runs that belong together (spec/HISTORY.md 7): the files
 named on the command line are one unit (a session database and the receiver's ledger of the
-same run); a folder gives a unit per `history.jsonl` under it (a kept sweep: one a scenario),
-or, with none, a unit per folder of records some kind recognises (files no kind recognises
-in a folder are not records: a program's logs). Every file is read before the first verdict:
-the first that cannot be used is one Unusable line, and nothing is judged.
+same run). A folder a sweep kept (`sweep --keep DIR`: each final world's `history.jsonl` in its
+process's folder) gives a unit per final world: what the run left, the records of its work
+folder that some kind reads and the tracker's database of that process, judged against the job
+the sweep ran (its history's header); a world whose work folder holds no record audit reads (a
+program of the user's own) is its kept history instead. Any other folder gives a unit per
+folder of records some kind recognises (files no kind recognises there are not records: a
+program's logs; nor is a save's temporary file, `*.tmp`, which its program never reads). Every
+file is read before the first verdict: the first that cannot be used is one Unusable line, and
+nothing is judged.
 """
 
 from __future__ import annotations
@@ -30,10 +35,13 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """Records that belong together: its name (the path or paths, as given) and its sources."""
+    """Records that belong together: its name (the path or paths, as given), its sources, and its job's calls."""
 
     name: str
     sources: tuple[Source, ...]
+    expected: tuple[str, ...] = ()
+    """The writes the run had to apply, where the unit knows them (a kept sweep's job)."""
+    gated: tuple[str, ...] = ()
 
 
 def read(path: Path) -> Source:
@@ -59,14 +67,32 @@ def units(paths: Sequence[Path]) -> list[Unit]:
 
 
 def _folder(folder: Path) -> list[Unit]:
-    """A unit per kept history under the folder, else per folder of recognised records."""
+    """A unit per final world of a kept sweep, else per folder of recognised records."""
     kept = sorted(folder.rglob(KEPT))
     if kept:
-        return [Unit(str(path), (read(path),)) for path in kept]
+        return [_world(path) for path in kept]
     groups: dict[Path, list[Source]] = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in _files(folder):
         if kind_of(path) is not None:
             groups.setdefault(path.parent, []).append(read(path))
     if not groups:
         raise Unusable(f"{folder}: no record audit reads in this folder (nor a {KEPT} of a kept sweep)")
     return [Unit(str(parent), tuple(sources)) for parent, sources in groups.items()]
+
+
+def _files(folder: Path) -> list[Path]:
+    """The folder's files, in name order, but a save's temporary file (`*.tmp`): never made durable, never read."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix != ".tmp")
+
+
+def _world(history: Path) -> Unit:
+    """A kept final world: its work folder's records and its tracker's database, or its kept history."""
+    world = history.parent
+    own = read(history)
+    job = own.histories[0] if own.histories else None
+    records = [path for path in _files(world / "work") if kind_of(path) is not None]
+    if not records or job is None:
+        return Unit(str(history), (own,))
+    tracker = world.parent.parent / "tracker" / f"{world.name}.sqlite3"
+    sources = [read(path) for path in (*records, *([tracker] if tracker.is_file() else []))]
+    return Unit(str(world), tuple(sources), job.expected, job.gated)

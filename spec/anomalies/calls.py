@@ -53,6 +53,10 @@ class Attempt:
         return self.events[-1]
 
 
+_LAST: list[Calls] = []
+"""The last reading made: every rule of one `find` reads the same history (an identity check, so pure)."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Calls:
     """One reading of a history for the rules: positions, each call's events, the writes, the attempts."""
@@ -69,7 +73,14 @@ class Calls:
 
     @classmethod
     def of(cls, history: History) -> Calls:
-        """The reading of `history`."""
+        """The reading of `history`, made once for all the rules that read it (the last history's is kept)."""
+        if _LAST and _LAST[0].history is history:
+            return _LAST[0]
+        _LAST[:] = [cls._read(history)]
+        return _LAST[0]
+
+    @classmethod
+    def _read(cls, history: History) -> Calls:
         where: dict[int, int] = {}
         for n, event in enumerate(history.events):
             where.setdefault(id(event), n)
@@ -84,7 +95,7 @@ class Calls:
         return cls(history, calls, _writes(history, calls), found, where, frozenset(uncertain))
 
     def where(self, event: Event) -> int:
-        """The event's position in the history's events."""
+        """The event's position in the history's events (its first, for an event the history holds twice)."""
         return self._where[id(event)]
 
     def certain(self, witness: Iterable[Event]) -> bool:

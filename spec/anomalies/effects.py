@@ -6,7 +6,8 @@ nothing on a history that lacks a fact its invariant needs (that invariant is no
 no receiver's records means no evidence that a write is missing).
 
 Choices where section 8 is silent:
-- duplicate-effect: one anomaly a call, its words naming all its records;
+- duplicate-effect: one anomaly a call, its words naming all its records; a possible one's
+  witness is its first `ok` and its first `info` effect (what proves "maybe twice");
 - a call is one across the runs of a history, as the invariants count it (a model's restart
   that lost its run ID begins a new run that makes the same calls again);
 - lost-effect: the finishing event is the history's last `run_status` `finished` (no-loss's
@@ -48,7 +49,7 @@ def duplicate_effect(history: History) -> tuple[Anomaly, ...]:
             why = f"{call} has {len(done)} records: {' and '.join(label(e) for e in done)}"
             found.append(calls.found(DUPLICATE_EFFECT, call, why, done[:2]))
         elif len(done) == 1 and unsure:
-            both = calls.events(call, "effect", "ok", "info")[:2]
+            both = (done[0], unsure[0])  # the witness: one applied, one maybe applied (found() orders them)
             why = f"{call} has a record {label(done[0])} and {len(unsure)} of unknown outcome"
             found.append(calls.found(DUPLICATE_EFFECT, call, why, both, definite=False))
     return calls.ordered(found)

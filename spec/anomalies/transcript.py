@@ -49,6 +49,20 @@ def duplicate_result(history: History) -> tuple[Anomaly, ...]:
 
 def _of(history: History, name: str) -> tuple[Anomaly, ...]:
     """The anomalies of rule `name` over every conversation of the history, in order."""
+    if _LAST and _LAST[0][0] is history:
+        every = _LAST[0][1]
+    else:
+        every = _every(history)
+        _LAST[:] = [(history, every)]
+    return tuple(anomaly for anomaly in every if anomaly.name == name)
+
+
+_LAST: list[tuple[History, tuple[Anomaly, ...]]] = []
+"""The last history's anomalies of all three rules: the three rules of one `find` read one history."""
+
+
+def _every(history: History) -> tuple[Anomaly, ...]:
+    """The anomalies of the three rules over every conversation of the history, in order."""
     if history.missing(well_formed_transcript.INVARIANT.needs) is not None:
         return ()
     calls = Calls.of(history)
@@ -59,7 +73,7 @@ def _of(history: History, name: str) -> tuple[Anomaly, ...]:
     found: list[Anomaly] = []
     for where, events in talks.items():
         ends = last[where[0]] == where and not _finished(history, where[0])
-        found.extend(a for a in _conversation(calls, events, ends) if a.name == name)
+        found.extend(_conversation(calls, events, ends))
     return calls.ordered(found)
 
 

@@ -84,6 +84,33 @@ def failing(graph: StateGraph[Any]) -> None:
     graph.add_edge("agent", "boom")
 
 
+def cut_after_tools(graph: StateGraph[Any]) -> None:
+    """The agent, the tools, then boom: the tools' checkpoint is saved, then the thread stops."""
+    graph.add_node("boom", boom)
+    graph.add_edge("agent", "tools")
+    graph.add_edge("tools", "boom")
+
+
+def cut_before_tools(graph: StateGraph[Any]) -> None:
+    """The agent, then boom instead of the tools: the reply with its calls is saved, then the thread stops."""
+    graph.add_node("boom", boom)
+    graph.add_edge("agent", "boom")
+
+
+def asking_after_the_answer(graph: StateGraph[Any]) -> None:
+    """The tutorials' agent, then a person's approval once it has answered (instead of ending)."""
+    graph.add_node("approve", approve)
+    graph.add_conditional_edges("agent", tools_condition, {"tools": "tools", END: "approve"})
+    graph.add_edge("tools", "agent")
+
+
+def answering_beside_boom(graph: StateGraph[Any]) -> None:
+    """The tutorials' agent, with boom beside the agent's second step: its answer stays a pending write."""
+    plain(graph)
+    graph.add_node("boom", boom)
+    graph.add_edge("tools", "boom")
+
+
 def shape(events: tuple[Event, ...]) -> list[tuple[str, str, str]]:
     """Each event's f, call ID and tool."""
     return [(e.f, e.call_id, e.tool) for e in events]
@@ -100,7 +127,8 @@ def test_a_finished_thread_is_its_last_checkpoints_conversation(tmp_path: Path) 
     """The user; the reply calling c1, c2; their two ToolMessages; the answer.
 
     By hand: a model call before each of the two AIMessages; the reply's two calls after the
-    first; a result per ToolMessage (ToolNode answers in the calls' order).
+    first; a result per ToolMessage (ToolNode answers in the calls' order); the answer calls no
+    tool and nothing waits, so the thread finished.
     """
     path = tmp_path / "checkpoints.sqlite"
     run(path, "t1", plain)
@@ -112,21 +140,24 @@ def test_a_finished_thread_is_its_last_checkpoints_conversation(tmp_path: Path) 
         ("result_saved", "c1", ""),
         ("result_saved", "c2", ""),
         ("model_call", "", ""),
+        ("run_status", "", ""),
     ]
-    assert [e.seq for e in history.events] == [1, 2, 3, 4, 5, 6]
+    assert history.events[-1].status == "finished"
+    assert [e.seq for e in history.events] == [1, 2, 3, 4, 5, 6, 7]
     assert {(e.run, e.incarnation, e.time) for e in history.events} == {("t1", 0, 0.0)}
     assert {e.src for e in history.events} == {f"checkpoints.sqlite:checkpoint {last_checkpoint(path, 't1')}"}
     assert [e.args_digest for e in history.events[1:3]] == [digest({"title": "A"}), digest({"title": "B"})]
     assert [e.call for e in history.events[1:5]] == ["c1", "c2", "c1", "c2"]
-    assert history.facts == {"transcript"}
-    assert set(history.unseen) == {"effects", "approvals", "status"}
+    assert history.facts == {"transcript", "status"}
+    assert set(history.unseen) == {"effects", "approvals"}
 
 
 def test_a_thread_waiting_at_an_interrupt_ends_with_an_approval_request(tmp_path: Path) -> None:
     """The reply calling c1, c2, then approve's interrupt(): the thread waits; the tools never ran.
 
     By hand: a model call, c1 and c2 (no results), then one approval_request whose detail is
-    what approve asked, from the pending __interrupt__ write of the last checkpoint.
+    what approve asked, from the pending __interrupt__ write of the last checkpoint. The last
+    message calls tools and an interrupt waits: no status.
     """
     path = tmp_path / "checkpoints.sqlite"
     run(path, "t1", asking)
@@ -147,6 +178,7 @@ def test_results_saved_as_pending_writes_follow_the_checkpoints_messages(tmp_pat
 
     By hand: the last checkpoint holds the user and the reply (a model call, c1, c2); the
     tools' write adds the two results, named by its task; boom's error write adds nothing.
+    The last message is a ToolMessage: no status.
     """
     path = tmp_path / "checkpoints.sqlite"
     run(path, "t1", failing)
@@ -161,6 +193,88 @@ def test_results_saved_as_pending_writes_follow_the_checkpoints_messages(tmp_pat
     checkpoint = f"checkpoints.sqlite:checkpoint {last_checkpoint(path, 't1')}"
     assert {e.src for e in events[:3]} == {checkpoint}
     assert all(e.src.startswith(f"{checkpoint} write of task ") for e in events[3:])
+
+
+def test_a_thread_cut_short_after_its_tool_messages_has_no_status(tmp_path: Path) -> None:
+    """agent, tools, then boom fails: the last checkpoint (after the tools) ends with the two ToolMessages.
+
+    By hand: a model call, c1, c2, their results, all in the checkpoint (the tools' step was
+    saved before boom ran); boom's error write adds no message. The model never answered: the
+    last message is a ToolMessage, so no status, though the status family stays in `facts`.
+    """
+    path = tmp_path / "checkpoints.sqlite"
+    run(path, "t1", cut_after_tools)
+    (history,) = langgraph_db.read(path)
+    assert shape(history.events) == [
+        ("model_call", "", ""),
+        ("tool_call", "c1", "create_issue"),
+        ("tool_call", "c2", "create_issue"),
+        ("result_saved", "c1", ""),
+        ("result_saved", "c2", ""),
+    ]
+    assert {e.src for e in history.events} == {f"checkpoints.sqlite:checkpoint {last_checkpoint(path, 't1')}"}
+    assert history.facts == {"transcript", "status"}
+
+
+def test_a_thread_cut_short_after_a_reply_that_calls_tools_has_no_status(tmp_path: Path) -> None:
+    """agent, then boom fails: the last checkpoint ends with the AIMessage asking for c1 and c2.
+
+    By hand: a model call, c1, c2, with no results (the tools never ran). The last message is
+    the model's, but it calls tools: not an answer, so no status.
+    """
+    path = tmp_path / "checkpoints.sqlite"
+    run(path, "t1", cut_before_tools)
+    assert shape(langgraph_db.read(path)[0].events) == [
+        ("model_call", "", ""),
+        ("tool_call", "c1", "create_issue"),
+        ("tool_call", "c2", "create_issue"),
+    ]
+
+
+def test_an_interrupt_after_the_answer_keeps_the_thread_unfinished(tmp_path: Path) -> None:
+    """The tutorials' run to its answer "done", then approve's interrupt(): the thread waits for a person.
+
+    By hand: the finished thread's conversation (a model call, c1, c2, their results, the
+    answer's model call), then one approval_request. The last message is the answer, a
+    message that calls no tool, but an interrupt waits: the graph goes on after it, no status.
+    """
+    path = tmp_path / "checkpoints.sqlite"
+    run(path, "t1", asking_after_the_answer)
+    events = langgraph_db.read(path)[0].events
+    assert shape(events) == [
+        ("model_call", "", ""),
+        ("tool_call", "c1", "create_issue"),
+        ("tool_call", "c2", "create_issue"),
+        ("result_saved", "c1", ""),
+        ("result_saved", "c2", ""),
+        ("model_call", "", ""),
+        ("approval_request", "", ""),
+    ]
+
+
+def test_an_answer_saved_as_a_pending_write_finishes_the_thread(tmp_path: Path) -> None:
+    """The agent's answer and boom's failure in one step: the answer is a pending write of the last checkpoint.
+
+    By hand: the checkpoint after the tools holds the user, the reply (a model call, c1, c2)
+    and the two results; the agent's write adds the answer (a model call, src its task). A
+    resume applies that write first, so the last message is the answer, calling no tool, and
+    no interrupt waits: finished, its src the checkpoint (the thread's state, not one task's).
+    """
+    path = tmp_path / "checkpoints.sqlite"
+    run(path, "t1", answering_beside_boom)
+    events = langgraph_db.read(path)[0].events
+    assert shape(events) == [
+        ("model_call", "", ""),
+        ("tool_call", "c1", "create_issue"),
+        ("tool_call", "c2", "create_issue"),
+        ("result_saved", "c1", ""),
+        ("result_saved", "c2", ""),
+        ("model_call", "", ""),
+        ("run_status", "", ""),
+    ]
+    checkpoint = f"checkpoints.sqlite:checkpoint {last_checkpoint(path, 't1')}"
+    assert events[5].src.startswith(f"{checkpoint} write of task ")
+    assert (events[-1].type, events[-1].status, events[-1].src) == ("ok", "finished", checkpoint)
 
 
 def test_each_thread_is_a_history_in_the_order_they_began(tmp_path: Path) -> None:
@@ -181,7 +295,7 @@ def test_a_database_out_of_wal_mode_is_read_without_changing_it(tmp_path: Path) 
     with closing(sqlite3.connect(path)) as db:
         db.execute("PRAGMA journal_mode=DELETE")
     before = path.read_bytes()
-    assert len(langgraph_db.read(path)[0].events) == 6
+    assert len(langgraph_db.read(path)[0].events) == 7  # test_a_finished_thread_is_its_last_checkpoints_conversation's
     assert path.read_bytes() == before
 
 

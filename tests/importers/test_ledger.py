@@ -11,7 +11,7 @@ import pytest
 from crashsweep.importers import ledger
 from crashsweep.importers.base import HEAD, Unusable
 from crashsweep.realsweep.tracker.store import Store
-from crashsweep.spec.history import Event, History
+from crashsweep.spec.history import Event, History, args_digest
 
 
 def tracker(path: Path, *, approvals: bool = True, close: bool = True) -> Store:
@@ -38,18 +38,34 @@ def rows(history: History) -> list[tuple[str, int, str, str, str, str, str, str]
 
 
 def test_each_record_is_an_effect_of_its_run_in_number_order(tmp_path: Path) -> None:
-    """From tracker()'s docstring: r1 holds #1, #2, #4; r2 holds #3; run "" holds #5 (runs in first-seen order)."""
+    """From tracker()'s docstring: r1 holds #1, #2, #4; r2 holds #3; run "" holds #5 (runs in first-seen order).
+
+    A record with no approval has the digest of what it holds (an issue's title and body, a
+    comment's issue and body): #1 and #4 hold the same, so they have one digest.
+    """
     path = tmp_path / "space.sqlite3"
     tracker(path)
     found = ledger.histories(path)
+    a, seen, c = args_digest({"title": "A", "body": ""}), args_digest({"issue": 1, "body": "seen"}), "C"
     assert [rows(history) for history in found] == [
         [
-            ("r1", 1, "create_a", "create_issue", "#1", "", "", "space.sqlite3:records row 1"),
+            ("r1", 1, "create_a", "create_issue", "#1", "", a, "space.sqlite3:records row 1"),
             ("r1", 2, "create_b", "create_issue", "#2", "create_b@2#1", "v2", "space.sqlite3:records row 2"),
-            ("r1", 3, "create_a", "create_issue", "#4", "", "", "space.sqlite3:records row 4"),
+            ("r1", 3, "create_a", "create_issue", "#4", "", a, "space.sqlite3:records row 4"),
         ],
-        [("r2", 1, "comment_a", "comment", "#3", "", "", "space.sqlite3:records row 3")],
-        [("", 1, "create_c", "create_issue", "#5", "", "", "space.sqlite3:records row 5")],
+        [("r2", 1, "comment_a", "comment", "#3", "", seen, "space.sqlite3:records row 3")],
+        [
+            (
+                "",
+                1,
+                "create_c",
+                "create_issue",
+                "#5",
+                "",
+                args_digest({"title": c, "body": ""}),
+                "space.sqlite3:records row 5",
+            )
+        ],
     ]
     assert {(e.type, e.f, e.incarnation, e.time) for h in found for e in h.events} == {("ok", "effect", 0, 0.0)}
     assert {h.facts for h in found} == {frozenset({"effects", "approvals"})}
@@ -62,7 +78,9 @@ def test_a_tracker_whose_records_carry_no_approval_has_its_approvals_unseen(tmp_
     found = ledger.histories(path)
     assert {h.facts for h in found} == {frozenset({"effects"})}
     assert found[0].unseen["approvals"] == ledger.NO_APPROVALS.format(path="space.sqlite3")
-    assert [e.args_digest for e in found[0].events] == ["", "", ""]  # no approval: no version read
+    assert [e.args_digest for e in found[0].events] == [  # no approval: no version read, what the record holds
+        args_digest({"title": title, "body": body}) for title, body in (("A", ""), ("B", "(arguments v2)"), ("A", ""))
+    ]
 
 
 def test_a_running_trackers_database_is_read_as_it_stands_and_left_unchanged(tmp_path: Path) -> None:

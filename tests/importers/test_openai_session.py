@@ -63,6 +63,8 @@ def test_a_turn_of_two_calls_is_a_model_call_then_each_call_with_its_result(tmp_
     By hand: the reply at row 2 begins a model call; a and b each go right before their output
     (the SDK sends a call once its output exists), so (tool_call a, row 2), (result a, row 4),
     (tool_call b, row 3), (result b, row 5); the answer at row 6 is the second model reply.
+    The last row (6) is an assistant message and both calls have their output (rows 4, 5): the
+    run finished, a `run_status` ok `finished` at the end with row 6's src and time.
     """
     path = tmp_path / "session.sqlite"
     write(
@@ -71,6 +73,9 @@ def test_a_turn_of_two_calls_is_a_model_call_then_each_call_with_its_result(tmp_
         [USER],
         [call("a", "create_issue", {"title": "A"}), call("b", "comment", {}), output("a"), output("b"), ANSWER],
     )
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE agent_messages SET created_at = '2025-01-02 03:04:05' WHERE id < 6")
+        db.execute("UPDATE agent_messages SET created_at = '2025-01-02 03:04:07' WHERE id = 6")
     (history,) = openai_session.read(path)
     assert shape(history.events) == [
         ("model_call", "", "2"),
@@ -79,18 +84,26 @@ def test_a_turn_of_two_calls_is_a_model_call_then_each_call_with_its_result(tmp_
         ("tool_call", "b", "3"),
         ("result_saved", "b", "5"),
         ("model_call", "", "6"),
+        ("run_status", "", "6"),
     ]
-    assert [e.seq for e in history.events] == [1, 2, 3, 4, 5, 6]
+    assert [e.seq for e in history.events] == [1, 2, 3, 4, 5, 6, 7]
     assert {(e.run, e.incarnation) for e in history.events} == {("s1", 0)}
     calls = [e for e in history.events if e.f == "tool_call"]
     assert [(e.call, e.tool) for e in calls] == [("a", "create_issue"), ("b", "comment")]
     assert history.events[0].src == "session.sqlite:agent_messages row 2"
-    assert history.facts == {"transcript"}
-    assert set(history.unseen) == {"effects", "approvals", "status"}
+    finished = history.events[-1]
+    assert (finished.type, finished.status) == ("ok", "finished")
+    # 2025-01-01T00:00:00Z is 1735689600; + 1 day + 3:04:07 = 1735787047, row 6's time.
+    assert (finished.src, finished.time) == ("session.sqlite:agent_messages row 6", 1735787047.0)
+    assert history.facts == {"transcript", "status"}
+    assert set(history.unseen) == {"effects", "approvals"}
 
 
 def test_the_digest_is_of_the_arguments_not_of_their_text(tmp_path: Path) -> None:
-    """Two calls whose argument texts differ only in key order and spacing have one digest; other values another."""
+    """Two calls whose argument texts differ only in key order and spacing have one digest; other values another.
+
+    (The session ends with c's output, not an assistant message: it has no status.)
+    """
     path = tmp_path / "session.sqlite"
     same = {"type": "function_call", "call_id": "b", "name": "t", "arguments": '{ "y": 2,  "x": 1 }'}
     write(
@@ -105,7 +118,9 @@ def test_the_digest_is_of_the_arguments_not_of_their_text(tmp_path: Path) -> Non
             output("c"),
         ],
     )
-    digests = [e.args_digest for e in openai_session.read(path)[0].events if e.f == "tool_call"]
+    events = openai_session.read(path)[0].events
+    assert "run_status" not in {e.f for e in events}
+    digests = [e.args_digest for e in events if e.f == "tool_call"]
     assert digests[0] == digests[1] != digests[2]
     assert digests[0].startswith("sha256:")
     assert len(digests[0]) == len("sha256:") + 16
@@ -119,6 +134,8 @@ def test_a_call_left_without_output_is_sent_only_with_its_output_and_one_never_a
     Rows: 1 user, 2 call a (first batch, the park); 3 output a; 4 answer; 5 user; 6 call b.
     By hand: model call (row 2); a's request goes before its output (row 3), with its time; the
     answer's model call (row 4); the reply at row 6 is a third model call; b is last, time 0.
+    The first run's answer (row 4) is not the session's last item: the last (row 6) is b's
+    request, never answered, so the session has no status (the second run did not finish).
     """
     path = tmp_path / "session.sqlite"
     write(path, "s", [USER, call("a", "comment", {})], [output("a"), ANSWER], [USER, call("b", "comment", {})])
@@ -138,15 +155,89 @@ def test_a_call_left_without_output_is_sent_only_with_its_output_and_one_never_a
     assert [e.time for e in events] == [1735787045.0, 1735787049.0, 1735787049.0, 1735787049.0, 1735787049.0, 0.0]
 
 
+def test_a_session_cut_short_after_a_tool_output_has_no_status(tmp_path: Path) -> None:
+    """Rows: 1 user, 2 call a, 3 a's output; the run stopped there (a crash before the model answered).
+
+    By hand: a model call (row 2), a with its output (rows 2, 3). The last item is a tool
+    output, not an assistant message: no status. The status family is still recorded (the
+    session says the run did not finish), so it stays in `facts`.
+    """
+    path = tmp_path / "session.sqlite"
+    write(path, "s", [USER, call("a", "comment", {})], [output("a")])
+    (history,) = openai_session.read(path)
+    assert shape(history.events) == [("model_call", "", "2"), ("tool_call", "a", "2"), ("result_saved", "a", "3")]
+    assert history.facts == {"transcript", "status"}
+
+
+def test_an_answer_while_a_call_has_no_output_is_not_a_finish(tmp_path: Path) -> None:
+    """Rows: 1 user, 2 call a, 3 call b, 4 a's output, 5 an assistant message; b never had an output.
+
+    By hand: a model call (row 2), a with its output (rows 2, 4), the reply at row 5 a second
+    model call, b last with time 0. The last item is an assistant message, but b is still
+    unanswered: the run did not end with its final output, so no status.
+    """
+    path = tmp_path / "session.sqlite"
+    write(path, "s", [USER, call("a", "comment", {}), call("b", "comment", {}), output("a"), ANSWER])
+    events = openai_session.read(path)[0].events
+    assert shape(events) == [
+        ("model_call", "", "2"),
+        ("tool_call", "a", "2"),
+        ("result_saved", "a", "4"),
+        ("model_call", "", "5"),
+        ("tool_call", "b", "3"),
+    ]
+    assert events[-1].time == 0.0
+
+
+def test_a_session_answered_then_given_new_input_has_no_status(tmp_path: Path) -> None:
+    """Rows: 1 user, 2 the answer, 3 a second user message (a new run on the session, not answered yet).
+
+    By hand: one model call (row 2); the last item is the user's, not an assistant message: no status.
+    """
+    path = tmp_path / "session.sqlite"
+    write(path, "s", [USER, ANSWER], [USER])
+    assert shape(openai_session.read(path)[0].events) == [("model_call", "", "2")]
+
+
+def test_a_run_parked_on_a_call_and_resumed_to_its_answer_finished(tmp_path: Path) -> None:
+    """Rows: 1 user, 2 call a (the park), then on resume 3 a's output, 4 the answer.
+
+    By hand: a model call (row 2), a with its output (rows 2, 3), the answer's model call (row
+    4); the last item (row 4) is an assistant message and a has its output: `finished` at row 4.
+    """
+    path = tmp_path / "session.sqlite"
+    write(path, "s", [USER, call("a", "comment", {})], [output("a"), ANSWER])
+    events = openai_session.read(path)[0].events
+    assert shape(events) == [
+        ("model_call", "", "2"),
+        ("tool_call", "a", "2"),
+        ("result_saved", "a", "3"),
+        ("model_call", "", "4"),
+        ("run_status", "", "4"),
+    ]
+    assert (events[-1].type, events[-1].status) == ("ok", "finished")
+
+
 def test_each_session_is_a_history_in_the_order_they_began(tmp_path: Path) -> None:
-    """Session "late" writes after "early" began: two histories, early first, each with its own items."""
+    """Session "late" writes after "early" began: two histories, early first, each with its own items.
+
+    Rows: 1 early's user, 2 late's user, 3 late's answer, 4 early's answer. By hand: each session
+    is its user, then its answer (a model call); each ends with an assistant message and no call,
+    so each finished, its status at its own last row: early's row 4, late's row 3.
+    """
     path = tmp_path / "session.sqlite"
     write(path, "early", [USER])
     write(path, "late", [USER, ANSWER])
     write(path, "early", [ANSWER])
     early, late = openai_session.read(path)
-    assert [(e.run, e.src) for e in early.events] == [("early", "session.sqlite:agent_messages row 4")]
-    assert [(e.run, e.src) for e in late.events] == [("late", "session.sqlite:agent_messages row 3")]
+    assert [(e.run, e.f, e.src) for e in early.events] == [
+        ("early", "model_call", "session.sqlite:agent_messages row 4"),
+        ("early", "run_status", "session.sqlite:agent_messages row 4"),
+    ]
+    assert [(e.run, e.f, e.src) for e in late.events] == [
+        ("late", "model_call", "session.sqlite:agent_messages row 3"),
+        ("late", "run_status", "session.sqlite:agent_messages row 3"),
+    ]
 
 
 class Scripted(Model):
@@ -175,7 +266,8 @@ def test_a_session_written_by_runner_run_reads_as_its_conversation(tmp_path: Pat
     """A real run: the user's input, the reply calling c1, c1's output, the answer (four rows).
 
     By hand: a model call before the reply (row 2), c1 with its output (rows 2, 3), a model
-    call before the answer (row 4); c1's digest is that of {"title": "A"}.
+    call before the answer (row 4); c1's digest is that of {"title": "A"}. The run returned its
+    final output: the last row (4) is the answer and c1 has its output, so it finished (row 4).
     """
 
     @function_tool
@@ -196,7 +288,9 @@ def test_a_session_written_by_runner_run_reads_as_its_conversation(tmp_path: Pat
         ("tool_call", "c1", "2"),
         ("result_saved", "c1", "3"),
         ("model_call", "", "4"),
+        ("run_status", "", "4"),
     ]
+    assert history.events[-1].status == "finished"
     assert history.events[1].args_digest == args_digest({"title": "A"})
     assert history.events[1].tool == "create_issue"
 

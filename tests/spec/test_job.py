@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.spec.job import TRIAGE, Call, Job, JobError, load_job
+from tests.paths import ROOT
 
 
 def test_triage_is_the_seed_job() -> None:
@@ -152,3 +153,8 @@ def test_a_node_must_be_a_non_empty_string(tmp_path: Path) -> None:
     path.write_text('name = "j"\nturns = [["a"]]\n[calls]\na = { tool = "t", writes = true, node = 3 }\n')
     with pytest.raises(JobError, match=re.escape("calls.a.node: expected a non-empty string")):
         load_job(path)
+
+
+def test_the_shipped_triage_file_is_the_built_in_job() -> None:
+    """examples/triage.toml (`--job triage`) is the job the commands run when none is given."""
+    assert load_job(ROOT / "examples" / "triage.toml") == TRIAGE

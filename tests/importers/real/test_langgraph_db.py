@@ -8,14 +8,16 @@ its history (processes/p*/) and each world a crash left, WAL file and all (world
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from crashsweep.importers import langgraph_db
-from crashsweep.spec.history import History, read
+from crashsweep.spec.history import Event, History, read
 from crashsweep.spec.invariants import well_formed_transcript
 from tests.realsweep.helpers import child_env
 
@@ -36,6 +38,18 @@ TRIAGE = [
 IDs): a model call, the turn's two calls, their results (ToolNode answers in order), twice; the answer."""
 
 
+def finished(events: tuple[Event, ...]) -> bool:
+    """Whether the events hold a `run_status` ok `finished`."""
+    return any(e.f == "run_status" and (e.type, e.status) == ("ok", "finished") for e in events)
+
+
+def last_checkpoint(path: Path) -> str:
+    """The src naming the thread "triage"'s last checkpoint, as SqliteSaver orders them."""
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        query = "SELECT MAX(checkpoint_id) FROM checkpoints WHERE thread_id = 'triage' AND checkpoint_ns = ''"
+        return f"{path.name}:checkpoint {db.execute(query).fetchone()[0]}"
+
+
 @pytest.fixture(scope="module")
 def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder a depth-1 sweep of the LangGraph agent kept."""
@@ -49,31 +63,53 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_each_finished_scenario_is_the_conversation_the_sweeps_check_read(kept: Path) -> None:
-    """Every kept process: thread "triage", TRIAGE's conversation, the events the sweep's own check read."""
+    """Every kept process: thread "triage", TRIAGE's conversation, the events the sweep's own check read.
+
+    The thread's `finished` is there exactly when the sweep's history says the run finished (a
+    `run_status` `finished`), last, naming the thread's last checkpoint.
+    """
     processes = sorted(kept.glob("processes/p*"))
     assert processes
+    done = 0
     for process in processes:
-        (history,) = langgraph_db.read(process / "work" / "checkpoints.sqlite")
-        assert [(e.f, e.call_id) for e in history.events] == TRIAGE, process
+        path = process / "work" / "checkpoints.sqlite"
+        (history,) = langgraph_db.read(path)
+        conversation = tuple(e for e in history.events if e.f != "run_status")
+        assert [(e.f, e.call_id) for e in conversation] == TRIAGE, process
         assert {e.run for e in history.events} == {"triage"}
         checked = [(e.f, e.call_id, e.tool) for e in read(process / "history.jsonl").events if e.src == "checkpoint"]
-        assert [(e.f, e.call_id, e.tool) for e in history.events] == checked, process
+        assert [(e.f, e.call_id, e.tool) for e in conversation] == checked, process
+        swept = finished(read(process / "history.jsonl").events)
+        assert finished(history.events) == swept, process
+        assert history.facts == {"transcript", "status"}
+        if swept:
+            assert (history.events[-1].f, history.events[-1].src) == ("run_status", last_checkpoint(path)), process
+            done += 1
+    assert done > 0  # the sweep's runs all restart to the end: "exactly when" is not checked on nothing
 
 
 def test_every_world_a_crash_left_reads_and_results_saved_before_a_checkpoint_count(kept: Path) -> None:
     """Each crashed world's database reads; each conversation is a well-formed prefix of TRIAGE's.
 
     Under LangGraph's async durability a crash can strike after the tools' writes were saved
-    and before the next checkpoint: some world holds results from pending writes only.
+    and before the next checkpoint: some world holds results from pending writes only. A world
+    is `finished` exactly when its thread holds the whole of TRIAGE (the answer saved, in a
+    checkpoint or a pending write); some world is, some is not.
     """
     worlds = sorted(kept.glob("worlds/*/files/checkpoints.sqlite"))
     assert worlds
-    pending = 0
+    pending, ends = 0, set()
     for world in worlds:
         histories = langgraph_db.read(world)
         for history in histories:
-            shapes = [(e.f, e.call_id) for e in history.events]
+            shapes = [(e.f, e.call_id) for e in history.events if e.f != "run_status"]
             assert shapes == TRIAGE[: len(shapes)], world
             assert well_formed_transcript.check(History(history.events)) is None, world
+            assert finished(history.events) == (shapes == TRIAGE), world
+            assert [e.f for e in history.events].count("run_status") in {0, 1}, world
+            if finished(history.events):
+                assert history.events[-1].f == "run_status", world
             pending += sum(e.f == "result_saved" and " write of task " in e.src for e in history.events)
+            ends.add(finished(history.events))
     assert pending > 0
+    assert ends == {True, False}
