@@ -45,7 +45,10 @@ from crashsweep.spec.history import read as read_history
 FRAMEWORKS = ("langgraph", "dbos", "openai-agents", "pydantic-ai", "temporal")
 DESIGNS = ("save-after-reply", "idempotency-keys", "attempt-markers", "examples/save-after-reply-repair.toml")
 """The reference loop's designs swept (`reference:NAME`, a preset's name or a design file): keyless, keyed,
-markers to a person, and one that loses a write after two crashes (it repairs an orphaned call as unknown)."""
+markers to a person, and one that loses a write after a crash (it repairs an orphaned call as unknown)."""
+JOBS = {"examples/save-after-reply-repair.toml": "examples/one-write.toml"}
+"""A design's job where it is not the built-in triage job (the repairing loop refuses to comment on an issue
+a repair may have lost)."""
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -62,13 +65,14 @@ class World:
 
 
 def command(stack: str, keys: str, depth: int, keep: Path) -> list[str]:
-    """The sweep's command line for a stack (its job: the built-in triage job)."""
+    """The sweep's command line for a stack (its job: the built-in triage job, or the design's in JOBS)."""
     program = str(Path(sys.executable).parent / "crashsweep")
     common = ["--depth", str(depth), "--keep", str(keep)]
     if stack.startswith("reference:"):  # the design decides whether keys are sent; the tracker honours them
         design = stack.partition(":")[2]
         chosen = ["--design", str(ROOT / design)] if design.endswith(".toml") else ["--variant", design]
-        args = ["sweep", *chosen, "--tracker", "keyed"]
+        job = ["--job", str(ROOT / JOBS[design])] if design in JOBS else []
+        args = ["sweep", *chosen, *job, "--tracker", "keyed"]
         return [program, *args, *common]
     return [program, "sweep", "--framework", stack, "--keys", keys, *common]
 
@@ -146,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     total = 0
     for stack in args.frameworks.split(","):
         for keys in ["-"] if stack.startswith("reference:") else args.keys.split(","):
-            kept = root / f"{stack.replace(':', '-')}-keys-{keys}"
+            kept = root / f"{stack.replace(':', '-').replace('/', '-')}-keys-{keys}"
             sweep(stack, keys, args.depth, kept)
             judged = [judge(unit) for unit in units([kept])]  # what `crashsweep audit DIR` reads
             worlds = [world for world in judged if world is not None]

@@ -4,24 +4,37 @@ OpenTelemetry exports a span when it ends, so a process killed inside a tool lea
 of that tool in any exporter's file: the attempt that may have had an effect is the one the
 spans lose. `CrashsweepSpanProcessor(path)`, added to the SDK's TracerProvider beside its
 exporter, appends one History JSONL line (spec/HISTORY.md 2) for each tool span's start, and
-writes and fsyncs it before `on_start` returns, so before the tool's body runs; and one line
-for its end. `crashsweep audit` reads the file (kind `spans`, crashsweep/importers/spans.py):
-an attempt with an `invoke` and no end in its process is an attempt of unknown outcome.
+writes and fsyncs it before `on_start` returns, so before the tool's body runs; one line for
+its end; and one line when an agent run ends. `crashsweep audit` reads the file (kind `spans`,
+crashsweep/importers/spans.py): an attempt with an `invoke` and no end in its process is an
+attempt of unknown outcome.
 
     provider = TracerProvider()
     provider.add_span_processor(CrashsweepSpanProcessor("tool-spans.jsonl"))
 
 What it writes: a header when the file is new (`facts` [], each family `unseen` with why: a
-tool span shows no effect, no conversation, no approval, not how the run ended), then for each
-tool span a `tool_run` `invoke` at its start and `ok` or `fail` at its end (`fail` for an
-error status, `detail` its message, or for a pydantic-ai deferral), `src` "FILE:span ID",
-`time` its start or end. A tool span, its fields and its run are read as the `otlp` importer
-reads them (crashsweep/importers/otlp.py): `gen_ai.operation.name` = `execute_tool` (or
-`gen_ai.tool.name`, OpenInference's kind TOOL, Temporal's `RunActivity:`); call ID, tool,
+tool span shows no effect, no conversation, no approval; only a run whose agent span ended
+says how it ended), then for each tool span a `tool_run` `invoke` at its start and `ok` or
+`fail` at its end (`fail` for an error status, `detail` its message, or for a pydantic-ai
+deferral), and at the end of a run's outermost agent span a `run_status`, `src` "FILE:span
+ID", `time` its start or end. A tool span, its fields and its run are read as the `otlp`
+importer reads them (crashsweep/importers/otlp.py): `gen_ai.operation.name` = `execute_tool`
+(or `gen_ai.tool.name`, OpenInference's kind TOOL, Temporal's `RunActivity:`); call ID, tool,
 arguments' digest (the same `args_digest`), `crashsweep.idempotency_key`; the run is the
 span's `gen_ai.conversation.id` (or `session.id`, `temporalWorkflowID`), else its nearest open
 ancestor's, else its trace ID. Only the attributes given when a span starts are seen at its
-start (an instrumentation that sets the call ID later gives it on the end line only).
+start (an instrumentation that sets the call ID later gives it on the end line only; so does
+a tool that sets its key in its body: a crashed attempt of it reads as sent with no key).
+
+How a run ended, as the `otlp` importer reads its last trace: when an agent span
+(`gen_ai.operation.name` = `invoke_agent`) ends that has no open agent span of its run above
+it in this process, `run_status` `ok` `finished`, or `fail` `failed` with its status message
+for an error status. Nothing when the run paused: a tool span of its trace deferred, or
+pydantic-ai's `final_result` is a DeferredToolRequests. A run killed before its agent span
+ended says nothing, and the importer has nothing more to go on: `status` stays unseen. Where
+the importer reads a whole trace after the fact (the last trace of a run, its agent span that
+ends last), the processor writes as spans end: a run that goes on in a later agent span (a
+restart, a next turn) writes a status at each end, the last one the latest.
 
 Incarnation: each process that writes to the file is one, numbered on its first line (the
 file's highest incarnation + 1), so a restarted process appending to the same file continues
@@ -29,8 +42,12 @@ it with the next `seq`. Processes may share the file: each line is written under
 lock (flock) after reading what others appended. A line a crash cut short (a power cut
 mid-write) is the last of the file and was never acknowledged (its tool never began): the next
 writer truncates it. When the line cannot be written, `on_start` raises and the tool does not
-run: the record is the point. It imports only the standard library, OpenTelemetry and
-crashsweep.spec.history.
+run: the record is the point.
+
+It imports only the standard library, OpenTelemetry and crashsweep.spec.history (the layers'
+contract), so how a span is read (`tool_fields`, `is_agent`, `deferred_requests` and the
+attribute names) is a copy of crashsweep/importers/otlp.py's, which tests/test_otel.py holds
+equal to it case by case; moved to crashsweep.spec, both would import one.
 """
 
 from __future__ import annotations
@@ -41,6 +58,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +71,7 @@ except ImportError:
         "crashsweep.otel needs the OpenTelemetry SDK: install the `otel` extra (pip install 'crashsweep[otel]')"
     ) from None
 
-from crashsweep.spec.history import VERSION, Event, History, args_digest
+from crashsweep.spec.history import FAILED, FINISHED, VERSION, Event, History, args_digest
 
 RUN_ATTRIBUTES = ("gen_ai.conversation.id", "session.id", "temporalWorkflowID")
 ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool_arguments", "input.value")
@@ -64,20 +82,31 @@ UNSEEN = {
     "effects": "a span processor sees the agent's process, not the receiver's records (audit its ledger with it)",
     "transcript": "tool spans do not hold the conversation sent to the model",
     "approvals": "tool spans record no approvals",
-    "status": "the processor records tool spans, not how each run ended",
+    "status": "only a run whose agent span (invoke_agent) ended says how it ended: one killed before says nothing",
 }
 HEADER = (json.dumps(History(facts=frozenset(), unseen=UNSEEN).header()) + "\n").encode("utf-8")
 
 
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """What the processor keeps of an open span: its run, its parent's span ID (0: none here), whether an agent."""
+
+    run: str
+    parent: int
+    agent: bool
+
+
 class CrashsweepSpanProcessor(SpanProcessor):
-    """Appends a tool span's start (fsynced before the tool runs) and end to a History JSONL file."""
+    """Appends a tool span's start (fsynced before the tool runs) and end, and a run's end, to a History JSONL file."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._runs: dict[int, str] = {}
-        """The run of each open span, by span ID: a child without its own takes its parent's."""
+        self._spans: dict[int, _Open] = {}
+        """Each open span by span ID: a child without a run of its own takes its parent's."""
         self._starts: dict[int, dict[str, str]] = {}
         """The fields of each open tool span at its start, by span ID."""
+        self._deferred: set[tuple[int, str]] = set()
+        """The (trace ID, run) of each tool span that deferred: that run paused in that trace."""
         self._open()
 
     def _open(self) -> None:
@@ -92,25 +121,35 @@ class CrashsweepSpanProcessor(SpanProcessor):
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         """Note the span's run; for a tool span, write its `invoke` line durably before returning."""
-        run = _run(span.attributes or {})
-        if run is None and span.parent is not None:
-            run = self._runs.get(span.parent.span_id)
+        attributes = span.attributes or {}
+        parent = span.parent.span_id if span.parent is not None else 0
+        run = _run(attributes)
+        if run is None and parent in self._spans:
+            run = self._spans[parent].run
         run = run or format_trace_id(span.context.trace_id)
-        self._runs[span.context.span_id] = run
-        fields = tool_fields(span.name, span.attributes or {})
+        self._spans[span.context.span_id] = _Open(run, parent, is_agent(attributes))
+        fields = tool_fields(span.name, attributes)
         if fields is None:
             return
         self._starts[span.context.span_id] = fields
-        self._append("invoke", run, span, fields, "", span.start_time)
+        self._append("invoke", "tool_run", run, span, fields, "", span.start_time)
 
     def on_end(self, span: ReadableSpan) -> None:
-        """For a tool span whose start was written: its `ok` or `fail` line."""
-        span_id = span.context.span_id if span.context is not None else 0
-        run = self._runs.pop(span_id, None)
-        start = self._starts.pop(span_id, None)
-        if run is None or start is None:
+        """A tool span's `ok` or `fail` line (its start was written); a run's outermost agent span: its status."""
+        if span.context is None:
+            return
+        opened = self._spans.pop(span.context.span_id, None)
+        if opened is None:
             return
         attributes = span.attributes or {}
+        start = self._starts.pop(span.context.span_id, None)
+        if start is not None:
+            self._tool_end(span, opened.run, start, attributes)
+        elif opened.agent and self._outermost(opened):
+            self._run_end(span, opened.run, attributes)
+
+    def _tool_end(self, span: ReadableSpan, run: str, start: dict[str, str], attributes: Mapping[str, Any]) -> None:
+        """The tool span's `ok`, or `fail` for an error status or a deferral (its trace then paused)."""
         ended = tool_fields(span.name, attributes) or {}
         fields = {name: ended.get(name) or value for name, value in start.items()}
         outcome, detail = "ok", ""
@@ -118,7 +157,32 @@ class CrashsweepSpanProcessor(SpanProcessor):
             outcome, detail = "fail", span.status.description or ""
         if DEFERRED in attributes:
             outcome, detail = "fail", "deferred (" + str(attributes[DEFERRED]) + ")"
-        self._append(outcome, run, span, fields, detail, span.end_time)
+            self._deferred.add((span.context.trace_id if span.context is not None else 0, run))
+        self._append(outcome, "tool_run", run, span, fields, detail, span.end_time)
+
+    def _run_end(self, span: ReadableSpan, run: str, attributes: Mapping[str, Any]) -> None:
+        """How the run ended: `finished`, or `failed` on an error status; nothing when it paused."""
+        trace = span.context.trace_id if span.context is not None else 0
+        if (trace, run) in self._deferred or deferred_requests(attributes.get("final_result")):
+            return
+        if span.status.status_code is StatusCode.ERROR:
+            fields = {"status": FAILED}
+            self._append("fail", "run_status", run, span, fields, span.status.description or "", span.end_time)
+        else:
+            self._append("ok", "run_status", run, span, {"status": FINISHED}, "", span.end_time)
+
+    def _outermost(self, opened: _Open) -> bool:
+        """No open agent span of the same run above this one (the walk stops at a span of another run)."""
+        parent, seen = opened.parent, set()
+        while parent in self._spans and parent not in seen:
+            above = self._spans[parent]
+            if above.run != opened.run:
+                break
+            if above.agent:
+                return False
+            seen.add(parent)
+            parent = above.parent
+        return True
 
     def shutdown(self) -> None:
         """Close the file (every line is already on disk)."""
@@ -132,7 +196,7 @@ class CrashsweepSpanProcessor(SpanProcessor):
         return True
 
     def _append(
-        self, outcome: str, run: str, span: ReadableSpan, fields: dict[str, str], detail: str, nanos: int | None
+        self, outcome: str, f: str, run: str, span: ReadableSpan, fields: dict[str, str], detail: str, nanos: int | None
     ) -> None:
         """Write one event line and fsync it, under the file's lock, numbered after what the file holds.
 
@@ -146,9 +210,7 @@ class CrashsweepSpanProcessor(SpanProcessor):
                 self._incarnation = self._highest + 1
             self._seq += 1
             src, when = f"{self.path.name}:span {span_id}", (nanos or 0) / 1e9
-            event = Event(
-                run, self._incarnation, self._seq, outcome, "tool_run", **fields, detail=detail, src=src, time=when
-            )
+            event = Event(run, self._incarnation, self._seq, outcome, f, **fields, detail=detail, src=src, time=when)
             line = (json.dumps({"v": VERSION, **event.to_json()}) + "\n").encode("utf-8")
             _write(self._fd, line)
             self._read += len(line)
@@ -220,6 +282,20 @@ def _langchain_payload(arguments: str | None) -> dict[str, Any] | None:
     if isinstance(data, dict) and {"input_str", "inputs"} <= set(data) and isinstance(data.get("kwargs"), dict):
         return data
     return None
+
+
+def is_agent(attributes: Mapping[str, Any]) -> bool:
+    """An agent's run (`invoke_agent`), as crashsweep.importers.otlp.is_agent reads a span."""
+    return attributes.get("gen_ai.operation.name") == "invoke_agent"
+
+
+def deferred_requests(result: object) -> bool:
+    """Whether pydantic-ai's `final_result` is a DeferredToolRequests: the run paused for approvals or results."""
+    try:
+        data = json.loads(result if isinstance(result, str) else "")
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("calls"), list) and isinstance(data.get("approvals"), list)
 
 
 def _run(attributes: Mapping[str, Any]) -> str | None:

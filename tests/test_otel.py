@@ -22,10 +22,11 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
-from pydantic_ai import Agent, InstrumentationSettings
+from pydantic_ai import Agent, ApprovalRequired, DeferredToolRequests, InstrumentationSettings, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from crashsweep import otel
 from crashsweep.importers import otlp, spans
 from crashsweep.otel import CrashsweepSpanProcessor
 from crashsweep.spec.history import Event, args_digest, parse
@@ -121,7 +122,79 @@ def test_ends_runs_and_spans_that_are_no_tools(provider: TracerProvider, tmp_pat
         ),
         Event("conv-1", 0, 3, "invoke", "tool_run", tool="search", src=SPAN + "5"),
         Event("conv-1", 0, 4, "ok", "tool_run", tool="search", src=SPAN + "5"),
+        # The agent span (1) ends last, with no error: the run finished.
+        Event("conv-1", 0, 5, "ok", "run_status", status="finished", src=SPAN + "1"),
     )
+
+
+def test_how_runs_end(provider: TracerProvider, tmp_path: Path) -> None:
+    """The end of a run's outermost agent span says how it ended; a paused or unended run says nothing."""
+    tracer = provider.get_tracer("t")
+
+    def agent(conversation: str, **more: str) -> dict[str, str]:
+        return {"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": conversation} | more
+
+    with tracer.start_as_current_span("invoke_agent a", attributes=agent("A")):  # span 1, trace 1
+        with tracer.start_as_current_span("invoke_agent a", attributes=agent("A")):  # span 2: inside A's, no end
+            pass
+        with tracer.start_as_current_span("invoke_agent b", attributes=agent("B")):  # span 3: B's outermost
+            pass
+    failing = tracer.start_span("invoke_agent c", attributes=agent("C"))  # span 4, trace 2
+    failing.set_status(Status(StatusCode.ERROR, "model refused"))
+    failing.end()
+    paused = '{"calls": [], "approvals": [{"tool_name": "create_issue"}]}'  # a DeferredToolRequests' JSON
+    with tracer.start_as_current_span("invoke_agent d", attributes=agent("D", final_result=paused)):  # span 5
+        pass
+    with tracer.start_as_current_span("invoke_agent e", attributes=agent("E")):  # span 6, trace 4
+        deferring = tracer.start_span("execute_tool x", attributes=tool("x", "call_x"))  # span 7
+        deferring.set_attribute("pydantic_ai.tool.deferral.name", "ApprovalRequired")
+        deferring.end()
+    tracer.start_span("invoke_agent f", attributes=agent("F"))  # span 8: never ends (its process was killed)
+    deferral = "deferred (ApprovalRequired)"
+    assert events(tmp_path / "log.jsonl") == (
+        Event("B", 0, 1, "ok", "run_status", status="finished", src=SPAN + "3"),
+        Event("A", 0, 2, "ok", "run_status", status="finished", src=SPAN + "1"),
+        Event("C", 0, 3, "fail", "run_status", status="failed", detail="model refused", src=SPAN + "4"),
+        Event("E", 0, 4, "invoke", "tool_run", call_id="call_x", tool="x", src=SPAN + "7"),
+        Event("E", 0, 5, "fail", "tool_run", call_id="call_x", tool="x", detail=deferral, src=SPAN + "7"),
+    )
+
+
+LANGCHAIN = '{"input_str": "", "inputs": {"a": 1}, "kwargs": {"tool_call_id": "c3"}}'
+"""OpenLLMetry's LangChain callback payload as the arguments: its inputs are, its call ID is in kwargs."""
+SPANS = [
+    ("execute_tool create_issue", tool("create_issue", "c1", **{"gen_ai.tool.call.arguments": '{"b": 1, "a": 2}'})),
+    ("execute_tool create_issue", tool("create_issue", "c1", **{"crashsweep.idempotency_key": "k"})),
+    ("execute_tool x", tool("x", "c2", **{"tool_arguments": "not JSON"})),
+    ("execute_tool x", tool("x", "c2", **{"pydantic_ai.tool.failure_stage": "validate"})),
+    ("execute_tool x", {"gen_ai.tool.name": "x"}),
+    ("chat m", {"gen_ai.operation.name": "chat"}),
+    ("invoke_agent a", {"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "c"}),
+    ("search", {"openinference.span.kind": "TOOL", "input.value": '{"q": "bug"}'}),
+    ("search", {"openinference.span.kind": "LLM"}),
+    ("RunActivity:create", {"temporalActivityID": "7", "temporalWorkflowID": "wf"}),
+    ("RunActivity:create", {}),
+    ("execute_tool t", tool("t", "", **{"gen_ai.tool.call.arguments": LANGCHAIN})),
+]
+"""Spans of every shape the readers tell apart: tools by each convention, arguments of each kind, other spans."""
+RESULTS = [None, "", "done", "[]", '{"calls": [], "approvals": []}', '{"calls": []}', '{"calls": {}, "approvals": []}']
+"""pydantic-ai `final_result`s: none, text, a DeferredToolRequests' JSON and near misses."""
+
+
+@pytest.mark.parametrize(("name", "attributes"), SPANS)
+def test_the_copy_reads_spans_as_the_otlp_importer(name: str, attributes: dict[str, str]) -> None:
+    """crashsweep.otel's copy of otlp's reading (the layers' contract keeps it from importing it) gives the same."""
+    span = otlp.Span("0" * 32, "0" * 16, "", name, 0, 0, False, "", attributes, 0)
+    assert otel.tool_fields(name, attributes) == otlp.tool_fields(name, attributes)
+    assert otel.is_agent(attributes) == otlp.is_agent(span)
+
+
+def test_the_copy_reads_final_results_and_names_attributes_as_the_otlp_importer() -> None:
+    """The DeferredToolRequests test and the attribute names of both are equal."""
+    assert [otel.deferred_requests(result) for result in RESULTS] == [otlp._deferred_requests(r) for r in RESULTS]
+    assert [otel.deferred_requests(result) for result in RESULTS].count(True) == 1
+    names = ("RUN_ATTRIBUTES", "ARGUMENT_ATTRIBUTES", "KEY", "DEFERRED", "INVALID")
+    assert [getattr(otel, name) for name in names] == [getattr(otlp, name) for name in names]
 
 
 def test_writers_take_turns_and_each_is_an_incarnation(tmp_path: Path) -> None:
@@ -196,8 +269,14 @@ def test_a_torn_last_line_is_cut_before_the_next(provider: TracerProvider, tmp_p
     assert [(e.incarnation, e.seq, e.type) for e in events(log)] == [(0, 1, "invoke"), (0, 2, "ok")]
 
 
-def test_the_processor_and_the_otlp_importer_read_a_pydantic_ai_run_alike(tmp_path: Path) -> None:
-    """pydantic-ai's own instrumentation, to both: the same tool_run events (run, fields, span, time)."""
+def pydantic_ai_run(tmp_path: Path, ending: str) -> None:
+    """One pydantic-ai run, instrumented by pydantic-ai itself, to the processor's log and an OTLP file.
+
+    The model calls create_issue once (call_A), then answers "done". How the tool ends the run:
+    `finish` returns; `raise` raises RuntimeError (the run fails); `defer` raises ApprovalRequired
+    (the run pauses, its output a DeferredToolRequests); `approval` is a `requires_approval` tool
+    (the run pauses before any tool span starts).
+    """
     made = TracerProvider(id_generator=Counting())
     made.add_span_processor(CrashsweepSpanProcessor(tmp_path / "log.jsonl"))
     made.add_span_processor(SimpleSpanProcessor(FileSpanExporter(tmp_path / "traces.jsonl")))
@@ -207,24 +286,56 @@ def test_the_processor_and_the_otlp_importer_read_a_pydantic_ai_run_alike(tmp_pa
             return ModelResponse(parts=[ToolCallPart("create_issue", {"title": "bug"}, tool_call_id="call_A")])
         return ModelResponse(parts=[TextPart("done")])
 
-    agent: Agent[None, str] = Agent(FunctionModel(model), name="triage")
-    agent.instrument = InstrumentationSettings(tracer_provider=made)
-
-    @agent.tool_plain
-    def create_issue(title: str) -> str:
+    def create_issue(ctx: RunContext[None], title: str) -> str:
+        if ending == "raise":
+            raise RuntimeError("tracker down")
+        if ending == "defer" and not ctx.tool_call_approved:
+            raise ApprovalRequired
         return "#1"
 
-    assert agent.run_sync("go", conversation_id="conv-1").output == "done"
+    tool = Tool(create_issue, requires_approval=ending == "approval")
+    agent: Agent[None, str | DeferredToolRequests] = Agent(
+        FunctionModel(model), name="triage", tools=[tool], output_type=[str, DeferredToolRequests]
+    )
+    agent.instrument = InstrumentationSettings(tracer_provider=made)
+    try:
+        output = agent.run_sync("go", conversation_id="conv-1").output
+    except RuntimeError as error:
+        output = str(error)
     made.shutdown()
+    assert output == {"finish": "done", "raise": "tracker down"}.get(ending, output)
+    assert isinstance(output, DeferredToolRequests) == (ending in ("defer", "approval"))
+
+
+# What each ending gives, by hand from pydantic_ai_run's docstring: the tool's attempt (none when
+# the approval is asked before the tool runs) and its end, then how the run ended; a paused run
+# says nothing of its end.
+ENDINGS = {
+    "finish": [("invoke", "tool_run", ""), ("ok", "tool_run", ""), ("ok", "run_status", "finished")],
+    "raise": [("invoke", "tool_run", ""), ("fail", "tool_run", ""), ("fail", "run_status", "failed")],
+    "defer": [("invoke", "tool_run", ""), ("fail", "tool_run", "")],
+    "approval": [],
+}
+
+
+@pytest.mark.parametrize("ending", sorted(ENDINGS))
+def test_the_processor_and_the_otlp_importer_read_a_pydantic_ai_run_alike(tmp_path: Path, ending: str) -> None:
+    """pydantic-ai's own instrumentation, to both: the same tool_run and run_status events (fields, span, time)."""
+    pydantic_ai_run(tmp_path, ending)
+    text = (tmp_path / "log.jsonl").read_text()
+    logged = parse(text).events if text else ()
 
     def seen(found: tuple[Event, ...]) -> list[tuple[object, ...]]:
-        runs = [e for e in found if e.f == "tool_run"]
-        return [(e.run, e.type, e.call_id, e.tool, e.args_digest, e.src.split(":")[1], e.time) for e in runs]
+        ours = [e for e in found if e.f in ("tool_run", "run_status")]
+        fields = [(e.run, e.type, e.f, e.call_id, e.tool, e.args_digest, e.status, e.detail) for e in ours]
+        return [(*f, e.src.split(":")[1], e.time) for f, e in zip(fields, ours, strict=True)]
 
     (exported,) = otlp.read(tmp_path / "traces.jsonl")
-    logged = parse((tmp_path / "log.jsonl").read_text()).events
     assert seen(logged) == seen(exported.events)
-    assert [e.type for e in logged] == ["invoke", "ok"]
+    assert [(e.type, e.f, e.status) for e in logged] == ENDINGS[ending]
+    assert {e.run for e in logged} <= {"conv-1"}
+    if ending == "raise":  # pydantic-ai describes the run's error as OTel's use_span does, "TYPE: message"
+        assert logged[-1].detail == "RuntimeError: tracker down"
 
 
 def test_without_the_sdk_the_import_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,12 +88,26 @@ def histories(path: Path) -> tuple[History, ...]:
 
 
 def _split(events: Iterable[Event], facts: set[str], unseen: dict[str, str]) -> tuple[History, ...]:
-    """One History a run (in the order runs first appear), each numbered from 1."""
+    """One History a run (in the order runs first appear), each numbered from 1.
+
+    A ledger with no record is one History with no event: that the receiver applied nothing is
+    a fact (a lost write's evidence), not the absence of one.
+    """
     runs: dict[str, list[Event]] = {}
     for event in events:
         found = runs.setdefault(event.run, [])
         found.append(dataclasses.replace(event, seq=len(found) + 1))
-    return tuple(History(tuple(found), facts=frozenset(facts), unseen={**UNSEEN, **unseen}) for found in runs.values())
+    every = runs.values() if runs else [[]]
+    return tuple(History(tuple(found), facts=frozenset(facts), unseen={**UNSEEN, **unseen}) for found in every)
+
+
+def untouched(path: Path) -> tuple[History, ...]:
+    """The ledger of a tracker space that has no database: no record (the empty History of `_split`).
+
+    The tracker creates a space's database at its first write, so the space a sweep gave a
+    process that never wrote, with no records to restore, holds none.
+    """
+    return _split([], {"effects"}, {"approvals": NO_APPROVALS.format(path=path.name)})
 
 
 def _tracker(path: Path) -> tuple[History, ...]:

@@ -2,8 +2,9 @@
 
 `CrashsweepSpanProcessor` (crashsweep/otel.py) writes a History JSONL (spec/HISTORY.md 2): its
 header, then `tool_run` events whose `src` is "FILE:span ID" (16 hex digits), an `invoke`
-written and fsynced before each tool's body ran and an `ok` or `fail` when it ended; each
-process that appended to the file is an incarnation. The file is read by the spec's own
+written and fsynced before each tool's body ran and an `ok` or `fail` when it ended, and a
+`run_status` when a run's outermost agent span ended; each process that appended to the file
+is an incarnation. The file is read by the spec's own
 reader, with one difference from the `history` kind: the file is appended to by processes that
 may die mid-write, so a last line without its newline is a write a power cut tore, whose
 writer never returned (its tool never began), and it is left out; any other bad line is
@@ -31,7 +32,7 @@ SRC = re.compile(r".+:span [0-9a-f]{16}")
 
 
 def recognises(path: Path, head: bytes) -> bool:
-    """A History JSONL header, then at least one event, each complete one a tool_run with a span's `src`."""
+    """A History JSONL header, then some events, each complete one a tool_run or run_status with a span's `src`."""
     lines = head.split(b"\n")[:-1]  # the last piece may be cut by HEAD, or torn
     if not lines or b"crashsweep_history" not in lines[0]:
         return False
@@ -46,7 +47,7 @@ def _is_span_event(line: bytes) -> bool:
         return False
     return (
         isinstance(data, dict)
-        and data.get("f") == "tool_run"
+        and data.get("f") in ("tool_run", "run_status")
         and isinstance(data.get("src"), str)
         and SRC.fullmatch(data["src"]) is not None
     )

@@ -4,7 +4,8 @@ A unit is the records of one or more runs that belong together (spec/HISTORY.md 
 named on the command line are one unit (a session database and the receiver's ledger of the
 same run). A folder a sweep kept (`sweep --keep DIR`: each final world's `history.jsonl` in its
 process's folder) gives a unit per final world: what the run left, the records of its work
-folder that some kind reads and the tracker's database of that process, judged against the job
+folder that some kind reads and the tracker's database of that process (none: the tracker
+never wrote one, as it does for a space with no record), judged against the job
 the sweep ran (its history's header); a world whose work folder holds no record audit reads (a
 program of the user's own) is its kept history instead. Any other folder gives a unit per
 folder of records some kind recognises (files no kind recognises there are not records: a
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from crashsweep.importers import ledger
 from crashsweep.importers.base import Unusable
 from crashsweep.importers.registry import kind_of, unrecognised
 from crashsweep.spec.history import KEPT, History
@@ -93,6 +95,10 @@ def _world(history: Path) -> Unit:
     records = [path for path in _files(world / "work") if kind_of(path) is not None]
     if not records or job is None:
         return Unit(str(history), (own,))
+    sources = [read(path) for path in records]
     tracker = world.parent.parent / "tracker" / f"{world.name}.sqlite3"
-    sources = [read(path) for path in (*records, *([tracker] if tracker.is_file() else []))]
+    if tracker.is_file():
+        sources.append(read(tracker))
+    elif tracker.parent.is_dir():  # the sweep had a tracker: this process's space was never written
+        sources.append(Source(tracker, "ledger", ledger.untouched(tracker)))
     return Unit(str(world), tuple(sources), job.expected, job.gated)

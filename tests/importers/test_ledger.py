@@ -207,3 +207,13 @@ def test_events_are_plain_effects(tmp_path: Path) -> None:
     tracker(path)
     for history in ledger.histories(path):
         assert [Event.from_json(e.to_json()) for e in history.events] == list(history.events)
+
+
+def test_a_ledger_with_no_record_says_the_receiver_applied_nothing(tmp_path: Path) -> None:
+    """An empty tracker and a CSV of its header alone: one History, no event, the effects seen (a loss's evidence)."""
+    Store(tmp_path / "empty.sqlite3", honours_keys=True).close()
+    (tmp_path / "empty.csv").write_text("run,call,effect_id\n")
+    for path in (tmp_path / "empty.sqlite3", tmp_path / "empty.csv"):
+        (history,) = ledger.histories(path)
+        assert history.events == ()
+        assert "effects" in history.facts

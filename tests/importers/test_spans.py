@@ -101,3 +101,17 @@ def test_times_are_the_spans(tmp_path: Path) -> None:
     times = [event.time for event in history.events]
     assert all(time > 0 for time in times)
     assert times == sorted(times)
+
+
+def test_a_log_that_says_how_a_run_ended_is_still_the_processors(tmp_path: Path) -> None:
+    """A run_status line (an agent span ended) beside the tool lines: still kind `spans`, not `history`."""
+    from crashsweep.importers.registry import kind_of
+
+    header = '{"crashsweep_history": 1, "facts": []}\n'
+    tool = '{"v": 1, "run": "r", "incarnation": 0, "seq": 1, "type": "invoke", "f": "tool_run", "src": "l:span %s"}\n'
+    ended = '{"v": 1, "run": "r", "incarnation": 0, "seq": 2, "type": "ok", "f": "run_status", "status": "finished", '
+    path = tmp_path / "tool-spans.jsonl"
+    path.write_text(header + tool % ("0" * 16) + ended + '"src": "l:span ' + "1" * 16 + '"}\n')
+    kind = kind_of(path)
+    assert kind is not None
+    assert kind.name == "spans"

@@ -104,7 +104,9 @@ def test_a_kept_world_with_records_is_its_work_folder_and_tracker_under_the_swee
 
     Each world is one unit named by its process folder: its work folder's records (file-name
     order), then its tracker's database; the job's calls are its kept history's header
-    (expected create_a, gated create_b), its events are not read again.
+    (expected create_a, gated create_b), its events are not read again. p2's process never
+    wrote to its space, so the tracker made no database for it: its ledger is empty (the
+    receiver applied nothing, which is evidence of a loss), not missing.
     """
     folder = tmp_path / "kept"
     header = History(expected=("create_a",), gated=("create_b",))
@@ -121,9 +123,12 @@ def test_a_kept_world_with_records_is_its_work_folder_and_tracker_under_the_swee
     found = units([folder])
     assert summary(found) == [
         (str(folder / "processes" / "p1"), [(check1, "reference"), (database, "ledger")]),
-        (str(folder / "processes" / "p2"), [(check2, "reference")]),
+        (str(folder / "processes" / "p2"), [(check2, "reference"), (folder / "tracker" / "p2.sqlite3", "ledger")]),
     ]
     assert [(unit.expected, unit.gated) for unit in found] == [(("create_a",), ("create_b",))] * 2
+    (empty,) = found[1].sources[1].histories
+    assert empty.events == ()
+    assert "effects" in empty.facts
 
 
 def test_a_folder_without_kept_histories_gives_a_unit_per_folder_of_records(tmp_path: Path) -> None:
