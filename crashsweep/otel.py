@@ -18,13 +18,14 @@ says how it ended), then for each tool span a `tool_run` `invoke` at its start a
 `fail` at its end (`fail` for an error status, `detail` its message, or for a pydantic-ai
 deferral), and at the end of a run's outermost agent span a `run_status`, `src` "FILE:span
 ID", `time` its start or end. A tool span, its fields and its run are read as the `otlp`
-importer reads them (crashsweep/importers/otlp.py): `gen_ai.operation.name` = `execute_tool`
-(or `gen_ai.tool.name`, OpenInference's kind TOOL, Temporal's `RunActivity:`); call ID, tool,
-arguments' digest (the same `args_digest`), `crashsweep.idempotency_key`; the run is the
-span's `gen_ai.conversation.id` (or `session.id`, `temporalWorkflowID`), else its nearest open
-ancestor's, else its trace ID. Only the attributes given when a span starts are seen at its
-start (an instrumentation that sets the call ID later gives it on the end line only; so does
-a tool that sets its key in its body: a crashed attempt of it reads as sent with no key).
+importer reads them, by crashsweep.spec.genai (the GenAI semantic conventions and each
+instrumentation's variant): `gen_ai.operation.name` = `execute_tool` (or `gen_ai.tool.name`,
+OpenInference's kind TOOL, Temporal's `RunActivity:`); call ID, tool, arguments' digest,
+`crashsweep.idempotency_key`; the run is the span's own (`gen_ai.conversation.id`, or
+`session.id`, `temporalWorkflowID`), else its nearest open ancestor's, else its trace ID.
+Only the attributes given when a span starts are seen at its start (an instrumentation that
+sets the call ID later gives it on the end line only; so does a tool that sets its key in its
+body: a crashed attempt of it reads as sent with no key).
 
 How a run ended, as the `otlp` importer reads its last trace: when an agent span
 (`gen_ai.operation.name` = `invoke_agent`) ends that has no open agent span of its run above
@@ -44,10 +45,7 @@ mid-write) is the last of the file and was never acknowledged (its tool never be
 writer truncates it. When the line cannot be written, `on_start` raises and the tool does not
 run: the record is the point.
 
-It imports only the standard library, OpenTelemetry and crashsweep.spec.history (the layers'
-contract), so how a span is read (`tool_fields`, `is_agent`, `deferred_requests` and the
-attribute names) is a copy of crashsweep/importers/otlp.py's, which tests/test_otel.py holds
-equal to it case by case; moved to crashsweep.spec, both would import one.
+It imports only the standard library, OpenTelemetry and crashsweep.spec (the layers' contract).
 """
 
 from __future__ import annotations
@@ -71,13 +69,9 @@ except ImportError:
         "crashsweep.otel needs the OpenTelemetry SDK: install the `otel` extra (pip install 'crashsweep[otel]')"
     ) from None
 
-from crashsweep.spec.history import FAILED, FINISHED, VERSION, Event, History, args_digest
+from crashsweep.spec.genai import DEFERRED, deferred_requests, is_agent, own_run, tool_end, tool_fields
+from crashsweep.spec.history import FAILED, FINISHED, VERSION, Event, History
 
-RUN_ATTRIBUTES = ("gen_ai.conversation.id", "session.id", "temporalWorkflowID")
-ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool_arguments", "input.value")
-KEY = "crashsweep.idempotency_key"
-DEFERRED = "pydantic_ai.tool.deferral.name"
-INVALID = "pydantic_ai.tool.failure_stage"
 UNSEEN = {
     "effects": "a span processor sees the agent's process, not the receiver's records (audit its ledger with it)",
     "transcript": "tool spans do not hold the conversation sent to the model",
@@ -123,7 +117,7 @@ class CrashsweepSpanProcessor(SpanProcessor):
         """Note the span's run; for a tool span, write its `invoke` line durably before returning."""
         attributes = span.attributes or {}
         parent = span.parent.span_id if span.parent is not None else 0
-        run = _run(attributes)
+        run = own_run(attributes)
         if run is None and parent in self._spans:
             run = self._spans[parent].run
         run = run or format_trace_id(span.context.trace_id)
@@ -152,11 +146,9 @@ class CrashsweepSpanProcessor(SpanProcessor):
         """The tool span's `ok`, or `fail` for an error status or a deferral (its trace then paused)."""
         ended = tool_fields(span.name, attributes) or {}
         fields = {name: ended.get(name) or value for name, value in start.items()}
-        outcome, detail = "ok", ""
-        if span.status.status_code is StatusCode.ERROR:
-            outcome, detail = "fail", span.status.description or ""
+        error = span.status.status_code is StatusCode.ERROR
+        outcome, detail = tool_end(attributes, error, span.status.description or "")
         if DEFERRED in attributes:
-            outcome, detail = "fail", "deferred (" + str(attributes[DEFERRED]) + ")"
             self._deferred.add((span.context.trace_id if span.context is not None else 0, run))
         self._append(outcome, "tool_run", run, span, fields, detail, span.end_time)
 
@@ -245,62 +237,6 @@ class CrashsweepSpanProcessor(SpanProcessor):
             _write(self._fd, HEADER)
             self._read = len(HEADER)
             _sync_folder(self.path)
-
-
-def tool_fields(name: str, attributes: Mapping[str, Any]) -> dict[str, str] | None:
-    """A tool span's call, call_id, tool, args_digest and key, as crashsweep.importers.otlp reads them; None else."""
-    text = {key: value for key, value in attributes.items() if isinstance(value, str)}
-    operation = text.get("gen_ai.operation.name")
-    activity = name.startswith("RunActivity:") and "temporalActivityID" in text
-    if operation is not None and operation != "execute_tool":
-        return None
-    tool_kind = "gen_ai.tool.name" in text or text.get("openinference.span.kind") == "TOOL" or activity
-    if operation is None and not tool_kind:
-        return None
-    if INVALID in attributes:
-        return None
-    tool = text.get("gen_ai.tool.name") or text.get("tool.name") or name.removeprefix("RunActivity:")
-    fields = {"call": text.get("temporalActivityID", "") if activity else "", "tool": tool}
-    fields["call_id"], fields["key"] = text.get("gen_ai.tool.call.id", ""), text.get(KEY, "")
-    arguments = next((text[a] for a in ARGUMENT_ATTRIBUTES if a in text), None)
-    fields["args_digest"] = "" if arguments is None else args_digest(arguments)
-    payload = _langchain_payload(arguments)
-    if payload is not None:  # OpenLLMetry's LangChain callback payload: the arguments are its inputs
-        fields["args_digest"] = args_digest(payload["inputs"])
-        call_id = payload["kwargs"].get("tool_call_id")
-        fields["call_id"] = fields["call_id"] or (call_id if isinstance(call_id, str) else "")
-    return fields
-
-
-def _langchain_payload(arguments: str | None) -> dict[str, Any] | None:
-    if arguments is None or not arguments.startswith("{"):
-        return None
-    try:
-        data = json.loads(arguments)
-    except ValueError:
-        return None
-    if isinstance(data, dict) and {"input_str", "inputs"} <= set(data) and isinstance(data.get("kwargs"), dict):
-        return data
-    return None
-
-
-def is_agent(attributes: Mapping[str, Any]) -> bool:
-    """An agent's run (`invoke_agent`), as crashsweep.importers.otlp.is_agent reads a span."""
-    return attributes.get("gen_ai.operation.name") == "invoke_agent"
-
-
-def deferred_requests(result: object) -> bool:
-    """Whether pydantic-ai's `final_result` is a DeferredToolRequests: the run paused for approvals or results."""
-    try:
-        data = json.loads(result if isinstance(result, str) else "")
-    except ValueError:
-        return False
-    return isinstance(data, dict) and isinstance(data.get("calls"), list) and isinstance(data.get("approvals"), list)
-
-
-def _run(attributes: Mapping[str, Any]) -> str | None:
-    """The span's own run attribute (conversation, session, workflow ID), if it has one."""
-    return next((value for a in RUN_ATTRIBUTES if isinstance(value := attributes.get(a), str) and value), None)
 
 
 def _numbers(line: bytes) -> tuple[int, int]:

@@ -26,7 +26,6 @@ from pydantic_ai import Agent, ApprovalRequired, DeferredToolRequests, Instrumen
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from crashsweep import otel
 from crashsweep.importers import otlp, spans
 from crashsweep.otel import CrashsweepSpanProcessor
 from crashsweep.spec.history import Event, args_digest, parse
@@ -158,43 +157,6 @@ def test_how_runs_end(provider: TracerProvider, tmp_path: Path) -> None:
         Event("E", 0, 4, "invoke", "tool_run", call_id="call_x", tool="x", src=SPAN + "7"),
         Event("E", 0, 5, "fail", "tool_run", call_id="call_x", tool="x", detail=deferral, src=SPAN + "7"),
     )
-
-
-LANGCHAIN = '{"input_str": "", "inputs": {"a": 1}, "kwargs": {"tool_call_id": "c3"}}'
-"""OpenLLMetry's LangChain callback payload as the arguments: its inputs are, its call ID is in kwargs."""
-SPANS = [
-    ("execute_tool create_issue", tool("create_issue", "c1", **{"gen_ai.tool.call.arguments": '{"b": 1, "a": 2}'})),
-    ("execute_tool create_issue", tool("create_issue", "c1", **{"crashsweep.idempotency_key": "k"})),
-    ("execute_tool x", tool("x", "c2", **{"tool_arguments": "not JSON"})),
-    ("execute_tool x", tool("x", "c2", **{"pydantic_ai.tool.failure_stage": "validate"})),
-    ("execute_tool x", {"gen_ai.tool.name": "x"}),
-    ("chat m", {"gen_ai.operation.name": "chat"}),
-    ("invoke_agent a", {"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "c"}),
-    ("search", {"openinference.span.kind": "TOOL", "input.value": '{"q": "bug"}'}),
-    ("search", {"openinference.span.kind": "LLM"}),
-    ("RunActivity:create", {"temporalActivityID": "7", "temporalWorkflowID": "wf"}),
-    ("RunActivity:create", {}),
-    ("execute_tool t", tool("t", "", **{"gen_ai.tool.call.arguments": LANGCHAIN})),
-]
-"""Spans of every shape the readers tell apart: tools by each convention, arguments of each kind, other spans."""
-RESULTS = [None, "", "done", "[]", '{"calls": [], "approvals": []}', '{"calls": []}', '{"calls": {}, "approvals": []}']
-"""pydantic-ai `final_result`s: none, text, a DeferredToolRequests' JSON and near misses."""
-
-
-@pytest.mark.parametrize(("name", "attributes"), SPANS)
-def test_the_copy_reads_spans_as_the_otlp_importer(name: str, attributes: dict[str, str]) -> None:
-    """crashsweep.otel's copy of otlp's reading (the layers' contract keeps it from importing it) gives the same."""
-    span = otlp.Span("0" * 32, "0" * 16, "", name, 0, 0, False, "", attributes, 0)
-    assert otel.tool_fields(name, attributes) == otlp.tool_fields(name, attributes)
-    assert otel.is_agent(attributes) == otlp.is_agent(span)
-
-
-def test_the_copy_reads_final_results_and_names_attributes_as_the_otlp_importer() -> None:
-    """The DeferredToolRequests test and the attribute names of both are equal."""
-    assert [otel.deferred_requests(result) for result in RESULTS] == [otlp._deferred_requests(r) for r in RESULTS]
-    assert [otel.deferred_requests(result) for result in RESULTS].count(True) == 1
-    names = ("RUN_ATTRIBUTES", "ARGUMENT_ATTRIBUTES", "KEY", "DEFERRED", "INVALID")
-    assert [getattr(otel, name) for name in names] == [getattr(otlp, name) for name in names]
 
 
 def test_writers_take_turns_and_each_is_an_incarnation(tmp_path: Path) -> None:

@@ -6,19 +6,16 @@ The file is what the OpenTelemetry Collector's file exporter or the Python SDK's
 or not) is read too. Trace and span IDs are hex (the OTLP JSON encoding), nanoseconds integers
 or decimal strings. A span found twice (the same trace and span ID) is read once.
 
-What a span gives, by the OpenTelemetry GenAI semantic conventions:
+What a span gives, read by crashsweep.spec.genai (the GenAI semantic conventions and each
+instrumentation's variant, with the fields a tool span gives):
 
-- a tool span (`gen_ai.operation.name` = `execute_tool`; or, without an operation name, a
-  span with `gen_ai.tool.name`, an OpenInference span of kind TOOL, or Temporal's
-  `RunActivity:NAME` span): a `tool_run` attempt, `invoke` at its start, then `fail` at its
-  end when its status is an error (code 2; `detail` its message) or it deferred (pydantic-ai's
-  `pydantic_ai.tool.deferral.name`: the body raised ApprovalRequired or CallDeferred; it did
-  not finish its work), else `ok`. `time` is the start and the end in seconds. A pydantic-ai
-  span with `pydantic_ai.tool.failure_stage` (its arguments failed validation) is no attempt:
-  the tool's body never ran, and the span gives nothing;
-- a model span (`chat`, `text_completion`, `generate_content`, or OpenInference's kind LLM): a
-  `model_call` `invoke` at its start (its status is not read: an error mixes the model's
-  refusals with transport errors);
+- a tool span: a `tool_run` attempt, `invoke` at its start, then `fail` at its end when its
+  status is an error (code 2; `detail` its message) or it deferred (pydantic-ai's deferral: it
+  did not finish its work), else `ok`. `time` is the start and the end in seconds. A pydantic-ai
+  span whose arguments failed validation is no attempt: the tool's body never ran, and the span
+  gives nothing;
+- a model span: a `model_call` `invoke` at its start (its status is not read: an error mixes
+  the model's refusals with transport errors);
 - an agent span (`invoke_agent`): how the run ended. Only the run's last trace says it (an
   earlier trace's end was followed by more of the run: a restart, a next turn), by its
   outermost agent span of the run (the one ending last): `run_status` `ok` `finished`, or
@@ -31,36 +28,9 @@ What a span gives, by the OpenTelemetry GenAI semantic conventions:
   kind reads the close event). `status` is among a run's facts when some trace of it holds an
   agent span; effects, transcript and approvals are never (`unseen` says why).
 
-Fields: `gen_ai.tool.call.id` is `call_id`; `gen_ai.tool.name` (else OpenInference's
-`tool.name`, else the span's name) is `tool`; the captured arguments, `gen_ai.tool.call.arguments`
-(else pydantic-ai's version-2 `tool_arguments`, else OpenInference's `input.value`), are
-`args_digest` = `args_digest(text)`; `crashsweep.idempotency_key` is `key`; a Temporal activity's
-`temporalActivityID` is its `call` (the runtime's key: the same across the activity's retries).
-The run of a span is its `gen_ai.conversation.id` (else OpenInference's `session.id`, else
-Temporal's `temporalWorkflowID`), else its nearest ancestor's in the file, else its trace ID in
-hex. Its incarnation: the run's traces in order of their first span's start (0, 1, ...). `src`
-is "FILE:span ID".
-
-What real instrumentations emit (read from their code and runs, the versions the `otel` and
-framework extras pin): pydantic-ai 2.68 (`Instrumentation` capability, `agent.instrument`,
-`Agent.instrument_all()`): `execute_tool NAME` spans with `gen_ai.operation.name`,
-`gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments` (with content;
-`tool_arguments` in its version 2), `gen_ai.conversation.id` on every span; `chat` and
-`invoke_agent` spans. OpenLLMetry's opentelemetry-instrumentation-openai-agents 0.62.4:
-`execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.arguments`, no call ID, no conversation.
-OpenInference's openinference-instrumentation-openai-agents 2.6.0: kind TOOL, `tool.name`,
-`input.value` (the arguments' JSON), no call ID. OpenLLMetry's opentelemetry-instrumentation-
-langchain 0.62.4 (LangGraph's ToolNode): `execute_tool`, `gen_ai.tool.name`, and as
-`gen_ai.tool.call.arguments` the callback's payload `{"input_str", "inputs", "kwargs", ...}`:
-the arguments are its `inputs` and the call ID its `kwargs.tool_call_id`; the thread ID is the
-root span's `gen_ai.conversation.id`. temporalio 1.35's TracingInterceptor:
-`RunActivity:TYPE` spans with `temporalActivityID`, `temporalWorkflowID`, `temporalRunID`
-(run against the dev server by hand; its test would need the server). Without a call ID,
-audit joins attempts by tool and arguments (spec/HISTORY.md 7, rule 3).
-
-`args_digest(arguments)` is "sha256:" and the first 16 hex digits of the SHA-256 of the
-arguments' canonical JSON (keys sorted, no spaces, UTF-8, as Python's json writes it); text
-that is not JSON is digested as it is. It is public for the ledger importer to use too.
+The run of a span is its own (`genai.own_run`: conversation, session, workflow ID), else its
+nearest ancestor's in the file, else its trace ID in hex. Its incarnation: the run's traces in
+order of their first span's start (0, 1, ...). `src` is "FILE:span ID".
 
 A span is exported when it ends: a process killed inside a tool leaves nothing of that tool
 (nor of its unexported batch, nor of the spans around it) in an OTLP file. crashsweep.otel's
@@ -77,14 +47,9 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.importers.base import Kind, Unusable, place
-from crashsweep.spec.history import FAILED, FINISHED, Event, History, args_digest
+from crashsweep.spec.genai import DEFERRED, deferred_requests, is_agent, is_model, own_run, tool_end, tool_fields
+from crashsweep.spec.history import FAILED, FINISHED, Event, History
 
-RUN_ATTRIBUTES = ("gen_ai.conversation.id", "session.id", "temporalWorkflowID")
-ARGUMENT_ATTRIBUTES = ("gen_ai.tool.call.arguments", "tool_arguments", "input.value")
-MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-KEY = "crashsweep.idempotency_key"
-DEFERRED = "pydantic_ai.tool.deferral.name"
-INVALID = "pydantic_ai.tool.failure_stage"
 UNSEEN = {
     "effects": "spans record the agent's side, not the receiver's records (audit its ledger with them)",
     "transcript": "spans give the model calls, not the conversation's tool calls and results",
@@ -236,57 +201,6 @@ def _attributes(data: dict[str, Any], where: str) -> dict[str, str]:
     return found
 
 
-def tool_fields(name: str, attributes: Mapping[str, str]) -> dict[str, str] | None:
-    """A tool span's call, call_id, tool, args_digest and key (empty when unknown); None for another span."""
-    operation = attributes.get("gen_ai.operation.name")
-    activity = name.startswith("RunActivity:") and "temporalActivityID" in attributes
-    kind = attributes.get("openinference.span.kind")
-    if operation is not None and operation != "execute_tool":
-        return None
-    if operation is None and not ("gen_ai.tool.name" in attributes or kind == "TOOL" or activity):
-        return None
-    if INVALID in attributes:
-        return None
-    tool = attributes.get("gen_ai.tool.name") or attributes.get("tool.name") or name.removeprefix("RunActivity:")
-    fields = {"call": attributes.get("temporalActivityID", "") if activity else "", "tool": tool}
-    fields["call_id"] = attributes.get("gen_ai.tool.call.id", "")
-    fields["key"] = attributes.get(KEY, "")
-    arguments = next((attributes[a] for a in ARGUMENT_ATTRIBUTES if a in attributes), None)
-    fields["args_digest"] = "" if arguments is None else args_digest(arguments)
-    wrapped = _langchain_payload(arguments)
-    if wrapped is not None:
-        fields["args_digest"] = args_digest(wrapped["inputs"])
-        call_id = wrapped["kwargs"].get("tool_call_id")
-        fields["call_id"] = fields["call_id"] or (call_id if isinstance(call_id, str) else "")
-    return fields
-
-
-def _langchain_payload(arguments: str | None) -> dict[str, Any] | None:
-    """OpenLLMetry's LangChain callback payload, when that is what the arguments attribute holds."""
-    if arguments is None or not arguments.startswith("{"):
-        return None
-    try:
-        data = json.loads(arguments)
-    except ValueError:
-        return None
-    if isinstance(data, dict) and {"input_str", "inputs"} <= set(data) and isinstance(data.get("kwargs"), dict):
-        return data
-    return None
-
-
-def is_model(span: Span) -> bool:
-    """A request to a model: a GenAI inference operation, or OpenInference's kind LLM."""
-    operation = span.attributes.get("gen_ai.operation.name")
-    return operation in MODEL_OPERATIONS or (
-        operation is None and span.attributes.get("openinference.span.kind") == "LLM"
-    )
-
-
-def is_agent(span: Span) -> bool:
-    """An agent's run (`invoke_agent`)."""
-    return span.attributes.get("gen_ai.operation.name") == "invoke_agent"
-
-
 def _runs(spans: list[Span]) -> dict[str, list[Span]]:
     """The spans by run, runs in the order they began; each span's run by its own or its ancestors' attribute."""
     index = {(span.trace, span.span_id): span for span in spans}
@@ -298,7 +212,7 @@ def _runs(spans: list[Span]) -> dict[str, list[Span]]:
         found = span.trace
         while current is not None:
             key = (current.trace, current.span_id)
-            own = next((current.attributes[a] for a in RUN_ATTRIBUTES if current.attributes.get(a)), None)
+            own = own_run(current.attributes)
             if key in known or own is not None:
                 found = known.get(key) or own or span.trace
                 break
@@ -328,7 +242,7 @@ def _history(path: Path, run: str, spans: list[Span]) -> History:
         timed.append(status)
     timed.sort(key=lambda item: item[:3])
     events = tuple(dataclasses.replace(event, seq=seq) for seq, (*_, event) in enumerate(timed, 1))
-    if any(is_agent(span) for span in spans):
+    if any(is_agent(span.attributes) for span in spans):
         return History(events, facts=frozenset({"status"}), unseen=UNSEEN)
     return History(events, facts=frozenset(), unseen={**UNSEEN, "status": NO_STATUS})
 
@@ -336,16 +250,13 @@ def _history(path: Path, run: str, spans: list[Span]) -> History:
 def _events(path: Path, run: str, incarnation: int, span: Span) -> Iterator[tuple[int, int, Event]]:
     """(nanoseconds, 0 for a start or 1 for an end, event) for what one span gives."""
     src = place(path, f"span {span.span_id}")
-    if is_model(span):
+    if is_model(span.attributes):
         yield span.start, 0, Event(run, incarnation, 0, "invoke", "model_call", src=src, time=span.start / 1e9)
     fields = tool_fields(span.name, span.attributes)
     if fields is None:
         return
     yield span.start, 0, Event(run, incarnation, 0, "invoke", "tool_run", **fields, src=src, time=span.start / 1e9)
-    deferred = span.attributes.get(DEFERRED)
-    outcome, detail = ("fail", span.message) if span.error else ("ok", "")
-    if deferred is not None:
-        outcome, detail = "fail", f"deferred ({deferred})"
+    outcome, detail = tool_end(span.attributes, span.error, span.message)
     end = Event(run, incarnation, 0, outcome, "tool_run", **fields, detail=detail, src=src, time=span.end / 1e9)
     yield span.end, 1, end
 
@@ -357,17 +268,17 @@ def _status(path: Path, run: str, incarnation: int, last: list[Span]) -> tuple[i
     def outermost(span: Span) -> bool:
         above, parent = {span.span_id}, ids.get(span.parent)
         while parent is not None and parent.span_id not in above:  # (a cycle of parents ends the walk)
-            if is_agent(parent):
+            if is_agent(parent.attributes):
                 return False
             above.add(parent.span_id)
             parent = ids.get(parent.parent)
         return True
 
-    agents = [span for span in last if is_agent(span) and outermost(span)]
+    agents = [span for span in last if is_agent(span.attributes) and outermost(span)]
     if not agents or any(DEFERRED in span.attributes for span in last):
         return None
     span = max(agents, key=lambda s: (s.end, s.position))
-    if _deferred_requests(span.attributes.get("final_result")):
+    if deferred_requests(span.attributes.get("final_result")):
         return None
     src, when = place(path, f"span {span.span_id}"), span.end / 1e9
     if span.error:
@@ -375,15 +286,6 @@ def _status(path: Path, run: str, incarnation: int, last: list[Span]) -> tuple[i
     else:
         event = Event(run, incarnation, 0, "ok", "run_status", status=FINISHED, src=src, time=when)
     return span.end, 2, span.position, event
-
-
-def _deferred_requests(result: str | None) -> bool:
-    """Whether pydantic-ai's `final_result` is a DeferredToolRequests: the run paused for approvals or results."""
-    try:
-        data = json.loads(result or "")
-    except ValueError:
-        return False
-    return isinstance(data, dict) and isinstance(data.get("calls"), list) and isinstance(data.get("approvals"), list)
 
 
 KIND = Kind("otlp", "OpenTelemetry spans as OTLP JSON (the collector's file exporter, the SDK's)", recognises, read)
