@@ -10,8 +10,9 @@ Choices where section 8 is silent:
 - approval-redeemed-twice counts the effects of gated calls only (as approved-exactly does), of
   every run (one approval's number is one approval); one anomaly an approval, its witness the
   first two effects, its call the first effect's;
-- an approval is named by its number; an entry that is not `call@version#number` is named by
-  its whole text, and names no call and version (so it is always "other arguments");
+- an approval is named by its number; an entry that is not `call@version#number` (whole
+  numbers) has none: it names no call, version or grant (so it is always "other arguments"),
+  and no two effects carry one approval by it;
 - the grant an effect names is the first `approval_grant` `ok` with the same number;
 - approval-not-resumed: only an `approval_grant` `ok` is an approval given; the run's events
   after it are those of its `run` and of run "" (an event that names no run is every run's);
@@ -20,6 +21,8 @@ Choices where section 8 is silent:
 """
 
 from __future__ import annotations
+
+import re
 
 from crashsweep.spec.anomalies.calls import Calls, statuses_of
 from crashsweep.spec.anomalies.value import Anomaly
@@ -32,6 +35,8 @@ UNAPPROVED_EFFECT = "unapproved-effect"
 APPROVAL_OTHER_ARGUMENTS = "approval-other-arguments"
 APPROVAL_REDEEMED_TWICE = "approval-redeemed-twice"
 APPROVAL_NOT_RESUMED = "approval-not-resumed"
+ENTRY = re.compile(r".+@[0-9]+#[0-9]+")
+"""An approval's entry (spec/entries.py), its version and number whole numbers."""
 
 
 def unapproved_effect(history: History) -> tuple[Anomaly, ...]:
@@ -65,7 +70,7 @@ def approval_other_arguments(history: History) -> tuple[Anomaly, ...]:
         else:
             given = f"given for {named[0]} with arguments v{named[1]}"
             why = f"{_sent(event)} was applied under approval #{named[2]}, {given}"
-        grant = next((g for g in grants if _number(g.approval) == _number(event.approval)), None)
+        grant = None if named is None else next((g for g in grants if _number(g.approval) == named[2]), None)
         witness = (event,) if grant is None else (grant, event)
         found.append(calls.found(APPROVAL_OTHER_ARGUMENTS, event.call, why, witness))
     return calls.ordered(found)
@@ -76,16 +81,16 @@ def approval_redeemed_twice(history: History) -> tuple[Anomaly, ...]:
     calls = _gated(history)
     if calls is None:
         return ()
-    carried: dict[int | str, list[Event]] = {}
+    carried: dict[int, list[Event]] = {}
     for event in _effects(history):
-        if event.approval:
-            carried.setdefault(_number(event.approval), []).append(event)
+        number = _number(event.approval)
+        if number is not None:
+            carried.setdefault(number, []).append(event)
     found = []
     for number, effects in carried.items():
         if len(effects) > 1:
-            name = f"#{number}" if isinstance(number, int) else number
             times = "twice" if len(effects) == 2 else f"{len(effects)} times"
-            why = f"approval {name} was redeemed {times}"
+            why = f"approval #{number} was redeemed {times}"
             found.append(calls.found(APPROVAL_REDEEMED_TWICE, effects[0].call, why, effects[:2]))
     return calls.ordered(found)
 
@@ -129,14 +134,11 @@ def _sent(effect: Event) -> str:
 
 
 def _parts(kept: str) -> tuple[str, int, int] | None:
-    """(call, version, number) of an entry, or None when it is not `call@version#number`."""
-    try:
-        return parts(kept)
-    except ValueError:
-        return None
+    """(call, version, number) of an entry, or None when it is not `call@version#number` (whole numbers)."""
+    return parts(kept) if ENTRY.fullmatch(kept) else None
 
 
-def _number(kept: str) -> int | str:
-    """What names an approval: its number, or the entry's whole text when it has none."""
+def _number(kept: str) -> int | None:
+    """What names an approval: its number (None for no entry)."""
     named = _parts(kept)
-    return kept if named is None else named[2]
+    return None if named is None else named[2]

@@ -7,8 +7,10 @@ nothing on a history without the `transcript` fact; an event with neither ID is 
 no anomaly.
 
 Choices where section 8 is silent:
-- orphaned-call: one anomaly a tool call of a conversation, at the first model call it was sent
-  to; its refusal is the next `model_call` event of the conversation when that is a `fail`;
+- orphaned-call: one anomaly a call across the history (a restart's conversation holds the
+  same orphan again): its first definite one, at the first model call it was sent to, else its
+  first possible one; its refusal is the next `model_call` event of the conversation when that
+  is a `fail`;
 - orphaned-call (possible): a conversation "ends with" an orphan when it ends holding a tool
   call with no result that no model call was sent, and only the last conversation of its run
   counts (an earlier one was replaced by a restart, which gives what it loaded as its own
@@ -74,7 +76,18 @@ def _every(history: History) -> tuple[Anomaly, ...]:
     for where, events in talks.items():
         ends = last[where[0]] == where and not _finished(history, where[0])
         found.extend(_conversation(calls, events, ends))
-    return calls.ordered(found)
+    return _one_orphan_a_call(calls.ordered(found))
+
+
+def _one_orphan_a_call(found: tuple[Anomaly, ...]) -> tuple[Anomaly, ...]:
+    """Each call's orphaned-call once across the history: its first definite one, else its first possible one."""
+    kept: dict[str, Anomaly] = {}
+    for anomaly in found:
+        if anomaly.name == ORPHANED_CALL:
+            first = kept.get(anomaly.call)
+            if first is None or (anomaly.definite and not first.definite):
+                kept[anomaly.call] = anomaly
+    return tuple(a for a in found if a.name != ORPHANED_CALL or kept[a.call] is a)
 
 
 def _finished(history: History, run: str) -> bool:
