@@ -19,6 +19,7 @@ import click
 
 from crashsweep.cli import formats, options
 from crashsweep.importers.base import Unusable
+from crashsweep.importers.registry import names
 from crashsweep.importers.units import Unit, units
 from crashsweep.spec import auditing
 from crashsweep.spec.auditing import RunAudit
@@ -45,7 +46,15 @@ def job_calls(path: Path | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return job.writes, job.gated
 
 
-@click.command()
+EPILOG = (
+    f"A PATH is a record of one of these kinds: {', '.join(names())}; or a folder of them, or a folder"
+    " `sweep --keep` wrote. Files named together are the records of the same runs. Exit status: 1"
+    " when an invariant is violated or a definite anomaly found, 0 otherwise, 2 for input that cannot"
+    " be used."
+)
+
+
+@click.command(epilog=EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @options.job_option(help="the job the runs did (a TOML file or a shipped job's name): its writes and gated calls")
 @formats.format_option(formats.AUDIT)

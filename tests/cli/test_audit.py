@@ -197,3 +197,12 @@ def test_a_folder_of_records_is_a_unit_per_folder(capsys: pytest.CaptureFixture[
         ("one", []),
         ("two", ["duplicate-effect"]),
     ]
+
+
+def test_help_names_every_kind_of_record(capsys: pytest.CaptureFixture[str]) -> None:
+    """`audit --help` lists the registry's kinds: a new kind is named there without a word changed here."""
+    from crashsweep.importers.registry import names
+
+    assert main(["audit", "--help"]) == 0
+    said = "".join(capsys.readouterr().out.split())  # click wraps the words, even inside a hyphenated name
+    assert f"oneofthesekinds:{','.join(names())};" in said
