@@ -18,8 +18,8 @@ from crashsweep.realsweep.adapters.frameworks import REGISTRY, Framework, named
 from crashsweep.realsweep.values import SweepError
 from tests.paths import ROOT
 
-NOT_FRAMEWORKS = {"dev", "ray"}
-"""The extras in pyproject.toml that install no framework adapter: every other one needs a record."""
+NOT_FRAMEWORKS = {"dev", "ray", "otel"}
+"""The extras that install no framework adapter (tests, Ray, OpenTelemetry): every other one needs a record."""
 
 
 def extras() -> dict[str, list[str]]:
