@@ -21,6 +21,7 @@ from crashsweep.cli.main import main
 from crashsweep.cli.sweep_plan import Mode, SweepRequest
 from crashsweep.cli.sweep_sources import Source
 from crashsweep.realsweep import api
+from crashsweep.spec.history import KEPT
 from tests.realsweep.helpers import child_env
 from tests.realsweep.process.kin import wait_until
 
@@ -211,7 +212,9 @@ def test_sigterm_keeps_the_scenarios_finished_so_far_and_says_how_many(tmp_path:
 def test_sigterm_to_a_merging_sweep_keeps_a_scenario_per_final_world_reached(tmp_path: Path) -> None:
     """SIGTERM to a merging `sweep --scenarios FILE`: FILE holds a scenario per final world known; exit 130, one line.
 
-    It is stopped once a few worlds are saved in its --keep folder (the baseline's end is known then).
+    It is stopped once a few worlds are saved in its --keep folder and some final world was reached
+    (a kept process's history.jsonl is written then): under load, three saved worlds alone did
+    not always mean the baseline had ended, and with none reached no record is written.
     """
     record, keep = tmp_path / "scenarios.jsonl", tmp_path / "keep"
     command = [str(Path(sys.executable).with_name("crashsweep")), *TORN_SWEEP[:5], "--depth", "2"]
@@ -222,8 +225,11 @@ def test_sigterm_to_a_merging_sweep_keeps_a_scenario_per_final_world_reached(tmp
     def saved() -> int:
         return len(list((keep / "worlds").iterdir())) if (keep / "worlds").exists() else 0
 
+    def reached() -> bool:
+        return any((keep / "processes").glob(f"*/{KEPT}"))
+
     try:
-        wait_until(lambda: saved() >= 3 or process.poll() is not None, 120, "three worlds")
+        wait_until(lambda: (saved() >= 3 and reached()) or process.poll() is not None, 120, "three worlds, one final")
         assert process.poll() is None, process.communicate()
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
