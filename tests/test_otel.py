@@ -20,7 +20,6 @@ import pytest
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Status, StatusCode
 from pydantic_ai import Agent, ApprovalRequired, DeferredToolRequests, InstrumentationSettings, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -29,26 +28,11 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from crashsweep.importers import otlp, spans
 from crashsweep.otel import CrashsweepSpanProcessor
 from crashsweep.spec.history import Event, args_digest, parse
+from tests.counting_ids import Counting
 
 ROOT = Path(__file__).resolve().parents[1]
 SPAN = "log.jsonl:span 000000000000000"
 """The src of span N (1 to 9) in the log: this prefix and N."""
-
-
-class Counting(IdGenerator):
-    """Trace IDs 1, 2, ... and span IDs 1, 2, ... in the order they are asked for."""
-
-    def __init__(self) -> None:
-        self.spans = 0
-        self.traces = 0
-
-    def generate_span_id(self) -> int:
-        self.spans += 1
-        return self.spans
-
-    def generate_trace_id(self) -> int:
-        self.traces += 1
-        return self.traces
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ is wrong; nothing read from a file that fails is kept.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sqlite3
 import tempfile
@@ -42,7 +43,25 @@ class Kind:
 
 
 def tables(path: Path) -> frozenset[str]:
-    """The table names of the SQLite database at `path` (empty when it is not one)."""
+    """The table names of the SQLite database at `path` (empty when it is not one).
+
+    Every SQLite kind asks while a file is recognised, and each answer costs a copy of the
+    database (`connect`): the answer is kept for the file as it stands (its and its WAL's size
+    and times).
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return frozenset()
+    wal = path.with_name(path.name + "-wal")
+    logged = wal.stat() if wal.exists() else None
+    log = (logged.st_size, logged.st_mtime_ns) if logged is not None else (0, 0)
+    return _tables(path, (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, *log))
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(path: Path, stands: tuple[int, ...]) -> frozenset[str]:
+    """The tables of the database at `path` as it stands (`stands`: its and its WAL's sizes and times)."""
     try:
         with closing(connect(path)) as db:
             return frozenset(row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))

@@ -48,10 +48,16 @@ class Unit:
 
 def read(path: Path) -> Source:
     """The file read by the first kind that recognises it; Unusable when none does or it is bad."""
-    kind = kind_of(path)
-    if kind is None:
+    found = recognised(path)
+    if found is None:
         raise unrecognised(path)
-    return Source(path, kind.name, kind.read(path))
+    return found
+
+
+def recognised(path: Path) -> Source | None:
+    """The file read by the first kind that recognises it, or None (Unusable when it is bad)."""
+    kind = kind_of(path)
+    return None if kind is None else Source(path, kind.name, kind.read(path))
 
 
 def units(paths: Sequence[Path]) -> list[Unit]:
@@ -75,8 +81,9 @@ def _folder(folder: Path) -> list[Unit]:
         return [_world(path) for path in kept]
     groups: dict[Path, list[Source]] = {}
     for path in _files(folder):
-        if kind_of(path) is not None:
-            groups.setdefault(path.parent, []).append(read(path))
+        found = recognised(path)
+        if found is not None:
+            groups.setdefault(path.parent, []).append(found)
     if not groups:
         raise Unusable(f"{folder}: no record audit reads in this folder (nor a {KEPT} of a kept sweep)")
     return [Unit(str(parent), tuple(sources)) for parent, sources in groups.items()]
@@ -92,10 +99,9 @@ def _world(history: Path) -> Unit:
     world = history.parent
     own = read(history)
     job = own.histories[0] if own.histories else None
-    records = [path for path in _files(world / "work") if kind_of(path) is not None]
-    if not records or job is None:
+    sources = [found for path in _files(world / "work") if (found := recognised(path)) is not None]
+    if not sources or job is None:
         return Unit(str(history), (own,))
-    sources = [read(path) for path in records]
     tracker = world.parent.parent / "tracker" / f"{world.name}.sqlite3"
     if tracker.is_file():
         sources.append(read(tracker))

@@ -23,7 +23,6 @@ import pytest
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Span, Status, StatusCode, Tracer, set_span_in_context
 from opentelemetry.util.types import Attributes
 from pydantic_ai import Agent, DeferredToolRequests, InstrumentationSettings, RunContext
@@ -34,27 +33,12 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from crashsweep.importers import otlp
 from crashsweep.importers.base import Unusable
 from crashsweep.spec.history import Event, History, args_digest
+from tests.counting_ids import Counting
 
 ROOT = Path(__file__).resolve().parents[2]
 S = 10**9
 BASE = 1_700_000_000 * S
 """The fixture's clock: BASE + k seconds, in nanoseconds."""
-
-
-class Counting(IdGenerator):
-    """Trace IDs 1, 2, ... and span IDs 1, 2, ... in the order they are asked for."""
-
-    def __init__(self) -> None:
-        self.spans = 0
-        self.traces = 0
-
-    def generate_span_id(self) -> int:
-        self.spans += 1
-        return self.spans
-
-    def generate_trace_id(self) -> int:
-        self.traces += 1
-        return self.traces
 
 
 @pytest.fixture

@@ -10,15 +10,13 @@ included, and stops at the folder the sweep itself filled.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from crashsweep.importers import dbos_db
 from crashsweep.spec.history import Event
-from tests.realsweep.helpers import child_env
+from tests.importers.real.kept import swept
 
 STEPS = [("ask_model", 1), ("run_tool", 2), ("run_tool", 3), ("ask_model", 4), ("run_tool", 5), ("run_tool", 6)]
 STEPS += [("ask_model", 7)]
@@ -35,17 +33,7 @@ def shape(events: tuple[Event, ...]) -> list[tuple[str, str, str, str, str]]:
 @pytest.fixture(scope="module")
 def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder a depth-1 sweep of the DBOS agent kept."""
-    folder = tmp_path_factory.mktemp("sweep") / "kept"
-    command = [sys.executable, "-m", "crashsweep", "sweep", "--framework", "dbos", "--depth", "1", "--keys", "off"]
-    done = subprocess.run(
-        [*command, "--no-determinism", "--keep", str(folder)],
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: keys off, the sweep finds duplicates
-    return folder
+    return swept(tmp_path_factory, "--framework", "dbos", "--keys", "off", "--no-determinism")
 
 
 def test_each_finished_scenario_is_its_seven_steps_and_success(kept: Path) -> None:

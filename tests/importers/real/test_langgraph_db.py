@@ -9,17 +9,15 @@ its history (processes/p*/) and each world a crash left, WAL file and all (world
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from crashsweep.importers import langgraph_db
-from crashsweep.spec.history import Event, History, read
+from crashsweep.spec.history import History, read
 from crashsweep.spec.invariants import well_formed_transcript
-from tests.realsweep.helpers import child_env
+from tests.importers.real.kept import finished, swept
 
 TRIAGE = [
     ("model_call", ""),
@@ -38,11 +36,6 @@ TRIAGE = [
 IDs): a model call, the turn's two calls, their results (ToolNode answers in order), twice; the answer."""
 
 
-def finished(events: tuple[Event, ...]) -> bool:
-    """Whether the events hold a `run_status` ok `finished`."""
-    return any(e.f == "run_status" and (e.type, e.status) == ("ok", "finished") for e in events)
-
-
 def last_checkpoint(path: Path) -> str:
     """The src naming the thread "triage"'s last checkpoint, as SqliteSaver orders them."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
@@ -53,13 +46,7 @@ def last_checkpoint(path: Path) -> str:
 @pytest.fixture(scope="module")
 def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder a depth-1 sweep of the LangGraph agent kept."""
-    folder = tmp_path_factory.mktemp("sweep") / "kept"
-    command = [sys.executable, "-m", "crashsweep", "sweep", "--framework", "langgraph", "--depth", "1"]
-    done = subprocess.run(
-        [*command, "--keys", "off", "--keep", str(folder)], env=child_env(), capture_output=True, text=True, check=False
-    )
-    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: keys off, the sweep finds duplicates
-    return folder
+    return swept(tmp_path_factory, "--framework", "langgraph", "--keys", "off")
 
 
 def test_each_finished_scenario_is_the_conversation_the_sweeps_check_read(kept: Path) -> None:

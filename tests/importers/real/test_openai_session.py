@@ -9,8 +9,6 @@ history (processes/p*/) and each world a crash left (worlds/*/files/).
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from crashsweep.importers import openai_session
-from crashsweep.spec.history import Event, History, read
+from crashsweep.spec.history import History, read
 from crashsweep.spec.invariants import well_formed_transcript
-from tests.realsweep.helpers import child_env
+from tests.importers.real.kept import finished, swept
 
 TRIAGE = [
     ("model_call", ""),
@@ -40,11 +38,6 @@ IDs): a model call, each call of the turn with its result (a call is sent with i
 the answer."""
 
 
-def finished(events: tuple[Event, ...]) -> bool:
-    """Whether the events hold a `run_status` ok `finished`."""
-    return any(e.f == "run_status" and (e.type, e.status) == ("ok", "finished") for e in events)
-
-
 def last_row(path: Path, session: str) -> tuple[str, float]:
     """The session's last item: its row's src and its created_at (SQLite's UTC text) in seconds."""
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
@@ -56,13 +49,7 @@ def last_row(path: Path, session: str) -> tuple[str, float]:
 @pytest.fixture(scope="module")
 def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder a depth-1 sweep of the Agents SDK agent kept."""
-    folder = tmp_path_factory.mktemp("sweep") / "kept"
-    command = [sys.executable, "-m", "crashsweep", "sweep", "--framework", "openai-agents", "--depth", "1"]
-    done = subprocess.run(
-        [*command, "--keys", "off", "--keep", str(folder)], env=child_env(), capture_output=True, text=True, check=False
-    )
-    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: keys off, the sweep finds duplicates
-    return folder
+    return swept(tmp_path_factory, "--framework", "openai-agents", "--keys", "off")
 
 
 def test_each_finished_scenario_is_the_conversation_the_sweeps_check_read(kept: Path) -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -23,21 +21,16 @@ from crashsweep.importers import reference_checkpoint
 from crashsweep.importers.units import units
 from crashsweep.spec.auditing import audit
 from crashsweep.spec.history import FINISHED, History, read
-from tests.paths import ROOT
-from tests.realsweep.helpers import child_env
+from tests.importers.real.kept import swept
 
-SWEEP = ["sweep", "--variant", "save-after-reply", "--job", "examples/one-write.toml", "--tracker", "keyless"]
+SWEEP = ["--variant", "save-after-reply", "--job", "examples/one-write.toml", "--tracker", "keyless"]
 CONVERSATION = ("model_call", "tool_call", "result_saved")
 
 
 @pytest.fixture(scope="module")
 def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder a depth-1 sweep of save-after-reply kept."""
-    folder = tmp_path_factory.mktemp("sweep") / "kept"
-    command = [sys.executable, "-m", "crashsweep", *SWEEP, "--depth", "1", "--keep", str(folder)]
-    done = subprocess.run(command, cwd=ROOT, env=child_env(), capture_output=True, text=True, check=False)
-    assert done.returncode in (0, 1), done.stdout + done.stderr  # 1: keyless, a crash after accept duplicates
-    return folder
+    return swept(tmp_path_factory, *SWEEP)
 
 
 def tracker_runs(path: Path) -> set[str]:
