@@ -20,13 +20,17 @@ the others do not. Times depend on the machine and its load.
 Beside each sweep's figures, its speed against the agent's own cost, measured in the same run:
 
 - `seconds`: the sweep's wall time, from before its tracker service and zygote start (the
-  framework's import included) to its last count; `rate`: its processes per second;
+  framework's import included) to its last count; of it, `setup_seconds`: the seconds before its first
+  process started (the tracker service, the zygote's interpreter, the framework's import and
+  warm-up: paid once per sweep, whatever its size), and `sweep_seconds`, the rest;
+  `rate`: processes per second of `sweep_seconds` (`overall_rate`: of `seconds`);
 - `own_cpu_per_process`: the median CPU time of one uninterrupted process of the agent forked
   from a warm process, one at a time after the sweep (agent_cpu.py: the zygote's imports and
   `zygote_warm`, then fork, run to the end, exit; no interpreter start, nothing of the
   sweep's); `own_cpu_in_process`: the same run repeated inside the warm process itself, for
   reference (no fork, caches warm: the least the agent's work can cost);
-- `ratio`: `rate` against what the cores allow at that cost, `cores / own_cpu_per_process`,
+- `ratio`: `rate` against what the cores allow at that cost, `cores / own_cpu_per_process`
+  (`overall_ratio`: the same of `overall_rate`, the setup included),
   where `cores` is the fewer of the machine's cores and `--workers`; 1 would be a sweep that
   spends nothing beyond its processes' own work (its processes that die at a point do less
   than a whole run, so it can pass 1);
@@ -135,7 +139,8 @@ def measure(name: str, framework: str, keys: bool, call_ids: str, durability: st
     own = own_cpu(framework, target.fork_argv, args.runs)
     per_process = statistics.median(own["forked"])
     cores = min(args.workers, os.cpu_count() or 1)
-    rate = result.processes / result.seconds
+    sweep_seconds = max(result.seconds - result.setup, 1e-9)
+    rate, overall = result.processes / sweep_seconds, result.processes / result.seconds
     one = figures([s for s in result.scenarios if len(s.crashes) == 1])
     every = figures(list(result.scenarios))
     return {
@@ -152,10 +157,14 @@ def measure(name: str, framework: str, keys: bool, call_ids: str, durability: st
         "unreached": len(result.unreached),
         "processes": result.processes,
         "seconds": round(result.seconds, 3),
+        "setup_seconds": round(result.setup, 3),
+        "sweep_seconds": round(sweep_seconds, 3),
         "rate": round(rate, 2),
+        "overall_rate": round(overall, 2),
         "own_cpu_per_process": round(per_process, 4),
         "own_cpu_in_process": round(statistics.median(own["in_process"]), 4),
         "ratio": round(rate / (cores / per_process), 3),
+        "overall_ratio": round(overall / (cores / per_process), 3),
         "sweep_cpu_per_process": round(spent / result.processes, 4),
     }
 
@@ -165,8 +174,9 @@ def row(figures_: dict[str, Any]) -> str:
     cells = [f"{figures_[name][0]} / {figures_[name][1]}" for name in ("with_dups", "dups", "missing")]
     return (
         f"| {figures_['setup']} | {figures_['crash_points']} | {figures_['scenarios']} | {' | '.join(cells)} | "
-        f"{figures_['unreached']} | {figures_['processes']} | {figures_['seconds']:.1f} | {figures_['rate']:.1f} | "
-        f"{figures_['own_cpu_per_process'] * 1000:.0f} | {figures_['ratio']:.2f} |"
+        f"{figures_['unreached']} | {figures_['processes']} | "
+        f"{figures_['setup_seconds']:.1f} | {figures_['sweep_seconds']:.1f} | "
+        f"{figures_['rate']:.1f} | {figures_['own_cpu_per_process'] * 1000:.0f} | {figures_['ratio']:.2f} |"
     )
 
 
@@ -199,9 +209,10 @@ def main() -> int:
     if markdown:
         print(
             f"| setup | crash points | scenarios | with_dups (1 / {args.depth}) | dups (1 / {args.depth}) "
-            f"| missing (1 / {args.depth}) | unreached | processes | seconds | processes/s | own CPU ms | ratio |"
+            f"| missing (1 / {args.depth}) | unreached | processes | setup s | sweep s | processes/s "
+            "| own CPU ms | ratio |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     started = time.monotonic()
     rows = []
     for name, framework, keys, call_ids, durability in setups:

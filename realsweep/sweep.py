@@ -136,7 +136,9 @@ def sweep(
             result = graph.sweep(workers, options, nemesis or Nemesis(), target.label, progress, started)
         else:
             result = _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
-    return dataclasses.replace(result, points=options.points.text)
+        first = workers.first_start()
+    setup = 0.0 if first is None else min(result.seconds, max(0.0, first - started))
+    return dataclasses.replace(result, points=options.points.text, setup=setup)
 
 
 def replay(

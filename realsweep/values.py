@@ -286,6 +286,9 @@ class SweepResult:
     """The crashed worlds were snapshots of runs paused at their points, not left by kills."""
     points: str = "marked"
     """How the crash points were found (`--points`, probe/modes.py): marked, auto, marked,auto, syscalls."""
+    setup: float = 0.0
+    """Of `seconds`, those before the first process started: the tracker service, the zygote's
+    interpreter and the program's imports (a framework's), its warm-up (0: not measured, on Ray)."""
     most_calls: int | None = None
     """A deduplicating sweep's most model calls of any one scenario, the baseline's included (worlds.most);
     None for a sweep of every scenario, whose `scenarios` hold them all."""
@@ -438,6 +441,9 @@ class Workers(Protocol[W]):
 
     def processes(self) -> int:
         """How many processes have run so far."""
+
+    def first_start(self) -> float | None:
+        """When the first process started (time.monotonic), or None: not yet, or not known here."""
 
     def stop(self) -> None:
         """Start no more work (the sweep failed or was interrupted); work already queued is cancelled."""

@@ -78,5 +78,8 @@ class LocalWorkers:
     def processes(self) -> int:
         return self.runner.processes
 
+    def first_start(self) -> float | None:
+        return self.runner.first_start()
+
     def stop(self) -> None:
         self.runner.halt()

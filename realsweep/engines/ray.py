@@ -183,6 +183,9 @@ class RayWorkers:
     def processes(self) -> int:
         return self.count
 
+    def first_start(self) -> float | None:
+        return None  # the processes start on the cluster's machines, each on a clock of its own
+
     def stop(self) -> None:
         with self.lock:
             self.stopped = True

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -118,6 +119,7 @@ class Runner:
         """Every process's environment before its own variables: read once (os.environ decodes each read)."""
         self._upgraded = None if target.upgrade is None else _argv(target.upgrade, options)
         """The restarts' command line when they run an upgrade (spec/RETRIES.md section 2)."""
+        self._first_exec: float | None = None
 
     def warm(self) -> None:
         """Start the zygote now, on a thread of its own, when processes are forked from one.
@@ -129,6 +131,17 @@ class Runner:
         if self.forks:
             self._warming = threading.Thread(target=self._try_zygote, name="zygote-start", daemon=True)
             self._warming.start()
+
+    def first_start(self) -> float | None:
+        """When the first process of the program started (time.monotonic), None before it has.
+
+        A forked process starts once the zygote has imported the program and warmed it, so what
+        comes before is the sweep's setup (the tracker service, the interpreter, the imports).
+        """
+        with self._zygote_lock:
+            zygote = self._started
+        starts = [t for t in (self._first_exec, None if zygote is None else zygote.first_fork) if t is not None]
+        return min(starts, default=None)
 
     def _try_zygote(self) -> None:
         with contextlib.suppress(SweepError):
@@ -369,6 +382,8 @@ class Runner:
         """Start process `number` from the target's argv; its exit status, its descendants gone (grouped.py)."""
         argv = self._argv if number == 1 or self._upgraded is None else self._upgraded
         output = folder / f"output-{number}.txt"
+        if self._first_exec is None:
+            self._first_exec = time.monotonic()
         try:
             return grouped.run(argv, workdir, env, output, self.options.timeout, self._groups, (WORKDIR, str(workdir)))
         except subprocess.TimeoutExpired:

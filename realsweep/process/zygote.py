@@ -42,6 +42,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,8 @@ class Zygote:
         self._lock = threading.Lock()  # one request written at a time; the table of waiting requests
         self._dead = False
         self._reader: threading.Thread | None = None
+        self.first_fork: float | None = None
+        """When the first child was forked (time.monotonic): the import and `zygote_warm` were paid by then."""
         try:
             ready = self._first_line(60.0)
             if ready.get("ready") is not True:
@@ -109,6 +112,8 @@ class Zygote:
                 raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}") from None
         try:
             pid = int(self._reply(replies, 30.0)["pid"])
+            if self.first_fork is None:  # a race between two threads moves it by a fork's time at most
+                self.first_fork = time.monotonic()
             try:
                 return int(self._reply(replies, timeout)["status"])
             except TimeoutError:

@@ -80,6 +80,14 @@ def test_an_entry_point_is_forked_or_started_with_the_same_results(tmp_path: Pat
     assert len(codes[0]) == 9
 
 
+@pytest.mark.parametrize("spawn", ["fork", "exec"])
+def test_the_setup_is_the_time_before_the_first_process_started(tmp_path: Path, program: Path, spawn: str) -> None:
+    """Forked: the zygote's start and import come first; started: the interpreter's start is the process's own."""
+    target = Target.entry_point("prog:main", path=[str(program.parent)])
+    result = sweep(target, outcome, options(tmp_path, 1, spawn=spawn))
+    assert 0 < result.setup < result.seconds
+
+
 def test_a_program_whose_points_change_is_refused(tmp_path: Path) -> None:
     """Points named from randomness differ between runs from the same disk: not deterministic."""
     path = tmp_path / "random_points.py"
