@@ -1,6 +1,7 @@
 """The agent's own CPU time per process: its entry point run to the end, uninterrupted, from a warm process.
 
     .venv/bin/python benchmarks/agent_cpu.py MODULE RUNS [ARG ...]
+    .venv/bin/python benchmarks/agent_cpu.py MODULE:FUNCTION RUNS    (a user's own agent, as `--target`)
 
 Run by frameworks.py in a process of its own (the benchmark's process never imports a
 framework, as the sweep's never does). This process becomes what a sweep's zygote is: it
@@ -8,7 +9,8 @@ imports MODULE (the framework with it), calls its `zygote_warm(ARGS)` if it has 
 freezes its objects (gc.freeze). Then, one at a time, with nothing else of the benchmark
 running:
 
-- `forked`: RUNS processes forked from it, each running `MODULE.main(ARGS)` to the end, from a
+- `forked`: RUNS processes forked from it, each running `MODULE.main(ARGS)` (or FUNCTION(), as
+  a sweep's `--target module:function` runs it, from the current folder) to the end, from a
   fresh work directory and a fresh space of a real tracker service (keyed), its points and
   counters logged, as a sweep's uninterrupted process runs; each one's CPU time is its own
   from fork to exit (user and system, all its threads: `os.wait4`). This is one process of
@@ -30,6 +32,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -42,14 +45,19 @@ from crashsweep.realsweep.process.zygote import WARM
 from crashsweep.realsweep.tracker.service import ServiceProcess
 
 
-def measure(module_name: str, runs: int, argv: list[str]) -> dict[str, list[float]]:
-    """CPU seconds of `runs` uninterrupted runs of `module_name`'s main(argv): forked, then in this process."""
+def measure(spec: str, runs: int, argv: list[str]) -> dict[str, list[float]]:
+    """CPU seconds of `runs` uninterrupted runs of `spec` (MODULE or MODULE:FUNCTION): forked, then in this process."""
+    module_name, _, function = spec.partition(":")
+    if function:
+        sys.path.insert(0, os.getcwd())  # where the CLI finds a user's module (each run then moves to its own folder)
     module = importlib.import_module(module_name)
+    entry = _entry(module, function, argv)
     warm = getattr(module, WARM, None)
     if warm is not None:
         warm(list(argv))
     gc.freeze()
     base = scratch.memory_base() if not os.environ.get("TMPDIR") else None
+    here = os.getcwd()
     with (
         tempfile.TemporaryDirectory(prefix="crashsweep-agent-cpu-", dir=base) as root,
         ServiceProcess(Path(root) / "tracker", "keyed") as service,
@@ -57,14 +65,15 @@ def measure(module_name: str, runs: int, argv: list[str]) -> dict[str, list[floa
         forked = []
         for number in range(runs):
             _fresh(Path(root), service, f"forked-{number}")
-            forked.append(_forked(module, argv))
+            forked.append(_forked(entry))
         in_process = []
         for number in range(runs + 1):
             _fresh(Path(root), service, f"in-process-{number}")
             started = time.process_time()
-            module.main(list(argv))
+            entry()
             if number:  # the first run in this process warms up
                 in_process.append(time.process_time() - started)
+        os.chdir(here)  # out of the folder about to be removed
     return {"forked": forked, "in_process": in_process}
 
 
@@ -72,6 +81,7 @@ def _fresh(root: Path, service: ServiceProcess, name: str) -> None:
     """A fresh work directory and tracker space for the next run, told as a sweep tells its process."""
     workdir = root / name
     workdir.mkdir()
+    os.chdir(workdir)  # as a sweep's process starts: in its work directory (a user's agent may write to ".")
     os.environ[WORKDIR] = str(workdir)
     os.environ[TRACKER_URL] = service.space_url(name)
     os.environ[crashpoint.POINTS_LOG] = str(root / f"{name}.points.log")
@@ -80,22 +90,32 @@ def _fresh(root: Path, service: ServiceProcess, name: str) -> None:
     crashpoint.reset()
 
 
-def _forked(module: ModuleType, argv: list[str]) -> float:
-    """One process forked from this one, running main(argv) to its end; its CPU seconds, fork to exit."""
+def _entry(module: ModuleType, function: str, argv: list[str]) -> Callable[[], object]:
+    """What one run calls: `module.main(argv)`, or a user's `function()` as the probe's entry calls it."""
+    if not function:
+        return lambda: module.main(list(argv))
+    sys.argv = [module.__name__]
+    named: Callable[[], object] = getattr(module, function)
+    return named
+
+
+def _forked(entry: Callable[[], object]) -> float:
+    """One process forked from this one, running `entry` to its end; its CPU seconds, fork to exit."""
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
-            status = module.main(list(argv))
+            result = entry()
+            status = result if isinstance(result, int) else 0
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(status)
     _, wait_status, usage = os.wait4(pid, 0)
     if os.waitstatus_to_exitcode(wait_status) != 0:
-        raise RuntimeError(f"{module.__name__} {' '.join(argv)}: exit status {os.waitstatus_to_exitcode(wait_status)}")
+        raise RuntimeError(f"{entry}: exit status {os.waitstatus_to_exitcode(wait_status)}")
     return usage.ru_utime + usage.ru_stime
 
 

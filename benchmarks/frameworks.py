@@ -9,7 +9,13 @@ depth-1 figures are the one-crash scenarios of the same sweep. It takes a long w
 thousand framework processes), so CI runs depth 1 (tests/realsweep/adapters/test_builtin.py) and
 this script is run by hand:
 
-    .venv/bin/python benchmarks/frameworks.py [--depth 2] [--workers N] [--format markdown|json]
+    .venv/bin/python benchmarks/frameworks.py [--depth 2] [--workers N] [--format markdown|json] [--own]
+
+With `--own`, the rows are users' own agents instead (docs/examples: a LangGraph graph, a DBOS
+agent, an OpenAI Agents SDK agent, a pydantic-ai agent and a Temporal agent, one each), each
+the program and check of `cd docs/examples && crashsweep sweep --target MODULE:run --check
+MODULE:check` (the check imported in this process as the command line imports it: with the
+user's module, its framework too), swept as the built-in rows are, every scenario run.
 
 A stack whose extra is not installed is skipped, with one line on stderr naming the extra.
 
@@ -56,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from crashsweep.realsweep.adapters import builtin
 from crashsweep.realsweep.adapters.frameworks import named
-from crashsweep.realsweep.sweep import ScenarioResult, SweepOptions, sweep
+from crashsweep.realsweep.sweep import ScenarioResult, SweepOptions, SweepResult, sweep
 from crashsweep.spec.job import TRIAGE
 
 HERE = Path(__file__).resolve().parent
@@ -64,7 +70,8 @@ RUNS = 7
 """Uninterrupted processes per setup whose CPU time gives `own_cpu_per_process` (their median)."""
 
 Setup = tuple[str, str, bool, str, str | None]
-"""A row's name, its framework, keys on, call IDs (stable or fresh), durability (LangGraph's only)."""
+"""A row's name, its framework, keys on, call IDs (stable or fresh; with --own, the user's module), durability
+(LangGraph's only)."""
 
 SETUPS: tuple[Setup, ...] = (
     ("LangGraph sync, no keys", "langgraph", False, "stable", "sync"),
@@ -84,6 +91,17 @@ SETUPS: tuple[Setup, ...] = (
     ("Temporal, no keys", "temporal", False, "stable", None),
     ("Temporal, keys from (workflow_id, activity_id)", "temporal", True, "stable", None),
 )
+
+
+OWN: tuple[Setup, ...] = (
+    ("your own LangGraph graph (my_support_graph)", "langgraph", False, "my_support_graph", None),
+    ("your own DBOS agent (my_dbos_agent)", "dbos", False, "my_dbos_agent", None),
+    ("your own OpenAI Agents SDK agent (my_openai_agent)", "openai-agents", False, "my_openai_agent", None),
+    ("your own pydantic-ai agent (my_pydantic_agent)", "pydantic-ai", False, "my_pydantic_agent", None),
+    ("your own Temporal agent (my_temporal_agent)", "temporal", False, "my_temporal_agent", None),
+)
+"""Users' own agents (--own): the fourth field names the module of docs/examples, swept with its `run` and `check`."""
+EXAMPLES = HERE.parent / "docs" / "examples"
 
 
 def installed(setups: Sequence[Setup]) -> tuple[list[Setup], list[str]]:
@@ -110,16 +128,17 @@ def figures(scenarios: list[ScenarioResult]) -> tuple[int, int, int]:
     )
 
 
-def own_cpu(framework: str, args: tuple[str, ...], runs: int) -> dict[str, list[float]]:
-    """The agent's own CPU seconds per uninterrupted run (agent_cpu.py, in a process of its own)."""
+def own_cpu(entry: str, args: tuple[str, ...], runs: int, cwd: Path | None = None) -> dict[str, list[float]]:
+    """The agent's own CPU seconds per uninterrupted run (agent_cpu.py, in a process of its own, in `cwd`)."""
     done = subprocess.run(
-        [sys.executable, str(HERE / "agent_cpu.py"), named(framework).agent, str(runs), *args],
+        [sys.executable, str(HERE / "agent_cpu.py"), entry, str(runs), *args],
         capture_output=True,
         text=True,
         check=False,
+        cwd=cwd,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"agent_cpu.py {framework} failed: {done.stderr.strip().splitlines()[-1:]}")
+        raise RuntimeError(f"agent_cpu.py {entry} failed: {done.stderr.strip().splitlines()[-1:]}")
     measured: dict[str, list[float]] = json.loads(done.stdout)
     return measured
 
@@ -132,11 +151,17 @@ def cpu_seconds() -> float:
 
 def measure(name: str, framework: str, keys: bool, call_ids: str, durability: str | None, args: Any) -> dict[str, Any]:
     """Sweep one setup, then measure its agent's own cost; the setup's figures."""
-    target = builtin.target(framework, None, keys=keys, call_ids=call_ids, durability=durability)
+    options = SweepOptions(depth=args.depth, workers=args.workers)
     before = cpu_seconds()
-    result = sweep(target, builtin.check(TRIAGE), SweepOptions(depth=args.depth, workers=args.workers))
-    spent = cpu_seconds() - before
-    own = own_cpu(framework, target.fork_argv, args.runs)
+    if args.own:
+        result = swept_own(call_ids, options)
+        spent = cpu_seconds() - before
+        own = own_cpu(f"{call_ids}:run", (), args.runs, EXAMPLES)
+    else:
+        target = builtin.target(framework, None, keys=keys, call_ids=call_ids, durability=durability)
+        result = sweep(target, builtin.check(TRIAGE), options)
+        spent = cpu_seconds() - before
+        own = own_cpu(named(framework).agent, target.fork_argv, args.runs)
     per_process = statistics.median(own["forked"])
     cores = min(args.workers, os.cpu_count() or 1)
     sweep_seconds = max(result.seconds - result.setup, 1e-9)
@@ -169,6 +194,20 @@ def measure(name: str, framework: str, keys: bool, call_ids: str, durability: st
     }
 
 
+def swept_own(module: str, options: SweepOptions) -> SweepResult:
+    """A user's agent of docs/examples swept: the program and check the command line makes of it."""
+    from crashsweep.cli.sweep_sources import target_source
+    from crashsweep.realsweep.api import Nemesis
+
+    here = os.getcwd()
+    os.chdir(EXAMPLES)
+    try:
+        source = target_source(f"{module}:run", f"{module}:check", {}, "keyed", Nemesis(), None)
+        return sweep(source.target, source.check, options)
+    finally:
+        os.chdir(here)
+
+
 def row(figures_: dict[str, Any]) -> str:
     """One setup's Markdown row: depth 1 / depth N for each count, then the speed against the agent's own cost."""
     cells = [f"{figures_[name][0]} / {figures_[name][1]}" for name in ("with_dups", "dups", "missing")]
@@ -194,10 +233,11 @@ def main() -> int:
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--only", metavar="TEXT", help="only the setups whose name contains TEXT")
     parser.add_argument("--runs", type=int, default=RUNS, help="uninterrupted processes measured per setup")
+    parser.add_argument("--own", action="store_true", help="users' own agents (docs/examples) instead")
     args = parser.parse_args()
     if args.depth < 1 or args.workers < 1 or args.runs < 1:
         parser.error("--depth, --workers and --runs must be at least 1")
-    setups = [setup for setup in SETUPS if args.only is None or args.only in setup[0]]
+    setups = [setup for setup in (OWN if args.own else SETUPS) if args.only is None or args.only in setup[0]]
     if not setups:
         parser.error(f"--only {args.only!r}: no setup's name contains it")
     setups, skipped = installed(setups)

@@ -151,3 +151,23 @@ def test_nothing_left_to_run_exits_1_after_the_lines(
     assert err.splitlines() == [
         "frameworks.py: skipping 3 setups: openai-agents is not installed: pip install 'crashsweep[openai-agents]'"
     ]
+
+
+def test_own_gives_a_users_agent_its_row_and_leaves_its_folder_as_it_was() -> None:
+    """--own: my_support_graph of docs/examples (34 points at depth 1, its docs page's figures), every scenario run.
+
+    Its graph writes its checkpoints to the folder it runs in: each run, swept or measured,
+    runs in a work folder of its own, so docs/examples gains no file.
+    """
+    examples = BENCHMARKS.parent / "docs" / "examples"
+    before = sorted(path.name for path in examples.iterdir() if path.name != "__pycache__")
+    args = ["--own", "--depth", "1", "--workers", "2", "--format", "json", "--only", "LangGraph", "--runs", "1"]
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "frameworks.py"), *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    (setup,) = json.loads(done.stdout)
+    assert setup["setup"] == "your own LangGraph graph (my_support_graph)"
+    assert (setup["crash_points"], setup["scenarios"], setup["processes"]) == (34, 34, 1 + 2 * 34)
+    assert setup["own_cpu_per_process"] > 0
+    assert sorted(path.name for path in examples.iterdir() if path.name != "__pycache__") == before
