@@ -46,6 +46,7 @@ import json
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -235,6 +236,7 @@ def determinism(
     uninterrupted run leaves (a scenario of that crash, run to its end). Each is run in two
     sweeps' runners of their own (fresh tracker services, so no record of one run is seen by
     the other), and the two runs must pass the same crash points and send the same effects.
+    A round's start worlds run side by side, at most `options.workers` processes at a time.
     `fresh_id()` derives from each process's start world, as in a merging sweep, so IDs taken
     from it are the same in both; an ID taken from a clock or `uuid4` is not.
     """
@@ -243,12 +245,17 @@ def determinism(
     runs: list[dict[tuple[Crash, ...], Run]] = []
     for round_ in range(2):
         seen: dict[tuple[Crash, ...], Run] = {}
-        with runner(target, _recording(check, seen), options, nemesis) as one:
+        with (
+            runner(target, _recording(check, seen), options, nemesis) as one,
+            ThreadPoolExecutor(2 * options.workers, thread_name_prefix="determinism") as pool,
+        ):
             baseline = one.run((), worlds=True)
             if round_ == 0:
                 starts += _children(baseline)
+            # the runner lets at most `workers` processes run at a time, as in a sweep
+            running = {crashes: pool.submit(one.run, crashes, worlds=True) for crashes in starts if crashes}
             for crashes in starts:
-                result = baseline if not crashes else one.run(crashes, worlds=True)
+                result = baseline if not crashes else running[crashes].result()
                 noted = seen.get(crashes, Run((), ()))  # none: it ended before its point, so no check ran
                 seen[crashes] = dataclasses.replace(noted, points=result.points)
         runs.append(seen)
