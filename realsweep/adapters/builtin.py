@@ -91,7 +91,7 @@ def check(job: Job, framework: str | None = None) -> Check:
     unseen = transcripts.UNDECIDED[record.name]
 
     def conversation(folder: Path) -> tuple[Event, ...]:
-        read = importlib.import_module(record.agent).conversation  # the framework, imported when first read
+        read = importlib.import_module(record.agent).conversation  # the agent's module, on first read
         events: tuple[Event, ...] = read(folder)
         return events
 

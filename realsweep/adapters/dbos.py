@@ -18,7 +18,10 @@ their records. The windows a crash can strike are around those records:
 
 `tracker_step_tools(keys=...)` are the tracker tools' bodies with the key derived from
 (workflow_id, step ID), and `launch_or_recover` runs a workflow to its end whether it is new,
-left PENDING by a crash, or done.
+left PENDING by a crash, or done. Both it and `install_crash_points` end DBOS's waits on
+timers at their events (`end_waits`, dbos_waits.py): a restart's recovery, its result and
+DBOS's shutdown wait for what they wait for, not for a poll. Importing this module registers
+`warm_up` with a sweep's zygote (process/warming.py).
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from dbos._debug_trigger import DebugAction, DebugTriggers  # DBOS's debug hooks
 from dbos._sys_db import SystemDatabase  # no hook around the final status: a private name (see the docstring)
 from dbos._utils import INTERNAL_QUEUE_NAME
 
-from crashsweep.realsweep.adapters import script, transcripts
+from crashsweep.realsweep.adapters import dbos_waits, script, transcripts
 from crashsweep.realsweep.adapters.script import TrackerTools, workdir
 from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.process import warming
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
 from crashsweep.spec.job import Job
@@ -45,10 +49,12 @@ from crashsweep.spec.job import Job
 F = TypeVar("F", bound=Callable[..., Any])
 _ORIGINAL_OUTCOME = SystemDatabase.update_workflow_outcome
 POLL = 0.02
-"""Seconds between two looks at a recovering workflow's status, and between two of DBOS's notification listener.
+"""Seconds between two looks of DBOS's notification listener, in a swept process's config.
 
-DBOS's default is one second for both; `DBOS.destroy()` waits for the listener's sleep to end
-(a plain `time.sleep`), which made every process of a sweep wait 0.5-1 s at its exit.
+DBOS's default is one second; `DBOS.destroy()` waits for the listener's sleep to end (a plain
+`time.sleep`), which made every process of a sweep wait 0.5-1 s at its exit. That sleep now
+ends as DBOS stops (`end_waits`), so this is only how often the listener looks meanwhile (for
+workflows waiting on `recv`: none in the agents here).
 """
 
 
@@ -65,7 +71,11 @@ def crash_points(function: F) -> F:
 
 
 def install_crash_points() -> None:
-    """Hook the crash points on DBOS's records into this process (call before DBOS.launch())."""
+    """Hook the crash points on DBOS's records into this process (call before DBOS.launch()).
+
+    DBOS's waits on timers are ended at their events too (`end_waits`): no process of a sweep
+    waits out a poll.
+    """
     DebugTriggers.set_debug_trigger(
         DebugTriggers.DEBUG_TRIGGER_STEP_COMMIT,
         DebugAction(callback=lambda: crashpoint(f"after recording step {DBOS.step_id}")),
@@ -74,13 +84,32 @@ def install_crash_points() -> None:
         DebugTriggers.DEBUG_TRIGGER_INITWF_COMMIT,
         DebugAction(callback=lambda: crashpoint("after recording the workflow's start")),
     )
-    SystemDatabase.update_workflow_outcome = _outcome_with_crash_points  # type: ignore[method-assign]
+    _outcome_points.append(True)
+    end_waits()
 
 
-def _outcome_with_crash_points(self: SystemDatabase, workflow_id: str, status: Any, **options: Any) -> bool:
-    crashpoint(f"before recording workflow {workflow_id} {status}")
+_outcome_points: list[bool] = []
+"""Non-empty once install_crash_points ran: the final status's record passes its two points."""
+
+
+def end_waits() -> None:
+    """End DBOS's waits at their events in this process (dbos_waits), a recorded outcome among them; idempotent."""
+    dbos_waits.install()
+    SystemDatabase.update_workflow_outcome = _recorded_outcome  # type: ignore[method-assign]
+
+
+def _recorded_outcome(self: SystemDatabase, workflow_id: str, status: Any, **options: Any) -> bool:
+    """DBOS's record of a workflow's final status (between two points, once installed); then its awaiters look.
+
+    The wake comes after the second point, so a process that awaits the result (a restart,
+    `launch_or_recover`) ends after this thread has passed it, as it did when it polled.
+    """
+    if _outcome_points:
+        crashpoint(f"before recording workflow {workflow_id} {status}")
     landed = _ORIGINAL_OUTCOME(self, workflow_id, status, **options)
-    crashpoint(f"after recording workflow {workflow_id} {status}")
+    if _outcome_points:
+        crashpoint(f"after recording workflow {workflow_id} {status}")
+    dbos_waits.WAKE.wake()
     return landed
 
 
@@ -89,7 +118,9 @@ def internal_queue_poll(seconds: float) -> None:
 
     The queue is DBOS's own, in memory, made at the first launch of the process's registry with
     a one-second poll and no setting; this makes it first, or changes it (private names, tested
-    against dbos 3.4.0).
+    against dbos 3.4.0). A sweep leaves it at DBOS's second: its worker looks at once when
+    recovery re-enqueues a workflow (dbos_waits), and each look costs a transaction (about a
+    millisecond of CPU), which a 20 ms poll paid five times in a process of 100 ms.
     """
     queue = _get_or_create_dbos_registry()._register_internal_queue(INTERNAL_QUEUE_NAME)
     queue._polling_interval_sec = seconds
@@ -126,16 +157,18 @@ def launch_or_recover(workflow: Callable[..., Any], workflow_id: str, *args: Any
     DBOS.launch() recovers this executor's PENDING workflows on a thread of its own; starting
     the same ID again beside it would run it twice, so a workflow that exists is only awaited.
     That recovery puts the workflow back on DBOS's internal queue, whose worker looks for work
-    once a second (in-memory, with no setting of DBOS's config): every restart of a sweep
-    waited about a second for it. Its poll is set to POLL first (`internal_queue_poll`); the
+    once a second (in-memory, with no setting of DBOS's config), and the result is awaited by
+    looking at the workflow's status every POLL: every restart of a sweep waited for both. The
+    queue's worker now looks as soon as the workflow is re-enqueued, and the result is looked
+    at as soon as its outcome is recorded (`end_waits`), else at DBOS's own interval; the
     workflow is still recovered by DBOS's own path, dequeued and run by the queue's worker.
     """
-    internal_queue_poll(POLL)
+    end_waits()
     DBOS.launch()
     if DBOS.get_workflow_status(workflow_id) is None:
         with SetWorkflowID(workflow_id):
             return DBOS.start_workflow(workflow, *args).get_result()
-    return DBOS.retrieve_workflow(workflow_id).get_result(polling_interval_sec=POLL)
+    return DBOS.retrieve_workflow(workflow_id).get_result()
 
 
 SYSTEM_DATABASE = "dbos.sqlite"
@@ -186,6 +219,26 @@ def run_swept(workflow: Callable[..., Any], workflow_id: str, name: str, templat
         launch_or_recover(workflow, workflow_id)
     finally:
         DBOS.destroy()
+
+
+def warm_up(argv: list[str] | None = None) -> None:
+    """In a sweep's zygote, once: DBOS's application version computed from the workflows the program registered.
+
+    A launch with no `application_version` in its config hashes its workflows' source
+    (`compute_app_version`: inspect.getsource); the first time in a process that reads the
+    files and compiles the tokenizer's patterns, 3-4 ms of a process's 60-120. Done here, every
+    forked process finds them read; the version itself is still computed by each launch, from
+    its own config's name. Registered with the zygote (process/warming.py) when this module is
+    imported, so a user's DBOS agent gets it too.
+    """
+    if _warmed:
+        return
+    _warmed.append(True)
+    _get_or_create_dbos_registry().compute_app_version("crashsweep-warm-up")
+
+
+_warmed: list[bool] = []
+warming.register(warm_up)
 
 
 def check(job: Job) -> Check:

@@ -24,13 +24,16 @@ function_call without its output in the session (the orphaned tool call).
   RunState saved as JSON on disk while a tool waited for approval (the approval given by a
   scripted person, `approve_all`), unless the session already holds the approved call's output.
 - `check(job, session_file, session_id)`: the default check, with the conversation the
-  SQLiteSession saved (`session_events`) as History events: well-formed-transcript is decided
-  on it (a session with two outputs for one call ID breaks it).
+  SQLiteSession saved (`session_events`, openai_agents_session: read with sqlite3, as the
+  SDK's `get_items` reads it) as History events: well-formed-transcript is decided on it (a
+  session with two outputs for one call ID breaks it).
+
+Importing it registers the SDK's warm-up with a sweep's zygote (openai_agents_warm.warm_up,
+process/warming.py): a user's agent's processes start from an SDK that has run once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
@@ -39,7 +42,6 @@ from typing import Any
 from agents import (
     Model,
     ModelResponse,
-    SQLiteSession,
     Tool,
     Usage,
     function_tool,
@@ -51,11 +53,13 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.openai_agents_resume import RUN, approve_all, aresume, resume
+from crashsweep.realsweep.adapters.openai_agents_session import session_events
+from crashsweep.realsweep.adapters.openai_agents_warm import warm_up
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools, ledger_ids
 from crashsweep.realsweep.probe.crashpoint import crashpoint
+from crashsweep.realsweep.process import warming
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
-from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
 
 # What a user's agent imports from the adapter; resume lives in openai_agents_resume and is offered here too.
@@ -70,6 +74,8 @@ __all__ = [
     "session_events",
     "tracker_tools",
 ]
+
+warming.register(warm_up)
 
 
 def describe(items: Iterable[TResponseInputItem], names: dict[str, str]) -> str:
@@ -265,22 +271,6 @@ class ScriptedAgentsModel(Model):
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[TResponseStreamEvent]:
         """Not played: the scripted model answers `Runner.run` and `run_sync`, not `run_streamed`."""
         raise NotImplementedError("the scripted model answers Runner.run and Runner.run_sync, not run_streamed")
-
-
-def session_events(path: Path, session_id: str) -> tuple[Event, ...]:
-    """The conversation SQLiteSession `session_id` saved in the file `path`, as History events (run: the session ID).
-
-    Read with the SDK's own SQLiteSession (its `get_items`); () when the file does not exist
-    (the check must not create it).
-    """
-    if not path.exists():
-        return ()
-    session = SQLiteSession(session_id, path)
-    try:
-        items = asyncio.run(session.get_items())
-    finally:
-        session.close()
-    return transcripts.session_items(items, session_id)
 
 
 def check(job: Job, session_file: str | Path, session_id: str) -> Check:

@@ -9,8 +9,12 @@ writes need approval (`approval = true`) parks the run: its RunState is saved to
 `run-state.json` in the work directory, a scripted person approves, and a restart goes on
 from that file.
 
-Under a sweep the zygote calls `zygote_warm` before each fork: the job, the tools and the
-agent are made there once per command line; each process opens its own session file.
+Under a sweep the zygote calls `zygote_warm` before each fork: the SDK is imported there, the
+job, the tools and the agent are made once per command line, and the SDK runs once
+(openai_agents_warm); each process opens its own session file. The SDK is imported by
+`zygote_warm` and `main`, not by importing this module: the sweep's own process imports it
+for `conversation` (the check's reader, openai_agents_session: sqlite3 alone), and so never
+imports the SDK.
 
     python -m crashsweep.realsweep.adapters.openai_agents_agent [--job FILE] [--keys on|off]
         [--call-ids stable|fresh]
@@ -21,20 +25,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents import Agent, SQLiteSession, set_tracing_disabled
-
-from crashsweep.realsweep.adapters.openai_agents import (
-    CrashPointSession,
-    ScriptedAgentsModel,
-    resume,
-    session_events,
-    tracker_tools,
-)
+from crashsweep.realsweep.adapters.openai_agents_session import session_events
 from crashsweep.realsweep.adapters.script import agent_parser, ledger_ids, workdir
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import TRIAGE, Job, load_job
+
+if TYPE_CHECKING:
+    from agents import Agent
 
 SESSION_ID = "triage"
 SESSION_FILE = "session.sqlite"
@@ -45,6 +44,9 @@ _agents: dict[tuple[str | None, str, str], tuple[Job, Agent[Any]]] = {}
 
 def build(job: Job, *, keys: bool, call_ids: str) -> Agent[Any]:
     """The agent: the scripted model, the tracker tools (writes wait for approval where the job says so)."""
+    from agents import Agent
+
+    from crashsweep.realsweep.adapters.openai_agents import ScriptedAgentsModel, tracker_tools
 
     def needs_approval(call_id: str) -> bool:
         job_call = ledger_ids(workdir()).get(call_id, call_id)
@@ -65,14 +67,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def zygote_warm(argv: list[str]) -> None:
-    """In the zygote, before a fork: make the job and the agent for this command line, once; tracing off.
+    """In the zygote, before a fork: the SDK imported; the job and the agent for this command line; tracing off.
 
     Turning tracing off makes the SDK's trace provider, whose exporter builds an HTTP client
     (0.3 s, half of a process's run); made in the zygote, every process finds it made. No
-    thread starts: the exporter's worker starts with the first trace, and none is made.
+    thread starts: the exporter's worker starts with the first trace, and none is made. The
+    SDK's first run is a throwaway agent's (openai_agents_warm.warm_up), once.
     """
+    from agents import set_tracing_disabled
+
+    from crashsweep.realsweep.adapters.openai_agents_warm import warm_up
+
     set_tracing_disabled(True)
     defined(parse(argv))
+    warm_up()
 
 
 def defined(args: argparse.Namespace) -> tuple[Job, Agent[Any]]:
@@ -86,6 +94,10 @@ def defined(args: argparse.Namespace) -> tuple[Job, Agent[Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run session "triage" to its final answer from what the work directory holds."""
+    from agents import SQLiteSession, set_tracing_disabled
+
+    from crashsweep.realsweep.adapters.openai_agents import CrashPointSession, resume
+
     set_tracing_disabled(True)  # no trace export: no API key, no network (made in the zygote already)
     job, agent = defined(parse(sys.argv[1:] if argv is None else argv))
     session = SQLiteSession(SESSION_ID, workdir() / SESSION_FILE)

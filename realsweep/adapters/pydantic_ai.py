@@ -58,6 +58,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint
+from crashsweep.realsweep.process import warming
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
 from crashsweep.spec import metrics
@@ -254,19 +255,28 @@ def run_approving(agent: Agent[Any, Any], prompt: str, *, person: Person = appro
     return result.output
 
 
-def warm_up() -> None:
-    """Run a throwaway agent once, outside DBOS, with no tools and no crash point.
+def warm_up(argv: list[str] | None = None) -> None:
+    """Run a throwaway agent once, outside DBOS, with no tools and no crash point; at once after the first call.
 
     pydantic-ai imports much on a model's creation and an agent's first run (genai-prices'
     data, anyio's asyncio backend, the capabilities): 0.2-0.3 s. A sweep's zygote calls this
-    before it forks, so that every swept process finds them imported.
+    before it forks, so that every swept process finds them imported: the built-in agent's
+    `zygote_warm`, and for a user's agent the zygote itself (registered in process/warming.py
+    when this module is imported).
     """
+    if _warmed:
+        return
+    _warmed.append(True)
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart("warm")], model_name=MODEL_NAME)
 
     agent = Agent(FunctionModel(answer, model_name=MODEL_NAME), name="crashsweep-warm-up")
     asyncio.run(agent.run("warm up"))
+
+
+_warmed: list[bool] = []
+warming.register(warm_up)
 
 
 def check(job: Job) -> Check:

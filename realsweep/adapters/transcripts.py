@@ -13,8 +13,8 @@ ID, incarnation 0), in the order saved:
 
 The functions here read the framework's own objects (or, for the OpenAI Agents SDK, the JSON
 items its sessions store) by their documented fields, so this module imports no framework;
-each adapter reads its saved state with the framework (openai_agents.session_events,
-langgraph.checkpoint_events) and hands the objects here.
+each adapter reads its saved state (openai_agents.session_events with sqlite3 alone,
+langgraph.checkpoint_events with LangGraph's saver) and hands the objects here.
 
 `UNDECIDED` is the one list of what each stack's check cannot decide, and why: the row says
 "not decided (why)" for those invariants (realsweep/rows.py).

@@ -4,7 +4,8 @@
 (and with it the program's own imports), freezes its objects (gc.freeze: a child's collections
 never touch, and so never copy, the pages it shares with the zygote), then serves the protocol
 of zygote.py on its stdin and stdout until stdin closes and every child is reaped. For each
-request it calls the module's `zygote_warm(argv)` (WARM) if there is one, forks, and in the
+request it calls the module's `zygote_warm(argv)` (WARM) if there is one, and each warm-up
+the program's imports registered (warming.py: a framework adapter's), forks, and in the
 child becomes the requested process (its descriptors, work directory, environment and
 argv) and runs the entry point; SIGCHLD wakes it (a wakeup pipe) to reap and reply.
 
@@ -26,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from crashsweep.realsweep.process import descendants, lifeline
+from crashsweep.realsweep.process import descendants, lifeline, warming
 
 WARM = "zygote_warm"
 """The optional function of the entry point's module the zygote calls with each request's argv before forking."""
@@ -153,10 +154,13 @@ class _Server:
                     self.fork(json.loads(line))
 
     def fork(self, request: dict[str, Any]) -> None:
-        if self.warm is not None:
+        warms = [self.warm] if self.warm is not None else []
+        warms += warming.WARMERS  # those the program's imports registered (warming.py)
+        if warms:
             before = set(descendants.children(os.getpid()))
-            with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
-                self.warm(list(request["argv"]))
+            for warm in warms:
+                with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
+                    warm(list(request["argv"]))
             self.own |= set(descendants.children(os.getpid())) - before  # e.g. Temporal's dev server
         sys.stdout.flush()
         sys.stderr.flush()

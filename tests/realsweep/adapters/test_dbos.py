@@ -60,14 +60,19 @@ def test_a_run_passes_the_points_of_every_record_in_order(tmp_path: Path, keyed_
     assert [r["call"] for r in TrackerClient(url).records()] == ["create_a", "create_b", "comment_a"]
 
 
-def test_recovery_is_dequeued_at_the_adapters_poll_not_dbos_second() -> None:
-    """launch_or_recover's queue setting: DBOS's internal queue, where recovery puts a workflow, polls every POLL."""
+def test_the_internal_queue_s_poll_is_set_where_dbos_keeps_it() -> None:
+    """internal_queue_poll: DBOS's internal queue, where recovery puts a workflow, looks every N seconds.
+
+    A sweep leaves it at DBOS's second (its worker looks at once when recovery re-enqueues:
+    test_dbos_waits sets it to an hour and recovers all the same).
+    """
     from dbos._dbos import _get_or_create_dbos_registry
 
     from crashsweep.realsweep.adapters.dbos import POLL, internal_queue_poll
 
     internal_queue_poll(POLL)
     assert _get_or_create_dbos_registry().get_internal_queue()._polling_interval_sec == POLL
+    internal_queue_poll(1.0)
 
 
 def test_a_swept_process_s_config_migrates_only_a_database_not_laid_down_migrated(tmp_path: Path) -> None:

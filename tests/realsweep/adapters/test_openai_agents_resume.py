@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from crashsweep.realsweep.adapters import openai_agents_agent, script
+from crashsweep.realsweep.adapters import openai_agents, openai_agents_agent, script
 from crashsweep.realsweep.adapters.openai_agents import ScriptedAgentsModel
 from crashsweep.spec.history import History
 from crashsweep.spec.invariants import well_formed_transcript
@@ -81,7 +81,7 @@ def test_a_crash_after_an_approved_tool_ran_leaves_its_call_orphaned_in_the_sess
     ]
     assert (tmp_path / openai_agents_agent.STATE_FILE).exists()
     recording = Recording(load_job(job), "fresh")
-    monkeypatch.setattr(openai_agents_agent, "ScriptedAgentsModel", lambda job, call_ids: recording)
+    monkeypatch.setattr(openai_agents, "ScriptedAgentsModel", lambda job, call_ids: recording)  # build() reads it
     monkeypatch.setattr(openai_agents_agent, "_agents", {})
     openai_agents_agent.main(argv)
     assert [kind for kind, _ in recording.sent[-1]] == [
@@ -144,7 +144,7 @@ def test_a_call_orphaned_before_its_run_state_was_saved_stays_in_the_session(
     assert forked(lambda: openai_agents_agent.main(argv), "1:after session write reply calling comment") == -9
     assert not (tmp_path / openai_agents_agent.STATE_FILE).exists()
     recording = Recording(load_job(job), "fresh")
-    monkeypatch.setattr(openai_agents_agent, "ScriptedAgentsModel", lambda job, call_ids: recording)
+    monkeypatch.setattr(openai_agents, "ScriptedAgentsModel", lambda job, call_ids: recording)  # build() reads it
     monkeypatch.setattr(openai_agents_agent, "_agents", {})
     openai_agents_agent.main(argv)
     orphan = recording.sent[0]

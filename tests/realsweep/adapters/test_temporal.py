@@ -6,7 +6,9 @@ starts one dev server for all of them; no mock of Temporal anywhere.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.importers import ledger, temporal_json
-from crashsweep.realsweep.adapters import script, temporal, transcripts
+from crashsweep.realsweep.adapters import script, temporal, temporal_server, transcripts
 from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, Target, replay, sweep
@@ -110,8 +112,8 @@ def test_workflow_ids_derive_from_the_start_world_and_the_scenario(
         work.mkdir(parents=True)
         return temporal.scenario("triage", work)
 
-    monkeypatch.setattr(temporal, "_server", [temporal.DevServer.__new__(temporal.DevServer)])
-    temporal._server[0].address = "127.0.0.1:7233"
+    monkeypatch.setattr(temporal_server, "_server", [temporal.DevServer.__new__(temporal.DevServer)])
+    temporal_server._server[0].address = "127.0.0.1:7233"
     monkeypatch.setenv(crashpoint.WORLD, "digest-of-the-empty-world")
     first, second, other = made("run-1", "s-4"), made("run-2", "s-4"), made("run-2", "s-5")
     assert first.workflow_id("triage") == second.workflow_id("triage") != other.workflow_id("triage")
@@ -130,16 +132,17 @@ def test_the_dev_server_dies_with_the_process_that_started_it(tmp_path: Path) ->
         "import os, signal\n"
         "from crashsweep.realsweep.adapters.temporal import DevServer\n"
         "server = DevServer()\n"
-        "print(server.process.pid, flush=True)\n"
+        "print(server.process.pid, server.folder, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=child_env(), capture_output=True, text=True)
     assert done.returncode == -9, done.stderr
-    pid = int(done.stdout.split()[0])
+    pid, folder = done.stdout.split()
+    shutil.rmtree(folder)  # its log: the killed process could not remove it
     deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
+    while _alive(int(pid)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(pid)
+    assert not _alive(int(pid))
 
 
 def _alive(pid: int) -> bool:
@@ -169,11 +172,12 @@ def test_a_kept_scenario_keeps_its_workflows_history_for_audit(tmp_path: Path) -
 
     One write (create_a), keys off, the worker killed at "before reporting activity run_tool 2"
     (after the tracker filed create_a). Worker 1 (incarnation 1) scheduled ask_model 1 and
-    run_tool 2; the server timed attempt 1 of run_tool 2 out and the restart (incarnation 2)
-    ran attempt 2, then took every workflow task after it: ask_model 3 (the final answer) and
-    the close are its. The run is the workflow ID, which the tracker's records name too (two
-    records: the duplicate). Under `--points marked,auto` no history is written: its write would
-    be points of the sweep's own.
+    run_tool 2; attempt 1 of run_tool 2 was timed out (by the restart, at once: the worker that
+    ran it was gone; the failure is the server's start-to-close timeout but for its source) and
+    the restart (incarnation 2) ran attempt 2, then took every workflow task after it: ask_model
+    3 (the final answer) and the close are its. The run is the workflow ID, which the tracker's
+    records name too (two records: the duplicate). Under `--points marked,auto` no history is
+    written: its write would be points of the sweep's own.
     """
     job = tmp_path / "one.toml"
     job.write_text(ONE_WRITE)
@@ -194,6 +198,16 @@ def test_a_kept_scenario_keeps_its_workflows_history_for_audit(tmp_path: Path) -
         ("ok", "run_status", 2, "", "", "finished"),
     ]
     assert history.events[3].detail == "attempt 1: activity StartToClose timeout"
+    raw = json.loads((kept / "scenarios" / "s-0" / "work" / temporal.HISTORY).read_text())
+    started = [
+        e["activityTaskStartedEventAttributes"] for e in raw["events"] if "activityTaskStartedEventAttributes" in e
+    ]
+    (retried,) = [attributes for attributes in started if attributes.get("attempt") == 2]
+    assert retried["lastFailure"] == {
+        "message": "activity StartToClose timeout",
+        "source": "crashsweep",
+        "timeoutFailureInfo": {"timeoutType": "TIMEOUT_TYPE_START_TO_CLOSE"},
+    }
     (effects,) = ledger.histories(kept / "tracker" / "s-0.sqlite3")
     assert [e.call for e in effects.events] == ["create_a", "create_a"]
     assert {e.run for e in history.events} == {e.run for e in effects.events} != {""}
