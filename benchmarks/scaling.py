@@ -10,13 +10,19 @@ seconds and states per wall second, the process's CPU seconds and states per CPU
 runs (the least disturbed by other work on a shared machine), and the peak memory per
 stored state (tracemalloc's peak during
 a second, traced run, divided by the states; tracing slows a run, so it is not timed, and
-only cells that took at most --memory-budget seconds are traced). A cell predicted to take
-more than --budget seconds is skipped: the prediction scales the same design and depth at
-fewer calls by the square of the calls' ratio, since some designs' states grow that way.
+only cells that took at most --memory-budget seconds are traced), and the peak resident
+memory of the process during the cell (MB; Linux's VmHWM, reset before the cell, so memory an
+earlier cell left resident counts too: with --isolate each cell runs in a fresh process of its
+own, and the figure is that cell's alone). A cell
+predicted to take more than --budget seconds is skipped: the prediction scales the same
+design and depth at fewer calls by the calls' ratio (times 1.2) on the merged graph, which
+grows linearly, and by its square on the full graph, whose states grow that way.
 The end lists the targets of a fast core, each met or not, judged on CPU time (one core's
-work; wall clock in brackets); under a 1,000-call cell that misses its target, the CPU time
-of the explorer alone on as many states (`Chain`: a model whose step only counts), the
-floor no design can go under with this search.
+work; wall clock in brackets): among them 10,000 calls at depth 2 in under 10 s and 1 GB,
+100,000 calls at depth 1 in under 30 s, and each tenfold step in calls at most twelvefold
+in CPU time (the ratio printed for every pair of cells ten times apart); under a 1,000-call
+cell that misses its target, the CPU time of the explorer alone on as many states (`Chain`:
+a model whose step only counts), the floor no design can go under with this search.
 
 With --frontier, one more cell: `crashsweep frontier`'s work, every one of the 512 designs of
 the policy space explored on the triage job at depth 2 on this machine's cores, with its
@@ -25,7 +31,10 @@ them (the full graphs' work, states and edges, is pinned by tests/cli/test_front
 
     .venv/bin/python benchmarks/scaling.py [--calls 10,40,100,400,1000] [--depths 1,2,3,4]
         [--designs all] [--graph merged,full] [--per-turn 4] [--budget 60] [--memory-budget 5]
-        [--repeat 1] [--frontier]
+        [--repeat 1] [--frontier] [--isolate]
+
+    e.g. the issue's scale: --calls 1000,10000,100000 --depths 1 --graph merged --budget 600
+    and --calls 1000,10000 --depths 2 --graph merged
 
 Figures depend on the machine and its load: run it on a quiet machine, and once.
 """
@@ -33,6 +42,8 @@ Figures depend on the machine and its load: run it on a quiet machine, and once.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import multiprocessing
 import os
 import sys
 import time
@@ -78,6 +89,8 @@ class Cell:
     bytes_per_state: float | None
     merged: bool = False
     """Whether the graph was merged by the state key (False: the full graph, --no-projection)."""
+    peak_mb: float | None = None
+    """The process's peak resident memory during the cell, MB (None where it cannot be read)."""
 
     @property
     def graph(self) -> str:
@@ -99,14 +112,49 @@ def measure(design: str, job: Job, depth: int, repeat: int = 1, merged: bool = F
     """Explore `repeat` times; the cell's times are the best wall and the best CPU time of those runs."""
     seconds = cpu = float("inf")
     states = edges = 0
+    peak = None
     for _ in range(repeat):
+        _reset_peak()
         start, cpu_start = time.perf_counter(), time.process_time()
         exploration = explore(model(design, job, KEYED), depth, max_states=MAX_STATES, projection=merged)
         seconds = min(seconds, time.perf_counter() - start)
         cpu = min(cpu, time.process_time() - cpu_start)
         states, edges = exploration.states, exploration.edges
         del exploration
-    return Cell(design, len(job.calls), depth, states, edges, seconds, cpu, None, merged)
+        peak = _peak_mb() if peak is None else max(peak, _peak_mb() or 0.0)
+    return Cell(design, len(job.calls), depth, states, edges, seconds, cpu, None, merged, peak)
+
+
+def _measure_generated(design: str, calls: int, per_turn: int, depth: int, repeat: int, merged: bool) -> Cell:
+    """`measure` on the generated job (what a fresh process is handed: the job is made there)."""
+    return measure(design, generated(calls, per_turn), depth, repeat, merged)
+
+
+def isolated(design: str, calls: int, per_turn: int, depth: int, repeat: int, merged: bool) -> Cell:
+    """`measure` in a fresh process (spawned: nothing of this one is shared), so its peak memory is the cell's."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        cell: Cell = pool.apply(_measure_generated, (design, calls, per_turn, depth, repeat, merged))
+    return cell
+
+
+_STATUS = Path("/proc/self/status")
+
+
+def _reset_peak() -> None:
+    """Reset the process's peak resident memory (Linux: 5 to /proc/self/clear_refs); nothing elsewhere."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _peak_mb() -> float | None:
+    """The process's peak resident memory since the last reset, MB (VmHWM), or None where it cannot be read."""
+    try:
+        for line in _STATUS.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 FRONTIER_TARGET = 60.0
@@ -247,6 +295,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--frontier", action="store_true", help="also time the frontier's 512 designs on triage at depth 2"
     )
+    parser.add_argument("--isolate", action="store_true", help="run each cell in a fresh process (its own peak memory)")
     args = parser.parse_args()
     try:
         args.calls = sorted({int(n) for n in args.calls.split(",")})
@@ -273,7 +322,7 @@ def run(args: argparse.Namespace) -> list[Cell]:
     """Every cell of the grid that fits the budget, printed as it is measured."""
     header = (
         f"{'design':<20}{'calls':>6}{'d':>3}{'states':>11}{'edges':>11}{'seconds':>9}{'states/s':>10}"
-        f"{'cpu s':>8}{'states/cpu-s':>13}{'B/state':>9}  graph"
+        f"{'cpu s':>8}{'states/cpu-s':>13}{'B/state':>9}{'peak MB':>9}  graph"
     )
     print(header)
     print("-" * len(header), flush=True)
@@ -291,18 +340,21 @@ def _row_of_cells(args: argparse.Namespace, design: str, depth: int, merged: boo
     graph = GRAPHS[0] if merged else GRAPHS[1]
     for calls in args.calls:
         last = cells[-1] if cells else None
-        predicted = last.seconds * (calls / last.calls) ** 2 if last is not None else 0.0
+        ratio = 0.0 if last is None else calls / last.calls
+        predicted = 0.0 if last is None else last.seconds * (ratio * 1.2 if merged else ratio**2)
         if predicted > args.budget:
             print(f"{design:<20}{calls:>6}{depth:>3}   skipped: predicted ~{predicted:.0f} s  {graph}", flush=True)
             continue
         job = generated(calls, args.per_turn)
-        cell = measure(design, job, depth, args.repeat, merged)
+        cell = isolated(design, calls, args.per_turn, depth, args.repeat, merged) if args.isolate else None
+        cell = cell or measure(design, job, depth, args.repeat, merged)
         if cell.seconds <= args.memory_budget:
             cell = replace(cell, bytes_per_state=peak_per_state(design, job, depth, merged))
         memory = "-" if cell.bytes_per_state is None else f"{cell.bytes_per_state:,.0f}"
+        peak = "-" if cell.peak_mb is None else f"{cell.peak_mb:,.0f}"
         print(
             f"{design:<20}{calls:>6}{depth:>3}{cell.states:>11,}{cell.edges:>11,}{cell.seconds:>9.2f}"
-            f"{cell.rate:>10,.0f}{cell.cpu:>8.2f}{cell.cpu_rate:>13,.0f}{memory:>9}  {graph}",
+            f"{cell.rate:>10,.0f}{cell.cpu:>8.2f}{cell.cpu_rate:>13,.0f}{memory:>9}{peak:>9}  {graph}",
             flush=True,
         )
         cells.append(cell)
@@ -331,6 +383,48 @@ def merged_targets(cells: list[Cell]) -> None:
             )
 
 
+LARGE_TARGETS = {(10_000, 2): 10.0, (100_000, 1): 30.0}
+"""(calls, depth) -> the CPU seconds a merged cell of that size may take at most."""
+LARGE_MB = {(10_000, 2): 1024.0}
+"""(calls, depth) -> the peak resident memory (MB) a merged cell of that size may take at most."""
+STEP_RATIO = 12.0
+"""The most a tenfold step in calls may multiply the CPU time by (linear, with room for the machine's caches)."""
+
+
+def large_targets(cells: list[Cell]) -> None:
+    """The issue's scale: 10,000 calls at depth 2 under 10 s and 1 GB, 100,000 at depth 1 under 30 s (merged)."""
+    for cell in cells:
+        limit = LARGE_TARGETS.get((cell.calls, cell.depth))
+        if not cell.merged or limit is None:
+            continue
+        most_mb = LARGE_MB.get((cell.calls, cell.depth))
+        met = cell.cpu < limit
+        peak = "peak memory unknown" if cell.peak_mb is None else f"{cell.peak_mb:,.0f} MB"
+        wanted = f"< {limit:g} s"
+        if most_mb is not None:
+            met = met and cell.peak_mb is not None and cell.peak_mb < most_mb
+            wanted += f" and < {most_mb / 1024:g} GB"
+        print(
+            f"  {cell.design} {cell.calls:,} calls depth {cell.depth}, merged: {cell.states:,} states, "
+            f"{cell.cpu:.2f} s [{cell.seconds:.2f}], {peak} (target {wanted}: {_met(met)})"
+        )
+
+
+def step_ratios(cells: list[Cell]) -> None:
+    """For each pair of cells of one design, depth and graph ten times apart in calls: the CPU time's ratio."""
+    found = {(c.design, c.depth, c.merged, c.calls): c for c in cells}
+    for (design, depth, merged, calls), cell in found.items():
+        smaller = found.get((design, depth, merged, calls // 10)) if calls % 10 == 0 else None
+        if smaller is None or not smaller.cpu:
+            continue
+        ratio = cell.cpu / smaller.cpu
+        graph = GRAPHS[0] if merged else GRAPHS[1]
+        print(
+            f"  {design} depth {depth}, {graph}: {calls:,} calls / {calls // 10:,} calls = {ratio:.2f} in CPU time "
+            f"[{cell.seconds / smaller.seconds:.2f}] (target <= {STEP_RATIO:g}: {_met(ratio <= STEP_RATIO)})"
+        )
+
+
 def targets(cells: list[Cell]) -> None:
     """The targets of a fast core, each judged on CPU time (one core's work), with the wall clock beside it.
 
@@ -338,6 +432,8 @@ def targets(cells: list[Cell]) -> None:
     """
     print("\ntargets (CPU time of this process, one core; in brackets, wall clock)")
     merged_targets(cells)
+    large_targets(cells)
+    step_ratios(cells)
     found = {(c.design, c.calls, c.depth): c for c in cells if not c.merged}
     for design in ("keys-and-markers", "agent-loop"):
         cell = found.get((design, 40, 4))

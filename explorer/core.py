@@ -11,7 +11,7 @@ reports, diagrams and users read is built from them in one pass, the first time 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 from crashsweep.explorer.model import Action
@@ -158,8 +158,13 @@ class Core(Generic[S]):
             raise IndexError(f"node {node} has no edge {choice}")
         return edges[choice]
 
-    def graph(self, point: Callable[[S], str | None]) -> nx.MultiDiGraph:
-        """The networkx graph: node attributes state, crashes, finished, point; edges keyed by choice."""
+    def graph(self, point: Callable[[S], str | None], hidden: Collection[str] = ()) -> nx.MultiDiGraph:
+        """The networkx graph: node attributes state, crashes, finished, point; edges keyed by choice.
+
+        An edge's attributes are its action and its deltas; the increments of the `hidden`
+        counters (those a `Summed` measure sums, explorer/model.py) are kept apart, as `summed`
+        (only where the edge has some), so that no reader takes them for the model's counters.
+        """
         import networkx as nx  # here: a command that needs only the row never pays its import
 
         graph = nx.MultiDiGraph()
@@ -167,17 +172,23 @@ class Core(Generic[S]):
             (node, {"state": state, "crashes": crashes, "finished": done == 1, "point": point(state)})
             for node, (state, crashes, done) in enumerate(zip(self.states, self.crashes, self.finished, strict=True))
         )
-        graph.add_edges_from(self._edge_tuples())
+        graph.add_edges_from(self._edge_tuples(frozenset(hidden)))
         return graph
 
-    def _edge_tuples(self) -> Iterator[tuple[int, int, int, dict[str, object]]]:
+    def _edge_tuples(self, hidden: frozenset[str]) -> Iterator[tuple[int, int, int, dict[str, object]]]:
         offsets, targets = self.offsets, self.targets
         actions, action_table = self.actions.numbers, self.actions.table
         deltas, delta_table = self.deltas.numbers, self.deltas.table
         for node in range(len(offsets) - 1):
             start = offsets[node]
             for edge in range(start, offsets[node + 1]):
-                data = {"action": action_table[actions[edge]], "deltas": dict(delta_table[deltas[edge]])}
+                delta = delta_table[deltas[edge]]
+                data: dict[str, object] = {"action": action_table[actions[edge]]}
+                if hidden and not hidden.isdisjoint(delta):
+                    data["deltas"] = {name: value for name, value in delta.items() if name not in hidden}
+                    data["summed"] = {name: value for name, value in delta.items() if name in hidden}
+                else:
+                    data["deltas"] = dict(delta)
                 yield node, targets[edge], edge - start, data
 
 

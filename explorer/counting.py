@@ -5,6 +5,8 @@ forward pass in topological order carries, for every node, the number of paths t
 and the sum over those paths of each counter (a counter's delta on an edge is added once per
 path through the edge). At a finished node the paths end: they add to the scenarios of its
 crash count, and the node's measures count once per path. Integers are exact at any size.
+A `Summed` measure is its counter summed along each path instead (explorer/model.py): the
+counter is carried like any other and reported as the measure, never as a counter.
 
 The pass runs over flat arrays of node numbers (`crashsweep.explorer.core`), with the topological order
 found by Kahn's algorithm on the same arrays; `count_paths` does the same for any networkx
@@ -20,7 +22,7 @@ from operator import add
 from typing import TYPE_CHECKING, Any
 
 from crashsweep.explorer.core import Column
-from crashsweep.explorer.model import ModelDefinitionError
+from crashsweep.explorer.model import ModelDefinitionError, Summed, summed_counters
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
     import networkx as nx
@@ -79,9 +81,10 @@ def count_paths(graph: nx.MultiDiGraph, root: int, measures: Mapping[str, Callab
     number = {node: n for n, node in enumerate(graph.nodes)}
     offsets, targets, deltas = [0], [], []
     for node in graph.nodes:
-        for _, target, delta in graph.out_edges(node, data="deltas"):
+        for _, target, data in graph.out_edges(node, data=True):
             targets.append(number[target])
-            deltas.append(delta)
+            summed = data.get("summed")
+            deltas.append({**data["deltas"], **summed} if summed else data["deltas"])
         offsets.append(len(targets))
     data = [graph.nodes[node] for node in graph.nodes]
     states, crashes, finished = ([d[key] for d in data] for key in ("state", "crashes", "finished"))
@@ -163,10 +166,24 @@ def _numbered(deltas: Sequence[Mapping[str, int]]) -> tuple[Sequence[int], list[
 
 
 class _Tally:
-    """The figures of the paths that end at finished nodes, per crash count."""
+    """The figures of the paths that end at finished nodes, per crash count.
+
+    `names` are the counters carried (in the order of the carried sums); a `Summed` measure's
+    counter among them is reported as that measure, not as a counter.
+    """
 
     def __init__(self, measures: Mapping[str, Callable[[Any], int]], names: list[str]) -> None:
-        self.measures, self.names = measures, names
+        hidden = summed_counters(measures)
+        self.measures = {name: m for name, m in measures.items() if not isinstance(m, Summed)}
+        self.order = list(measures)  # the measures in the model's order, as reported
+        # name of a summed measure -> the place of its counter among the carried sums (None: never incremented)
+        self.summed = {
+            name: (names.index(m.counter) if m.counter in names else None)
+            for name, m in measures.items()
+            if isinstance(m, Summed)
+        }
+        self.names = [name for name in names if name not in hidden]
+        self.shown = [place for place, name in enumerate(names) if name not in hidden]
         self.scenarios: dict[int, int] = {}
         self.steps: dict[int, int] = {}
         self.measured: dict[int, dict[str, int]] = {}
@@ -176,12 +193,15 @@ class _Tally:
         """`reach` paths of summed length `length` and summed counters `carried` end at `state`."""
         self.scenarios[k] = self.scenarios.get(k, 0) + reach
         self.steps[k] = self.steps.get(k, 0) + length
-        totals = self.measured.setdefault(k, dict.fromkeys(self.measures, 0))
+        totals = self.measured.setdefault(k, dict.fromkeys(self.order, 0))
         for name, measure in self.measures.items():
             totals[name] += reach * measure(state)
+        for name, place in self.summed.items():
+            if place is not None:
+                totals[name] += carried[place]
         summed = self.counters.setdefault(k, dict.fromkeys(self.names, 0))
-        for name, value in zip(self.names, carried, strict=True):
-            summed[name] += value
+        for name, place in zip(self.names, self.shown, strict=True):
+            summed[name] += carried[place]
 
     def counts(self) -> Counts:
         """The figures, in order of crash count."""

@@ -110,6 +110,31 @@ class Model(Protocol[S]):
         """Figures of a finished state, summed over the scenarios that end there."""
 
 
+@dataclass(frozen=True)
+class Summed(Generic[S]):
+    """A measure that is the sum of one counter's increments along the scenario's path.
+
+    `of(state)` is the figure of a final state; the model promises it equals `counter` summed
+    over the steps of any path to that state (a figure that only grows as the path goes, such
+    as the duplicates a tracker holds). The explorer then sums the counter along each path and
+    reports the total as this measure, never reading the final state: the state key may leave
+    out what `of` reads (spec/SEMANTICS.md section 11). The counter itself is no counter of the
+    counts, nor one of the graph's edge deltas (an edge keeps it apart, as `summed`).
+    """
+
+    counter: str
+    of: Callable[[S], int]
+
+    def __call__(self, state: S) -> int:
+        """The figure of one final state."""
+        return self.of(state)
+
+
+def summed_counters(measures: Mapping[str, Callable[[S], int]]) -> dict[str, str]:
+    """Each `Summed` measure's counter -> the measure's name."""
+    return {measure.counter: name for name, measure in measures.items() if isinstance(measure, Summed)}
+
+
 StateKey = Callable[[S], Hashable]
 """What of a state its future can observe: states with equal keys are one node of the search."""
 

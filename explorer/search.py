@@ -38,6 +38,7 @@ from crashsweep.explorer.model import (
     PropertyKind,
     StateKey,
     state_key,
+    summed_counters,
     validate_model,
 )
 
@@ -105,7 +106,7 @@ class Exploration(Generic[S]):
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
         """The state graph as networkx (built once, on first use)."""
-        return self.core.graph(self.model.crash_point)
+        return self.core.graph(self.model.crash_point, summed_counters(self.model.measures))
 
     @property
     def states(self) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crashsweep.explorer.counting import CycleFound
+from crashsweep.explorer.model import Summed
 from crashsweep.explorer.search import Exploration
 
 
@@ -21,13 +22,17 @@ def most(exploration: Exploration[Any], counter: str | None = None, measure: Cal
     """The most, over the scenarios that end, of `counter` summed along the path plus `measure` at its end.
 
     Without a counter only the measure counts; without a measure only the counter. 0 when no
-    scenario ends.
+    scenario ends. A `Summed` measure is its counter summed along the path (explorer/model.py),
+    never read off the final state, which the state key may have merged with others.
     """
     core = exploration.core
     nodes = len(core.states)
     targets, finished = core.targets, core.finished
     numbers, table = core.deltas.numbers, core.deltas.table
-    gains = [0 if counter is None else table[n].get(counter, 0) for n in range(len(table))]
+    counters = [name for name in (counter, measure.counter if isinstance(measure, Summed) else None) if name]
+    if isinstance(measure, Summed):
+        measure = None
+    gains = [sum(delta.get(name, 0) for name in counters) for delta in table]
     waiting = array("I", bytes(4 * nodes))
     for target in targets:
         waiting[target] += 1

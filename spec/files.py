@@ -19,8 +19,16 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-MAX_BYTES = 1 << 20
-"""The largest input file read (1 MiB): a job or a design is a short script."""
+MAX_BYTES = 16 << 20
+"""The largest input file read (16 MiB), bounded by what the explorer can hold of a job.
+
+A call takes about 60 bytes of a job's TOML, so 16 MiB is some 280,000 calls: a 100,000-call
+job (6 MB) is read, and past the bound the search of a job, at depth 1 some 20 to 35 stored
+states a call, outgrows the memory of a machine of 16 GB. A design file is a short script,
+far below; a device, a FIFO or an endless file is refused before anything is read.
+"""
+BYTES_PER_CALL = 60
+"""About how many bytes of TOML a call of a job takes (a generated job's `[calls]` line and its ID)."""
 
 
 def read_text(path: Path, what: str, error: type[Exception]) -> str:
@@ -37,11 +45,20 @@ def read_text(path: Path, what: str, error: type[Exception]) -> str:
     with os.fdopen(handle, "rb") as file:
         data = file.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
-        raise error(f"{path}: {what} larger than {MAX_BYTES // 1024} KiB; a {what.split()[0]} is a short script")
+        raise error(f"{path}: {what} larger than {MAX_BYTES // 1024} KiB; {_why_bounded(what)}")
     try:
         return data.decode("utf-8-sig")  # "-sig": a byte-order mark some editors write is dropped
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text") from None
+
+
+def _why_bounded(what: str) -> str:
+    """Why a file of `what` ("job file", "design file") past MAX_BYTES is refused."""
+    kind = what.split()[0]
+    if kind != "job":
+        return f"a {kind} is a short script"
+    calls = MAX_BYTES // BYTES_PER_CALL
+    return f"that is over some {calls:,} calls, more than the explorer can hold in memory"
 
 
 def read_toml(path: Path, what: str, error: type[Exception]) -> dict[str, Any]:

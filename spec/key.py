@@ -1,12 +1,15 @@
 """What of a world its future can observe: the state key the explorer merges worlds by.
 
 The rules are in SEMANTICS.md (section 11, the state key). In short, a world's key is the
-world with two things left out that no step, crash point, counter, property or measure ever
-reads:
+world with what no step, crash point, counter, property or measure ever reads left out:
 - the tools' answers: a record's number ("#3") reaches memory, a checkpoint or an
   instruction still to run, but the loop only ever asks whether a call has a result;
-- the tracker's order: of its records the key keeps the (call, run) pairs it holds and how
-  many records are extra beyond the first of each pair, and of its keys the set it holds.
+- the tracker's order and its count of duplicates: of its records the key keeps the
+  (call, run) pairs it holds and whether some call has more than one record (the measure
+  `dups` is summed along the path instead: variants/loop_model.py), and of its keys the set;
+- the names of the runs: each run ID run-N by its age (the count of IDs handed out minus N),
+  and of that count only whether it is zero (a fresh ID is new whatever its number);
+- a temp file no living process reads before it writes it again.
 A duplicate shifts every later answer and record, so without the key each crash point
 starts a tail of states that never meets another; with it, tails with the same figures meet.
 
@@ -14,126 +17,35 @@ Keys are built incrementally, so a step costs the same at any length of the job:
 - a turn's shape is a small tuple, one shared object per value;
 - the turns before the last are a `Chain` folded from the snapshot's predecessor
   (`Snapshot._from`); equal sequences folded from the same chain are one object;
-- the tracker's pairs and keys are `Members`, folded along its logs, remembered per log cell.
+- the tracker's pairs, calls and keys are `Members`, folded along its logs, remembered per
+  log cell (spec/keytracker.py, spec/keyparts.py).
 The tables that share these parts belong to one `WorldKeys`, which a search holds while it
 runs: nothing of a finished search stays behind. Sharing only saves time: equality is exact
-whatever was shared (tables start afresh past a bound, keys of two tables compare by value,
-and a set reached by two insertion orders compares its members).
+whatever was shared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
-from typing import Any, Generic, Protocol, TypeVar
+import re
+from collections.abc import Hashable, Iterable
+from typing import Any
 
-from crashsweep.spec.memory import Snapshot, Turn
-from crashsweep.spec.ops import CallModel, Op, Ops, Store
-from crashsweep.spec.records import Log, Tracker
+from crashsweep.spec.keyparts import LIMIT, ByIdentity, Chain, Members, shared
+from crashsweep.spec.keytracker import TrackerKeys
+from crashsweep.spec.memory import Cells, Snapshot, Turn, unrolled
+from crashsweep.spec.ops import CHECKPOINT, LOCK, CallModel, FsyncDir, FsyncTmp, Op, Ops, Rename, Store, WriteTmp
 from crashsweep.spec.running import Process
 from crashsweep.spec.world import NO_SECOND, Checkpoint, World
 
 __all__ = ["Chain", "Members", "WorldKeys", "world_key"]
 
-_LIMIT = 1 << 18
-"""Entries a table keeps before it starts afresh: sharing saves time, it never changes a key."""
-_MASK = (1 << 64) - 1
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _ByIdentity(Generic[K, V]):
-    """Values remembered by their object's identity; an entry keeps its object alive, so an id stays its own."""
-
-    __slots__ = ("_table",)
-
-    def __init__(self) -> None:
-        self._table: dict[int, tuple[K, V]] = {}
-
-    def find(self, key: K) -> tuple[K, V] | None:
-        """(key, its value) if remembered, else None."""
-        entry = self._table.get(id(key))
-        return entry if entry is not None and entry[0] is key else None
-
-    def keep(self, key: K, value: V) -> None:
-        """Remember `value` for `key` (the table starts afresh past a bound)."""
-        if len(self._table) >= _LIMIT:
-            self._table.clear()
-        self._table[id(key)] = (key, value)
-
-
-class Chain:
-    """A sequence built one item at a time: `parent` (None: the empty sequence), then `item`."""
-
-    __slots__ = ("_hash", "item", "parent")
-    _hash: int
-
-    def __init__(self, parent: Chain | None, item: Hashable) -> None:
-        self.parent, self.item = parent, item
-        self._hash = hash((None if parent is None else parent._hash, item))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Chain):
-            return NotImplemented
-        one: Chain | None = self
-        two: Chain | None = other
-        while one is not two:
-            if one is None or two is None or one._hash != two._hash or one.item != two.item:
-                return False
-            one, two = one.parent, two.parent
-        return True
-
-    def __hash__(self) -> int:
-        return self._hash
-
-
-class Members:
-    """A set built one member at a time; equal to any set with the same members, in any order."""
-
-    __slots__ = ("fold", "item", "parent", "size")
-    fold: int
-    size: int
-
-    def __init__(self, parent: Members | None, item: Hashable) -> None:
-        self.parent, self.item = parent, item
-        self.size = 1 if parent is None else parent.size + 1
-        self.fold = ((0 if parent is None else parent.fold) + hash(item)) & _MASK  # order-free
-
-    def __iter__(self) -> Iterator[Hashable]:
-        members: Members | None = self
-        while members is not None:
-            yield members.item
-            members = members.parent
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, Members):
-            return NotImplemented
-        return self.size == other.size and self.fold == other.fold and frozenset(self) == frozenset(other)
-
-    def __hash__(self) -> int:
-        return hash((self.size, self.fold))
-
-
-class _Cell(Protocol):
-    """A chain or a set: a value made from its parent and one item."""
-
-    @property
-    def parent(self) -> object: ...
-
-
-C = TypeVar("C", bound=_Cell)
-
-
-def _shared(table: dict[tuple[int, Hashable], C], parent: C | None, item: Hashable, make: Callable[[], C]) -> C:
-    """The one value made from `parent` and `item` (the entry keeps `parent` alive: its id stays its own)."""
-    known = table.get((id(parent), item))
-    if known is not None and known.parent is parent:
-        return known
-    if len(table) >= _LIMIT:
-        table.clear()
-    made = table[id(parent), item] = make()
-    return made
+_STARTED, _UNSTARTED = "some run ID handed out", "no run ID handed out"
+"""What a key with its runs named by age keeps of `World.runs` (a string: never equal to a count)."""
+_RUN_ID = re.compile(r"\brun-([1-9][0-9]*)\b")
+"""A run ID as the model makes them (spec/process.py: run-1, run-2, ... in the order handed out)."""
+_RUN_NUMBER = re.compile(r"run-([1-9][0-9]*)")
+_Program = tuple[Ops, bool, bool]
+"""A program's shape, and whether it reads the checkpoint's, and the lock's, temp file before writing it."""
 
 
 def _op_shape(op: Op) -> Op:
@@ -145,9 +57,9 @@ def _op_shape(op: Op) -> Op:
     return op
 
 
-def world_key(world: World) -> Hashable:
+def world_key(world: World, names: Iterable[str] = ()) -> Hashable:
     """The key of one world on its own (tables of its own; a search keeps one `WorldKeys` for all its worlds)."""
-    return WorldKeys()(world)
+    return WorldKeys(names)(world)
 
 
 class WorldKeys:
@@ -155,55 +67,176 @@ class WorldKeys:
 
     A search makes one (LoopModel.key) and calls it on every world it reaches; the tables live
     as long as the search needs them, so nothing of a finished search stays behind in the module.
+    `names` are the names a key may be derived from (the job's writes: the key of a world whose
+    runs are renamed keeps a key as its name; a key derived from another name stays a digest).
     """
 
     __slots__ = (
+        "_aging",
         "_chains",
-        "_keys",
+        "_checkpoints",
         "_members",
+        "_numbers",
         "_prefixes",
         "_programs",
         "_shapes",
+        "_slots",
         "_snapshots",
-        "_support",
+        "_struck",
         "_trackers",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, names: Iterable[str] = (), texts: Iterable[str] = ()) -> None:
         self._chains: dict[tuple[int, Hashable], Chain] = {}
         self._members: dict[tuple[int, Hashable], Members] = {}
+        self._trackers = TrackerKeys(names, self._with)
+        self._aging = not any(_RUN_ID.search(text) for text in (*names, *texts))
+        """Whether run IDs may be named by their age: no call ID looks like one (rule 3)."""
+        self._numbers: dict[str, int | None] = {}
+        """A run ID -> its number (run-3: 3), or None for an ID of another form."""
         self._shapes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         """A turn's shape -> the one object of its value (tuples compare by identity first)."""
-        self._prefixes: _ByIdentity[tuple[Turn, ...], Chain | None] = _ByIdentity()
+        self._prefixes: ByIdentity[Cells, Chain | None] = ByIdentity()
         """A snapshot's prefix -> the chain of its turns' shapes."""
-        self._snapshots: _ByIdentity[Snapshot, Hashable] = _ByIdentity()
-        """A snapshot -> its shape: a checkpoint's lasts many steps."""
-        self._programs: _ByIdentity[Ops, Ops] = _ByIdentity()
-        """A (shared) program -> its shape."""
-        self._support: _ByIdentity[Log, Members | None] = _ByIdentity()
-        """A record log's cell -> the (call, run) pairs up to it."""
-        self._keys: _ByIdentity[Log, Members | None] = _ByIdentity()
-        """A key log's cell -> the keys up to it."""
-        self._trackers: _ByIdentity[Tracker, Hashable] = _ByIdentity()
-        """A tracker -> its shape: a tracker lasts from one write to the next."""
+        self._snapshots: ByIdentity[Snapshot, Hashable] = ByIdentity()
+        """A snapshot -> its shape (its run left out): a checkpoint's lasts many steps."""
+        self._checkpoints: ByIdentity[Checkpoint, Hashable] = ByIdentity()
+        """A checkpoint -> its shape: a disk lasts from one save to the next."""
+        self._programs: ByIdentity[Ops, _Program] = ByIdentity()
+        """A (shared) program -> its shape, and whether it reads a temp file before it writes it."""
+        self._slots: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        """(count of runs, the places' runs, a cut's runs) -> the age of each place's run."""
+        self._struck: ByIdentity[tuple[str, ...], tuple[int, tuple[str, ...] | None]] = ByIdentity()
+        """`World.struck` -> (the count of runs, its entries with each run ID named by its age, or None)."""
 
     def __call__(self, world: World) -> Hashable:
-        """What of `world` its future can observe (SEMANTICS.md section 11): worlds with equal keys are one node."""
-        second = world.second
+        """What of `world` its future can observe (SEMANTICS.md section 11): worlds with equal keys are one node.
+
+        Called once a step: the common paths read the tables directly (`ByIdentity.table`).
+        """
+        second, process, checkpoint, lock = world.second, world.process, world.checkpoint, world.lock
+        other = None
         others: Hashable = None
         if second is not NO_SECOND and second != NO_SECOND:
-            others = (self.process(second.other), second.woken, second.token, second.other_token, second.fence)
-        return (
-            self.checkpoint(world.checkpoint),
-            self.tracker(world.tracker),
-            self.process(world.process),
-            world.finished,
-            world.runs,
-            world.lock,
-            world.struck,
-            world.replies,
-            others,
-        )
+            other = second.other
+            others = (self.process(other), second.woken, second.token, second.other_token, second.fence)
+        committed, cut = checkpoint.committed, checkpoint.at_cut
+        holder, lock_tmp = lock.holder, lock.tmp
+        tmp = checkpoint.tmp
+        if cut is None and (tmp is not None or lock_tmp is not None):
+            # A temp file no living process reads before it writes it again is left out (rule 4).
+            reads_tmp = reads_lock = False
+            for living in (process, other):
+                if living is not None:
+                    _, reads, reads_its_lock = self._program(living.pending)
+                    reads_tmp, reads_lock = reads_tmp or reads, reads_lock or reads_its_lock
+            tmp = tmp if reads_tmp else None
+            lock_tmp = lock_tmp if reads_lock else None
+        memory_run = None if process is None else process.memory.run
+        committed_run = None if committed is None else committed.run
+        tmp_run = None if tmp is None else tmp.run
+        other_run = None if other is None else other.memory.run
+        cut_runs = None if cut is None else _disk_runs(cut)
+        entry = self._trackers.entry(world.tracker)
+        struck: tuple[str, ...] = world.struck
+        handed: Hashable = world.runs
+        aged = self._aged(world, (memory_run, committed_run, tmp_run, other_run, holder, lock_tmp), cut_runs, entry)
+        if aged is None:  # an ID of another form: every run ID kept, and their count
+            shape: Hashable = self._trackers.exact(entry)
+            places: Hashable = (memory_run, committed_run, tmp_run, cut_runs, other_run, holder, lock_tmp)
+        else:
+            shape, places, struck = aged
+            handed = _STARTED if world.runs else _UNSTARTED
+        if tmp is not checkpoint.tmp:
+            disk: Hashable = (self.snapshot(committed), None, checkpoint.torn, None)
+        else:
+            known = self._checkpoints.table.get(id(checkpoint))
+            disk = known[1] if known is not None and known[0] is checkpoint else self.checkpoint(checkpoint)
+        return (disk, shape, self.process(process), world.finished, handed, places, struck, world.replies, others)
+
+    def _aged(
+        self, world: World, runs: tuple[str | None, ...], cut_runs: tuple[str | None, ...] | None, entry: list[Any]
+    ) -> tuple[Hashable, tuple[Any, ...], tuple[str, ...]] | None:
+        """The tracker's shape, the places' runs and `struck` with each run ID named by its age (rule 3).
+
+        None when some run ID is of another form than run-N with N at most the count handed out
+        (a world made by hand), or a call ID looks like one: the key then keeps the IDs as they are.
+        """
+        if not self._aging:
+            return None
+        handed = world.runs
+        places = self._slots.get((handed, runs, cut_runs))
+        if places is None:
+            places = self._places(handed, runs, cut_runs)
+            if places is None:
+                return None
+        struck = self._aged_struck(world.struck, handed) if world.struck else ()
+        if struck is None:
+            return None
+        if entry[2] != handed:
+            for run in entry[1]:
+                number = self._number(run)
+                if number is None or number > handed:
+                    return None
+            entry[2], entry[3] = handed, self._trackers.aged(entry, lambda run: handed - (self._number(run) or 0))
+        return entry[3], places, struck
+
+    def _places(
+        self, handed: int, runs: tuple[str | None, ...], cut_runs: tuple[str | None, ...] | None
+    ) -> tuple[Any, ...] | None:
+        """The age of each place's run (None: no run there), remembered; None if an ID is of another form."""
+        ages: list[Any] = []
+        for run in (*runs[:3], cut_runs, *runs[3:]):
+            if run is None:
+                ages.append(None)
+            elif isinstance(run, tuple):  # what a power cut would leave
+                numbers = [None if cut is None else self._number(cut) for cut in run]
+                if any(n is None and cut is not None for n, cut in zip(numbers, run, strict=True)):
+                    return None
+                if any(n is not None and n > handed for n in numbers):
+                    return None
+                ages.append(tuple(None if n is None else handed - n for n in numbers))
+            else:
+                number = self._number(run)
+                if number is None or number > handed:
+                    return None
+                ages.append(handed - number)
+        places = tuple(ages)
+        if len(self._slots) >= LIMIT:
+            self._slots.clear()
+        self._slots[handed, runs, cut_runs] = places
+        return places
+
+    def _number(self, run: str) -> int | None:
+        """The number of a run ID run-N (remembered), or None for an ID of another form."""
+        numbers = self._numbers
+        if run in numbers:
+            return numbers[run]
+        found = _RUN_NUMBER.fullmatch(run)
+        number = None if found is None else int(found[1])
+        if len(numbers) >= LIMIT:
+            numbers.clear()
+        numbers[run] = number
+        return number
+
+    def _aged_struck(self, struck: tuple[str, ...], handed: int) -> tuple[str, ...] | None:
+        """`struck`'s entries with each run ID run-N written as its age (None if some N is past the count)."""
+        known = self._struck.find(struck)
+        if known is not None and known[1][0] == handed:
+            return known[1][1]
+        past = False
+
+        def age(found: re.Match[str]) -> str:
+            nonlocal past
+            number = int(found[1])
+            past = past or number > handed
+            return f"\x00{handed - number}"
+
+        aged: tuple[str, ...] | None = tuple(_RUN_ID.sub(age, entry) for entry in struck)
+        if past:
+            aged = None
+        self._struck.keep(struck, (handed, aged))
+        return aged
 
     # --- memory: turns with their answers left out ---
 
@@ -214,18 +247,18 @@ class WorldKeys:
         shapes = self._shapes
         known = shapes.get(shape)
         if known is None:
-            if len(shapes) >= _LIMIT:
+            if len(shapes) >= LIMIT:
                 shapes.clear()
             known = shapes[shape] = shape
         return known
 
     def _then(self, chain: Chain | None, item: Hashable) -> Chain:
         """The shared chain `chain` then `item`."""
-        return _shared(self._chains, chain, item, lambda: Chain(chain, item))
+        return shared(self._chains, chain, item, lambda: Chain(chain, item))
 
     def _with(self, members: Members | None, item: Hashable) -> Members:
         """The shared set `members` with `item` added (an item not in it)."""
-        return _shared(self._members, members, item, lambda: Members(members, item))
+        return shared(self._members, members, item, lambda: Members(members, item))
 
     def prefix(self, snapshot: Snapshot) -> Chain | None:
         """The shapes of the snapshot's turns before the last, as a chain (None: no such turn)."""
@@ -239,7 +272,7 @@ class WorldKeys:
                 break
             base = here._from
             if base is None:  # built whole: fold its prefix turn by turn
-                for turn in here._prefix:
+                for turn in unrolled(here._prefix, here._count):
                     chain = self._then(chain, self.turn(turn))
                 self._prefixes.keep(here._prefix, chain)
                 break
@@ -254,14 +287,14 @@ class WorldKeys:
         return chain
 
     def snapshot(self, snapshot: Snapshot | None) -> Hashable:
-        """The snapshot with its answers left out (None for no snapshot)."""
+        """The snapshot with its answers and its run left out (None for no snapshot; the run is a slot of the key)."""
         if snapshot is None:
             return None
         known = self._snapshots.find(snapshot)
         if known is not None:
             return known[1]
         last = snapshot._last
-        shape = (snapshot.run, snapshot.done, self.prefix(snapshot), None if last is None else self.turn(last))
+        shape = (snapshot.done, self.prefix(snapshot), None if last is None else self.turn(last))
         self._snapshots.keep(snapshot, shape)
         return shape
 
@@ -269,71 +302,79 @@ class WorldKeys:
 
     def program(self, program: Ops) -> Ops:
         """The program with every Store's answer left out (nested ones too)."""
-        known = self._programs.find(program)
-        if known is not None:
+        return self._program(program)[0]
+
+    def _program(self, program: Ops) -> _Program:
+        """The program's shape, and whether it reads the checkpoint's, and the lock's, temp file before writing it."""
+        known = self._programs.table.get(id(program))
+        if known is not None and known[0] is program:
             return known[1]
-        shape = tuple(_op_shape(op) for op in program)
-        self._programs.keep(program, shape)
-        return shape
+        entry = (tuple(_op_shape(op) for op in program), _reads_tmp(program, CHECKPOINT), _reads_tmp(program, LOCK))
+        self._programs.keep(program, entry)
+        return entry
 
     def process(self, process: Process | None) -> Hashable:
-        """The process with its answers left out (None for no process)."""
+        """The process with its answers and its run left out (None for no process)."""
         if process is None:
             return None
-        return (self.snapshot(process.memory), self.program(process.pending), process.point)
-
-    # --- the tracker: the pairs it holds, the extra records, the keys it holds ---
-
-    def tracker(self, tracker: Tracker) -> Hashable:
-        """(the (call, run) pairs held, the records beyond the first of each pair, the keys held)."""
-        known = self._trackers.find(tracker)
-        if known is not None:
-            return known[1]
-        pairs = self._folded(tracker._record_log, tracker.size, self._support, tracker)
-        extra = tracker.size - (0 if pairs is None else pairs.size)
-        keys = self._folded(tracker._key_log, tracker._keys_size, self._keys, None)
-        shape = (pairs, extra, keys)
-        self._trackers.keep(tracker, shape)
-        return shape
-
-    def _folded(
-        self, log: Log, size: int, table: _ByIdentity[Log, Members | None], firsts: Tracker | None
-    ) -> Members | None:
-        """The members up to `log`'s newest cell, folding only the cells not seen before.
-
-        With `firsts` (the tracker whose record log this is) a cell adds its record only where it
-        is the first record of its pair; without, every cell adds its key (a key log holds a key
-        once: a held key is never sent on).
-        """
-        back: list[tuple[Log, int]] = []
-        members: Members | None = None
-        position = size
-        while log is not None:
-            known = table.find(log)
-            if known is not None:
-                members = known[1]
-                break
-            back.append((log, position))
-            log, position = log[0], position - 1
-        for cell, number in reversed(back):
-            assert cell is not None
-            item = cell[1]
-            if firsts is None:
-                members = self._with(members, item[0])
-            elif firsts._first[item] == number:
-                members = self._with(members, item)
-            table.keep(cell, members)
-        return members
+        memory = process.memory
+        known = self._snapshots.table.get(id(memory))
+        snapshot = known[1] if known is not None and known[0] is memory else self.snapshot(memory)
+        return (snapshot, self._program(process.pending)[0], process.point)
 
     # --- the world ---
 
     def checkpoint(self, checkpoint: Checkpoint | None) -> Hashable:
-        """The checkpoint (and what a power cut would leave) with the answers left out."""
+        """The checkpoint (and what a power cut would leave) with the answers and runs left out."""
         if checkpoint is None:
             return None
-        return (
+        known = self._checkpoints.find(checkpoint)
+        if known is not None:
+            return known[1]
+        shape = (
             self.snapshot(checkpoint.committed),
             self.snapshot(checkpoint.tmp),
             checkpoint.torn,
             self.checkpoint(checkpoint.at_cut),
         )
+        self._checkpoints.keep(checkpoint, shape)
+        return shape
+
+
+def _reads_tmp(ops: Ops, file: str) -> bool:
+    """Whether running `ops` may read `file`'s temp file before writing it (a rename or an fsync first).
+
+    A save writes its temp file, then renames it (spec/save.py, the one maker of saves), and a
+    design's plan returns whole saves: what follows `ops` writes before it reads. A model call
+    goes on with one of two programs: the temp file is read if either reads it first.
+    """
+    found = _first_use(ops, file)
+    return bool(found)
+
+
+def _first_use(ops: Ops, file: str) -> bool | None:
+    """True if `ops` read `file`'s temp file before writing it, False if they write it first, None if neither."""
+    for op in ops:
+        if isinstance(op, WriteTmp) and op.file == file:
+            return False
+        if isinstance(op, Rename) and op.file == file:
+            return True
+        if file == CHECKPOINT and isinstance(op, FsyncTmp | FsyncDir):
+            return True
+        if isinstance(op, CallModel):
+            after_reply, after_final = _first_use(op.after_reply, file), _first_use(op.after_final, file)
+            if after_reply or after_final:
+                return True
+            if after_reply is False and after_final is False:
+                return False
+    return None
+
+
+def _disk_runs(checkpoint: Checkpoint) -> tuple[str | None, ...]:
+    """The runs of the snapshots a checkpoint (and what a cut of it would leave) holds, in order."""
+    committed, tmp, cut = checkpoint.committed, checkpoint.tmp, checkpoint.at_cut
+    return (
+        None if committed is None else committed.run,
+        None if tmp is None else tmp.run,
+        *(() if cut is None else _disk_runs(cut)),
+    )

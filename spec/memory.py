@@ -11,8 +11,9 @@ constructors below); constructing either type directly gives an equal value with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["Snapshot", "Turn", "make_turn"]
+__all__ = ["Cells", "Snapshot", "Turn", "make_turn", "unrolled"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -117,13 +118,19 @@ class Turn:
         return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed, self.ids, self.args)
 
 
+Cells = tuple[Any, Turn] | None
+"""A list of turns as cons cells: (earlier cells, turn), None for no turn."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Snapshot:
     """The loop's state as a checkpoint file holds it: run ID, done flag, turns so far.
 
-    A step changes only the last turn, so a snapshot keeps its turns as the tuple of all but
-    the last (`_prefix`, shared with the snapshots before and after it in the same turn) and
-    the last (`_last`); `turns` is put together when it is read. The hash folds the turns one
+    A step changes only the last turn, so a snapshot keeps all its turns but the last as a
+    list of cons cells (`_prefix`: (earlier cells, turn), None for none; `_count` of them),
+    shared with the snapshots before and after it, and the last (`_last`); a new turn adds one
+    cell, whatever the job's length (a tuple would be copied whole: quadratic in the turns),
+    and `turns` is put together when it is read. The hash folds the turns one
     by one, `_earlier` being the fold of the prefix, so a successor that replaces or appends
     the last turn is made and hashed in constant time, whatever the job's length. Equality is
     that of (run, done, turns), as for the dataclass it is.
@@ -132,7 +139,8 @@ class Snapshot:
     run: str
     done: bool = False
     turns: tuple[Turn, ...] = ()
-    _prefix: tuple[Turn, ...] = field(init=False, repr=False, compare=False, default=())
+    _prefix: Cells = field(init=False, repr=False, compare=False, default=None)
+    _count: int = field(init=False, repr=False, compare=False, default=0)
     _last: Turn | None = field(init=False, repr=False, compare=False, default=None)
     _earlier: int = field(init=False, repr=False, compare=False, default=0)
     _hash: int = field(init=False, repr=False, compare=False, default=0)
@@ -147,7 +155,11 @@ class Snapshot:
         for turn in turns[:-1]:
             earlier = hash((earlier, turn._hash))
         last = turns[-1] if turns else None
-        object.__setattr__(self, "_prefix", turns[:-1])
+        prefix: Cells = None
+        for turn in turns[:-1]:
+            prefix = (prefix, turn)
+        object.__setattr__(self, "_prefix", prefix)
+        object.__setattr__(self, "_count", max(0, len(turns) - 1))
         object.__setattr__(self, "_last", last)
         object.__setattr__(self, "_earlier", earlier)
         object.__setattr__(self, "_hash", _snapshot_hash(self.run, self.done, earlier, last))
@@ -157,7 +169,7 @@ class Snapshot:
         if name != "turns":
             raise AttributeError(f"'Snapshot' object has no attribute {name!r}")
         last = self._last
-        return () if last is None else (*self._prefix, last)
+        return () if last is None else (*unrolled(self._prefix, self._count), last)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -168,8 +180,9 @@ class Snapshot:
             self._hash == other._hash
             and self.run == other.run
             and self.done == other.done
+            and self._count == other._count
             and self._last == other._last
-            and self._prefix == other._prefix
+            and _same(self._prefix, other._prefix)
         )
 
     def __hash__(self) -> int:
@@ -183,37 +196,57 @@ class Snapshot:
     @property
     def size(self) -> int:
         """How many turns the snapshot holds (len(turns), without putting them together)."""
-        return len(self._prefix) + (self._last is not None)
+        return self._count + (self._last is not None)
 
     def with_last(self, turn: Turn) -> Snapshot:
         """This snapshot with its last turn replaced."""
-        return _snapshot(self.run, self.done, self._prefix, turn, self._earlier, self._from)
+        return _snapshot(self.run, self.done, self._prefix, self._count, turn, self._earlier, self._from)
 
     def appended(self, turn: Turn) -> Snapshot:
         """This snapshot with `turn` added after the last."""
         last = self._last
         if last is None:
-            return _snapshot(self.run, self.done, (), turn, 0, None)
-        return _snapshot(self.run, self.done, (*self._prefix, last), turn, hash((self._earlier, last._hash)), self)
+            return _snapshot(self.run, self.done, None, 0, turn, 0, None)
+        earlier = hash((self._earlier, last._hash))
+        return _snapshot(self.run, self.done, (self._prefix, last), self._count + 1, turn, earlier, self)
 
     def marked_done(self) -> Snapshot:
         """This snapshot with the run marked done."""
-        return _snapshot(self.run, True, self._prefix, self._last, self._earlier, self._from)
+        return _snapshot(self.run, True, self._prefix, self._count, self._last, self._earlier, self._from)
 
 
 def _snapshot_hash(run: str, done: bool, earlier: int, last: Turn | None) -> int:
     return hash((run, done, earlier, None if last is None else last._hash))
 
 
+def unrolled(cells: Cells, count: int) -> tuple[Turn, ...]:
+    """The `count` turns of a list of cells, oldest first."""
+    turns: list[Any] = [None] * count
+    for position in range(count - 1, -1, -1):
+        assert cells is not None
+        cells, turns[position] = cells
+    return tuple(turns)
+
+
+def _same(one: Cells, other: Cells) -> bool:
+    """Whether two lists of cells of equal length hold equal turns, walking back until they share a cell."""
+    while one is not other:
+        if one is None or other is None or one[1] != other[1]:
+            return False
+        one, other = one[0], other[0]
+    return True
+
+
 def _snapshot(
-    run: str, done: bool, prefix: tuple[Turn, ...], last: Turn | None, earlier: int, base: Snapshot | None
+    run: str, done: bool, prefix: Cells, count: int, last: Turn | None, earlier: int, base: Snapshot | None
 ) -> Snapshot:
     """A Snapshot made without folding its turns again (`earlier` folds `prefix`); `turns` is left unset."""
     snapshot = _new(Snapshot)
-    s_run, s_done, s_prefix, s_last, s_earlier, s_hash, s_from = _SNAPSHOT_SLOTS
+    s_run, s_done, s_prefix, s_count, s_last, s_earlier, s_hash, s_from = _SNAPSHOT_SLOTS
     s_run(snapshot, run)
     s_done(snapshot, done)
     s_prefix(snapshot, prefix)
+    s_count(snapshot, count)
     s_last(snapshot, last)
     s_earlier(snapshot, earlier)
     s_hash(snapshot, _snapshot_hash(run, done, earlier, last))
@@ -227,7 +260,8 @@ def _snapshot(
 # constructor's.
 _new = object.__new__
 _SNAPSHOT_SLOTS = tuple(
-    getattr(Snapshot, name).__set__ for name in ("run", "done", "_prefix", "_last", "_earlier", "_hash", "_from")
+    getattr(Snapshot, name).__set__
+    for name in ("run", "done", "_prefix", "_count", "_last", "_earlier", "_hash", "_from")
 )
 _TURN_SLOTS = tuple(
     getattr(Turn, name).__set__

@@ -89,6 +89,11 @@ class Tracker:
     def __hash__(self) -> int:
         return self._hash
 
+    @property
+    def repeats(self) -> int:
+        """The records beyond the first of each call (`metrics.dups` when every record is of a job's write)."""
+        return self.size - len(self._counts)
+
     def answer_for(self, key: str) -> str | None:
         """The first answer stored under `key`, or None."""
         return self._answers.get(key)

@@ -46,6 +46,7 @@ TESTS = Path(__file__).resolve().parent
 """The folder of the test suite: SLOW's places are relative to it."""
 
 SLOW = (
+    "at_scale",  # the model side at sizes past the fast tier's: full graphs of 200-call jobs beside merged ones
     "realsweep/process",  # runners, zygotes, pause sweeps: a process per scenario
     "realsweep/dedup",  # merged worlds swept for real at depth 2
     "realsweep/engines",  # the local engine's hosts, a Ray instance and a `ray start` cluster

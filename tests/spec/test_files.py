@@ -131,3 +131,34 @@ def test_a_design_file_value_is_written_as_toml_that_reads_back() -> None:
     }
     text = "\n".join(f"{key} = {toml_value(value)}" for key, value in values.items())
     assert tomllib.loads(text) == values
+
+
+def _long_job(calls: int) -> str:
+    """A job of `calls` calls in turns of four, every third a read: the benchmark's generated job as TOML."""
+    ids = [f"c{n:06d}" for n in range(1, calls + 1)]
+    turns = ",\n".join("  [" + ", ".join(f'"{c}"' for c in ids[i : i + 4]) + "]" for i in range(0, calls, 4))
+    lines = (
+        f'{c} = {{ tool = "{"search_issues" if n % 3 == 0 else "create_issue"}", writes = {str(n % 3 != 0).lower()} }}'
+        for n, c in enumerate(ids, start=1)
+    )
+    return f'name = "long"\nturns = [\n{turns}\n]\n\n[calls]\n' + "\n".join(lines) + "\n"
+
+
+def test_a_job_of_a_hundred_thousand_calls_is_read(tmp_path: Path) -> None:
+    """The bound is what the explorer can hold, not a short script: a 100,000-call job (6 MB) is read whole."""
+    path = tmp_path / "long.toml"
+    path.write_text(_long_job(100_000), encoding="utf-8")
+    assert 6 << 20 < path.stat().st_size < MAX_BYTES
+    job = load_job(path)
+    assert len(job.calls) == 100_000
+    assert len(job.writes) == 100_000 - 100_000 // 3
+
+
+def test_a_job_past_the_bound_says_why(tmp_path: Path) -> None:
+    """Past the bound, the message says it is more than the explorer can hold (a design: a short script)."""
+    path = tmp_path / "huge.toml"
+    path.write_bytes(JOB.encode("utf-8") + b"#" * MAX_BYTES + b"\n")
+    with pytest.raises(JobError, match=r"larger than \d+ KiB; that is over some [\d,]+ calls, more than the explorer"):
+        load_job(path)
+    with pytest.raises(PolicyError, match=r"larger than \d+ KiB; a design is a short script"):
+        read_design_file(path)

@@ -146,3 +146,36 @@ def test_a_long_prefix_folds_without_recursion() -> None:
     for turn in turns:
         built = built.appended(turn)
     assert world_key(World(checkpoint=_disk(whole))) == world_key(World(checkpoint=_disk(built)))
+
+
+def test_runs_are_named_by_their_age() -> None:
+    """Rule 3: run-2 of two handed out is run-1 of one; an older run, or an ID of another form, is not."""
+    one = World(tracker=Tracker(records=(Record("a", "run-1"),)), checkpoint=_disk(Snapshot("run-1")), runs=1)
+    two = World(tracker=Tracker(records=(Record("a", "run-2"),)), checkpoint=_disk(Snapshot("run-2")), runs=2)
+    older = World(tracker=Tracker(records=(Record("a", "run-1"),)), checkpoint=_disk(Snapshot("run-1")), runs=2)
+    assert world_key(one) == world_key(two)
+    assert world_key(one) != world_key(older)
+    other_form = World(checkpoint=_disk(Snapshot("mine")), runs=1)
+    assert world_key(other_form) != world_key(World(checkpoint=_disk(Snapshot("yours")), runs=1))
+    assert world_key(World(runs=0)) != world_key(World(runs=1))  # a first start or a restart
+
+
+def test_a_duplicate_is_kept_as_a_flag() -> None:
+    """Rule 2: two or three records of one call are one key (dups is summed on the path); one record is not."""
+    a = Record("a", "run-1")
+    twice, thrice = Tracker(records=(a, a)), Tracker(records=(a, a, a))
+    assert world_key(World(tracker=twice, runs=1)) == world_key(World(tracker=thrice, runs=1))
+    assert world_key(World(tracker=twice, runs=1)) != world_key(World(tracker=Tracker(records=(a,)), runs=1))
+
+
+def test_a_temp_file_no_one_reads_first_is_left_out() -> None:
+    """Rule 4: with no process, a left temp file is no part of the key; between a write and its rename it is."""
+    left = Checkpoint(committed=Snapshot("run-1"), tmp=Snapshot("run-1", turns=(Turn(1),)))
+    assert world_key(World(checkpoint=left, runs=1)) == world_key(World(checkpoint=_disk(Snapshot("run-1")), runs=1))
+    loop = model("save-after-reply", ONE_WRITE, KEYED)
+    world, _ = loop.step(loop.initial(), loop.actions(loop.initial())[0])
+    assert world.process is not None
+    assert world.process.point == "start: tmp written"
+    assert world.checkpoint.tmp is not None
+    renamed_early = World(Checkpoint(), world.tracker, world.process, runs=world.runs)
+    assert loop.key(world) != loop.key(renamed_early)
