@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from crashsweep.explorer.model import Action, Property
+from crashsweep.explorer.model import Action, Property, Summed
 from crashsweep.spec import invariants, metrics, projection, retrying
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
@@ -88,7 +88,21 @@ class LoopModel:
         return (*moves, *(_FAULT_ACTIONS[kind.name] for kind in self.faults if kind.enabled(state)))
 
     def step(self, state: World, action: Action) -> tuple[World, Mapping[str, int]]:
-        """Apply one action: the process's next stretch, a crash, a fault, a retry, or a (re)start."""
+        """Apply one action: the process's next stretch, a crash, a fault, a retry, or a (re)start.
+
+        The counters include `DUPLICATES`, the records the step added beyond the first of their
+        call, which the measure `dups` sums along the path (explorer.model.Summed).
+        """
+        after, counters = self._step(state, action)
+        tracker = after.tracker
+        if tracker is not state.tracker:
+            added = tracker.repeats - state.tracker.repeats
+            if added:
+                return after, {**counters, DUPLICATES: added}
+        return after, counters
+
+    def _step(self, state: World, action: Action) -> tuple[World, Mapping[str, int]]:
+        """The step, without the count of duplicates it added."""
         if action.kind == "crash":
             return state.crashed(), {}
         if action.kind == MOVE:
@@ -135,7 +149,8 @@ class LoopModel:
 
         Each read gives a key of its own, whose tables live as long as the search that holds it.
         """
-        return WorldKeys()
+        job = self.env.job
+        return WorldKeys(job.writes, [call.id for call in job.calls])
 
     def is_finished(self, state: World) -> bool:
         """The run is done and its last process has exited."""
@@ -155,16 +170,24 @@ class LoopModel:
 
     @property
     def measures(self) -> Mapping[str, Callable[[World], int]]:
-        """dups, with_dups and missing of a scenario's final world, and whether it never finishes (stuck)."""
+        """dups, with_dups and missing of a scenario's final world, and whether it never finishes (stuck).
+
+        dups is summed along the path from the counter `DUPLICATES` (explorer.model.Summed): a
+        tracker's records are never taken back and every record is of one of the job's writes,
+        so the duplicates of a final world are the duplicates its path's steps added, and the
+        state key needs to keep only whether a world holds one (spec/SEMANTICS.md section 11).
+        """
         job = self.env.job
         return {
-            "dups": partial(metrics.dups, job=job),
+            "dups": Summed(DUPLICATES, partial(metrics.dups, job=job)),
             "with_dups": partial(metrics.with_dups, job=job),
             "missing": partial(metrics.missing, job=job),
             NEVER_FINISH: _never_finishes,
         }
 
 
+DUPLICATES = "summed.dups"
+"""The counter of records a step added beyond the first of their call, summed into the measure dups."""
 NEVER_FINISH = "never_finish"
 """The measure of a scenario that ends stuck: 1 (spec/CONVERSATIONS.md 4)."""
 
