@@ -30,9 +30,10 @@ import re
 from collections.abc import Hashable, Iterable
 from typing import Any
 
+from crashsweep.spec.cells import unroll
 from crashsweep.spec.keyparts import LIMIT, ByIdentity, Chain, Members, shared
 from crashsweep.spec.keytracker import TrackerKeys
-from crashsweep.spec.memory import Cells, Snapshot, Turn, unrolled
+from crashsweep.spec.memory import Cells, Snapshot, Turn
 from crashsweep.spec.ops import CHECKPOINT, LOCK, CallModel, FsyncDir, FsyncTmp, Op, Ops, Rename, Store, WriteTmp
 from crashsweep.spec.running import Process
 from crashsweep.spec.world import NO_SECOND, Checkpoint, World
@@ -272,7 +273,7 @@ class WorldKeys:
                 break
             base = here._from
             if base is None:  # built whole: fold its prefix turn by turn
-                for turn in unrolled(here._prefix, here._count):
+                for turn in unroll(here._prefix, here._count):
                     chain = self._then(chain, self.turn(turn))
                 self._prefixes.keep(here._prefix, chain)
                 break

@@ -3,7 +3,8 @@
 `crashsweep.spec.world` re-exports both: a process's memory, a checkpoint's committed file and its
 temp file are snapshots. Both are frozen, slotted and hashable, hashed once when made. A step
 changes the last turn, so `Snapshot.with_last` and `Snapshot.appended` keep the turns before the
-last as one shared tuple whose hash is folded once, and make their successor in constant time.
+last as one shared list of cells (spec/cells.py) whose hash is folded once, and make their
+successor in constant time.
 `make_turn` and the snapshot's own successors fill the slots directly (see the fast
 constructors below); constructing either type directly gives an equal value with the same hash.
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Cells", "Snapshot", "Turn", "make_turn", "unrolled"]
+from crashsweep.spec.cells import same, unroll
+
+__all__ = ["Cells", "Snapshot", "Turn", "make_turn"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -169,7 +172,7 @@ class Snapshot:
         if name != "turns":
             raise AttributeError(f"'Snapshot' object has no attribute {name!r}")
         last = self._last
-        return () if last is None else (*unrolled(self._prefix, self._count), last)
+        return () if last is None else (*unroll(self._prefix, self._count), last)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -182,7 +185,7 @@ class Snapshot:
             and self.done == other.done
             and self._count == other._count
             and self._last == other._last
-            and _same(self._prefix, other._prefix)
+            and same(self._prefix, other._prefix)
         )
 
     def __hash__(self) -> int:
@@ -217,24 +220,6 @@ class Snapshot:
 
 def _snapshot_hash(run: str, done: bool, earlier: int, last: Turn | None) -> int:
     return hash((run, done, earlier, None if last is None else last._hash))
-
-
-def unrolled(cells: Cells, count: int) -> tuple[Turn, ...]:
-    """The `count` turns of a list of cells, oldest first."""
-    turns: list[Any] = [None] * count
-    for position in range(count - 1, -1, -1):
-        assert cells is not None
-        cells, turns[position] = cells
-    return tuple(turns)
-
-
-def _same(one: Cells, other: Cells) -> bool:
-    """Whether two lists of cells of equal length hold equal turns, walking back until they share a cell."""
-    while one is not other:
-        if one is None or other is None or one[1] != other[1]:
-            return False
-        one, other = one[0], other[0]
-    return True
 
 
 def _snapshot(

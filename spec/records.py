@@ -25,6 +25,8 @@ from typing import Any
 # parent's indexes instead of copying them, so indexing a record costs the same at any size.
 from immutables import Map
 
+from crashsweep.spec.cells import same, unroll
+
 Log = tuple[Any, Any] | None
 """A cons cell (earlier log, item), or None for the empty log."""
 
@@ -68,9 +70,9 @@ class Tracker:
     def __getattr__(self, name: str) -> tuple[Any, ...]:
         # Called only for a slot never set: `records` or `keys` of a tracker made by `appended`.
         if name == "records":
-            return _unroll(self._record_log, self.size)
+            return unroll(self._record_log, self.size)
         if name == "keys":
-            return _unroll(self._key_log, self._keys_size)
+            return unroll(self._key_log, self._keys_size)
         raise AttributeError(f"'Tracker' object has no attribute {name!r}")
 
     def __eq__(self, other: object) -> bool:
@@ -82,8 +84,8 @@ class Tracker:
             self._hash == other._hash
             and self.size == other.size
             and self._keys_size == other._keys_size
-            and _same(self._record_log, other._record_log)
-            and _same(self._key_log, other._key_log)
+            and same(self._record_log, other._record_log)
+            and same(self._key_log, other._key_log)
         )
 
     def __hash__(self) -> int:
@@ -192,24 +194,6 @@ def _copy(tracker: Tracker) -> Tracker:
     for name in _DERIVED:
         _set(made, name, getattr(tracker, name))
     return made
-
-
-def _unroll(log: Log, size: int) -> tuple[Any, ...]:
-    """The items of a log, oldest first."""
-    items: list[Any] = [None] * size
-    for position in range(size - 1, -1, -1):
-        assert log is not None
-        log, items[position] = log
-    return tuple(items)
-
-
-def _same(one: Log, other: Log) -> bool:
-    """Whether two logs of equal length hold equal items, walking back until they share a cell."""
-    while one is not other:
-        if one is None or other is None or one[1] != other[1]:
-            return False
-        one, other = one[0], other[0]
-    return True
 
 
 _EMPTY = Tracker()
