@@ -11,9 +11,9 @@ its members; tables start afresh past a bound).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["LIMIT", "ByIdentity", "Chain", "Members", "shared"]
+__all__ = ["LIMIT", "ByIdentity", "Chain", "Members", "fold", "shared"]
 
 LIMIT = 1 << 18
 """Entries a table keeps before it starts afresh: sharing saves time, it never changes a key."""
@@ -41,6 +41,28 @@ class ByIdentity(Generic[K, V]):
         if len(self.table) >= LIMIT:
             self.table.clear()
         self.table[id(key)] = (key, value)
+
+
+def fold(table: ByIdentity[Any, V], cells: Any, size: int, empty: V, step: Callable[[V, Any, int], V]) -> V:
+    """`step` folded over a list of cells (spec/cells.py) of `size` items, oldest first, from `empty`.
+
+    Only the cells newer than the newest one `table` remembers are folded (`step(value, item,
+    its position from 1)`), each remembered in turn: a list grows by a cell a step, so a fold
+    costs the same at any length.
+    """
+    back: list[tuple[Any, int]] = []
+    value = empty
+    while cells is not None:
+        known = table.find(cells)
+        if known is not None:
+            value = known[1]
+            break
+        back.append((cells, size))
+        cells, size = cells[0], size - 1
+    for cell, position in reversed(back):
+        value = step(value, cell[1], position)
+        table.keep(cell, value)
+    return value
 
 
 class Chain:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from crashsweep.spec import keys as idempotency
-from crashsweep.spec.keyparts import LIMIT, ByIdentity, Members
+from crashsweep.spec.keyparts import LIMIT, ByIdentity, Members, fold
 from crashsweep.spec.records import Log, Record, Tracker
 
 __all__ = ["TrackerKeys"]
@@ -79,29 +79,18 @@ class TrackerKeys:
 
     def facts(self, tracker: Tracker) -> Facts:
         """The pairs, the calls per run and the runs of the tracker's records, folding new cells only."""
-        back: list[tuple[Log, int]] = []
-        log, position = tracker._record_log, tracker.size
-        facts = _NO_FACTS
-        while log is not None:
-            known = self._records.find(log)
-            if known is not None:
-                facts = known[1]
-                break
-            back.append((log, position))
-            log, position = log[0], position - 1
         first = tracker._first
-        for cell, number in reversed(back):
-            assert cell is not None
-            record: Record = cell[1]
+
+        def step(facts: Facts, record: Record, number: int) -> Facts:
             pairs, groups, runs = facts
             if first[record] == number:  # the first record of its pair
                 pairs = self._with(pairs, record)
                 groups = self._grown(groups, record.run, record.call)
             if record.run not in runs:
                 runs = runs | {record.run}
-            facts = (pairs, groups, runs)
-            self._records.keep(cell, facts)
-        return facts
+            return pairs, groups, runs
+
+        return fold(self._records, tracker._record_log, tracker.size, _NO_FACTS, step)
 
     def _grown(self, groups: Groups, run: str, item: Hashable) -> Groups:
         """`groups` with `item` added to `run`'s members (a new group if the run has none)."""
@@ -112,45 +101,21 @@ class TrackerKeys:
 
     def _folded(self, log: Log) -> Members | None:
         """The keys up to `log`'s newest cell, folding only the cells not seen before (a key is held once)."""
-        back: list[Log] = []
-        members: Members | None = None
-        while log is not None:
-            known = self._keys.find(log)
-            if known is not None:
-                members = known[1]
-                break
-            back.append(log)
-            log = log[0]
-        for cell in reversed(back):
-            assert cell is not None
-            members = self._with(members, cell[1][0])
-            self._keys.keep(cell, members)
-        return members
+        return fold(self._keys, log, 0, None, lambda members, item, _: self._with(members, item[0]))
 
     def _names_held(self, log: Log, runs: frozenset[str]) -> _NamesHeld:
         """The names the held keys were derived from, per run (a key's run is one of its tracker's `runs`)."""
-        back: list[Log] = []
-        held: _NamesHeld = ((), None)
-        while log is not None:
-            known = self._named.find(log)
-            if known is not None:
-                held = known[1]
-                break
-            back.append(log)
-            log = log[0]
-        for cell in reversed(back):
-            assert cell is not None
-            digest = cell[1][0]
+
+        def step(held: _NamesHeld, item: Any, _: int) -> _NamesHeld:
+            digest = item[0]
             groups, unnamed = held
             for run in sorted(runs):
                 name = self._table(run).get(digest)
                 if name is not None:
-                    held = (self._grown(groups, run, name), unnamed)
-                    break
-            else:
-                held = (groups, self._with(unnamed, digest))
-            self._named.keep(cell, held)
-        return held
+                    return self._grown(groups, run, name), unnamed
+            return groups, self._with(unnamed, digest)
+
+        return fold(self._named, log, 0, ((), None), step)
 
     def _table(self, run: str) -> dict[str, str]:
         """Key(run, name) -> name for every name a key may be derived from."""
