@@ -155,7 +155,8 @@ class _Server:
 
     def fork(self, request: dict[str, Any]) -> None:
         warms = [self.warm] if self.warm is not None else []
-        warms += warming.WARMERS  # those the program's imports registered (warming.py)
+        # Those the program's imports registered (warming.py), once: a module may name one as its own.
+        warms += [warm for warm in warming.WARMERS if warm is not self.warm]
         if warms:
             before = set(descendants.children(os.getpid()))
             for warm in warms:

@@ -191,6 +191,41 @@ def test_the_modules_warm_function_runs_in_the_zygote_before_each_fork(tmp_path:
         server.close()
 
 
+REGISTERING = textwrap.dedent(
+    """
+    from crashsweep.realsweep.process import warming
+
+    CALLS = []
+
+    def zygote_warm(argv):
+        CALLS.append("own")
+
+    def other(argv):
+        CALLS.append("registered")
+
+    warming.register(zygote_warm)  # as a module that imports an adapter's warm-up as its own
+    warming.register(other)
+
+    def main():
+        print(" ".join(CALLS))
+    """
+)
+
+
+def test_registered_warm_ups_run_before_each_fork_and_the_modules_own_once(tmp_path: Path) -> None:
+    """The entry's zygote_warm, then each registered warm-up but that same one: one call each per fork."""
+    (tmp_path / "rmod.py").write_text(REGISTERING)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("rmod:main", env, tmp_path / "zygote.log")
+    try:
+        assert server.run([], tmp_path, {}, tmp_path / "one.txt", 30) == 0
+        assert server.run([], tmp_path, {}, tmp_path / "two.txt", 30) == 0
+    finally:
+        server.close()
+    assert (tmp_path / "one.txt").read_text().split() == ["own", "registered"]
+    assert (tmp_path / "two.txt").read_text().split() == ["own", "registered"] * 2
+
+
 def test_when_its_stdin_closes_the_zygote_kills_the_processes_still_running(tmp_path: Path) -> None:
     """The sweep gone (its end of stdin closed, as by SIGKILL), a hung child is killed, not left to run on."""
     from tests.realsweep.process.kin import alive, wait_until
