@@ -6,6 +6,7 @@ in the order spans start), so each expected `src` is derived from the fixture by
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import json
@@ -245,7 +246,7 @@ def pydantic_ai_run(tmp_path: Path, ending: str) -> None:
     )
     agent.instrument = InstrumentationSettings(tracer_provider=made)
     try:
-        output = agent.run_sync("go", conversation_id="conv-1").output
+        output = asyncio.run(agent.run("go", conversation_id="conv-1")).output  # run_sync would leave its loop open
     except RuntimeError as error:
         output = str(error)
     made.shutdown()
