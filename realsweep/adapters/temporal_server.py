@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -75,20 +74,21 @@ class DevServer:
         """Start the server; with `wait`, return once it serves (else call `wait_ready` before using it)."""
         self.port, self.http_port = free_port(), free_port()
         self.address = f"127.0.0.1:{self.port}"
-        self.folder = tempfile.mkdtemp(prefix="crashsweep-temporal-")
+        # Its log, read only if it fails to start: an unlinked file, so a zygote killed by a
+        # signal (atexit never runs) leaves nothing behind in the temp folder.
+        self.log = tempfile.TemporaryFile(prefix="crashsweep-temporal-")  # noqa: SIM115 (closed by stop)
         command = [binary or temporal_binary(), "server", "start-dev", "--headless", "--ip", "127.0.0.1"]
         command += ["--port", str(self.port), "--http-port", str(self.http_port), "--log-level", "error"]
         for name, value in DYNAMIC_CONFIG.items():
             command += ["--dynamic-config-value", f"{name}={value}"]
         parent = os.getpid()
-        with open(Path(self.folder) / "server.log", "wb") as log:
-            self.process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=lambda: lifeline.die_with_parent(parent),  # started before any thread: safe
-            )
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: lifeline.die_with_parent(parent),  # started before any thread: safe
+        )
         atexit.register(self.stop)
         if wait:
             self.wait_ready()
@@ -99,7 +99,8 @@ class DevServer:
         deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                log = (Path(self.folder) / "server.log").read_text(errors="replace")
+                self.log.seek(0)
+                log = self.log.read().decode(errors="replace")
                 raise RuntimeError(f"the Temporal dev server exited with status {self.process.returncode}:\n{log}")
             try:
                 with urllib.request.urlopen(url, timeout=1.0) as answer:
@@ -112,11 +113,11 @@ class DevServer:
         raise RuntimeError(f"the Temporal dev server did not serve namespace 'default' within {STARTUP:g} s")
 
     def stop(self) -> None:
-        """Kill the server (its state is in memory: nothing to flush) and remove its folder; again: nothing."""
+        """Kill the server (its state is in memory: nothing to flush) and close its log; again: nothing."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        self.log.close()
 
 
 def temporal_binary() -> str:

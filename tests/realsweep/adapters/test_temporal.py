@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -127,22 +126,28 @@ def test_workflow_ids_derive_from_the_start_world_and_the_scenario(
 
 
 def test_the_dev_server_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
-    """A process that started a DevServer and is then SIGKILLed (no atexit runs) takes the server with it."""
+    """A process that started a DevServer and is then SIGKILLed (no atexit runs) takes the server with it.
+
+    And leaves nothing in the temp folder: the server's log is an unlinked file.
+    """
     code = (
         "import os, signal\n"
         "from crashsweep.realsweep.adapters.temporal import DevServer\n"
         "server = DevServer()\n"
-        "print(server.process.pid, server.folder, flush=True)\n"
+        "print(server.process.pid, flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=child_env(), capture_output=True, text=True)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**child_env(), "TMPDIR": str(temp)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == -9, done.stderr
-    pid, folder = done.stdout.split()
-    shutil.rmtree(folder)  # its log: the killed process could not remove it
+    pid = int(done.stdout)
     deadline = time.monotonic() + 5
-    while _alive(int(pid)) and time.monotonic() < deadline:
+    while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(int(pid))
+    assert not _alive(pid)
+    assert [path.name for path in temp.iterdir() if path.name.startswith("crashsweep-temporal-")] == []
 
 
 def _alive(pid: int) -> bool:
