@@ -58,7 +58,17 @@ from crashsweep.realsweep.reference.target import target as reference_target
 from crashsweep.realsweep.rows import counterexamples, row_text, violates, violations
 from crashsweep.realsweep.rows import summary as sweep_summary
 from crashsweep.realsweep.rows import to_json as row_json
-from crashsweep.realsweep.sweep import Divergence, Passed, Run, determinism, list_points, replay, sweep
+from crashsweep.realsweep.sweep import (
+    Checked,
+    Divergence,
+    Passed,
+    Run,
+    determinism,
+    determinism_runs,
+    list_points,
+    replay,
+    sweep,
+)
 from crashsweep.realsweep.values import (
     Check,
     Crash,
@@ -91,6 +101,7 @@ __all__ = [
     "REPLAYING_FRAMEWORKS",
     "SERVICE_MODES",
     "Check",
+    "Checked",
     "Conformance",
     "Crash",
     "Divergence",
@@ -114,6 +125,7 @@ __all__ = [
     "conform",
     "counterexamples",
     "determinism",
+    "determinism_runs",
     "die_with_parent",
     "framework",
     "framework_check",

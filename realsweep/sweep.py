@@ -45,8 +45,8 @@ import dataclasses
 import json
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -240,9 +240,30 @@ def determinism(
     `fresh_id()` derives from each process's start world, as in a merging sweep, so IDs taken
     from it are the same in both; an ID taken from a clock or `uuid4` is not.
     """
+    checked = determinism_runs(target, check, options, nemesis)
+    return checked.starts, checked.divergence
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    """The determinism check's verdict, and the scenarios of its second round, by their crashes.
+
+    Those scenarios are a depth-1 sweep's uninterrupted run and its scenarios of one crash, each
+    run for real from a fresh world: the sweep after the check takes them (SweepOptions.ran)
+    instead of running them a third time.
+    """
+
+    starts: int
+    divergence: Divergence | None
+    ran: Mapping[tuple[Crash, ...], ScenarioResult]
+
+
+def determinism_runs(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None = None) -> Checked:
+    """`determinism`, with the second round's scenarios (Checked.ran)."""
     check_options(options)
     starts: list[tuple[Crash, ...]] = [()]
     runs: list[dict[tuple[Crash, ...], Run]] = []
+    ran: dict[tuple[Crash, ...], ScenarioResult] = {}
     for round_ in range(2):
         seen: dict[tuple[Crash, ...], Run] = {}
         with (
@@ -258,12 +279,13 @@ def determinism(
                 result = baseline if not crashes else running[crashes].result()
                 noted = seen.get(crashes, Run((), ()))  # none: it ended before its point, so no check ran
                 seen[crashes] = dataclasses.replace(noted, points=result.points)
+                ran[crashes] = result  # the second round's, in the end
         runs.append(seen)
     for crashes in starts:
         first, second = runs[0][crashes], runs[1][crashes]
         if first != second:
-            return len(starts), Divergence(crashes, first, second)
-    return len(starts), None
+            return Checked(len(starts), Divergence(crashes, first, second), {})
+    return Checked(len(starts), None, ran)
 
 
 def _recording(check: Check, seen: dict[tuple[Crash, ...], Run]) -> Check:
@@ -286,7 +308,8 @@ def _scenarios(
     progress: Progress | None,
     started: float,
 ) -> SweepResult:
-    baseline = workers.scenario(()).result()
+    ran = _Ran(options.ran)
+    baseline = (ran.take(()) or workers.scenario(())).result()
     if not baseline.points:
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
     finished = options.finished or (lambda _: None)  # each scenario as it ends: what an interrupted sweep keeps
@@ -295,7 +318,7 @@ def _scenarios(
     known = len(baseline.points)
     waiting: Completions[ScenarioResult] = Completions()
     for crashes in _children(baseline):
-        waiting.add(workers.scenario(crashes))
+        waiting.add(ran.take(crashes) or workers.scenario(crashes))
     faults = {waiting.add(workers.scenario((), f)): f for f in nemesis.chances(baseline.points, baseline.pauses)}
     known += len(waiting.pending) - len(baseline.points)
     try:
@@ -308,7 +331,7 @@ def _scenarios(
                 children = _children(result)
                 known += len(children)
                 for crashes in children:
-                    waiting.add(workers.scenario(crashes))
+                    waiting.add(ran.take(crashes) or workers.scenario(crashes))
             wakes = _wakes(faults.pop(future, None), result)
             known += len(wakes)
             faults |= {waiting.add(workers.scenario((), f)): f for f in wakes}
@@ -329,7 +352,24 @@ def _scenarios(
             "points must depend only on what is on disk and at the tracker (no clock, no randomness)"
         )
     elapsed = time.monotonic() - started
-    return SweepResult(options.depth, baseline, reached, workers.processes(), elapsed, unreached)
+    return SweepResult(options.depth, baseline, reached, workers.processes() + ran.processes, elapsed, unreached)
+
+
+class _Ran:
+    """The scenarios a sweep takes as run (SweepOptions.ran), each once, and the processes they ran."""
+
+    def __init__(self, ran: Mapping[tuple[Crash, ...], ScenarioResult]) -> None:
+        self.ran, self.processes = dict(ran), 0
+
+    def take(self, crashes: tuple[Crash, ...]) -> Future[ScenarioResult] | None:
+        """The scenario of `crashes` as a finished future if it was run, else None (the sweep runs it)."""
+        result = self.ran.pop(crashes, None)
+        if result is None:
+            return None
+        self.processes += result.unreached or len(result.crashes) + 1 + result.beside
+        done: Future[ScenarioResult] = Future()
+        done.set_result(result)
+        return done
 
 
 def _wakes(fault: Fault | None, result: ScenarioResult) -> list[Fault]:

@@ -328,6 +328,11 @@ class SweepOptions:
     the sweep's thread: what an interrupted sweep keeps (`--scenarios`). A merging sweep knows its scenarios
     only once its graph is whole: it calls it only when interrupted, with one scenario per final world reached
     so far (dedup/graph.py). It travels with the options to a cluster: a value."""
+    ran: Mapping[tuple[Crash, ...], ScenarioResult] = field(default_factory=dict)
+    """Scenarios already run for real, each from a fresh world with this target and check (the
+    determinism check's second round: sweep.determinism_runs), by their crashes: a sweep of every
+    scenario takes them as its own instead of running them again (their processes count in its
+    figure). Not with dedup, whose units are processes, nor with keep, whose scenarios keep their folders."""
 
 
 Progress = Callable[[int, int], None]

@@ -88,10 +88,13 @@ def run_sweep(request: SweepRequest, source: Source, options: api.SweepOptions) 
     g = request.given
     held: int | None = None
     if sweep_determinism.first(g.framework, g.depth, g.skip_determinism):
-        held, divergence = _determinism(source, options)
-        if divergence is not None:
-            click.echo(sweep_determinism.render(source.label, held, divergence, source.command, g.fmt), nl=False)
+        checked = _determinism(source, options)
+        held = checked.starts
+        if checked.divergence is not None:
+            click.echo(render_determinism(source, checked, g.fmt), nl=False)
             return 1
+        if not (options.dedup or options.keep):  # its second round is this sweep's depth-1 scenarios
+            options = replace(options, ran=checked.ran)
     progress = Progress("sweep", "processes" if request.dedup else "scenarios")
     partial = None if g.scenarios_path is None else sweep_scenarios.Partial.beside(g.scenarios_path)
     try:
@@ -120,9 +123,14 @@ def run_list_points(request: SweepRequest, source: Source, options: api.SweepOpt
 
 def run_determinism(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
     """--determinism: each start world of a depth-1 sweep run twice; 1 when two runs differ."""
-    checked, divergence = _determinism(source, options)
-    click.echo(sweep_determinism.render(source.label, checked, divergence, source.command, request.given.fmt), nl=False)
-    return 0 if divergence is None else 1
+    checked = _determinism(source, options)
+    click.echo(render_determinism(source, checked, request.given.fmt), nl=False)
+    return 0 if checked.divergence is None else 1
+
+
+def render_determinism(source: Source, checked: api.Checked, fmt: str) -> str:
+    """The determinism check's verdict for `source`."""
+    return sweep_determinism.render(source.label, checked.starts, checked.divergence, source.command, fmt)
 
 
 def run_crash(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
@@ -150,14 +158,15 @@ MODES: Mapping[Mode, Callable[[SweepRequest, Source, api.SweepOptions], int]] = 
 """Each mode's function: given the request, its source and the real sweep's options, the exit status."""
 
 
-def _determinism(source: Source, options: api.SweepOptions) -> tuple[int, api.Divergence | None]:
+def _determinism(source: Source, options: api.SweepOptions) -> api.Checked:
     """The determinism check of `source` (its worlds named by its own key when --state-key gave none).
 
-    Its runs are no scenarios of the sweep: they work in scratch folders, never in --keep's (the
-    sweep after it must find that folder empty, and keeps its scenarios there).
+    Its runs work in scratch folders, never in --keep's (the sweep after it must find that
+    folder empty, and keeps its scenarios there). A sweep of every scenario that keeps none takes
+    the second round's as its depth-1 scenarios (api.Checked.ran) instead of running them again.
     """
     keyed = replace(options, state_key=options.state_key or source.state_key, keep=False, root=None)
-    return api.determinism(source.target, source.check, keyed, source.nemesis)
+    return api.determinism_runs(source.target, source.check, keyed, source.nemesis)
 
 
 def _kept(partial: sweep_scenarios.Partial, progress: Progress, keep: Path | None) -> str:

@@ -467,6 +467,8 @@ def check_options(options: SweepOptions) -> None:
         raise SweepError(f"spawn must be fork or exec, got {options.spawn!r}")
     if options.workers < 1:
         raise SweepError(f"workers must be at least 1, got {options.workers}")
+    if options.ran and (options.dedup or options.keep):
+        raise SweepError("scenarios already run are taken by a sweep of every scenario that keeps no folder")
 
 
 def check_points(target: Target, options: SweepOptions) -> None:

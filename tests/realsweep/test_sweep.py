@@ -8,7 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.realsweep.sweep import Outcome, Scenario, SweepError, SweepOptions, Target, TargetFailed, replay, sweep
+from crashsweep.realsweep.sweep import (
+    Outcome,
+    Scenario,
+    ScenarioResult,
+    SweepError,
+    SweepOptions,
+    Target,
+    TargetFailed,
+    determinism_runs,
+    replay,
+    sweep,
+)
 
 PROGRAM = textwrap.dedent(
     """
@@ -158,6 +169,43 @@ def test_outcome_of_counts_duplicates_and_missing_writes() -> None:
         ("effect", call, f"#{n}") for n, call in enumerate(["a", "a", "a", "b", "x"], 1)
     ]
     assert (found.history.expected, found.history.facts) == (("a", "b", "c"), frozenset({"effects", "status"}))
+
+
+def test_a_sweep_takes_the_determinism_checks_second_round_as_its_scenarios(program: Path, tmp_path: Path) -> None:
+    """The check's second round is the depth-1 sweep's: taken, the sweep runs none again, and its row is the same.
+
+    3 points: the check runs the uninterrupted run and 3 scenarios of one crash twice (1 + 3 x 2
+    processes a round). The sweep that takes the second round runs no process and calls no check;
+    at depth 2 it runs only the 6 scenarios of two crashes (6 x 3 processes). Either way its
+    scenarios, counters and process count are those of a sweep that ran everything itself.
+    """
+    target = Target.command([sys.executable, str(program)])
+    checked = determinism_runs(target, outcome, options(tmp_path / "check", 1))
+    assert (checked.starts, checked.divergence) == (4, None)
+    assert sorted(len(crashes) for crashes in checked.ran) == [0, 1, 1, 1]
+    for depth in (1, 2):
+        checks: list[Scenario] = []
+
+        def counted(scenario: Scenario, checks: list[Scenario] = checks) -> Outcome:
+            checks.append(scenario)
+            return outcome(scenario)
+
+        alone = sweep(target, outcome, options(tmp_path / f"alone-{depth}", depth))
+        taken = sweep(target, counted, options(tmp_path / f"taken-{depth}", depth, ran=checked.ran))
+        assert len(checks) == (0 if depth == 1 else 6)
+        assert [(s.code, s.outcome, dict(s.counters), s.points) for s in taken.scenarios] == [
+            (s.code, s.outcome, dict(s.counters), s.points) for s in alone.scenarios
+        ]
+        assert taken.processes == alone.processes == (7 if depth == 1 else 25)
+
+
+def test_scenarios_already_run_go_only_with_a_sweep_of_every_scenario_that_keeps_none(tmp_path: Path) -> None:
+    """A merging sweep's units are processes and a kept sweep keeps folders: neither takes scenarios run before."""
+    target = Target.command(["true"])
+    ran = {(): ScenarioResult((), Outcome(), {}, ("end",))}
+    for extra in ({"dedup": True}, {"keep": True}):
+        with pytest.raises(SweepError, match=r"^scenarios already run are taken by a sweep of every scenario"):
+            sweep(target, outcome, SweepOptions(tracker=None, ran=ran, **extra))  # type: ignore[arg-type]
 
 
 def test_bad_options_are_refused(tmp_path: Path) -> None:
