@@ -562,7 +562,10 @@ def test_repair_conforms_at_depth_2(design: str, tracker: str, tmp_path: Path) -
 
     Two issues and a search, no comment (a repaired filing has no issue to comment on). A crash
     after `reply 1: renamed` and before create_a is applied repairs both filings unsent: the
-    runs finish with writes missing, which the real sweep counts as the model does.
+    runs finish with writes missing, which the real sweep counts as the model does. Its real side
+    merges worlds (DEPTH_2, as `crashsweep conform` does by default): a merge that joined two
+    worlds the loop tells apart would show here as a difference from the model, and merging is
+    checked against every scenario run for real in tests/realsweep/dedup/test_graph.py.
     """
     job_path = tmp_path / "two-issues.toml"
     job_path.write_text(TWO_ISSUES)
@@ -573,7 +576,7 @@ def test_repair_conforms_at_depth_2(design: str, tracker: str, tmp_path: Path) -
         path.write_text(
             text.replace('name = "attempt-markers"', 'name = "markers-repair"') + ('transcript_on_restart = "repair"\n')
         )
-    result = conformance.conform(design, load_job(job_path), job_path, tracker, SweepOptions(depth=2), None, path)
+    result = conformance.conform(design, load_job(job_path), job_path, tracker, DEPTH_2, None, path)
     assert result.differences == []
     assert result.real.missing > 0  # something was repaired and never sent
 
@@ -700,10 +703,11 @@ def test_the_approval_gate_conforms(design: str, path: str, job: str, tracker: s
 
     Each storage (durable, memory, service) and a node's resume; the approvals asked are among
     the figures compared, and approved-exactly among the verdicts: the real one reads the
-    approval each gated record was applied under, as the tracker kept it.
+    approval each gated record was applied under, as the tracker kept it. Depth 2 merges worlds
+    (DEPTH_2, as test_repair_conforms_at_depth_2 says why), depth 1 runs every scenario.
     """
     job_path = ROOT / "examples" / f"{job}.toml"
-    options = SweepOptions(depth=depth)
+    options = DEPTH_2 if depth == 2 else SweepOptions(depth=depth)
     result = conformance.conform(design, load_job(job_path), job_path, tracker, options, None, ROOT / path)
     assert result.differences == []
     assert result.real.approvals > 0
