@@ -72,13 +72,13 @@ def test_a_divergence_before_a_replaying_sweep_is_printed_instead_of_it(
     from crashsweep.cli.main import main
     from crashsweep.realsweep import api
 
-    def diverged(*args: object, **kwargs: object) -> tuple[int, Divergence]:
-        return 21, Divergence((), SAME, OTHER)
+    def diverged(*args: object, **kwargs: object) -> api.Checked:
+        return api.Checked(21, Divergence((), SAME, OTHER), {})
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the sweep ran after a divergence")
 
-    monkeypatch.setattr(api, "determinism", diverged)
+    monkeypatch.setattr(api, "determinism_runs", diverged)
     monkeypatch.setattr(api, "sweep", never)
     assert main(["sweep", "--framework", "dbos", "--depth", "1"]) == 1
     out = capsys.readouterr().out
@@ -95,15 +95,45 @@ def test_the_check_before_a_kept_sweep_works_outside_the_kept_folder(
 
     given: list[api.SweepOptions] = []
 
-    def held(target: object, check: object, options: api.SweepOptions, nemesis: object) -> tuple[int, None]:
+    def held(target: object, check: object, options: api.SweepOptions, nemesis: object) -> api.Checked:
         given.append(options)
-        return 21, None
+        return api.Checked(21, None, {})
 
     def swept(*args: object, **kwargs: object) -> None:
         raise SystemExit(0)  # the sweep was reached: what it does with --keep is test_sweep.py's
 
-    monkeypatch.setattr(api, "determinism", held)
+    monkeypatch.setattr(api, "determinism_runs", held)
     monkeypatch.setattr(api, "sweep", swept)
     with pytest.raises(SystemExit):
         main(["sweep", "--framework", "dbos", "--depth", "1", "--keep", str(tmp_path / "kept")])
     assert [(options.keep, options.root) for options in given] == [(False, None)]
+
+
+@pytest.mark.parametrize(("keep", "taken"), [(False, True), (True, False)])
+def test_a_sweep_of_every_scenario_takes_the_checks_second_round(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, keep: bool, taken: bool
+) -> None:
+    """Temporal sweeps every scenario: its sweep gets the check's second round (SweepOptions.ran), unless kept.
+
+    A kept sweep keeps each scenario's folder, which the check's runs, made in scratch folders,
+    do not have: it runs them all again.
+    """
+    from crashsweep.cli.main import main
+    from crashsweep.realsweep import api
+
+    second_round: dict[object, object] = {(): "the second round's uninterrupted run"}  # the sweep is stood in for too
+    swept: list[api.SweepOptions] = []
+
+    def held(*args: object, **kwargs: object) -> api.Checked:
+        return api.Checked(18, None, second_round)  # type: ignore[arg-type]
+
+    def sweep(target: object, check: object, options: api.SweepOptions, *args: object) -> None:
+        swept.append(options)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(api, "determinism_runs", held)
+    monkeypatch.setattr(api, "sweep", sweep)
+    kept = ["--keep", str(tmp_path / "kept")] if keep else []
+    with pytest.raises(SystemExit):
+        main(["sweep", "--framework", "temporal", "--depth", "1", *kept])
+    assert [(options.dedup, dict(options.ran)) for options in swept] == [(False, second_round if taken else {})]
