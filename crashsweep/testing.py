@@ -323,7 +323,8 @@ def sweep(
     `options` are further `crashsweep sweep` options as words (e.g. ["--workers", "2"]). Every
     word is checked first by the sweep command's own parameters: a bad one raises UsageError
     before any process starts. A refusal of the sweep itself (exit 2) or an internal error
-    fails the test with crashsweep's line.
+    fails the test with crashsweep's line: `check` is refused, or run in forks of the sweep's
+    zygote, by the command line itself (crashsweep/cli/user_check.py), so exactly as it says.
     """
     __tracebackhide__ = True
     given: dict[str, object] = {"variant": variant, "design": design, "target": target, "check": check}

@@ -44,6 +44,7 @@ from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.entry import parse_entry_point
 from crashsweep.realsweep.probe.modes import CHOICES as POINTS_CHOICES
 from crashsweep.realsweep.probe.modes import Points
+from crashsweep.realsweep.process.forked_check import ForkedCheck
 from crashsweep.realsweep.process.lifeline import die_with_parent
 from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIELDS
 from crashsweep.realsweep.reference.conformance import Conformance, conform
@@ -107,6 +108,7 @@ __all__ = [
     "Divergence",
     "Engine",
     "Fault",
+    "ForkedCheck",
     "Framework",
     "Nemesis",
     "NemesisError",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import inspect
+import re
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -255,3 +257,14 @@ def test_a_marker_with_a_bad_argument_fails_its_test_in_one_line(pytester: pytes
     )
     result.stdout.no_fnmatch_line("*testing.py*")
     result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_a_sweep_s_check_is_refused_as_the_command_line_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check=` naming nothing in the target's module: the command line's one line, read from its source."""
+    (tmp_path / "pp_swept.py").write_text("raise SystemExit('imported')\n\ndef run():\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    said = "crashsweep sweep exited 2: crashsweep: error: pp_swept:chek: 'pp_swept' has no 'chek'"
+    with pytest.raises(pytest.fail.Exception, match=f"^{re.escape(said)}$"):
+        testing.sweep(target="pp_swept:run", check="pp_swept:chek", depth=1)

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import click
 
 from crashsweep.cli import formats, options, prog, runs, shipped, sweep_scenarios
+from crashsweep.cli.user_check import source, user_check
 from crashsweep.realsweep import api
 from crashsweep.spec.retries import Stack
 from crashsweep.variants import design
@@ -182,12 +183,17 @@ def target_source(
 
 
 def _user_target(target_spec: str, check_spec: str, args: dict[str, str]) -> tuple[api.Target, api.Check]:
-    """The user's program and check; the current directory is where their modules are found."""
+    """The user's program and check; the current directory is where their modules are found.
+
+    The check's module is not imported here where its source shows the check (user_check.py):
+    the sweep runs it in a child of its zygote, which has imported it.
+    """
     here = os.getcwd()
     if here not in sys.path:
         sys.path.insert(0, here)
     api.parse_entry_point(check_spec)
-    return program(target_spec, args), api.load_entry_point(check_spec)  # type: ignore[return-value]
+    target = program(target_spec, args)
+    return target, user_check(check_spec)
 
 
 FROM_SCRATCH = "CRASHSWEEP_FROM_SCRATCH"
@@ -211,7 +217,7 @@ def declares_from_scratch(target_spec: str) -> bool:
 
 def _declared(module: str, seen: frozenset[str]) -> bool:
     """Whether `module`'s top level binds CRASHSWEEP_FROM_SCRATCH to True (`seen`: the modules that led here)."""
-    found = None if module in seen else _source(module)
+    found = None if module in seen else source(module)
     if found is None:
         return False
     tree, package = found
@@ -232,25 +238,6 @@ def _declared(module: str, seen: frozenset[str]) -> bool:
     return value
 
 
-def _source(module: str) -> tuple[ast.Module, str] | None:
-    """The parsed source of `module` and the package its relative imports start from; None if not Python found.
-
-    Finding a module imports its parent packages (not the module itself).
-    """
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
-        return None
-    try:
-        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return None
-    package = module if spec.submodule_search_locations is not None else module.rpartition(".")[0]
-    return tree, package
-
-
 def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """The statements run when a module loads, in order: into `with`, `if` and `try` blocks, not into definitions."""
     for node in body:
@@ -268,7 +255,7 @@ def _declaring(target_spec: str, module: str) -> object:
     the declaration as `declares_from_scratch` reads its flag, and imports the module (its
     import errors as one line) only where its source does not settle it (`_literal_args`).
     """
-    found = _source(module)
+    found = source(module)
     settled, declared = _literal_args(found[0]) if found is not None else (False, None)
     if settled:
         return SimpleNamespace(**{sweep_scenarios.DECLARED: declared})

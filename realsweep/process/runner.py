@@ -26,7 +26,7 @@ from pathlib import Path
 from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.process import grouped, pausing, scratch
+from crashsweep.realsweep.process import forked_check, grouped, pausing, scratch
 from crashsweep.realsweep.process.output import ending, said
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.stage import FaultStage
@@ -238,11 +238,20 @@ class Runner:
             tracker = TrackerClient(env[TRACKER_URL])
         return folder, workdir, env, tracker
 
+    def checked(self, scenario: Scenario) -> Outcome:
+        """The check's outcome of `scenario`, unchecked (finish and the merging sweep's units judge it).
+
+        A check named by its spec (forked_check.ForkedCheck) runs in a child of this runner's
+        zygote where it forks from one (the program's modules are imported there), else here.
+        """
+        with forked_check.forking(self._zygote if self.forks else None):
+            return self.check(scenario)
+
     def finish(self, scenario: Scenario) -> Outcome:
         """The check's outcome of a finished scenario (a failing or wrong check is the sweep's error)."""
         crashes = scenario.crashes
         try:
-            outcome = self.check(scenario)
+            outcome = self.checked(scenario)
         except Exception as error:  # the user's check: report which scenario it failed on
             raise SweepError(f"{_where(crashes, 0)}: the check failed: {type(error).__name__}: {error}") from error
         if not isinstance(outcome, Outcome):

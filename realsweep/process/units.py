@@ -168,7 +168,7 @@ def struck(path: tuple[Crash, ...], step: Step, faults: tuple[Fault, ...]) -> No
 def _check(runner: Runner, unit: Unit[W], step: Step) -> Outcome:
     """The check's outcome of the final world the step left."""
     try:
-        outcome = runner.check(Scenario(unit.path, step.workdir, step.tracker))
+        outcome = runner.checked(Scenario(unit.path, step.workdir, step.tracker))
     except Exception as error:  # the user's check: report which scenario it failed on
         raise SweepError(f"scenario {code(unit.path)}: the check failed: {type(error).__name__}: {error}") from error
     if not isinstance(outcome, Outcome):

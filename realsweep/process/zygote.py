@@ -23,7 +23,10 @@ ignored: the child does the same work itself and meets the error there.
 Protocol on the zygote's stdin and stdout, one JSON object per line:
 request {"id": N, "argv": [...], "cwd": DIR, "env": {NAME: VALUE or null}, "output": FILE}
 (`env`: how the process's environment differs from the one the zygote was started with: a
-value to set, null to remove); replies
+value to set, null to remove), with an optional "entry": "module:function" that the child
+runs instead of the zygote's entry point (the sweep's check, forked_check.py: where the
+program's modules are already imported), without the program's warm-ups, crash points or
+hooks; replies
 {"id": N, "pid": P} once forked, then {"id": N, "status": S} once reaped (the exit status,
 -9 for a process killed by SIGKILL).
 
@@ -91,10 +94,13 @@ class Zygote:
         self._reader = threading.Thread(target=self._read, name=f"zygote-{self._process.pid}", daemon=True)
         self._reader.start()
 
-    def run(self, argv: list[str], cwd: Path, env: Mapping[str, str], output: Path, timeout: float) -> int:
+    def run(
+        self, argv: list[str], cwd: Path, env: Mapping[str, str], output: Path, timeout: float, entry: str = ""
+    ) -> int:
         """Fork one process with `argv` as its sys.argv[1:]; its exit status. TimeoutError after `timeout`.
 
-        Any thread may call it; the processes of several calls run at the same time.
+        Any thread may call it; the processes of several calls run at the same time. `entry`
+        ("module:function"): the child runs it instead of the zygote's entry point.
         """
         replies: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
         with self._lock:
@@ -103,6 +109,8 @@ class Zygote:
             number = next(self._ids)
             self._waiting[number] = replies
             request = {"id": number, "argv": argv, "cwd": str(cwd), "env": self._changes(env), "output": str(output)}
+            if entry:
+                request["entry"] = entry
             assert self._process.stdin is not None
             try:
                 self._process.stdin.write((json.dumps(request) + "\n").encode("utf-8"))

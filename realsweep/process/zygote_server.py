@@ -7,7 +7,11 @@ of zygote.py on its stdin and stdout until stdin closes and every child is reape
 request it calls the module's `zygote_warm(argv)` (WARM) if there is one, and each warm-up
 the program's imports registered (warming.py: a framework adapter's), forks, and in the
 child becomes the requested process (its descriptors, work directory, environment and
-argv) and runs the entry point; SIGCHLD wakes it (a wakeup pipe) to reap and reply.
+argv) and runs the entry point; SIGCHLD wakes it (a wakeup pipe) to reap and reply. A
+request that names another entry point (`entry`: the sweep's check, forked_check.py) is
+forked without those warm-ups, which are the program's, and its child runs that entry point
+instead; the zygote imports that entry point's module itself on the first such request
+(crashsweep's own, with no effect at import), so that its children do not each import it.
 
 It imports no more than it needs, and above all not threading: once imported, threading's
 fork handler runs in every forked child (Python code that reinitialises its locks and its
@@ -34,7 +38,11 @@ WARM = "zygote_warm"
 
 
 def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> None:
-    """In the forked child: become the requested process, run the entry point, exit. Never returns."""
+    """In the forked child: become the requested process, run the entry point, exit. Never returns.
+
+    `function` is the request's own entry point when it names one (None: it could not be
+    loaded in the zygote, so the child loads it and reports why it cannot), else the zygote's.
+    """
     status = 1
     try:
         signal.set_wakeup_fd(-1)
@@ -51,14 +59,20 @@ def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> 
         os.dup2(out, 2)
         os.chdir(request["cwd"])
         _become(request["env"])
+        if "entry" in request:  # not a process of the program: none of its crash points or hooks
+            if function is None:
+                from crashsweep.realsweep.probe.entry import load
+
+                function = load(request["entry"])
+        else:
+            from crashsweep.realsweep.probe import crashpoint
+
+            crashpoint.reset()
+            if "CRASHSWEEP_POINTS" in os.environ:  # --points auto (probe/modes.py): its hooks, imported by main
+                from crashsweep.realsweep.probe import auto
+
+                auto.install(function)
         sys.argv = [function.__module__, *request["argv"]]
-        from crashsweep.realsweep.probe import crashpoint
-
-        crashpoint.reset()
-        if "CRASHSWEEP_POINTS" in os.environ:  # --points auto (probe/modes.py): its hooks, imported by main
-            from crashsweep.realsweep.probe import auto
-
-            auto.install(function)
         result = function()
         status = result if isinstance(result, int) else 0
     except SystemExit as stop:
@@ -114,6 +128,7 @@ class _Server:
         self.warm = getattr(sys.modules.get(function.__module__), WARM, None)
         self.running: dict[int, int] = {}  # pid -> request id
         self.own: set[int] = set()  # the zygote's own children, started by the warm-up (a shared server): kept
+        self.entries: dict[str, Any] = {}  # the other entry points requests named, loaded here (None: failed)
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
@@ -154,9 +169,14 @@ class _Server:
                     self.fork(json.loads(line))
 
     def fork(self, request: dict[str, Any]) -> None:
-        warms = [self.warm] if self.warm is not None else []
-        # Those the program's imports registered (warming.py), once: a module may name one as its own.
-        warms += [warm for warm in warming.WARMERS if warm is not self.warm]
+        function = self.function
+        if "entry" in request:  # another entry point (the sweep's check): none of the program's warm-ups
+            function = self.entry(request["entry"])
+            warms = []
+        else:
+            warms = [self.warm] if self.warm is not None else []
+            # Those the program's imports registered (warming.py), once: a module may name one as its own.
+            warms += [warm for warm in warming.WARMERS if warm is not self.warm]
         if warms:
             before = set(descendants.children(os.getpid()))
             for warm in warms:
@@ -168,11 +188,28 @@ class _Server:
         request["zygote"] = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _child(self.function, request, (self.replies, self.wake_read, self.wake_write))
+            _child(function, request, (self.replies, self.wake_read, self.wake_write))
         with contextlib.suppress(OSError):  # as the child does: whichever runs first, its group is its own
             os.setpgid(pid, pid)
         self.running[pid] = request["id"]
         self.reply({"id": request["id"], "pid": pid})
+
+    def entry(self, spec: str) -> Any:
+        """The entry point `spec` names, loaded in the zygote on its first request; None if it cannot be.
+
+        Its module is loaded once here rather than in every child (crashsweep's forked check:
+        no effect at import), then frozen with the rest. One that fails to load is left to each
+        child, which loads it again and says why in its output.
+        """
+        if spec not in self.entries:
+            from crashsweep.realsweep.probe.entry import load
+
+            try:
+                self.entries[spec] = load(spec)
+            except ValueError:
+                self.entries[spec] = None
+            gc.freeze()
+        return self.entries[spec]
 
     def reap(self) -> None:
         """Reply the status of every child that has ended, once whatever it started is gone too.

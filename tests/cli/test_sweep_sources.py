@@ -254,3 +254,69 @@ def test_an_arg_declaration_the_source_does_not_settle_is_imported(
         with pytest.raises(ValueError, match=said):
             sweep_sources.program(f"{name}:run", {"mode": "a"})
         assert (name in sys.modules) == ("import" in source)
+
+
+SWEPT = """
+import os
+from pathlib import Path
+import cs_marker  # the framework's import: the sweep's zygote pays it, not the command line
+from crashsweep import Outcome, crashpoint
+
+Path("imported").write_text("1")  # where it was imported from: the zygote's folder, a process's work folder
+
+def run():
+    crashpoint("started")
+    Path("done").write_text("1")
+
+def check(scenario):
+    if os.environ.get("CS_RAISE"):
+        raise KeyError("records")
+    return Outcome(applied=int((scenario.workdir / "done").exists()))
+"""
+
+IN_PROCESS = """
+import sys
+from crashsweep.cli.main import main
+status = main(["sweep", *sys.argv[1:]])
+print("status", status, "marker", "cs_marker" in sys.modules, file=sys.stderr)
+"""
+
+
+def _swept(folder: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`crashsweep sweep ARGS` by main() in a fresh Python in `folder`; its stderr ends with its status and marker."""
+    command = [sys.executable, "-c", IN_PROCESS, *args]
+    return subprocess.run(command, cwd=folder, env=child_env(**env), **CAPTURE)
+
+
+def test_the_check_of_your_program_is_never_imported_by_the_command_line(tmp_path: Path) -> None:
+    """--target with --check in one module: the check runs in forks of the zygote; with --spawn exec, here as before."""
+    (tmp_path / "cs_swept.py").write_text(SWEPT)
+    (tmp_path / "cs_marker.py").write_text("")
+    sweep = ["--target", "cs_swept:run", "--check", "cs_swept:check", "--depth", "1", "--format", "json"]
+    rows = {}
+    for spawn, imported in (("fork", False), ("exec", True)):
+        done = _swept(tmp_path, *sweep, "--spawn", spawn)
+        assert done.stderr.splitlines()[-1] == f"status 0 marker {imported}", done.stderr
+        row = json.loads(done.stdout)
+        rows[spawn] = (row["crash_points"], row["scenarios"], row["with_dups"], row["missing"])
+    assert rows["fork"] == rows["exec"] == (1, {"1": 1}, 0, 0)
+
+
+def test_a_check_that_raises_or_names_nothing_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """A missing module or name refused before any process (none imported the module); a check that raised."""
+    (tmp_path / "cs_swept.py").write_text(SWEPT)
+    (tmp_path / "cs_marker.py").write_text("")
+    for check, words in (
+        ("cs_nothing:check", "cs_nothing:check: cannot import 'cs_nothing': No module named 'cs_nothing'"),
+        ("cs_swept:chek", "cs_swept:chek: 'cs_swept' has no 'chek'"),
+    ):
+        refused = _swept(tmp_path, "--target", "cs_swept:run", "--check", check)
+        assert refused.stderr.splitlines() == [f"crashsweep: error: {words}", "status 2 marker False"]
+        assert refused.stdout == ""
+    assert not (tmp_path / "imported").exists()
+    raised = _swept(tmp_path, "--target", "cs_swept:run", "--check", "cs_swept:check", "--depth", "1", CS_RAISE="1")
+    said = raised.stderr.splitlines()
+    assert said == [
+        "crashsweep: error: scenario (uninterrupted): the check failed: KeyError: 'records'",
+        "status 2 marker False",
+    ]

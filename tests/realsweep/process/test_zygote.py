@@ -250,3 +250,39 @@ def test_when_its_stdin_closes_the_zygote_kills_the_processes_still_running(tmp_
             os.kill(child, signal.SIGKILL)
         pool.shutdown(wait=True)
         server.close()
+
+
+ENTRY = textwrap.dedent(
+    """
+    import os, sys
+    import rmod
+
+    LOADED_IN = os.getpid()
+
+    def other():
+        warmed = " ".join(rmod.CALLS) or "none"
+        print("warm-ups", warmed, "argv", sys.argv[1:], "loaded-in-zygote", LOADED_IN != os.getpid())
+        return 5
+    """
+)
+
+
+def test_a_request_may_name_another_entry_point_run_without_the_programs_warm_ups(tmp_path: Path) -> None:
+    """`entry`: the child runs it (its module loaded once, in the zygote), with none of the program's warm-ups.
+
+    The zygote's own entry point (rmod:main) still gets its warm-ups after.
+    """
+    (tmp_path / "rmod.py").write_text(REGISTERING)
+    (tmp_path / "emod.py").write_text(ENTRY)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("rmod:main", env, tmp_path / "zygote.log")
+    try:
+        assert server.run(["x"], tmp_path, {}, tmp_path / "entry.txt", 30, entry="emod:other") == 5
+        assert server.run([], tmp_path, {}, tmp_path / "program.txt", 30) == 0
+        assert server.run([], tmp_path, {}, tmp_path / "missing.txt", 30, entry="emod:nothing") == 1
+    finally:
+        server.close()
+    said = (tmp_path / "entry.txt").read_text().split()
+    assert said == ["warm-ups", "none", "argv", "['x']", "loaded-in-zygote", "True"]
+    assert (tmp_path / "program.txt").read_text().split() == ["own", "registered"]
+    assert "'emod' has no 'nothing'" in (tmp_path / "missing.txt").read_text()
