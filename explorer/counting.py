@@ -18,7 +18,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import add
+from itertools import repeat
+from operator import add, mul
 from typing import TYPE_CHECKING, Any
 
 from crashsweep.explorer.core import Column
@@ -124,29 +125,39 @@ def count_arrays(graph: Arrays, root: int, measures: Mapping[str, Callable[[Any]
         reach, length, summed = paths[node], lengths[node], sums[node]
         paths[node] = lengths[node] = 0
         sums[node] = None
-        # A node no path reaches (only in a graph built by hand) passes nothing on.
-        counted = bool(reach) and summed is not None
-        carried = summed if summed is not None else ()
-        if counted and finished[node]:
-            tally.finish(crashes[node], states[node], reach, length, carried)
+        if not reach or summed is None:  # no path reaches it (only in a graph built by hand): nothing passed on
+            _pass_over(node, offsets, targets, waiting, ready)
+            continue
+        if finished[node]:
+            tally.finish(crashes[node], states[node], reach, length, summed)
+        longer = length + reach  # each path one edge longer
         for edge in range(offsets[node], offsets[node + 1]):
             target = targets[edge]
             left = waiting[target] - 1
             waiting[target] = left
             if not left:
                 ready.append(target)
-            if not counted:
-                continue
             paths[target] += reach
-            lengths[target] += length + reach
+            lengths[target] += longer
             into, vector = sums[target], vectors[numbers[edge]]
-            base = carried if into is None else tuple(map(add, into, carried))
-            if vector is not None:
-                base = tuple(a + d * reach for a, d in zip(base, vector, strict=True))
+            base = summed if into is None else tuple(map(add, into, summed))
+            if vector is not None:  # base + reach * vector, element by element (all in C: the hot loop)
+                base = tuple(map(add, base, map(mul, vector, repeat(reach, len(vector)))))
             sums[target] = base
     if done < nodes:
         raise CycleFound
     return tally.counts()
+
+
+def _pass_over(
+    node: int, offsets: Sequence[int], targets: Sequence[int], waiting: array[int], ready: list[int]
+) -> None:
+    """Count `node`'s out-edges as done without passing anything on (no path reaches it)."""
+    for edge in range(offsets[node], offsets[node + 1]):
+        target = targets[edge]
+        waiting[target] -= 1
+        if not waiting[target]:
+            ready.append(target)
 
 
 def _numbered(deltas: Sequence[Mapping[str, int]]) -> tuple[Sequence[int], list[Mapping[str, int]]]:

@@ -14,7 +14,9 @@ futures the model says are alike are one node, which stores the state that first
 and is expanded from that state alone. Each node's state is its BFS parent's state stepped
 by the tree edge, so every path the search hands out (counterexamples, witnesses) is a real
 execution of the model; a key that merges only states with the same future gives the same
-scenarios, counters, measures and verdicts as the full graph, on fewer nodes.
+scenarios, counters, measures and verdicts as the full graph, on fewer nodes. A node whose
+state (or key) an earlier node has, at another crash count, follows that node's edges
+without keying its successors again (explorer/twins.py): the same graph, for less work.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from crashsweep.explorer.model import (
     summed_counters,
     validate_model,
 )
+from crashsweep.explorer.twins import twin_edges
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
     import networkx as nx
@@ -115,7 +118,7 @@ class Exploration(Generic[S]):
 
     @property
     def edges(self) -> int:
-        """How many edges (step-function calls) the search made."""
+        """How many edges the search stored, one per enabled action of a node (not all stepped: twins.py)."""
         return self.core.edges
 
     def state(self, node: int) -> S:
@@ -234,6 +237,9 @@ class _Search(Generic[S]):
         # holds it once. With one, each node keeps the state that reached it (a real execution).
         self.index: dict[Hashable, int] = {}
         self.same = array("I")
+        # `heads[n]`: the first node with n's state (or key), whose edges n's edges follow
+        # (explorer/twins.py): n's own when n is the first.
+        self.heads = array("I")
         self.most_crashes = 0
         self.add(model.initial(), 0, ROOT, 0)
 
@@ -243,6 +249,7 @@ class _Search(Generic[S]):
         node = self.core.add_node(state, crashes, finished, parent, choice)
         self.index[state if self.key is None else self.key(state)] = node
         self.same.append(0)
+        self.heads.append(node)
         self._check(state, node, finished)
         return node
 
@@ -265,12 +272,14 @@ class _Search(Generic[S]):
         action_number, delta_number = core.action_number, core.delta_number
         limit = sys.maxsize if self.max_states is None else self.max_states
         progress, every = self.progress, self.progress_every
-        targets = core.targets
+        targets, offsets = core.targets, core.offsets
         add_target, add_action, add_deltas = targets.append, core.actions.numbers.append, core.deltas.numbers.append
         add_state, add_crashes, add_finished = states.append, all_crashes.append, finished.append
         add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
         add_offset = core.offsets.append  # Core.close, inlined
         add_same, probe, key = same.append, index.setdefault, self.key
+        heads, add_head = self.heads, self.heads.append
+        numbers, delta_numbers, table = core.actions.numbers, core.deltas.numbers, core.actions.table
         # What a node does with the sequence of actions the model returned, kept per sequence
         # (models mostly return a few shared ones): each enabled action with its number in the
         # table of actions and whether it is a move; a node with no moves left drops the moves.
@@ -297,11 +306,19 @@ class _Search(Generic[S]):
                 finished[node] = STUCK
                 for name in self.live:
                     self.first.setdefault(name, node)
+            head = heads[node]
+            twins = None if head == node else twin_edges(steps, numbers, offsets[head], offsets[head + 1], table)
             for choice, (action, number, move) in enumerate(steps):
-                after, deltas = step(state, action)
                 after_crashes = crashes + 1 if move else crashes
                 fresh = len(states)
-                target = probe(after if key is None else key(after), fresh)  # one probe: hashed once
+                if twins is None:
+                    after, deltas = step(state, action)
+                    target = probe(after if key is None else key(after), fresh)  # one probe: hashed once
+                    deltas_number = delta_number(deltas) if deltas else 0
+                else:  # the twin's edge: its target's first node, and its counters (explorer/twins.py)
+                    twin = twins[choice]
+                    after, target, deltas_number = None, heads[targets[twin]], delta_numbers[twin]
+                first = target
                 if target != fresh:
                     # A state seen before: its node with these crashes, or the end of its chain.
                     while all_crashes[target] != after_crashes:
@@ -316,6 +333,9 @@ class _Search(Generic[S]):
                 if target == fresh:
                     if target >= limit:
                         raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
+                    if after is None:  # a new node by a twin's edge: its state is this node's own step
+                        after, deltas = step(state, action)
+                        deltas_number = delta_number(deltas) if deltas else 0
                     done = is_finished(after)
                     add_state(after)
                     add_crashes(after_crashes)
@@ -323,7 +343,10 @@ class _Search(Generic[S]):
                     add_parent(node)
                     add_choice(choice)
                     add_same(0)
-                    if self.every or (done and self.ending):
+                    add_head(first)
+                    # A later twin (first < target) settles nothing its head left open: the key keeps
+                    # what properties read, so its checks answer as its head's did (explorer/twins.py).
+                    if first == target and (self.every or (done and self.ending)):
                         self._check(after, target, done)
                     if after_crashes > self.most_crashes:
                         self.most_crashes = after_crashes
@@ -331,7 +354,7 @@ class _Search(Generic[S]):
                         progress(target + 1, target - node, self.most_crashes)
                 add_target(target)
                 add_action(number)
-                add_deltas(delta_number(deltas) if deltas else 0)
+                add_deltas(deltas_number)
             add_offset(len(targets))
             node += 1
 

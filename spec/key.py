@@ -113,7 +113,8 @@ class WorldKeys:
     def __call__(self, world: World) -> Hashable:
         """What of `world` its future can observe (SEMANTICS.md section 11): worlds with equal keys are one node.
 
-        Called once a step: the common paths read the tables directly (`ByIdentity.table`).
+        Called once a step: the common paths read the tables directly (`ByIdentity.table`), and
+        the running process's program is looked up once for both its shape and its temp files.
         """
         second, process, checkpoint, lock = world.second, world.process, world.checkpoint, world.lock
         other = None
@@ -121,24 +122,42 @@ class WorldKeys:
         if second is not NO_SECOND and second != NO_SECOND:
             other = second.other
             others = (self.process(other), second.woken, second.token, second.other_token, second.fence)
+        program: _Program | None = None
+        process_shape: Hashable = None
+        memory_run = None
+        if process is not None:
+            pending, memory = process.pending, process.memory
+            known_program = self._programs.table.get(id(pending))
+            program = known_program[1] if known_program is not None and known_program[0] is pending else None
+            if program is None:
+                program = self._program(pending)
+            known_memory = self._snapshots.table.get(id(memory))
+            snapshot = known_memory[1] if known_memory is not None and known_memory[0] is memory else None
+            if snapshot is None:
+                snapshot = self.snapshot(memory)
+            process_shape = (snapshot, program[0], process.point)
+            memory_run = memory.run
         committed, cut = checkpoint.committed, checkpoint.at_cut
         holder, lock_tmp = lock.holder, lock.tmp
         tmp = checkpoint.tmp
         if cut is None and (tmp is not None or lock_tmp is not None):
             # A temp file no living process reads before it writes it again is left out (rule 4).
             reads_tmp = reads_lock = False
-            for living in (process, other):
-                if living is not None:
-                    _, reads, reads_its_lock = self._program(living.pending)
-                    reads_tmp, reads_lock = reads_tmp or reads, reads_lock or reads_its_lock
+            if program is not None:
+                reads_tmp, reads_lock = program[1], program[2]
+            if other is not None:
+                _, reads, reads_its_lock = self._program(other.pending)
+                reads_tmp, reads_lock = reads_tmp or reads, reads_lock or reads_its_lock
             tmp = tmp if reads_tmp else None
             lock_tmp = lock_tmp if reads_lock else None
-        memory_run = None if process is None else process.memory.run
         committed_run = None if committed is None else committed.run
         tmp_run = None if tmp is None else tmp.run
         other_run = None if other is None else other.memory.run
         cut_runs = None if cut is None else _disk_runs(cut)
-        entry = self._trackers.entry(world.tracker)
+        tracker = world.tracker
+        entry = self._trackers._tracked.get(id(tracker))
+        if entry is None or entry[0] is not tracker:
+            entry = self._trackers.entry(tracker)
         struck: tuple[str, ...] = world.struck
         handed: Hashable = world.runs
         aged = self._aged(world, (memory_run, committed_run, tmp_run, other_run, holder, lock_tmp), cut_runs, entry)
@@ -153,7 +172,7 @@ class WorldKeys:
         else:
             known = self._checkpoints.table.get(id(checkpoint))
             disk = known[1] if known is not None and known[0] is checkpoint else self.checkpoint(checkpoint)
-        return (disk, shape, self.process(process), world.finished, handed, places, struck, world.replies, others)
+        return (disk, shape, process_shape, world.finished, handed, places, struck, world.replies, others)
 
     def _aged(
         self, world: World, runs: tuple[str | None, ...], cut_runs: tuple[str | None, ...] | None, entry: list[Any]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 
 from crashsweep.explorer.model import Action, Property, Summed
 from crashsweep.spec import invariants, metrics, projection, retrying
@@ -23,10 +23,11 @@ from crashsweep.spec.design import Design, Env
 from crashsweep.spec.faults import FAULTS, FaultKind, fault_counter
 from crashsweep.spec.job import Job
 from crashsweep.spec.key import WorldKeys
+from crashsweep.spec.ops import Pause, Stuck
 from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
 from crashsweep.spec.process import advance, boot, boot_new_run, paused, resume
 from crashsweep.spec.retries import MOVE, MOVE_COUNTER, Layer
-from crashsweep.spec.world import World, make_world
+from crashsweep.spec.world import NO_SECOND, World, make_world
 
 START = Action("step", "start")
 RESTART = Action("restart", "restart")
@@ -41,6 +42,8 @@ _FAULT_ACTIONS = {name: Action("fault", name) for name in FAULTS}
 # The sequences `actions` returns without faults, made once: the explorer plans each node's
 # steps once per sequence object it is handed, so equal sequences are best the same object.
 _STARTS, _RESTARTS, _CONTINUES, _CONTINUE_OR_CRASH = (START,), (RESTART,), (CONTINUE,), (CONTINUE, CRASH)
+_HALTS = (Pause, Stuck)
+"""The first instructions of a program that stop a process in place: a pause (it may only continue), stuck."""
 UPGRADED = "upgraded"
 """The `World.struck` entry of a deploy that landed before the first restart (spec/RETRIES.md 2)."""
 
@@ -69,10 +72,24 @@ class LoopModel:
         """No checkpoint, an empty tracker, no process yet."""
         return World()
 
+    @cached_property
+    def _plain(self) -> bool:
+        """No upgrade, no retry layer, no fault: `actions` and `step` take their short paths."""
+        return self.upgrade is None and not self.design.retries and not self.env.faults
+
     def actions(self, state: World) -> Sequence[Action]:
         """Start or restart a stopped world; continue or crash a running process; enabled faults."""
         if state.finished:
             return ()
+        if self._plain and state.second is NO_SECOND:
+            # The common world, the tests below in their order with the branches that cannot apply left out.
+            process = state.process
+            if process is None:
+                return _STARTS if state.runs == 0 else _RESTARTS
+            pending = process.pending
+            if pending and isinstance(pending[0], _HALTS):
+                return () if isinstance(pending[0], Stuck) else _CONTINUES
+            return _CONTINUE_OR_CRASH
         if state.second.other is not None:
             return _two_processes(state, self.faults)
         if state.process is not None and invariants.stuck(state) is not None:
@@ -93,7 +110,16 @@ class LoopModel:
         The counters include `DUPLICATES`, the records the step added beyond the first of their
         call, which the measure `dups` sums along the path (explorer.model.Summed).
         """
-        after, counters = self._step(state, action)
+        counters: Mapping[str, int]
+        if action is CONTINUE and self.upgrade is None and state.process is not None:
+            # The common edge, `_step`'s path for it taken directly (no upgrade: the design runs).
+            after, counters = advance(state, self.env, self.design)
+            if after.finished:
+                after = unfinished_while_other_lives(after)
+        elif action is CRASH:
+            after, counters = state.crashed(), {}
+        else:
+            after, counters = self._step(state, action)
         tracker = after.tracker
         if tracker is not state.tracker:
             added = tracker.repeats - state.tracker.repeats
