@@ -1,7 +1,7 @@
 """Benchmark: the explorer's path counting against the seed's method, replaying every scenario.
 
 In one run, for each seed design at depths 1..6 on the triage job, it prints the scenarios, the
-explorer's distinct states and steps (edges: step-function calls), its wall time and peak
+explorer's distinct states and steps (edges: one per enabled action of a stored state), its wall time and peak
 memory, and the same for the naive replay sweep of tests/replay_oracle.py (replay's steps are
 measured where it runs, and otherwise computed by path counting; it is not run once its
 predicted time passes --replay-budget seconds), with the ratios. Then a generated job of 40

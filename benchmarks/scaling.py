@@ -4,7 +4,7 @@ Generated jobs of N calls (turns of --per-turn calls; every third call reads, th
 `--per-turn 4` at 40 calls is the 40-call job of explore_vs_replay.py), against the keyed
 tracker. Each cell is one exploration, of the graph merged by the state key (`merged`, what
 crashsweep explores by default) or of the full graph (`full`, --no-projection), with --graph
-choosing which (both by default): distinct states, edges (step-function calls), wall
+choosing which (both by default): distinct states, edges (one per enabled action of a stored state), wall
 seconds and states per wall second, the process's CPU seconds and states per CPU second
 (what one core does, even on a machine shared with other work), each the best of --repeat
 runs (the least disturbed by other work on a shared machine), and the peak memory per
