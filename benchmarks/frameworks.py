@@ -15,7 +15,8 @@ With `--own`, the rows are users' own agents instead (docs/examples: a LangGraph
 agent, an OpenAI Agents SDK agent, a pydantic-ai agent and a Temporal agent, one each), each
 the program and check of `cd docs/examples && crashsweep sweep --target MODULE:run --check
 MODULE:check` (the check as the command line makes it: run in a child of the sweep's zygote,
-which imported the user's module and its framework, not in this process), swept as the built-in rows are, every scenario run.
+which imported the user's module and its framework, not in this process), swept as the
+built-in rows are, every scenario run.
 
 A stack whose extra is not installed is skipped, with one line on stderr naming the extra.
 
