@@ -48,7 +48,7 @@ PROGRAM = textwrap.dedent(
 
 @pytest.fixture
 def program(tmp_path: Path) -> Iterator[Path]:
-    """fc_program.py (run and check) and the marker module it imports, in `tmp_path`."""
+    """The program module fc_program (run and check) and the marker module it imports, in `tmp_path`."""
     (tmp_path / "fc_program.py").write_text(PROGRAM)
     (tmp_path / "fc_marker.py").write_text("LOADED = True\n")
     yield tmp_path
