@@ -38,7 +38,9 @@ Beside each sweep's figures, its speed against the agent's own cost, measured in
   reference (no fork, caches warm: the least the agent's work can cost);
 - `ratio`: `rate` against what the cores allow at that cost, `cores / own_cpu_per_process`
   (`overall_ratio`: the same of `overall_rate`, the setup included),
-  where `cores` is the fewer of the machine's cores and `--workers`; 1 would be a sweep that
+  where `cores` is the fewer of the machine's cores and the processes run at a time (`--workers`,
+  by default what `crashsweep sweep` runs: the cores, twice them for Temporal, whose
+  processes wait on its server); 1 would be a sweep that
   spends nothing beyond its processes' own work (its processes that die at a point do less
   than a whole run, so it can pass 1);
 - `sweep_cpu_per_process`: every CPU second the sweep cost (this process, the tracker service,
@@ -152,7 +154,8 @@ def cpu_seconds() -> float:
 
 def measure(name: str, framework: str, keys: bool, call_ids: str, durability: str | None, args: Any) -> dict[str, Any]:
     """Sweep one setup, then measure its agent's own cost; the setup's figures."""
-    options = SweepOptions(depth=args.depth, workers=args.workers)
+    workers = args.workers or default_workers(framework)
+    options = SweepOptions(depth=args.depth, workers=workers)
     before = cpu_seconds()
     if args.own:
         result = swept_own(call_ids, options)
@@ -164,7 +167,7 @@ def measure(name: str, framework: str, keys: bool, call_ids: str, durability: st
         spent = cpu_seconds() - before
         own = own_cpu(named(framework).agent, target.fork_argv, args.runs)
     per_process = statistics.median(own["forked"])
-    cores = min(args.workers, os.cpu_count() or 1)
+    cores = min(workers, os.cpu_count() or 1)
     sweep_seconds = max(result.seconds - result.setup, 1e-9)
     rate, overall = result.processes / sweep_seconds, result.processes / result.seconds
     one = figures([s for s in result.scenarios if len(s.crashes) == 1])
@@ -173,7 +176,7 @@ def measure(name: str, framework: str, keys: bool, call_ids: str, durability: st
         "setup": name,
         "framework": framework,
         "depth": args.depth,
-        "workers": args.workers,
+        "workers": workers,
         "cores": cores,
         "crash_points": len(result.baseline.points),
         "scenarios": len(result.scenarios),
@@ -193,6 +196,19 @@ def measure(name: str, framework: str, keys: bool, call_ids: str, durability: st
         "overall_ratio": round(overall / (cores / per_process), 3),
         "sweep_cpu_per_process": round(spent / result.processes, 4),
     }
+
+
+def default_workers(framework: str) -> int:
+    """What `crashsweep sweep` runs at a time without --workers: the cores, twice them where state is in a server.
+
+    A stack whose state lives in a server (Temporal's dev server; users' Temporal agents declare
+    CRASHSWEEP_FROM_SCRATCH) waits on it: the CLI runs SERVER_WORKERS_PER_CORE processes per core
+    (crashsweep/cli/sweep_modes.py), and this measures what a user gets.
+    """
+    from crashsweep.cli.limits import cores
+    from crashsweep.cli.sweep_modes import SERVER_WORKERS_PER_CORE
+
+    return cores() * (SERVER_WORKERS_PER_CORE if named(framework).state_outside_workdir else 1)
 
 
 def swept_own(module: str, options: SweepOptions) -> SweepResult:
@@ -230,13 +246,13 @@ def main() -> int:
     """Sweep every setup and print the table (or the JSON list)."""
     parser = _Parser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--depth", type=int, default=2)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--workers", type=int, help="processes at a time (default: what crashsweep sweep runs)")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     parser.add_argument("--only", metavar="TEXT", help="only the setups whose name contains TEXT")
     parser.add_argument("--runs", type=int, default=RUNS, help="uninterrupted processes measured per setup")
     parser.add_argument("--own", action="store_true", help="users' own agents (docs/examples) instead")
     args = parser.parse_args()
-    if args.depth < 1 or args.workers < 1 or args.runs < 1:
+    if args.depth < 1 or (args.workers is not None and args.workers < 1) or args.runs < 1:
         parser.error("--depth, --workers and --runs must be at least 1")
     setups = [setup for setup in (OWN if args.own else SETUPS) if args.only is None or args.only in setup[0]]
     if not setups:

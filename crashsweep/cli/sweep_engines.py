@@ -25,7 +25,7 @@ ENGINE_HELP = (
     "local: the processes run on this machine; ray: as Ray tasks across a cluster (pip install 'crashsweep[ray]')"
 )
 ADDRESS_HELP = "with --engine ray: the cluster's head (HOST:PORT, ray://HOST:PORT or auto)  [default: a local Ray]"
-WORKERS_HELP = "scenarios run at once  [default: the core count]"
+WORKERS_HELP = "scenarios run at once  [default: the core count; twice it where state lives in a server: Temporal]"
 SPAWN_HELP = "fork: Python entry points are forked from a warm zygote; exec: a new interpreter per process"
 DEDUP_HELP = "run once per distinct world (files and tracker) and count scenarios by paths; --no-dedup: run every one"
 KILL_HELP = "with dedup: kill a process at every point for real instead of taking snapshots of one run"

@@ -15,7 +15,16 @@ from pathlib import Path
 
 import click
 
-from crashsweep.cli import clock, runs, sweep_determinism, sweep_engines, sweep_points, sweep_scenarios, sweep_sources
+from crashsweep.cli import (
+    clock,
+    limits,
+    runs,
+    sweep_determinism,
+    sweep_engines,
+    sweep_points,
+    sweep_scenarios,
+    sweep_sources,
+)
 from crashsweep.cli.sweep_plan import Mode, SweepRequest
 from crashsweep.cli.sweep_sources import Source
 from crashsweep.realsweep import api
@@ -41,11 +50,23 @@ def fail(message: str, status: int) -> int:
     return status
 
 
+SERVER_WORKERS_PER_CORE = 2
+"""Processes at a time per core, without --workers, for a source whose state lives in a server.
+
+A Temporal process waits on its server (task dispatch, timers, long polls) for much of its
+time: with one process per core the cores were idle about two fifths of a sweep (measured:
+benchmarks/frameworks.py, docs/performance.md). Scenarios never share a world (each has its
+own task queue and tracker space), so running more of them at once changes nothing they see."""
+
+
 def run(request: SweepRequest) -> int:
     """Run the request's mode on its source; the real side's errors as one line and an exit status."""
     options = request.options()
     try:
-        return MODES[request.mode](request, make_source(request), options)
+        source = make_source(request)
+        if source.server_state and request.given.workers is None:
+            options = replace(options, workers=SERVER_WORKERS_PER_CORE * limits.cores())
+        return MODES[request.mode](request, source, options)
     except KeyboardInterrupt:
         if request.given.keep is None:
             raise

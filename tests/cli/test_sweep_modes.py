@@ -8,6 +8,7 @@ the one its options ask for, and what the function raises becomes the exit statu
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -250,3 +251,31 @@ def test_sigterm_to_a_merging_sweep_keeps_a_scenario_per_final_world_reached(tmp
     assert said is not None, err
     assert (int(said[1]), said[2]) == (len(kept), str(record))
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+@pytest.mark.parametrize(
+    ("args", "per_core"),
+    [
+        (["--framework", "temporal"], sweep_modes.SERVER_WORKERS_PER_CORE),  # its state is in its server
+        (["--framework", "temporal", "--workers", "3"], None),  # given: as given
+        (["--framework", "langgraph"], 1),
+    ],
+)
+def test_a_source_whose_state_is_in_a_server_runs_more_processes_than_cores_unless_told(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], per_core: int | None
+) -> None:
+    """Temporal's processes wait on its server: without --workers, SERVER_WORKERS_PER_CORE a core; else as given."""
+    from crashsweep.cli import limits
+
+    swept: list[api.SweepOptions] = []
+
+    def sweep(target: object, check: object, options: api.SweepOptions, *rest: object) -> None:
+        swept.append(options)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(api, "sweep", sweep)
+    with pytest.raises(SystemExit):
+        main(["sweep", *args, "--depth", "1", "--no-determinism", "--no-dedup"])
+    cores = limits.cores() if per_core != 1 else os.cpu_count()  # the default of every other source
+    expected = 3 if per_core is None else per_core * (cores or 1)
+    assert [options.workers for options in swept] == [expected]
