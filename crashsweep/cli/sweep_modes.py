@@ -64,7 +64,7 @@ def run(request: SweepRequest) -> int:
     options = request.options()
     try:
         source = make_source(request)
-        if source.server_state and request.given.workers is None:
+        if source.from_scratch and request.given.workers is None:
             options = replace(options, workers=SERVER_WORKERS_PER_CORE * limits.cores())
         return MODES[request.mode](request, source, options)
     except KeyboardInterrupt:

@@ -50,10 +50,9 @@ class Source:
     retries: Stack = ()
     """The reference loop's retry layers, for the row (spec/RETRIES.md 1.5); none for the others."""
     from_scratch: bool = False
-    """Every scenario run from scratch, whatever --dedup says (the target's CRASHSWEEP_FROM_SCRATCH)."""
-    server_state: bool = False
-    """Its state lives in a server (Temporal's; a target that declares CRASHSWEEP_FROM_SCRATCH): its
-    processes wait on that server for much of their time, so without --workers a sweep runs
+    """Its state lives in a server, outside the work folder (Temporal's; a target that declares
+    CRASHSWEEP_FROM_SCRATCH): every scenario is run from scratch, whatever --dedup says, and, as
+    its processes wait on that server for much of their time, without --workers a sweep runs
     SERVER_WORKERS_PER_CORE of them per core (sweep_modes.run)."""
 
     def run(self, options: api.SweepOptions, progress: api.Progress) -> api.SweepResult:
@@ -169,8 +168,8 @@ def framework_source(
     target = api.framework_target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
     command = [*prog.current(), "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
     command += [*(["--durability", mode] if mode else []), *job_args(job_path), "--tracker", tracker]
-    source = Source(target, api.framework_check(job, framework), target.label, job.name, command)
-    return replace(source, server_state=api.framework(framework).state_outside_workdir)
+    scratch = api.framework(framework).state_outside_workdir
+    return Source(target, api.framework_check(job, framework), target.label, job.name, command, from_scratch=scratch)
 
 
 def target_source(
@@ -182,7 +181,6 @@ def target_source(
     command += [item for k, v in args.items() for item in ("--arg", f"{k}={v}")]
     scratch = declares_from_scratch(target_spec) or (upgrade_to is not None and declares_from_scratch(upgrade_to))
     source = Source(target, check, target.label, "-", command, nemesis=nemesis, from_scratch=scratch)
-    source = replace(source, server_state=scratch)
     if upgrade_to is None:
         return source
     return upgrade_target(source, upgrade_to, lambda spec: program(spec, args))

@@ -102,7 +102,7 @@ def _forked(zygote: Zygote, spec: str, scenario: Scenario) -> Outcome:
         "check": spec,
         "crashes": [[crash.index, crash.point, crash.occurrence] for crash in scenario.crashes],
         "workdir": str(scenario.workdir),
-        "tracker": None if scenario.tracker is None else _url(scenario.tracker),
+        "tracker": None if scenario.tracker is None else scenario.tracker.base_url,
         "path": sys.path,
     }
     (folder / REQUEST).write_text(json.dumps(told), encoding="utf-8")
@@ -112,12 +112,6 @@ def _forked(zygote: Zygote, spec: str, scenario: Scenario) -> Outcome:
         outcome: Outcome = _returned(pickle.loads((folder / OUTCOME).read_bytes()))
         return outcome
     raise _raised(folder, status)
-
-
-def _url(tracker: TrackerClient) -> str:
-    """The URL a TrackerClient was made from (its space's)."""
-    host = f"[{tracker.host}]" if ":" in tracker.host else tracker.host
-    return f"http://{host}:{tracker.port}{tracker.prefix}"
 
 
 class CheckFailed(Exception):

@@ -58,6 +58,8 @@ class TrackerClient:
         parts = urlsplit(base_url)
         if parts.scheme != "http" or not parts.hostname:
             raise ValueError(f"tracker URL {base_url!r}: expected http://HOST:PORT[/spaces/NAME]")
+        self.base_url = base_url
+        """The URL it was made from: a check forked elsewhere makes its own client of it (forked_check.py)."""
         self.host = parts.hostname
         self.port = parts.port or 80
         self.prefix = parts.path.rstrip("/")
