@@ -28,6 +28,7 @@ from typing import Any
 import click
 
 from crashsweep.cli import artifacts, formats, outdir, prog, runs
+from crashsweep.cli import serve as serving
 from crashsweep.cli.options import (
     choices_of,
     chosen_design,
@@ -43,6 +44,7 @@ from crashsweep.explorer.path import replay as replay_path
 from crashsweep.explorer.search import enabled
 from crashsweep.reports.counterexample import Counterexample, from_path
 from crashsweep.reports.replay import pytest_snippet
+from crashsweep.reports.walk import Setting, Walk
 
 
 @click.command(name="replay")
@@ -197,6 +199,20 @@ def view_dir(
 @out_option("directory for index.html, written whole (default: one per design under the temporary directory)")
 @click.option("--no-open", is_flag=True, help="print the page's path instead of opening a browser")
 @progress_option()
+@click.option("--serve", is_flag=True, help="serve a page that walks the state graph on demand, until Ctrl-C")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=serving.PORT,
+    show_default=True,
+    help="--serve's port (0: any free one)",
+)
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="--serve's address; beyond loopback, with --public"
+)
+@click.option(
+    "--public", is_flag=True, help="--serve on a --host other machines reach (the page has no authentication)"
+)
 def _view(
     variant: str | None,
     design_path: Path | None,
@@ -207,11 +223,28 @@ def _view(
     out_dir: Path | None,
     no_open: bool,
     progress: bool,
+    serve: bool,
+    port: int,
+    host: str,
+    public: bool,
 ) -> int:
-    """Explore a design and show its row, verdicts and counterexamples on one HTML page."""
+    """Explore a design and show its row, verdicts and counterexamples on one HTML page (--serve: walk it)."""
+    _check_serving(serve, out_dir, host, public, port)
     chosen = chosen_design(variant, design_path)
     choices = choices_of(depth, job_path, tracker, max_states, progress=progress)
     name = chosen if isinstance(chosen, str) else chosen.name
+    if serve:
+        setting = Setting(
+            name,
+            choices.job.name,
+            tracker,
+            depth,
+            job_file=artifacts.job_file(job_path),
+            design_file=artifacts.job_file(design_path),
+            program=tuple(prog.anywhere(prog.current())),
+        )
+        walk = Walk(choices.model(chosen), setting, why_not=explained)
+        return serving.run(walk, host, port, max_states=max_states, open_browser=not no_open)
     if out_dir is None:
         faults, fresh_ids = choices.faults, choices.fresh_ids
         job = choices.job.name if job_path is not None else None
@@ -228,6 +261,19 @@ def _view(
         reason = "" if no_open else " (no browser could be opened here)"
         click.echo(f"wrote {page}{reason}: open {page.resolve().as_uri()}")
     return 0 if summary.holds else 1
+
+
+def _check_serving(serve: bool, out_dir: Path | None, host: str, public: bool, port: int) -> None:
+    """Refuse --serve's options without --serve, --out with it, and an address beyond loopback without --public."""
+    if not serve:
+        context = click.get_current_context()
+        for name in ("host", "port", "public"):
+            if context.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT):
+                raise click.UsageError(f"--{name} is an option of --serve: add --serve, or leave --{name} out")
+        return
+    if out_dir is not None:
+        raise click.UsageError("--out writes a page and --serve serves one: give one of them")
+    serving.check_host(host, public, port)
 
 
 # Declared, not inferred: crashsweep.cli.main imports this module, and mypy needs the types at once.
