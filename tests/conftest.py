@@ -56,6 +56,7 @@ SLOW = (
     "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
     "cli/test_prog.py",  # every printed command run as printed, by each launcher
     "cli/test_view_browser.py",  # explore --out's page in real headless Chromium
+    "cli/test_serve_browser.py",  # view --serve's page clicked through in real headless Chromium (Selenium)
     "docs",  # every command block of the docs run, the stateful example under pytest
     "benchmarks",  # the benchmark scripts, run as a user runs them
     "importers/real",  # importers of records that real frameworks and a Temporal dev server wrote in a sweep
@@ -92,7 +93,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-INSTALL = {"dot": "graphviz", "chromium": "chromium", "chromium-browser": "chromium", "strace": "strace", "cc": "gcc"}
+INSTALL = {
+    "dot": "graphviz",
+    "chromium": "chromium",
+    "chromium-browser": "chromium",
+    "chromedriver": "chromium-driver",
+    "strace": "strace",
+    "cc": "gcc",
+}
 """The Debian package of each program a test may require (bin/bootstrap --system installs them)."""
 
 

@@ -129,7 +129,9 @@ def test_system_tools_are_installed_in_one_line_with_apt_kept_quiet(tree: Path) 
         "#!/bin/sh\n"
         'echo "Reading package lists..."; echo "debconf: delaying package configuration" >&2\n'
         'if [ "$1" = install ] || [ "$3" = install ] || echo "$*" | grep -q install; then\n'
-        f'  for t in dot chromium strace; do printf "#!/bin/sh\\n" > "{tools}/$t"; chmod +x "{tools}/$t"; done\n'
+        "  for t in dot chromium chromedriver strace; do\n"
+        f'    printf "#!/bin/sh\\n" > "{tools}/$t"; chmod +x "{tools}/$t"\n'
+        "  done\n"
         '  echo "Setting up chromium ..."; echo "update-alternatives: using /usr/bin/chromium" >&2\n'
         "fi\n"
     )
@@ -139,7 +141,8 @@ def test_system_tools_are_installed_in_one_line_with_apt_kept_quiet(tree: Path) 
     assert done.stdout == ""
     lines = done.stderr.splitlines()
     assert lines[0] == (
-        "bootstrap: installing graphviz chromium strace (Debian packages, apt-get -qq; its log only on failure)"
+        "bootstrap: installing graphviz chromium chromium-driver strace "
+        "(Debian packages, apt-get -qq; its log only on failure)"
     )
     extras = "dev, langgraph, dbos, ray, openai-agents, pydantic-ai, temporal, otel"
     assert lines[1:] == [f"bootstrap: installing crashsweep into .venv (with the extras: {extras})"]

@@ -21,7 +21,11 @@ from tests.docs import images
 from tests.paths import ROOT
 
 IMAGES = ROOT / "docs" / "images"
-SHOWN_IN = {images.PAGE: "docs/guide/page.md", images.GRAPH: "docs/guide/explore.md"}
+SERVE = ("serve-state.png", "serve-violation.png")
+"""view --serve's page, shot by tests/cli/test_serve_browser.py under CRASHSWEEP_UPDATE_SCREENSHOTS=1."""
+SHOWN_IN = {images.PAGE: "docs/guide/page.md", images.GRAPH: "docs/guide/explore.md"} | dict.fromkeys(
+    SERVE, "docs/guide/walk.md"
+)
 """The guide page that shows each picture."""
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -67,6 +71,8 @@ def test_the_committed_pictures_are_valid_and_shown_by_the_guides() -> None:
     """docs/images/ holds both pictures, valid, each shown by its guide page, and nothing else."""
     assert sorted(p.name for p in IMAGES.iterdir()) == sorted(SHOWN_IN)
     check_png(IMAGES / images.PAGE)
+    for name in SERVE:
+        check_png(IMAGES / name)
     check_svg(IMAGES / images.GRAPH)
     for name, page in SHOWN_IN.items():
         assert re.search(rf"!\[[^\]]+\]\(\.\./images/{re.escape(name)}\)", (ROOT / page).read_text(encoding="utf-8")), (
