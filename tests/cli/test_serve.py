@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -202,26 +201,3 @@ def test_public_warns_that_the_page_has_no_authentication() -> None:
     status, _out, err = server.stop()
     assert status == 0
     assert err.startswith("crashsweep: --public: the page at 127.0.0.1:0 has no authentication")
-
-
-def test_the_guide_s_command_serves_what_the_guide_says() -> None:
-    """docs/guide/walk.md's command, run as shown (from the checkout, through bash), prints the line shown.
-
-    Its browser is `true` (BROWSER): the command opens the page as a user's would, in nothing.
-    """
-    page = (ROOT / "docs" / "guide" / "walk.md").read_text(encoding="utf-8").splitlines()
-    (command,) = [line for line in page if line.startswith("bin/crashsweep view --serve")]
-    (shown,) = [line for line in page if line.startswith("serving ")]
-    env = {**os.environ, "BROWSER": "true"}
-    process = subprocess.Popen(["bash", "-c", command], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        assert process.stdout.readline().rstrip("\n") == shown
-        url = shown.split(" at ", 1)[1].split(" ", 1)[0]
-        with urllib.request.urlopen(url + "api/state?path=10:7=1", timeout=DEADLINE) as answer:
-            view = json.loads(answer.read())
-        assert {i["name"]: i["status"] for i in view["invariants"]}["no-duplicate"] == "violated"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        out, _ = process.communicate(timeout=DEADLINE)
-    assert (process.returncode, out) == (0, "stopped serving\n")
