@@ -126,7 +126,8 @@ class Discoveries:
             self.line = (
                 f"explored {exploration.states:,} states, {exploration.edges:,} edges: "
                 + (f"{broken} invariant{'s' if broken != 1 else ''} violated" if broken else "every invariant holds")
-                + f" ({sum(summary.scenarios.values()):,} scenarios)"
+                + f" ({sum(summary.scenarios.values()):,} scenarios; with_dups {summary.with_dups:,},"
+                + f" dups {summary.dups:,}, missing {summary.missing:,})"
             )
             self.done = True
 

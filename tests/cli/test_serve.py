@@ -127,9 +127,12 @@ def test_discoveries_are_the_shortest_counterexamples_once_the_search_is_done(se
     assert [(d["invariant"], d["code"]) for d in found["discoveries"]] == [("no-duplicate", "10:7=1")]
     assert found["verdicts"]["no-duplicate"] == "VIOLATED"
     assert found["verdicts"]["no-loss"] == "holds"
-    assert found["row"] == json.loads(served_row("save-after-reply", 2))
+    row = json.loads(served_row("save-after-reply", 2))
+    assert found["row"] == row
     assert found["line"].startswith("explored ")
-    assert "1 invariant violated" in found["line"]
+    scenarios = sum(row["scenarios"].values())
+    figures = f"with_dups {row['with_dups']}, dups {row['dups']}, missing {row['missing']}"
+    assert found["line"].endswith(f": 1 invariant violated ({scenarios} scenarios; {figures})")
 
 
 def served_row(variant: str, depth: int) -> str:
