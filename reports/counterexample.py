@@ -66,6 +66,8 @@ class Counterexample:
     faults: tuple[str, ...] = ()
     fresh_ids: bool = False
     upgrade: str | None = None
+    named: bool = False
+    """Whether replay must be told the invariant (`--invariant`): it is not the first its path's end violates."""
 
     @property
     def crashes(self) -> int:
@@ -141,9 +143,11 @@ def from_path(
 ) -> Counterexample:
     """The counterexample along `path`; `invariant` defaults to the first one its end violates."""
     props = {prop.name: prop for prop in model.properties}
+    failing = violated(model, path.end)
+    first = failing[0].name if failing else None
+    named = invariant is not None and invariant != first
     if invariant is None:
-        failing = violated(model, path.end)
-        invariant = failing[0].name if failing else None
+        invariant = first
     prop = props[invariant] if invariant is not None else None
     broken = prop is not None and violates(prop, model, path.end)
     if prop is None:
@@ -191,6 +195,7 @@ def from_path(
         faults=faults,
         fresh_ids=fresh_ids,
         upgrade=upgrade,
+        named=named,
     )
 
 

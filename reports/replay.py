@@ -41,6 +41,7 @@ def replay_command(cx: Counterexample, *, pytest: bool = False, program: Sequenc
         faults=cx.faults,
         fresh_ids=cx.fresh_ids,
         upgrade=cx.upgrade,
+        invariant=cx.invariant if cx.named else None,
         pytest=pytest,
         program=program,
     )
@@ -57,12 +58,15 @@ def command_line(
     faults: Sequence[str] = (),
     fresh_ids: bool = False,
     upgrade: str | None = None,
+    invariant: str | None = None,
     pytest: bool = False,
     program: Sequence[str] = PROGRAM,
 ) -> str:
     """The replay command of path `code` from what it depends on (a row's fields, where no counterexample is built).
 
     `replay_command` is this with a counterexample's fields: one spelling for every command printed.
+    `invariant`: the one replay is to judge, given only when it is not the first the path's end
+    violates (replay judges that one unless told).
     """
     which = ["--design", design_file] if design_file is not None else ["--variant", variant]
     words = [*program, "replay", *which, "--depth", str(depth)]
@@ -76,6 +80,8 @@ def command_line(
     if upgrade is not None:
         words += ["--upgrade-to", upgrade]
     words += ["--path", code]
+    if invariant is not None:
+        words += ["--invariant", invariant]
     if pytest:
         words.append("--pytest")
     return shlex.join(words)

@@ -33,6 +33,7 @@ import click
 from crashsweep.cli.tracker import loopback
 from crashsweep.explorer.search import ExplorationInterrupted, StateLimitExceeded, explore
 from crashsweep.reports.counterexample import shortest
+from crashsweep.reports.replay import replay_command
 from crashsweep.reports.summary import summarize
 from crashsweep.reports.walk import Walk
 
@@ -119,6 +120,7 @@ class Discoveries:
                     "code": cx.code,
                     "steps": len(cx.steps),
                     "violation": cx.violation,
+                    "replay": replay_command(cx, program=s.program),
                 }
                 for cx in violated
             ]

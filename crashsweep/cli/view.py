@@ -60,6 +60,11 @@ from crashsweep.reports.walk import Setting, Walk
     help="print a pytest test that replays the path and asserts how it ends (--pytest FILE: write it to FILE); exit 0",
 )
 @upgrade_option()
+@click.option(
+    "--invariant",
+    default=None,
+    help="the invariant to judge the path's end by (default: the first it violates, as printed commands assume)",
+)
 def _replay(
     variant: str | None,
     design_path: Path | None,
@@ -71,11 +76,18 @@ def _replay(
     fmt: str,
     pytest_file: Path | None,
     upgrade_to: str | None,
+    invariant: str | None,
 ) -> int:
     """Re-run a counterexample's path and print its trace (exit 1 if it ends in a violation; --pytest: 0)."""
     chosen = chosen_design(variant, design_path)
     choices = with_upgrade(choices_of(depth, job_path, tracker, max_states), upgrade_to, chosen)
     loop = choices.model(chosen)
+    names = [prop.name for prop in loop.properties if prop.kind != "sometimes"]
+    if invariant is not None and invariant not in names:
+        known = ", ".join(names)
+        raise click.BadParameter(
+            f"{invariant!r} is no invariant of this design (known: {known})", param_hint="'--invariant'"
+        )
     try:
         path = replay_path(loop, depth, code)
     except ValueError as error:
@@ -90,6 +102,7 @@ def _replay(
         tracker=choices.tracker.name,
         design_file=artifacts.job_file(design_path),
         upgrade=upgrade_to,
+        invariant=invariant,
     )
     if pytest_file is not None:
         return _write_test(cx, pytest_file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import socket
 import subprocess
@@ -204,3 +205,31 @@ def test_public_warns_that_the_page_has_no_authentication() -> None:
     status, _out, err = server.stop()
     assert status == 0
     assert err.startswith("crashsweep: --public: the page at 127.0.0.1:0 has no authentication")
+
+
+def test_the_replay_command_of_a_design_file_and_a_job_file_works_as_shown() -> None:
+    """A design and a job given as files: each discovery's replay command, run as the page shows it, reproduces it.
+
+    save-after-reply-node on triage-approval: approved-exactly's shortest counterexample ends where
+    no-duplicate is violated too, so its command names the invariant (`--invariant`).
+    """
+    server = Served("--design", "examples/save-after-reply-node.toml", "--job", "examples/triage-approval.toml")
+    try:
+        deadline = time.monotonic() + DEADLINE
+        found = server.json("/api/discoveries")[1]
+        while not found["done"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+            found = server.json("/api/discoveries")[1]
+        assert found["discoveries"], found["line"]
+        assert {d["invariant"] for d in found["discoveries"]} == {"no-duplicate", "approved-exactly"}
+        for discovery in found["discoveries"]:
+            view = server.json(f"/api/state?path={discovery['code']}")[1]
+            assert view["replay"] in discovery["replay"]  # the state's command, told the invariant when not its first
+            words = shlex.split(discovery["replay"])
+            assert "--design" in words
+            assert "--job" in words
+            done = subprocess.run(words, cwd=ROOT, capture_output=True, text=True, check=False)
+            assert done.returncode == 1, done.stderr
+            assert f"counterexample to {discovery['invariant']} " in done.stdout
+    finally:
+        assert server.stop()[0] == 0

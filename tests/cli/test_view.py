@@ -88,6 +88,45 @@ def test_every_printed_replay_command_reproduces_its_violation(
         assert f"VIOLATED {invariant} after step" in trace
 
 
+def test_a_counterexample_that_ends_where_an_earlier_invariant_is_violated_too_replays_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """save-after-reply-node on triage-approval, depth 2: approved-exactly's shortest path ends in a duplicate too.
+
+    Replay judges the first invariant a path's end violates unless told (`--invariant`), so the
+    command printed for approved-exactly names it, and the trace and its test are approved-exactly's.
+    """
+    files = ["--design", "examples/save-after-reply-node.toml", "--job", "examples/triage-approval.toml"]
+    status, out, _ = run(capsys, "explore", *files, "--depth", "2")
+    assert status == 1
+    violated = [line.split()[0] for line in out.splitlines() if "VIOLATED" in line]
+    assert violated == ["no-duplicate", "approved-exactly"]
+    commands = replay_lines(out)
+    assert ["--invariant" in shlex.split(command) for command in commands] == [False, True]
+    for invariant, command in zip(violated, commands, strict=True):
+        replay_status, trace, _ = run(capsys, *shlex.split(command)[1:])
+        assert replay_status == 1
+        assert f"VIOLATED {invariant} after step" in trace
+        assert f": counterexample to {invariant} (" in trace.splitlines()[0]
+    status, snippet, _ = run(capsys, *shlex.split(commands[1])[1:], "--pytest")
+    assert status == 0
+    assert "Replaying the path ends in a violation of approved-exactly." in snippet
+    done = run_pytest(tmp_path, snippet, "test_approved.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_replay_judges_the_invariant_it_is_told(capsys: pytest.CaptureFixture[str]) -> None:
+    """--invariant: one the end does not violate holds there (exit 0); a name of no invariant is one line, exit 2."""
+    path = ["--variant", "save-after-reply", "--path", "10:7=1"]
+    status, out, _ = run(capsys, "replay", *path, "--invariant", "no-loss")
+    assert status == 0
+    assert "no violation: no-loss holds at the end of this path" in out
+    status, out, err = run(capsys, "replay", *path, "--invariant", "nope")
+    assert (status, out) == (2, "")
+    assert err.startswith("crashsweep: error: Invalid value for '--invariant': 'nope' is no invariant of this design")
+    assert err.count("\n") == 1
+
+
 def test_replay_bad_code_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     """A code that does not fit the model is a one-line error with exit status 2."""
     for code in ("10:7=5", "ten", "3:9=1"):
