@@ -14,8 +14,8 @@ process's is `Second.token`, the other's `Second.other_token`.
 
 from __future__ import annotations
 
-from crashsweep.spec.ops import Pause
-from crashsweep.spec.world import Second, World, make_world
+from crashsweep.spec.ops import Pause, Stuck
+from crashsweep.spec.world import Process, Second, World, make_world
 
 
 def pausable(world: World) -> bool:
@@ -40,11 +40,11 @@ def may_wake(world: World) -> bool:
 
 
 def wake(world: World) -> World:
-    """The paused process runs again; the running one (if any) is held at its crash point."""
+    """The paused process runs again; the running one (if any) is held at its crash point (a stuck one is gone)."""
     w, second = world, world.second
     assert second.other is not None, "wake needs a paused process"
     assert not second.woken, "the paused process woke already"
-    if w.process is None:
+    if w.process is None or stuck_process(w.process):  # none runs, or the running one is stuck and gives up
         swapped = Second(None, False, second.other_token, 0, second.fence)
     else:
         swapped = Second(w.process, True, second.other_token, second.token, second.fence)
@@ -52,9 +52,9 @@ def wake(world: World) -> World:
 
 
 def held_goes_on(world: World) -> World:
-    """The woken process has stopped: the held one runs again from its crash point."""
+    """The woken process has stopped (or is stuck, and gives up: rule 11): the held one runs again from its point."""
     w, second = world, world.second
-    assert w.process is None, "a process still runs"
+    assert w.process is None or stuck_process(w.process), "a process still runs"
     assert second.other is not None, "nothing is held"
     assert second.woken, "the other process is paused, not held"
     back = Second(None, False, second.other_token, 0, second.fence)
@@ -67,3 +67,8 @@ def unfinished_while_other_lives(world: World) -> World:
         return world
     w = world
     return make_world(w.checkpoint, w.tracker, w.process, False, w.runs, w.lock, w.struck, w.replies, w.second)
+
+
+def stuck_process(process: Process | None) -> bool:
+    """Whether `process` is stuck (spec/CONVERSATIONS.md 4): its next instruction is Stuck, for good."""
+    return process is not None and bool(process.pending) and isinstance(process.pending[0], Stuck)

@@ -326,8 +326,10 @@ def _execute(
         return world, memory, (RequestApproval(op.call),) if ask else ()
     if isinstance(op, RequestApproval):
         _bump(counters, metrics.APPROVALS)
-        # The request is out and the person is deciding: a crash here means asking again.
-        return world, memory, approval.request(op.call, env.job, design.approval_storage, design.resume_granularity)
+        # The request is out and the person is deciding: a crash here means asking again. The
+        # approval save is a checkpoint save: it takes the design's fsync steps (FAULTS.md 6.1).
+        asked = approval.request(op.call, env.job, design.approval_storage, design.resume_granularity)
+        return world, memory, durability.with_fsyncs(asked, design.fsync)
     if isinstance(op, Approve):
         struck, memory = approval.approve(op.call, world, memory, design.approval_storage)
         if design.resume_granularity == "node" and memory.last is not None:

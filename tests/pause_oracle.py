@@ -12,6 +12,11 @@ crash point the running process passes while it is paused (where it takes no mov
 the running process stops (exits, crashes, is refused) before that. A scenario whose pause
 names a wake-up point the running process never reaches does not exist.
 
+A process that is stuck (CONVERSATIONS.md 4: the provider refuses its conversation, for good)
+beside another live process gives up and exits (FAULTS.md 7, rule 11): a stop like any other,
+so a paused process wakes (its wake-up 0) and a held one goes on, and the scenario is stuck only
+if its last process is. A stuck process alone ends the scenario there, never finished.
+
 Where FAULTS.md section 7 meets the other faults (its rules 4, 8, 9 and 10):
 
 - A held process that goes on does so from just after the crash point it was held at: the
@@ -48,6 +53,7 @@ from tests.replay_oracle import (
     PowerCut,
     Process,
     Replay,
+    Stuck,
     Tally,
     World,
     _measure,
@@ -190,6 +196,8 @@ class PausingProcess(Process):
             self.scheduler.report("crashed", self, "power cut")
         except Stopped as stop:
             self.scheduler.report("stopped", self, str(stop))
+        except Stuck as stuck:
+            self.scheduler.report("stuck", self, str(stuck))
         except _Abandoned:
             return
         except Exception as error:  # a broken replay must fail the test, not hang it
@@ -352,6 +360,13 @@ def replay(
             what, process, why = scheduler.run(running)
             if what == "error":
                 raise AssertionError(f"the replay failed: {why}")
+            if what == "stuck" and scheduler.alive_besides(process):
+                # It gives up and exits (FAULTS.md 7 rule 11): a stop, for the other process and the run.
+                shared.stuck = None
+                what = "stopped"
+            elif what == "stuck":
+                last = process.passed
+                break  # the last process alive is stuck: the scenario ends, never finished
             if what == "paused":
                 scheduler.paused, running = process, new_process()
                 continue

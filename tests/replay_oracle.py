@@ -212,6 +212,7 @@ class World:
     asked: Counter[int] = field(default_factory=Counter)  # hand-outs of each reply number
     changed: Counter[int] = field(default_factory=Counter)  # changed-args strikes per reply number
     stuck: str | None = None  # why the last process can never go on
+    malformed: bool = False  # some process sent a tool call without its result (stuck, or gave up beside another)
 
     def approved_exactly(self) -> bool:
         """CONVERSATIONS.md 2: nothing unapproved or misapproved, no approval redeemed twice."""
@@ -567,6 +568,7 @@ class Process:
             return
         self.world.model_calls += 1  # as-is: sent, refused, and refused forever
         self.world.stuck = f"the provider refuses the conversation: {orphans[0]} has no result"
+        self.world.malformed = True
         raise Stuck(self.world.stuck)
 
     def reply_arrives(self, number: int) -> int:
@@ -665,7 +667,8 @@ class Tally:
     saves: int = 0
     requests: int = 0
     approvals: int = 0
-    never_finish: int = 0  # scenarios that end stuck (and so send a malformed conversation)
+    never_finish: int = 0  # scenarios that end stuck
+    malformed: int = 0  # scenarios that sent a malformed conversation (every stuck one, and one that gave up)
     misapproved: int = 0  # scenarios whose world breaks approved-exactly
 
 
@@ -686,7 +689,8 @@ class OracleResult:
         """
         stuck = self.total("never_finish") > 0
         approved = self.baseline_approved_exactly and self.total("misapproved") == 0
-        return {"well-formed-transcript": not stuck, "approved-exactly": approved, "can-finish": not stuck}
+        malformed = self.total("malformed") > 0
+        return {"well-formed-transcript": not malformed, "approved-exactly": approved, "can-finish": not stuck}
 
     @property
     def crash_points(self) -> int:
@@ -753,6 +757,7 @@ def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:
     tally.requests += world.requests
     tally.approvals += world.approvals
     tally.never_finish += world.stuck is not None
+    tally.malformed += world.malformed
     tally.misapproved += not world.approved_exactly()
 
 

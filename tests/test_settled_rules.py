@@ -18,12 +18,13 @@ import pytest
 from crashsweep import variants
 from crashsweep.explorer import explore
 from crashsweep.explorer.counting import Counts
-from crashsweep.spec import metrics
+from crashsweep.spec import invariants, metrics
 from crashsweep.spec.design import Env
 from crashsweep.spec.faults import fault_counter
 from crashsweep.spec.job import TRIAGE, Job, load_job
-from crashsweep.spec.policy import Fsync, Lock, Policy, Unreadable
+from crashsweep.spec.policy import PAUSE_LOCKS, Fsync, Lock, Policy, Unreadable
 from crashsweep.spec.tracker import TRACKERS
+from crashsweep.spec.world import World
 from crashsweep.variants.composed import compose
 from crashsweep.variants.loop_model import LoopModel
 from tests import pause_oracle
@@ -319,3 +320,51 @@ def test_asks_and_calls_plus_under_power_loss() -> None:
     baseline_calls = 3
     explorer_calls_plus = counts.counters[1][metrics.MODEL_CALLS] - baseline_calls * counts.scenarios[1]
     assert (counts.scenarios[1], counts.counters[1][metrics.ASKS], explorer_calls_plus) == (68, 24, -26)
+
+
+AS_IS = replace(DESIGNS["save-after-reply"], transcript_on_restart="as-is")
+
+
+def _walk_to(model: LoopModel, world: World, point: str) -> World:
+    """Take the run's own next step until the running process is at `point`."""
+    while model.crash_point(world) != point:
+        world, _ = model.step(world, model.actions(world)[0])
+    return world
+
+
+def test_a_stuck_restart_beside_a_paused_process_gives_up_and_the_paused_one_finishes() -> None:
+    """FAULTS.md 7 rule 11, by hand on triage (save-after-reply, `as-is`, a pause).
+
+    Process 1 is paused at `tracker accepted create_a`: create_a is filed, its result not saved.
+    The restart loads reply 1's save (turn 1, no result), saves it again (its startup save, temp
+    file and rename) and sends that conversation as it is: refused for good (CONVERSATIONS.md
+    1), stuck. Beside the paused process it gives up: its one action is the paused process's
+    wake-up (a stuck process that stayed in place offered a step back to itself: the cycle the
+    explorer refused). Process 1 goes on with its memory: it stores create_a's answer, writes
+    its own temp file and renames it, files create_b and comment_a, and exits; no other process
+    lives, so the run is finished, each write filed once.
+    """
+    model = LoopModel(compose("p", "", AS_IS), Env(TRIAGE, TRACKERS["keyed"], ("pause",)))
+    world = _walk_to(model, model.initial(), "tracker accepted create_a")
+    (pause,) = [a for a in model.actions(world) if a.label == "pause"]
+    world, _ = model.step(world, pause)
+    while not (world.process is not None and invariants.stuck(world)):
+        world, _ = model.step(world, model.actions(world)[0])  # the restart's own steps, no wake-up yet
+    assert [a.label for a in model.actions(world)] == ["wake"]
+    while not model.is_finished(world):
+        world, _ = model.step(world, model.actions(world)[0])
+    assert world.second.other is None
+    assert [world.tracker.count(call) for call in ("create_a", "create_b", "comment_a")] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("lock", PAUSE_LOCKS)
+@pytest.mark.parametrize(
+    ("job", "depth"), [(TRIAGE, 1), (ONE_WRITE, 1), (ONE_WRITE, 2)], ids=["triage-1", "one-1", "one-2"]
+)
+def test_as_is_beside_a_second_live_process_agrees_with_the_pause_oracle(lock: Lock, job: Job, depth: int) -> None:
+    """save-after-reply with `as-is`, each lock, a pause: no cycle, and the pause oracle's figures (rule 11).
+
+    The explorer used to stop here with "the state graph has a cycle": a stuck process's step
+    left the world as it was.
+    """
+    _agree(replace(AS_IS, lock=lock), job, PAUSE, depth)

@@ -306,6 +306,9 @@ def _two_processes(state: World, faults: tuple[FaultKind, ...]) -> tuple[Action,
     """
     if state.process is None:
         return (WAKE,) if may_wake(state) else (HELD_GOES_ON,)
+    if invariants.stuck(state) is not None:
+        # A stuck process gives up and exits beside another (rule 11): the paused one wakes, the held one goes on.
+        return (WAKE,) if may_wake(state) else (HELD_GOES_ON,)
     if paused(state):
         moves: tuple[Action, ...] = (CONTINUE,)
     else:

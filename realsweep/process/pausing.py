@@ -25,11 +25,13 @@ from __future__ import annotations
 import shutil
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.probe import crashpoint
+from crashsweep.realsweep.process.output import ending
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.values import Outcome, Scenario, ScenarioResult, SweepError
 
@@ -109,9 +111,13 @@ def run(runner: Runner, fault: Fault) -> ScenarioResult:
                     process.abandon()  # nobody waits forever on a failed scenario
             raise
     restart = ends[-1][0] == crashpoint.STOPPED_STATUS  # the last to end stopped: none lives, unfinished
+    last, status = (2 if fault.wake else 1), ends[-1][0]
     if restart:
-        runner.ended(folder, workdir, env, 3, 0, ())
+        last, status = 3, runner.ended(folder, workdir, env, 3, 0, (), restart=True)[0]
     outcome = runner.finish(Scenario((), workdir, tracker))
+    if status != 0:  # the last process ended stuck (or its restart could not recover): the run never finishes
+        stuck, failed = ending(status, folder / f"output-{last}.txt")
+        outcome = replace(outcome, stuck=stuck, exit_status=failed)
     restart_points = ends[0][1] if not fault.wake else []
     result = ScenarioResult(
         (),

@@ -13,21 +13,24 @@ temp file).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from crashsweep import variants
 from crashsweep.explorer import Exploration, explore, shortest_path
 from crashsweep.reports.counterexample import shortest
+from crashsweep.reports.summary import summarize
 from crashsweep.reports.trace import text
 from crashsweep.spec import invariants, metrics
 from crashsweep.spec.design import Env
 from crashsweep.spec.faults import fault_counter
-from crashsweep.spec.job import TRIAGE
+from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.policy import Fsync, Unreadable
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.spec.world import World
 from crashsweep.variants.loop_model import LoopModel
+from tests.paths import ROOT
 from tests.replay_oracle import Environment, policy_of
 from tests.variants.test_fault_agreement import explorer_figures, oracle_figures
 
@@ -213,4 +216,52 @@ def test_oracle_agrees_under_each_fsync_policy(design: str, fsync: Fsync, unread
     got = explorer_figures(chosen, TRIAGE, "keyed", env, depth)
     assert got == oracle_figures(
         replace(policy_of(design), fsync=fsync, unreadable=unreadable), TRIAGE, "keyed", env, depth
+    )
+
+
+APPROVAL_JOB = """
+name = "one-gated-write"
+turns = [["create_a"]]
+
+[calls]
+create_a = { tool = "create_issue", writes = true, approval = true }
+"""
+
+
+def test_the_approval_save_takes_the_fsync_policy_s_points(tmp_path: Path) -> None:
+    """save-after-reply on one gated write: every checkpoint save, the approval's too, gains the policy's fsyncs.
+
+    The run saves start, reply 1, approval create_a, result create_a, turn 1 and final: six
+    saves (spec/SITUATIONS.md 3, SEMANTICS.md 3 and 4). Under `none` each save passes 2 points,
+    under `no-dir-fsync` 3 and under `full` 4 (FAULTS.md 6.1); the other points are the same.
+    So the run passes 6 more points under `no-dir-fsync` than under `none`, and 12 more under
+    `full`; the approval save kept at two points whatever the policy would give 5 and 10.
+    """
+    path = tmp_path / "one-gated-write.toml"
+    path.write_text(APPROVAL_JOB, encoding="utf-8")
+    job = load_job(path)
+    points = {}
+    for fsync in ("none", "no-dir-fsync", "full"):
+        chosen = replace(variants.design("save-after-reply"), fsync=fsync)
+        points[fsync] = summarize(
+            explore(LoopModel(chosen, Env(job, TRACKERS["keyed"])), 1), variant="s", job="j", tracker="keyed"
+        ).crash_points
+    assert points["no-dir-fsync"] - points["none"] == 6
+    assert points["full"] - points["none"] == 12
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+@pytest.mark.parametrize("fsync", ["no-dir-fsync", "full"])
+@pytest.mark.parametrize("design", list(variants.DESIGNS))
+def test_oracle_agrees_on_a_gated_write_under_each_fsync_policy(design: str, fsync: Fsync, depth: int) -> None:
+    """Every built-in design with durable approvals on triage-approval under power loss: the oracle agrees.
+
+    The oracle's approval save is its one save function (tests/replay_oracle.py), fsyncs and all.
+    """
+    env = Environment(POWER)
+    job = load_job(ROOT / "examples" / "triage-approval.toml")
+    chosen = replace(variants.design(design), fsync=fsync, approval_storage="durable")
+    got = explorer_figures(chosen, job, "keyed", env, depth)
+    assert got == oracle_figures(
+        replace(policy_of(design), fsync=fsync, approval_storage="durable"), job, "keyed", env, depth
     )

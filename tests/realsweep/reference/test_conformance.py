@@ -195,6 +195,7 @@ def test_fresh_call_ids_make_keys_sent_before_the_reply_save_duplicate() -> None
 # Power loss (spec/FAULTS.md 6): the reference loop's checkpoint records its file operations and
 # the runner builds the disk a cut leaves; the model's figures are pinned in tests/variants/test_power_loss.py.
 DESIGN_FILES = ROOT / "docs" / "designs"
+PAUSED = Nemesis(("pause",))
 
 
 @pytest.mark.parametrize("variant", list(DESIGNS))
@@ -226,6 +227,43 @@ def test_designs_conform_under_each_fsync_policy(
     assert result.differences == []
     real = result.real
     assert (real.scenarios[1], real.with_dups, real.dups, real.missing) == figures
+
+
+def test_a_gated_write_s_approval_save_takes_the_fsync_policy_for_real(tmp_path: Path) -> None:
+    """save-after-reply, fsync full, on triage-approval under power loss: the real row is the model's.
+
+    The reference loop's approval save is a checkpoint save with the policy's fsyncs; the model
+    passed two points there whatever the policy, until this run's difference was read as the
+    model's error (spec/SITUATIONS.md 3 step 4). The point counts are derived in
+    tests/variants/test_power_loss.py.
+    """
+    text = (DESIGN_FILES / "save-after-reply.toml").read_text(encoding="utf-8")
+    path = tmp_path / "save-after-reply.toml"
+    path.write_text(text + 'fsync = "full"\n', encoding="utf-8")
+    job_path = ROOT / "examples" / "triage-approval.toml"
+    nemesis = Nemesis(("power-loss",))
+    result = conformance.conform(
+        "save-after-reply", load_job(job_path), job_path, "keyed", FAULTED, design_path=path, nemesis=nemesis
+    )
+    assert result.differences == []
+    assert "approval comment_a: dir synced" in result.sweep.baseline.points
+
+
+def test_a_conversation_sent_as_is_beside_a_paused_process_conforms() -> None:
+    """save-after-reply-as-is under `pause`, depth 1: a stuck process beside another gives up (FAULTS.md 7 rule 11).
+
+    The model refused this design and fault with "the state graph has a cycle" (a stuck process
+    stayed in place beside the paused one), and the real sweep counted a pause scenario whose
+    last process exited stuck as finished (its missing writes then read as losses): both
+    differences were found by this run.
+    """
+    design = ROOT / "examples" / "save-after-reply-as-is.toml"
+    result = conformance.conform(
+        "save-after-reply-as-is", TRIAGE, None, "keyed", SweepOptions(depth=1), design_path=design, nemesis=PAUSED
+    )
+    assert result.differences == []
+    assert result.real.never_finish > 0
+    assert result.real.moves[1]["pause"] > 0
 
 
 # Faults as moves of the merging sweep (graph.py): the same rows as the model's at any depth.
