@@ -110,6 +110,8 @@ def instance_of(layer: Layer, run: str, call: str, turn: int) -> str:
 class RetryProcess(Process):
     """A process of replay_oracle whose failures the policy's retry layers may catch."""
 
+    loaded: bool = False  # this start loaded the checkpoint: its conversation is treated as a restart's
+
     def catcher(self, call: Call) -> tuple[int, str] | None:
         """The innermost error layer with an attempt left for this call's instance, and that instance."""
         world = self.world
@@ -214,13 +216,22 @@ class RetryProcess(Process):
             return False
         else:
             self.state = world.checkpoint.copy()
+            self.loaded = True
         return True
 
     def drive(self) -> None:
-        """The design's start (lock, startup save), then the loop; a `turn` retry drops the turn."""
+        """The design's start (lock, startup save, a loaded conversation's repair), then the loop.
+
+        A `turn` retry drops the turn. A start that loaded the checkpoint (a restart, or a `call`
+        or `turn` timeout's new attempt: RETRIES.md 1.2) treats the loaded conversation by
+        `transcript_on_restart` (CONVERSATIONS.md 1); a `run` retry's new run loads nothing.
+        """
         self.take_lock()
         if self.policy.startup_save:
             self.save("start")
+        if self.loaded:
+            self.loaded = False
+            self.restart_transcript()
         while True:
             turns = self.state.turns
             if (not turns or turns[-1].complete) and self.ask_model():

@@ -60,7 +60,7 @@ def attempt(call: Call, memory: Snapshot, env: Env, policy: Policy) -> Ops:
     assert memory.last is not None
     if policy.on_tool_error == "model" and call.id in memory.last.failed:
         return (RetryViaModel(call.id, policy.keyed),)
-    if call.id in memory.last.marked:
+    if policy.ladder and call.id in memory.last.marked:  # no ladder, no marker read (RETRIES.md 2, rule 5)
         return settle(call, policy, env.tracker)
     if call.writes and policy.markers == "before-writes":
         return (*gate(call, memory), Mark(call.id), *save_marker(call.id), Send(call.id, policy.keyed))

@@ -183,7 +183,7 @@ def _attempt(loop: Loop, turn: Turn, call: Call, policy: Policy) -> str:
     `turn` or `run` layer raises RetryTurn or RetryRun; ToolFailed when no layer catches.
     """
     try:
-        if loop.has_marker(turn, call):
+        if policy.ladder and loop.has_marker(turn, call):  # no ladder, no marker read (RETRIES.md 2, rule 5)
             return loop.settle(call, keyed=policy.keyed, ladder=policy.ladder)
         approvals.gate(loop, turn, call, policy)  # a Replan (a node's resume) goes through to the loop body
         if call.writes and policy.markers == "before-writes":

@@ -22,7 +22,8 @@ What is crossed:
 
 - timeout layers (two live processes): every design x tracker x a timeout stack of each
   scope (and nested with error layers), depth 1, on one-write; the summed path length is not
-  compared there (the two-process oracle does not tally it).
+  compared there (the two-process oracle does not tally it); and a `call` or `turn` timeout
+  under `as-is` and `repair` for one design per kind of loop (a new attempt loads the disk).
 
 Not covered: timeout layers at depth 2 (probed by hand on one-write for four designs when
 this module was written: they agreed), beside `pause`, or on larger jobs.
@@ -42,7 +43,7 @@ from crashsweep.spec import metrics
 from crashsweep.spec.design import Env
 from crashsweep.spec.faults import fault_counter
 from crashsweep.spec.job import TRIAGE, Job, load_job
-from crashsweep.spec.policy import Policy
+from crashsweep.spec.policy import Policy, TranscriptOnRestart
 from crashsweep.spec.retries import FRONTIER_STACKS, MOVE_COUNTER, Layer, Stack, counter, stack_label
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants.composed import compose
@@ -186,3 +187,21 @@ def test_timeout_layers_agree_on_one_write_at_depth_1(design: str, tracker: str,
     policy = with_stack(design, TIMEOUT_STACKS[stack])
     _, worst, per_k = explorer_figures(policy, ONE_WRITE, tracker, NO_FAULTS, 1)
     assert (worst, per_k) == oracle_figures(policy, ONE_WRITE, tracker, NO_FAULTS, 1)[1:]
+
+
+@pytest.mark.parametrize("transcript", ["as-is", "repair"])
+@pytest.mark.parametrize("stack", list(TIMEOUT_STACKS)[:2])
+@pytest.mark.parametrize("design", LOOPS)
+def test_a_timeout_s_new_attempt_treats_its_loaded_conversation_as_a_restart(
+    design: str, stack: str, transcript: TranscriptOnRestart
+) -> None:
+    """A `call` or `turn` timeout's new attempt is a restart from disk (RETRIES.md 1.2): its transcript rule applies.
+
+    As-is, a new attempt that loads a call without its result is refused for good and gives up
+    beside the suspended attempt, which wakes (FAULTS.md 7 rule 11); repaired, it goes on. The
+    explorer refused as-is here with "the state graph has a cycle", and the oracle's new
+    attempts skipped the transcript rule altogether (every mode gave resume-pending's figures).
+    """
+    policy = replace(with_stack(design, TIMEOUT_STACKS[stack]), transcript_on_restart=transcript)
+    _, worst, per_k = explorer_figures(policy, ONE_WRITE, "keyed", NO_FAULTS, 1)
+    assert (worst, per_k) == oracle_figures(policy, ONE_WRITE, "keyed", NO_FAULTS, 1)[1:]

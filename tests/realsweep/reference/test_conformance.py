@@ -266,6 +266,22 @@ def test_a_conversation_sent_as_is_beside_a_paused_process_conforms() -> None:
     assert result.real.moves[1]["pause"] > 0
 
 
+def test_a_conversation_sent_as_is_beside_a_timed_out_attempt_conforms(tmp_path: Path) -> None:
+    """keys-turn-timeout-file with `as-is`, on triage-fails, depth 1: the new attempt loads the disk (RETRIES.md 1.2).
+
+    A turn's new attempt that loads a call without its result sends it as it is, is refused,
+    and gives up beside the suspended attempt (FAULTS.md 7 rule 11): the same row for real.
+    """
+    text = (ROOT / "examples" / "keys-turn-timeout-file.toml").read_text(encoding="utf-8")
+    design = tmp_path / "as-is-turn-timeout.toml"
+    design.write_text(text.replace('name = "keys-turn-timeout-file"', 'name = "as-is-turn-timeout"')
+                      + 'transcript_on_restart = "as-is"\n', encoding="utf-8")  # fmt: skip
+    options = SweepOptions(depth=1)
+    c = conformance.conform("as-is", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", options, None, design)
+    assert c.differences == []
+    assert c.real.never_finish > 0
+
+
 # Faults as moves of the merging sweep (graph.py): the same rows as the model's at any depth.
 MERGED = SweepOptions(depth=1, workers=2, dedup=True, snapshots=True)
 EVERY_FAULT = Nemesis(("lost-reply", "key-expiry", "wrong-answer"))
