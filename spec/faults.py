@@ -139,7 +139,10 @@ ARGS_CHANGED = "args changed "
 
 
 def _reasked_reply_arriving(world: World) -> bool:
-    """At `reply k arrived` of a reply handed out before, still with the arguments it arrived with."""
+    """At `reply k arrived` of a reply handed out before, not yet struck at this arrival (FAULTS.md 8, rule 2).
+
+    A strike appends the reply at once, so at a point this always holds; the guard stays as the rule's statement.
+    """
     process = world.process
     if process is None or not process.pending or not process.point.startswith("reply "):
         return False
