@@ -82,6 +82,7 @@ from crashsweep.realsweep.values import (
     SweepResult,
     Target,
     TargetFailed,
+    power_cut_words,
 )
 from crashsweep.realsweep.world import StateKey
 
@@ -135,6 +136,7 @@ __all__ = [
     "list_points",
     "load_entry_point",
     "parse_entry_point",
+    "power_cut_words",
     "ray_engine",
     "reference_check",
     "reference_retry_layers",

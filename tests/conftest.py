@@ -53,6 +53,7 @@ SLOW = (
     "realsweep/reference",  # conformance: every design's real sweep beside its model's
     "realsweep/adapters",  # LangGraph and DBOS agents, swept and run as processes
     "realsweep/syscalls/test_my_loop_c.py",  # the C loop swept under the tracer: crashes, keys, power loss
+    "realsweep/syscalls/test_sqlite_exit.py",  # SQLite's last commit under a cut at exit, swept for real
     "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
     "cli/test_prog.py",  # every printed command run as printed, by each launcher
     "cli/test_view_browser.py",  # explore --out's page in real headless Chromium

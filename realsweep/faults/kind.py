@@ -68,6 +68,10 @@ class Stage(Protocol):
         """Run the next process with `env` added to its environment, killed at `crash_at` ("k:<point>")."""
         ...
 
+    def run(self, env: Mapping[str, str]) -> None:
+        """Run the next process with `env` added to its environment, to its end."""
+        ...
+
 
 class FaultKind(Protocol):
     """One kind of fault carried out on real processes; its name is its model kind's (spec/faults.py)."""
@@ -112,6 +116,7 @@ class FaultKind(Protocol):
     def alone(self, fault: Fault, runner: Pauses[R]) -> R | None: ...
     def strike(self, fault: Fault, stage: Stage) -> bool: ...
     def struck(self, fault: Fault, points: Sequence[str], pauses: Passed) -> bool: ...
+    def reached(self, fault: Fault, points: Sequence[str]) -> bool: ...
     def next_moves(self, fault: Fault, points: Sequence[str]) -> list[Fault]: ...
     def label(self, fault: Fault) -> str: ...
     def code(self, fault: Fault) -> str: ...
@@ -165,6 +170,10 @@ class Kind:
     def struck(self, fault: Fault, points: Sequence[str], pauses: Passed) -> bool:
         """Whether it struck where it was found, read off the process's points and pauses (at its pause)."""
         return tuple(pauses[fault.occurrence - 1 : fault.occurrence]) == ((fault.index, fault.point),)
+
+    def reached(self, fault: Fault, points: Sequence[str]) -> bool:
+        """Whether a process it ended (`strike`) got to where it strikes, having passed `points`: its point's pass."""
+        return points.count(fault.point) >= fault.occurrence
 
     def next_moves(self, fault: Fault, points: Sequence[str]) -> list[Fault]:
         """The moves a scenario of `fault` opens once run (its restart passed `points`): none by default."""

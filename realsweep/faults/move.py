@@ -73,6 +73,10 @@ class Fault:
         """Whether it struck where it was found, in a process that passed `points` and `pauses`."""
         return self.kind.struck(self, points, pauses)
 
+    def reached(self, points: Sequence[str]) -> bool:
+        """Whether the process it ended got to where it strikes, having passed `points` (power loss at exit: always)."""
+        return self.kind.reached(self, points)
+
     def next_moves(self, points: Sequence[str]) -> list[Fault]:
         """The moves its scenario opens once run, its restart having passed `points` (pause: its wakes)."""
         return self.kind.next_moves(self, points)

@@ -22,6 +22,9 @@ from crashsweep.realsweep.probe import fsjournal
 from crashsweep.realsweep.syscalls import durable, names
 from crashsweep.spec import faults as model
 
+EXIT = "exit"
+"""The point of a cut once the process has exited (`--points syscalls` only): "power-loss at exit"."""
+
 
 @dataclass(frozen=True)
 class PowerLoss(AtPoint):
@@ -39,11 +42,19 @@ class PowerLoss(AtPoint):
         """
         syscalls = bool(points) and all(names.parse(point) is not None for point in points)
         risky = names.at_risk(points, pauses) if syscalls else fsjournal.at_risk(points)
-        return [
+        found = [
             Fault(self, i, point, points[:i].count(point))
             for i, (point, at_risk) in enumerate(zip(points, risky, strict=True), start=1)
             if at_risk and (i, 0) > after
         ]
+        exit_at = len(points) + 1
+        if syscalls and names.at_risk_at_exit(points, pauses) and (exit_at, 0) > after:
+            found.append(Fault(self, exit_at, EXIT))  # spec/POINTS.md 4, rule 6
+        return found
+
+    def reached(self, fault: Fault, points: Sequence[str]) -> bool:
+        """A cut at exit strikes a process that ran to its end; any other, one that reached its point."""
+        return fault.point == EXIT or super().reached(fault, points)
 
     def label(self, fault: Fault) -> str:
         """The cut in words, named as a crash is: "power-loss at fdatasync .#3" (the point's 3rd pass).
@@ -59,7 +70,10 @@ class PowerLoss(AtPoint):
     def strike(self, fault: Fault, stage: Stage) -> bool:
         """Kill the stage's next process at the point, its file operations on record; then cut the disk."""
         journal = stage.folder / f"journal-{stage.number}.jsonl"
-        stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
+        if fault.point == EXIT:
+            stage.run({fsjournal.JOURNAL: str(journal)})  # to its end, every call on record, then the cut
+        else:
+            stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
         if durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it
             durable.cut(stage.workdir, journal)
         else:

@@ -201,7 +201,7 @@ class Runner:
         first = len(crashes) + 1
         if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
             cut = _logged(folder / f"points-{first}.log")
-            if cut.count(fault.point) < fault.occurrence:  # it ended before its point: no cut there (a re-run's)
+            if not fault.reached(cut):  # it ended before its point: no cut there (a re-run's)
                 return self._unreached(folder, crashes, first, cut, (fault.label,))
             first += 1  # the fault ended that process (a power cut)
         status, points = self.ended(folder, workdir, started(env), first, 0, crashes, restart=first > 1)

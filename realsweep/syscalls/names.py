@@ -141,6 +141,19 @@ def at_risk(points: Sequence[str], pauses: Sequence[tuple[int, str]] = ()) -> li
     --points-include / --points-exclude dropped (`excluded_pause`): no crash is tried at them,
     but what they leave unsynced is lost by a cut all the same, so they count here in their place.
     """
+    return _risks(points, pauses)[0]
+
+
+def at_risk_at_exit(points: Sequence[str], pauses: Sequence[tuple[int, str]] = ()) -> bool:
+    """Whether a cut once the process has exited would lose something: its calls left something unsynced.
+
+    As `at_risk`, past the last point: the calls a filter dropped after it count too.
+    """
+    return _risks(points, pauses)[1]
+
+
+def _risks(points: Sequence[str], pauses: Sequence[tuple[int, str]]) -> tuple[list[bool], bool]:
+    """`at_risk` of each point, and whether anything is still unsynced after the last call."""
     dropped: dict[int, list[str]] = {}
     for passed, name in pauses:
         call = excluded_pause(name)
@@ -153,7 +166,9 @@ def at_risk(points: Sequence[str], pauses: Sequence[tuple[int, str]] = ()) -> li
             unsynced.apply(call)
         found.append(unsynced.any)
         unsynced.apply(point)
-    return found
+    for call in dropped.get(len(points), ()):
+        unsynced.apply(call)
+    return found, unsynced.any
 
 
 class _Unsynced:

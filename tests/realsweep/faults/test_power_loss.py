@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crashsweep.realsweep.faults.power_loss import POWER_LOSS
+from crashsweep.realsweep.faults.power_loss import EXIT, POWER_LOSS
 from crashsweep.realsweep.probe import fsjournal
 
 POINTS = ("lock: tmp written", "lock: renamed", "start: tmp written", "start: renamed", "reply 1 arrived")
@@ -49,6 +49,9 @@ class FakeStage:
     number: int = 2
     killed: list[tuple[str, dict[str, str]]] = field(default_factory=list)
 
+    def run(self, env: Mapping[str, str]) -> None:
+        self.kill("", env)  # to its end: the same calls on record here
+
     def kill(self, crash_at: str, env: Mapping[str, str]) -> None:
         self.killed.append((crash_at, dict(env)))
         (self.workdir / "checkpoint.json.tmp").write_text("new", encoding="utf-8")
@@ -77,8 +80,38 @@ SYSCALLS = ("write s.tmp", "rename s.tmp -> s", "connect <tracker>", "write <tra
 def test_at_syscall_points_it_strikes_where_a_cut_before_the_call_loses_something() -> None:
     """spec/POINTS.md section 4: not before the first write (nothing unsynced yet); at every point after it."""
     found = POWER_LOSS.chances(SYSCALLS, (), (0, 0))
-    assert [(f.index, f.point) for f in found] == [(2, "rename s.tmp -> s"), (3, "connect <tracker>"), (4, SYSCALLS[3])]
+    assert [(f.index, f.point) for f in found][:3] == [
+        (2, "rename s.tmp -> s"),
+        (3, "connect <tracker>"),
+        (4, SYSCALLS[3]),
+    ]
     assert found[0].crash_at == "1:rename s.tmp -> s"
+
+
+def test_a_cut_at_exit_is_offered_when_the_calls_leave_something_unsynced() -> None:
+    """spec/POINTS.md 4 rule 6: past the last call, a cut once the process has exited.
+
+    The calls above never sync s.tmp's data nor the folder's entries: at exit they are still
+    at risk, so the fifth chance is the cut at exit. A program whose last calls sync the file
+    and its folder leaves nothing to lose: no cut at exit (nor at a point after the fsyncs).
+    """
+    found = POWER_LOSS.chances(SYSCALLS, (), (0, 0))
+    assert [(f.index, f.point, f.label) for f in found][3:] == [(5, EXIT, "power-loss at exit")]
+    synced = ("write s", "fsync s", "fsync .")
+    assert [f.point for f in POWER_LOSS.chances(synced, (), (0, 0))] == ["fsync s", "fsync ."]
+    assert POWER_LOSS.chances(SYSCALLS, (), (5, 0)) == []  # nothing after the exit
+    assert [f.point for f in POWER_LOSS.chances(("start: tmp written",) * 2, (), (0, 0))] == ["start: tmp written"] * 2
+
+
+def test_a_cut_at_exit_runs_the_process_to_its_end_then_cuts(tmp_path: Path) -> None:
+    """The cut at exit kills nothing: the process runs to its end with its calls on record, then the disk is cut."""
+    stage = FakeStage(tmp_path, tmp_path / "work")
+    stage.workdir.mkdir()
+    fault = POWER_LOSS.chances(SYSCALLS, (), (0, 0))[-1]
+    assert fault.strike(stage)
+    assert stage.killed == [("", {fsjournal.JOURNAL: str(tmp_path / "journal-2.jsonl")})]
+    assert not (stage.workdir / "checkpoint.json.tmp").exists()
+    assert fault.reached(())
 
 
 @dataclass
@@ -136,7 +169,9 @@ def test_excluding_a_write_from_the_points_keeps_what_a_cut_of_it_loses(tmp_path
     Points kept: write progress, fsync progress, fsync ., mkdir finished. At the mkdir the
     progress is durable (the restart skips the append) but `wal`'s data never was: the cut
     leaves it empty, and the entry is missing. Without the dropped append counted, nothing
-    looked at risk there and the sweep held.
+    looked at risk there and the sweep held. The cut at exit (spec/POINTS.md 4 rule 6: the
+    mkdir and the append are still unsynced when the program ends) loses it the same way:
+    two scenarios with the entry missing, the exit's named first.
     """
     (tmp_path / "wal_program.py").write_text(WAL_PROGRAM, encoding="utf-8")
     (tmp_path / "wal_check.py").write_text(WAL_CHECK, encoding="utf-8")
@@ -146,4 +181,8 @@ def test_excluding_a_write_from_the_points_keeps_what_a_cut_of_it_loses(tmp_path
     run = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "crash points  4  (syscalls: " in run.stdout
-    assert "no-loss       VIOLATED  first in scenario [power-loss at mkdir finished]: " in run.stdout
+    assert "missing 2   " in run.stdout
+    assert (
+        "no-loss       VIOLATED  first in scenario [power-loss at exit]: power-loss at exit: the process exits, "
+        in run.stdout
+    )

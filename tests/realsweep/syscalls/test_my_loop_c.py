@@ -90,18 +90,21 @@ def power_cuts(result: SweepResult) -> list[tuple[str, int, int]]:
 
 
 def test_power_loss_without_fsyncs_loses_the_checkpoint_and_re_runs(my_loop_c: Path) -> None:
-    """--no-fsync, keyed: 9 cuts (points 2-10; at 1 nothing is unsynced yet), and keys do not help.
+    """--no-fsync, keyed: 10 cuts (points 2-10, at 1 nothing is unsynced yet, and at exit), and keys do not help.
 
     Nothing is ever fsynced, so every cut leaves the start world (empty; spec/POINTS.md 4):
     state.json and its run ID are gone, the restart begins a new run with new keys and files
     again all it had filed. Points: 1 write tmp, 2 rename, 3 connect, 4 write <tracker>
-    (create_a not yet sent), 5-8 (create_a sent: 1 dup), 9-10 (both sent: 2 dups).
+    (create_a not yet sent), 5-8 (create_a sent: 1 dup), 9-10 (both sent: 2 dups); and once the
+    program has exited (rule 6) a cut still leaves the empty folder: 2 dups. With its fsyncs the
+    last save syncs the folder, so no cut is offered at exit (the next test's 9).
     """
     result = swept(my_loop_c, "--no-fsync", tracker="keyed", dedup=False, nemesis=Nemesis(("power-loss",)))
     assert len(result.baseline.points) == 10
     assert power_cuts(result) == [  # each cut named by its point's pass, as a crash is (--crash takes it)
         ("power-loss at connect <tracker>", 0, 0),
         ("power-loss at connect <tracker>#2", 1, 0),
+        ("power-loss at exit", 2, 0),
         ("power-loss at rename state.json.tmp -> state.json", 0, 0),
         ("power-loss at rename state.json.tmp -> state.json#2", 1, 0),
         ("power-loss at rename state.json.tmp -> state.json#3", 2, 0),
