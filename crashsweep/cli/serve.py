@@ -76,7 +76,18 @@ class Discoveries:
             self.line = f"exploring: {states:,} states so far, {queued:,} waiting, up to {crashes} moves deep"
 
     def search(self, walk: Walk, max_states: int) -> None:
-        """Explore the whole graph and note each violated invariant's shortest counterexample."""
+        """Explore the whole graph and note each violated invariant's shortest counterexample.
+
+        It runs on a thread of its own: a bug of crashsweep's ends it with one line on the page
+        (as a request's would), not a traceback on the console.
+        """
+        try:
+            self._search(walk, max_states)
+        except Exception as error:
+            with self.lock:
+                self.done, self.line = True, f"exploration failed: internal error: {type(error).__name__}: {error}"
+
+    def _search(self, walk: Walk, max_states: int) -> None:
         s = walk.setting
         try:
             exploration = explore(

@@ -233,3 +233,18 @@ def test_the_replay_command_of_a_design_file_and_a_job_file_works_as_shown() -> 
             assert f"counterexample to {discovery['invariant']} " in done.stdout
     finally:
         assert server.stop()[0] == 0
+
+
+def test_a_bug_in_the_background_search_is_one_line_on_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search runs on a thread: an exception of crashsweep's becomes the discoveries' line, nothing else."""
+    from crashsweep.cli import serve
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(serve, "explore", broken)
+    found = Discoveries()
+    walk = Walk(model("save-after-reply", TRIAGE, KEYED), Setting("save-after-reply", "triage", "keyed", 2))
+    found.search(walk, max_states=10)
+    assert found.as_json()["line"] == "exploration failed: internal error: RuntimeError: a bug"
+    assert found.as_json()["done"]
