@@ -40,6 +40,7 @@ from crashsweep.realsweep.adapters.frameworks import extra_for as _extra_for
 from crashsweep.realsweep.adapters.frameworks import named as framework
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
+from crashsweep.realsweep.faults.power_loss import cut_words
 from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.entry import parse_entry_point
 from crashsweep.realsweep.probe.modes import CHOICES as POINTS_CHOICES
@@ -82,7 +83,6 @@ from crashsweep.realsweep.values import (
     SweepResult,
     Target,
     TargetFailed,
-    power_cut_words,
 )
 from crashsweep.realsweep.world import StateKey
 
@@ -127,6 +127,7 @@ __all__ = [
     "TargetFailed",
     "conform",
     "counterexamples",
+    "cut_words",
     "determinism",
     "determinism_runs",
     "die_with_parent",
@@ -136,7 +137,6 @@ __all__ = [
     "list_points",
     "load_entry_point",
     "parse_entry_point",
-    "power_cut_words",
     "ray_engine",
     "reference_check",
     "reference_retry_layers",

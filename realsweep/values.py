@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from crashsweep.realsweep.faults.nemesis import Fault
+from crashsweep.realsweep.faults.power_loss import cut_words
 from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.history import Event, History
@@ -256,7 +257,7 @@ class ScenarioResult:
         steps = [f"crash at point {c.index} {c.point!r}" for c in self.crashes]
         end = self.end_words()
         if not steps and self._power_cuts:
-            return "; ".join(self.faults) + f": {power_cut_words(self.faults)}, restart" + end
+            return "; ".join(self.faults) + f": {cut_words(self.faults)}, restart" + end
         if not steps and self.beside:  # a pause, or a timeout's new attempt beside the attempt given up on
             return "; ".join(self.faults) + ": each process goes on to its stop, a restart if the run is unfinished"
         if not steps:
@@ -461,10 +462,3 @@ class Engine(Protocol):
         self, target: Target, check: Check, options: SweepOptions, nemesis: Nemesis | None
     ) -> AbstractContextManager[Workers[Any]]:
         """Workers for one sweep, ready to run its units; closed (and cleaned up) when the sweep ends."""
-
-
-def power_cut_words(faults: Sequence[str]) -> str:
-    """What a power cut does, in words: at a point the process dies; at exit it had ended (spec/POINTS.md 4, 6)."""
-    if any(fault == "power-loss at exit" for fault in faults):
-        return "the process exits, then the power goes: what was not fsynced is lost"
-    return "the process dies, what was not fsynced is lost"

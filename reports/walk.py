@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from crashsweep.explorer.model import Action, Model, Property
 from crashsweep.explorer.path import Path, decode_path, replay
@@ -34,6 +34,17 @@ _LANES = (PROCESS, SECOND, MODEL, CHECKPOINT, LOCK, TRACKER, PERSON)
 _ALWAYS_SHOWN = frozenset({PROCESS, MODEL, CHECKPOINT, TRACKER, PERSON})
 
 
+class Names(TypedDict):
+    """The keywords that name a counterexample (`from_path`, `shortest`), as a Setting holds them."""
+
+    variant: str
+    job: str
+    job_file: str | None
+    tracker: str
+    design_file: str | None
+    upgrade: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """What the walk is of, as `replay` names it: design, job, tracker, depth and the files they came from."""
@@ -46,6 +57,17 @@ class Setting:
     design_file: str | None = None
     upgrade: str | None = None
     program: tuple[str, ...] = PROGRAM
+
+    def names(self) -> Names:
+        """What a counterexample is named by (`from_path`'s and `shortest`'s keywords): design, job, tracker, files."""
+        return {
+            "variant": self.variant,
+            "job": self.job,
+            "job_file": self.job_file,
+            "tracker": self.tracker,
+            "design_file": self.design_file,
+            "upgrade": self.upgrade,
+        }
 
 
 WhyNot = Callable[[Model[World], int, str, str], str]
@@ -94,20 +116,13 @@ class Walk:
         """The view of the state path `code` reaches (ValueError as `path`)."""
         path = self.path(code)
         s = self.setting
-        cx = from_path(
-            self.model,
-            path,
-            variant=s.variant,
-            job=s.job,
-            job_file=s.job_file,
-            depth=s.depth,
-            tracker=s.tracker,
-            design_file=s.design_file,
-            upgrade=s.upgrade,
-        )
+        cx = from_path(self.model, path, depth=s.depth, **s.names())
         end, crashes = path.end, path.crashes
-        actions = [] if self.model.is_finished(end) else enabled(self.model, end, crashes, s.depth)
-        before = path.steps[-2].state if len(path.steps) > 1 else None
+        finished = self.model.is_finished(end)
+        actions = [] if finished else enabled(self.model, end, crashes, s.depth)
+        world = world_json(end)
+        before = world_json(path.steps[-2].state) if len(path.steps) > 1 else None
+        seen = _witnesses_seen(self.model, path)
         return {
             "code": path.code,
             "parent": parent_code(path.code),
@@ -117,14 +132,14 @@ class Walk:
             "design": s.variant,
             "job": s.job,
             "tracker": s.tracker,
-            "finished": self.model.is_finished(end),
-            "stuck": not actions and not self.model.is_finished(end),
+            "finished": finished,
+            "stuck": not actions and not finished,
             "point": self.model.crash_point(end),
-            "world": world_json(end),
+            "world": world,
             "changed": [] if before is None else _changed(cx),
-            "changed_paths": [] if before is None else differing(world_json(before), world_json(end)),
+            "changed_paths": [] if before is None else differing(before, world),
             "moves": [self._move(path, action, choice) for choice, action in enumerate(actions)],
-            "invariants": [_status(prop, self.model, path) for prop in self.model.properties],
+            "invariants": [_status(prop, self.model, end, seen) for prop in self.model.properties],
             "lanes": lanes(cx),
             "trace": [
                 {"index": step.index, "kind": step.kind, "action": step.action, "point": step.point, "code": code}
@@ -185,15 +200,20 @@ def differing(old: Any, new: Any, prefix: str = "") -> list[str]:
     return [] if old == new else [prefix.rstrip(".")]
 
 
-def _status(prop: Property[Any], model: Model[World], path: Path[World]) -> dict[str, str]:
-    """An invariant's status at the path's end: holds, violated, or not yet exercised (its witness unseen).
+def _witnesses_seen(model: Model[World], path: Path[World]) -> dict[str, bool]:
+    """Each witness (`sometimes` property): whether some state of `path` satisfies it."""
+    witnesses = [p for p in model.properties if p.kind == "sometimes"]
+    return {p.name: any(p.check(step.state) for step in path.steps) for p in witnesses}
 
-    A witness (`sometimes`) holds once some state of the path satisfies it. An invariant
-    checked at the end only, in a state that has not finished, is not yet exercised; so is one
-    that holds while its witness has not been seen on the path (nothing it guards has happened).
+
+def _status(prop: Property[Any], model: Model[World], end: World, seen: dict[str, bool]) -> dict[str, str]:
+    """An invariant's status at the path's `end`: holds, violated, or not yet exercised (its witness unseen).
+
+    A witness (`sometimes`) holds once some state of the path satisfies it (`seen`). An
+    invariant checked at the end only, in a state that has not finished, is not yet exercised;
+    so is one that holds while its witness has not been seen on the path (nothing it guards has
+    happened).
     """
-    end = path.end
-    seen = {p.name: any(p.check(step.state) for step in path.steps) for p in model.properties if p.kind == "sometimes"}
     status, detail = "holds", ""
     if prop.kind == "sometimes":
         status = "holds" if seen[prop.name] else "not yet exercised"

@@ -14,8 +14,9 @@ process's is `Second.token`, the other's `Second.other_token`.
 
 from __future__ import annotations
 
-from crashsweep.spec.ops import Pause, Stuck
-from crashsweep.spec.world import Process, Second, World, make_world
+from crashsweep.spec.ops import Pause
+from crashsweep.spec.running import stuck_why
+from crashsweep.spec.world import Second, World, make_world
 
 
 def pausable(world: World) -> bool:
@@ -44,7 +45,7 @@ def wake(world: World) -> World:
     w, second = world, world.second
     assert second.other is not None, "wake needs a paused process"
     assert not second.woken, "the paused process woke already"
-    if w.process is None or stuck_process(w.process):  # none runs, or the running one is stuck and gives up
+    if w.process is None or stuck_why(w.process) is not None:  # none runs, or the running one gives up
         swapped = Second(None, False, second.other_token, 0, second.fence)
     else:
         swapped = Second(w.process, True, second.other_token, second.token, second.fence)
@@ -54,7 +55,7 @@ def wake(world: World) -> World:
 def held_goes_on(world: World) -> World:
     """The woken process has stopped (or is stuck, and gives up: rule 11): the held one runs again from its point."""
     w, second = world, world.second
-    assert w.process is None or stuck_process(w.process), "a process still runs"
+    assert w.process is None or stuck_why(w.process) is not None, "a process still runs"
     assert second.other is not None, "nothing is held"
     assert second.woken, "the other process is paused, not held"
     back = Second(None, False, second.other_token, 0, second.fence)
@@ -67,8 +68,3 @@ def unfinished_while_other_lives(world: World) -> World:
         return world
     w = world
     return make_world(w.checkpoint, w.tracker, w.process, False, w.runs, w.lock, w.struck, w.replies, w.second)
-
-
-def stuck_process(process: Process | None) -> bool:
-    """Whether `process` is stuck (spec/CONVERSATIONS.md 4): its next instruction is Stuck, for good."""
-    return process is not None and bool(process.pending) and isinstance(process.pending[0], Stuck)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from crashsweep.spec.ops import Ops
+from crashsweep.spec.ops import Ops, Stuck
 
 if TYPE_CHECKING:
     from crashsweep.spec.world import Snapshot
@@ -110,6 +110,13 @@ def _shared_name(name: str) -> str:
 
 _new = object.__new__
 _PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
+
+
+def stuck_why(process: Process | None) -> str | None:
+    """Why `process` can never go on (its next instruction is Stuck: spec/CONVERSATIONS.md 4), or None."""
+    if process is None or not process.pending or not isinstance(process.pending[0], Stuck):
+        return None
+    return process.pending[0].why
 
 
 def make_process(memory: Snapshot, pending: Ops, point: str) -> Process:

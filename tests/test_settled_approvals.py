@@ -24,19 +24,13 @@ from crashsweep.spec.policy import ApprovalStorage, Policy
 from crashsweep.spec.retries import parse_stack
 from crashsweep.spec.tracker import TRACKERS
 from crashsweep.spec.world import World
+from crashsweep.variants import PRESETS
 from crashsweep.variants.composed import compose
 from crashsweep.variants.loop_model import LoopModel
 from tests import retry_oracle
 from tests.replay_oracle import Environment, dups, replay, sweep
 
-SAVE_AFTER_REPLY = Policy(
-    startup_save=True,
-    reply_save="before-first-send",
-    result_saves="each-call",
-    markers="none",
-    keys="none",
-    lock="none",
-)
+SAVE_AFTER_REPLY = PRESETS["save-after-reply"].policy
 IDEMPOTENCY_KEYS = replace(SAVE_AFTER_REPLY, keys="run-call")
 STORAGES: tuple[ApprovalStorage, ...] = ("durable", "memory", "service")
 

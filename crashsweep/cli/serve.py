@@ -41,6 +41,8 @@ __all__ = ["Discoveries", "WalkServer", "bind", "check_host", "run"]
 
 PORT = 8766
 """`view --serve`'s port unless --port: one past `tracker serve`'s, so the two run side by side."""
+ROW = ("crash_points", "scenarios", "with_dups", "dups", "missing", "states", "edges")
+"""The row's figures the discoveries give, by their names in the row's JSON (Summary.to_json)."""
 PROGRESS_EVERY = 2_000
 """States between two progress figures of the background exploration."""
 
@@ -102,28 +104,13 @@ class Discoveries:
                 self.done, self.line = True, f"exploration stopped: {error}"
             return
         summary = summarize(exploration, variant=s.variant, job=s.job, tracker=s.tracker)
-        found = shortest(
-            exploration,
-            variant=s.variant,
-            job=s.job,
-            job_file=s.job_file,
-            tracker=s.tracker,
-            design_file=s.design_file,
-            upgrade=s.upgrade,
-        )
+        found = shortest(exploration, **s.names())
         violated = [cx for cx in found if cx.violated]
         with self.lock:
             self.states = exploration.states
             self.verdicts = {name: ("holds" if v.holds else "VIOLATED") for name, v in exploration.verdicts.items()}
-            self.row = {
-                "crash_points": summary.crash_points,
-                "scenarios": {str(k): n for k, n in sorted(summary.scenarios.items())},
-                "with_dups": summary.with_dups,
-                "dups": summary.dups,
-                "missing": summary.missing,
-                "states": summary.states,
-                "edges": summary.edges,
-            }
+            row = summary.to_json()  # the row as `explore --format json` gives it, the figures the page shows
+            self.row = {name: row[name] for name in ROW}
             self.found = [
                 {
                     "invariant": cx.invariant,

@@ -309,7 +309,7 @@ class Partial:
 def replay_text(label: str, scenario: ScenarioResult) -> str:
     """One re-run scenario in words: its crashes, its outcome and counters."""
     moves = [f"crash at {c.label!r}" for c in scenario.crashes]
-    moves += [f"{fault}: {api.power_cut_words((fault,))}" for fault in scenario.faults]
+    moves += [f"{fault}: {api.cut_words((fault,))}" for fault in scenario.faults]
     steps = ", restart, ".join(moves) + ", restart to the end"
     if scenario.unreached:
         missed = scenario.crashes[scenario.unreached - 1].label if scenario.crashes else scenario.faults[0]

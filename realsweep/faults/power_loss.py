@@ -24,6 +24,15 @@ from crashsweep.spec import faults as model
 
 EXIT = "exit"
 """The point of a cut once the process has exited (`--points syscalls` only): "power-loss at exit"."""
+AT_EXIT = f"{model.POWER_LOSS.name} at {EXIT}"
+"""That cut's label (what `label` gives it)."""
+
+
+def cut_words(labels: Sequence[str]) -> str:
+    """What the power cuts among a scenario's fault labels do, in words (at a point the process dies)."""
+    if AT_EXIT in labels:
+        return "the process exits, then the power goes: what was not fsynced is lost"
+    return "the process dies, what was not fsynced is lost"
 
 
 @dataclass(frozen=True)

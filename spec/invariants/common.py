@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crashsweep.spec.job import Job
-from crashsweep.spec.ops import Stuck
+from crashsweep.spec.running import stuck_why
 from crashsweep.spec.world import World
 
 _KEPT: dict[tuple[int, str], tuple[Job, tuple[str, ...]]] = {}
@@ -34,7 +34,4 @@ def job_gated(job: Job) -> tuple[str, ...]:
 
 def stuck(world: World) -> str | None:
     """Why the process can never go on, or None (spec/CONVERSATIONS.md 4)."""
-    process = world.process
-    if process is None or not process.pending or not isinstance(process.pending[0], Stuck):
-        return None
-    return process.pending[0].why
+    return stuck_why(world.process)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import signal
 import socket
@@ -11,7 +12,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,12 @@ DEADLINE = 120.0
 class Served:
     """A `crashsweep view --serve` process started by a test, and its address."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, env: Mapping[str, str] | None = None) -> None:
         command = [sys.executable, "-m", "crashsweep", "view", "--serve", "--port", "0", "--no-open", *args]
-        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        environment = {**os.environ, **(env or {})}
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment
+        )
         assert self.process.stdout is not None
         self.first = self.process.stdout.readline()
         assert self.first.startswith("serving "), self.first + self.process.stderr.read()  # type: ignore[union-attr]
@@ -57,7 +61,11 @@ class Served:
         """SIGTERM, by the PID this test started; (exit status, the rest of stdout, stderr)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        out, err = self.process.communicate(timeout=DEADLINE)
+        try:
+            out, err = self.process.communicate(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:  # it did not stop: killed, by its PID, so no server outlives the test
+            self.process.kill()
+            out, err = self.process.communicate()
         return self.process.returncode, out, err
 
 

@@ -19,8 +19,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -35,6 +33,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.cli.test_serve import Served
 from tests.paths import ROOT
 
 pytestmark = [pytest.mark.requires_tool("chromium"), pytest.mark.requires_tool("chromedriver")]
@@ -47,27 +46,15 @@ LINE = re.compile(r"serving (\S+) at (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops i
 
 
 @contextlib.contextmanager
-def serving(log: Path, *args: str) -> Iterator[str]:
-    """The page's address while `crashsweep view --serve` runs with `args`; the process is ended by its PID."""
-    command = [sys.executable, "-m", "crashsweep", "view", "--serve", "--port", "0", "--no-open", *args]
-    with log.open("w") as err:
-        env = {**os.environ, "CRASHSWEEP_PROG": "crashsweep"}  # replay commands as an installed user types them
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT, env=env)
-        try:
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            match = LINE.fullmatch(line)
-            assert match, (line, log.read_text())
-            yield match.group(2)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+def serving(*args: str) -> Iterator[str]:
+    """The page's address while `crashsweep view --serve` runs with `args` (test_serve.Served); ended by its PID."""
+    server = Served(*args, env={"CRASHSWEEP_PROG": "crashsweep"})  # replay commands as an installed user types them
+    try:
+        match = LINE.fullmatch(server.first)
+        assert match, server.first
+        yield match.group(2)
+    finally:
+        server.stop()
 
 
 def chrome() -> WebDriver:
@@ -90,9 +77,9 @@ def chrome() -> WebDriver:
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def base() -> Iterator[str]:
     """The address of save-after-reply's walk at depth 2."""
-    with serving(tmp_path_factory.mktemp("serve") / "stderr.txt", *DESIGN) as url:
+    with serving(*DESIGN) as url:
         yield url
 
 
@@ -291,7 +278,7 @@ def test_names_from_a_job_file_are_shown_as_text(driver: WebDriver, tmp_path: Pa
         'name = "<img src=x onerror=\\"document.body.dataset.pwned=1\\">"\n'
         'turns = [["<i>a</i>"]]\n[calls]\n"<i>a</i>" = { tool = "create_issue", writes = true }\n'
     )
-    with serving(tmp_path / "stderr.txt", "--variant", "save-after-reply", "--depth", "1", "--job", str(job)) as url:
+    with serving("--variant", "save-after-reply", "--depth", "1", "--job", str(job)) as url:
         driver.get(url)
         ready(driver, "0:")
         while not driver.find_elements(By.CSS_SELECTOR, "#world ol.records li"):
