@@ -95,13 +95,19 @@ def serving(job: Path, design: str, depth: int) -> Iterator[tuple[str, int]]:
             proc.stdout.close()
 
 
-def chrome(chromium: str, chromedriver: str) -> WebDriver:
-    """Headless Chromium at 1280x900, started by the given chromedriver (Selenium Manager never runs)."""
+def chrome(chromium: str, chromedriver: str, scratch: Path) -> WebDriver:
+    """Headless Chromium at 1280x900, started by the given chromedriver (Selenium Manager never runs).
+
+    Its profile and temporary files go under `scratch` (removed with it): by default Chromium
+    leaves two folders of its own in the system's temporary directory at every start.
+    """
     options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900"):
+    flags = ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900")
+    for flag in (*flags, f"--user-data-dir={scratch / 'profile'}"):
         options.add_argument(flag)
     options.binary_location = chromium
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
+    service = Service(executable_path=chromedriver, env={**os.environ, "TMPDIR": str(scratch)})
+    driver = webdriver.Chrome(options=options, service=service)
     driver.set_script_timeout(WAIT)
     return driver
 
@@ -233,7 +239,7 @@ def main() -> None:
         job, long_job = Path(work, "job.toml"), Path(work, "long.toml")
         job.write_text(job_toml(generated(args.calls, 4)), encoding="utf-8")
         long_job.write_text(job_toml(generated(args.long_calls, 4)), encoding="utf-8")
-        driver = chrome(chromium, chromedriver)
+        driver = chrome(chromium, chromedriver, Path(work))
         try:
             with serving(job, args.design, args.depth) as (url, pid):
                 first = load(driver, url, "0:")["at"]

@@ -57,8 +57,12 @@ def serving(*args: str) -> Iterator[str]:
         server.stop()
 
 
-def chrome() -> WebDriver:
-    """Headless Chromium at a 1280x900 viewport, started by the system's chromedriver (no download)."""
+def chrome(scratch: Path) -> WebDriver:
+    """Headless Chromium at a 1280x900 viewport, started by the system's chromedriver (no download).
+
+    Its profile and temporary files go under `scratch` (pytest's): by default Chromium leaves two
+    folders of its own in the system's temporary directory at every start.
+    """
     options = webdriver.ChromeOptions()
     for flag in (
         "--headless=new",
@@ -66,11 +70,14 @@ def chrome() -> WebDriver:
         "--disable-gpu",
         "--no-first-run",
         "--disable-background-networking",
+        f"--user-data-dir={scratch / 'profile'}",
     ):
         options.add_argument(flag)
     options.add_argument(f"--window-size={SHOT[0]},{SHOT[1]}")
     options.binary_location = str(shutil.which("chromium"))
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(shutil.which("chromedriver"))))
+    chromedriver = str(shutil.which("chromedriver"))
+    service = Service(executable_path=chromedriver, env={**os.environ, "TMPDIR": str(scratch)})
+    driver = webdriver.Chrome(options=options, service=service)
     size = {"width": SHOT[0], "height": SHOT[1], "deviceScaleFactor": 1, "mobile": False}
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", size)
     return driver
@@ -84,9 +91,9 @@ def base() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def driver() -> Iterator[WebDriver]:
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
     """One browser for the module's tests (each loads its own page)."""
-    started = chrome()
+    started = chrome(tmp_path_factory.mktemp("chromium"))
     try:
         yield started
     finally:
