@@ -8,23 +8,57 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from crashsweep.cli.main import main
+from crashsweep.cli.prog import ENV as PROG_ENV
 from tests.docs.shown import printed
 from tests.paths import ROOT
 from tests.realsweep.helpers import child_env
 
 EXAMPLES = ROOT / "docs" / "examples"
 CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
-EXAMPLE = [CRASHSWEEP, "sweep", "--target", "my_loop:run", "--check", "my_loop_check:check"]
+EXAMPLE = ["sweep", "--target", "my_loop:run", "--check", "my_loop_check:check"]
+SHOWN = "cd docs/examples && ../../bin/crashsweep " + " ".join(EXAMPLE)
+"""How docs/guide/sweep.md shows the example's sweep; tests/docs/test_blocks.py runs each block that shows one."""
 
 
-def _run(command: list[str], cwd: Path = EXAMPLES) -> subprocess.CompletedProcess[str]:
-    """A crashsweep command as a user runs it, from `cwd` (docs/examples: the example's modules are found there)."""
-    return subprocess.run(command, cwd=cwd, env=child_env(), capture_output=True, text=True, check=False)
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """What a command run in this process gave: its exit status and what it wrote."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Run = Callable[..., Ran]
+
+
+@pytest.fixture
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
+    """Run a crashsweep command line (without `crashsweep`) in this process, from a folder (docs/examples by default).
+
+    As the `crashsweep` script does (it calls main), with the example's modules found in that
+    folder (the command puts it on sys.path, which is restored after the test) and the printed
+    commands starting with `crashsweep`. The processes swept are real, started by the sweep; a
+    test that needs crashsweep's own process (a signal to it) starts it with CRASHSWEEP.
+    """
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delenv(PROG_ENV, raising=False)
+
+    def ran(args: list[str], cwd: Path = EXAMPLES) -> Ran:
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        status = main(args)
+        out, err = capsys.readouterr()
+        return Ran(status, out, err)
+
+    return ran
 
 
 def test_sweep_of_a_design_prints_the_explorers_columns(capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,41 +107,50 @@ def test_bad_input_is_one_line_and_exit_2(
 
 
 def test_the_readme_example_sweeps_clean_against_a_keyed_tracker() -> None:
-    """docs/examples/my_loop.py at depth 2 through the real command: no duplicate, nothing missing, exit 0."""
-    done = _run([*EXAMPLE, "--depth", "2"])
-    assert done.returncode == 0, done.stderr
-    assert "crash points  5" in done.stdout
-    assert "1 crash: 5   2 crashes: 12   (17 in all)" in done.stdout
-    assert "no-duplicate  holds" in done.stdout
+    """docs/examples/my_loop.py at depth 2 through the real command: no duplicate, nothing missing, exit 0.
+
+    The command is docs/guide/sweep.md's (and the README's), which tests/docs/test_blocks.py runs
+    and compares with what the page shows: the figures are read off the page (no verdict
+    violated: exit 0).
+    """
+    shown = printed("docs/guide/sweep.md", f"{SHOWN} --depth 2")
+    assert "crash points  5" in shown
+    assert "1 crash: 5   2 crashes: 12   (17 in all)" in shown
+    assert "with_dups 0   dups 0   missing 0" in shown
+    assert "no-duplicate  holds" in shown
+    assert "VIOLATED" not in shown
 
 
-def test_the_example_against_a_keyless_tracker_finds_the_duplicate() -> None:
+def test_the_example_against_a_keyless_tracker_finds_the_duplicate(run: Run) -> None:
     """The same loop against a tracker that ignores keys: a crash after `filed` files the issue twice."""
-    done = _run([*EXAMPLE, "--depth", "1", "--tracker", "keyless"])
+    done = run([*EXAMPLE, "--depth", "1", "--tracker", "keyless"])
     assert done.returncode == 1, done.stderr
     assert "no-duplicate  VIOLATED  first in scenario 2: crash at point 2 'filed disk full on db-1'" in done.stdout
 
 
-def test_the_example_design_file_is_swept_for_real(capsys: pytest.CaptureFixture[str]) -> None:
-    """sweep --design docs/my-design.toml: real processes, the explorer's crash points, nothing duplicated."""
-    assert main(["explore", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json"]) == 0
-    modelled = json.loads(capsys.readouterr().out)
-    status = main(["sweep", "--design", str(MY_DESIGN), "--depth", "1", "--format", "json", "--workers", "2"])
-    data = json.loads(capsys.readouterr().out)
-    assert status == 0
-    assert data["variant"] == "my-design"
-    assert data["crash_points"] == modelled["crash_points"]
-    assert (data["with_dups"], data["missing"]) == (0, 0)
+def test_the_example_design_file_is_swept_for_real() -> None:
+    """sweep --design docs/my-design.toml: real processes, the explorer's crash points, nothing duplicated.
+
+    docs/guide/designs.md shows the explorer's row and the sweep's, and tests/docs/test_blocks.py
+    runs both commands and compares what they print with the page: the figures are read off it.
+    """
+    modelled = printed("docs/guide/designs.md", "bin/crashsweep explore --design docs/my-design.toml")
+    swept = printed("docs/guide/designs.md", "bin/crashsweep sweep --design docs/my-design.toml --depth 1")
+    assert swept.startswith("my-design  (real sweep; ")
+    points = [next(line for line in text.splitlines() if "crash points" in line) for text in (modelled, swept)]
+    assert points[0] == points[1]
+    assert "with_dups 0   dups 0   missing 0" in swept
+    assert "VIOLATED" not in swept  # exit 0
 
 
-def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_path: Path) -> None:
+def test_keep_holds_every_scenario_as_json_lines_and_the_row_names_the_args(tmp_path: Path, run: Run) -> None:
     """The README example with --arg: the row names it, and --keep holds scenarios.jsonl.
 
     The example's 5 crash points give 5 one-crash scenarios: 6 lines with the uninterrupted run.
     """
     keep = tmp_path / "kept"
     args = [*EXAMPLE, "--depth", "1", "--arg", "keys=on", "--keep", str(keep), "--workers", "2"]
-    done = _run(args)
+    done = run(args)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("my_loop:run keys=on  (real sweep")
     lines = (keep / "scenarios.jsonl").read_text().splitlines()
@@ -336,34 +379,35 @@ def test_sigterm_stops_the_tracker_service_and_the_zygote_and_removes_the_scratc
     assert list(scratch.iterdir()) == []
 
 
-def test_the_example_without_keys_duplicates_where_a_crash_follows_a_filing(tmp_path: Path) -> None:
+def test_the_example_without_keys_duplicates_where_a_crash_follows_a_filing() -> None:
     """--arg keys=off (my_loop declares it): duplicates exactly where the hand count puts them.
 
     my_loop files two issues, saving after each. A crash at `filed <title>` (points 2 and 4)
     comes after the tracker filed it and before the save: the restart files it again, and
     without a key the tracker keeps both. At `run started` and at `saved <title>` the disk
     already holds what was done. So at depth 1: 2 of 5 scenarios with one duplicate each.
+    The figures are read off docs/guide/sweep.md, whose block of this command
+    tests/docs/test_blocks.py runs (no-duplicate violated: exit 1).
     """
-    args = [*EXAMPLE, "--depth", "1", "--arg", "keys=off", "--format", "json", "--workers", "2"]
-    done = _run(args)
-    assert done.returncode == 1, done.stderr
-    row = json.loads(done.stdout)
-    assert (row["crash_points"], row["with_dups"], row["dups"], row["missing"]) == (5, 2, 2, 0)
+    shown = printed("docs/guide/sweep.md", f"{SHOWN} --depth 1 --arg keys=off")
+    assert "crash points  5\n" in shown
+    assert "with_dups 2   dups 2   missing 0" in shown
+    assert "no-duplicate  VIOLATED  first in scenario 2: crash at point 2 'filed disk full on db-1'" in shown
 
 
-def test_an_undeclared_arg_or_value_is_refused_before_any_process() -> None:
+def test_an_undeclared_arg_or_value_is_refused_before_any_process(run: Run) -> None:
     """A typo in --arg is one line and exit 2, with no sweep (the module's CRASHSWEEP_ARGS)."""
     for arg, message in (
         ("kes=off", "--arg kes: my_loop takes keys (CRASHSWEEP_ARGS)"),
         ("keys=of", "--arg keys=of: my_loop allows on, off"),
     ):
-        done = _run([*EXAMPLE, "--arg", arg])
+        done = run([*EXAMPLE, "--arg", arg])
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"crashsweep: error: {message}\n")
 
 
-def test_list_points_names_each_point_where_the_program_passes_it() -> None:
+def test_list_points_names_each_point_where_the_program_passes_it(run: Run) -> None:
     """--list-points on my_loop: its 5 points in order, each at a line of my_loop.py that calls crashpoint."""
-    done = _run([*EXAMPLE, "--list-points", "--format", "json"])
+    done = run([*EXAMPLE, "--list-points", "--format", "json"])
     assert done.returncode == 0, done.stderr
     points = json.loads(done.stdout)["points"]
     source = (EXAMPLES / "my_loop.py").read_text().splitlines()
@@ -394,13 +438,13 @@ def test_list_points_of_a_framework_agent_are_its_sweeps_points(capsys: pytest.C
     assert sum(p["name"].startswith("tracker ") for p in points) == 3  # the job's three writes
 
 
-def test_list_points_of_a_command_that_logs_its_own_points(tmp_path: Path) -> None:
+def test_list_points_of_a_command_that_logs_its_own_points(tmp_path: Path, run: Run) -> None:
     """A program in any language appends its points to $CRASHSWEEP_POINTS_LOG: listed, with no place known."""
     program = tmp_path / "agent.sh"
     program.write_text('#!/bin/sh\necho "sent" >> "$CRASHSWEEP_POINTS_LOG"\necho "saved" >> "$CRASHSWEEP_POINTS_LOG"\n')
     program.chmod(0o755)
-    command = [CRASHSWEEP, "sweep", "--target", str(program), "--check", "my_loop_check:check", "--list-points"]
-    done = _run(command)
+    command = ["sweep", "--target", str(program), "--check", "my_loop_check:check", "--list-points"]
+    done = run(command)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == f"{program}: 2 crash points in one uninterrupted run"
@@ -413,10 +457,11 @@ def test_determinism_holds_for_the_example_and_the_reference_loop(capsys: pytest
     Both take their run IDs from fresh_id(), which derives them from the start world, so two
     runs from one world send the same effects. The count of start worlds comes from elsewhere:
     my_loop's 5 points (test_list_points...), agent-loop's from the model (explore on triage).
+    my_loop's check is docs/guide/sweep.md's block, which tests/docs/test_blocks.py runs: read off the page.
     """
-    done = _run([*EXAMPLE, "--determinism", "--format", "json"])
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"target": "my_loop:run", "deterministic": True, "start_worlds": 6}
+    shown = printed("docs/guide/sweep.md", f"{SHOWN} --determinism")
+    assert shown.startswith("my_loop:run: deterministic holds (6 start worlds, each run twice: ")
+    assert shown.count("\n") == 1
     assert main(["explore", "--variant", "agent-loop", "--depth", "1", "--format", "json"]) == 0
     points = json.loads(capsys.readouterr().out)["crash_points"]
     assert main(["sweep", "--variant", "agent-loop", "--determinism", "--format", "json"]) == 0
@@ -427,7 +472,7 @@ def test_determinism_holds_for_the_example_and_the_reference_loop(capsys: pytest
     }
 
 
-def test_a_run_id_from_the_clock_is_not_deterministic(tmp_path: Path) -> None:
+def test_a_run_id_from_the_clock_is_not_deterministic(tmp_path: Path, run: Run) -> None:
     """my_loop with its run ID from time.time_ns(): the same points, but each run files under another run ID.
 
     The first start world, the empty one, already differs: exit 1, both runs printed, and the
@@ -441,7 +486,7 @@ def test_a_run_id_from_the_clock_is_not_deterministic(tmp_path: Path) -> None:
     (tmp_path / "my_loop.py").write_text(clocked.replace("import os\n", "import os\nimport time\n", 1))  # by its name
     (tmp_path / "my_loop_check.py").write_text((EXAMPLES / "my_loop_check.py").read_text())
     command = [*EXAMPLE, "--determinism"]
-    done = _run(command, cwd=tmp_path)
+    done = run(command, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "my_loop:run: deterministic VIOLATED from the empty world (two uninterrupted runs)"
@@ -463,7 +508,7 @@ def _unmarked_example(folder: Path) -> Path:
     return folder
 
 
-def test_auto_points_find_the_unmarked_examples_duplicates(tmp_path: Path) -> None:
+def test_auto_points_find_the_unmarked_examples_duplicates(tmp_path: Path, run: Run) -> None:
     """my_loop without its marks, --points auto, keyless, keys off, depth 1: the marked verdicts, more duplicates.
 
     By hand, from the program and spec/POINTS.md section 2: each checkpoint save passes 7 points
@@ -475,8 +520,8 @@ def test_auto_points_find_the_unmarked_examples_duplicates(tmp_path: Path) -> No
     """
     unmarked = _unmarked_example(tmp_path)
     common = ["--depth", "1", "--arg", "keys=off", "--tracker", "keyless", "--format", "json", "--workers", "2"]
-    marked = _run([*EXAMPLE, *common])
-    auto = _run([*EXAMPLE, *common, "--points", "auto"], cwd=unmarked)
+    marked = run([*EXAMPLE, *common])
+    auto = run([*EXAMPLE, *common, "--points", "auto"], cwd=unmarked)
     assert (marked.returncode, auto.returncode) == (1, 1), auto.stderr
     before, after = json.loads(marked.stdout), json.loads(auto.stdout)
     verdicts = {name: v["holds"] for name, v in before["invariants"].items()}
@@ -485,9 +530,9 @@ def test_auto_points_find_the_unmarked_examples_duplicates(tmp_path: Path) -> No
     assert after["dups"] >= before["dups"] == 2
 
 
-def test_auto_points_have_the_same_names_over_two_runs(tmp_path: Path) -> None:
+def test_auto_points_have_the_same_names_over_two_runs(tmp_path: Path, run: Run) -> None:
     unmarked = _unmarked_example(tmp_path)
-    runs = [_run([*EXAMPLE, "--points", "auto", "--list-points", "--format", "json"], cwd=unmarked) for _ in range(2)]
+    runs = [run([*EXAMPLE, "--points", "auto", "--list-points", "--format", "json"], cwd=unmarked) for _ in range(2)]
     names = [[(p["name"], p["occurrence"]) for p in json.loads(done.stdout)["points"]] for done in runs]
     assert names[0] == names[1]
     assert len(names[0]) == 27
@@ -521,8 +566,8 @@ def test_auto_points_of_the_reference_loop_judge_its_designs(capsys: pytest.Capt
         (["--target", "my_loop:run", "--points-include", "fsync"], "--points-include and --points-exclude filter"),
     ],
 )
-def test_points_a_target_cannot_give_are_refused_in_one_line(extra: list[str], message: str) -> None:
-    done = _run([CRASHSWEEP, "sweep", *extra, "--check", "my_loop_check:check"])
+def test_points_a_target_cannot_give_are_refused_in_one_line(extra: list[str], message: str, run: Run) -> None:
+    done = run(["sweep", *extra, "--check", "my_loop_check:check"])
     assert (done.returncode, done.stdout) == (2, "")
     assert message in done.stderr
     assert len(done.stderr.splitlines()) == 1

@@ -12,11 +12,14 @@ Sources: README.md, every page under docs/ and the spec/ files the site includes
 Four checks, one test per block (the last per page), its id the block's file and the line of its opening fence:
 
 - test_block_prints_what_it_shows: every block where a command shows output. Each command of
-  the block runs through bash from the top of the checkout (a leading `cd DIR &&` moves, as in a
-  shell), and its stdout, normalised, must be the block's text for it, normalised the same way.
-  stderr is not compared (it holds the launcher's first-use set-up lines); it is shown when the
-  check fails. The exit status may be 0 or 1 (1: an invariant violated, which most examples
-  show); 2 or anything else fails.
+  the block runs from the top of the checkout (a leading `cd DIR &&` moves, as in a shell), and
+  its stdout, normalised, must be the block's text for it, normalised the same way. A
+  crashsweep command started by the launcher runs in this process, through crashsweep's main as
+  the launcher's script runs it, and a command shown by two blocks that leaves nothing behind
+  runs once for both; every other line runs through bash (tests/docs/commands.py says which and
+  why). stderr is not compared (it holds the launcher's first-use set-up lines); it is shown
+  when the check fails. The exit status may be 0 or 1 (1: an invariant violated, which most
+  examples show); 2 or anything else fails.
 - test_block_commands_parse: every crashsweep command shown, with output or without, goes
   through the command line's parser and option callbacks in this process (every command's body
   replaced by one that does nothing), from the folder it runs in: unknown options, bad values
@@ -58,12 +61,9 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-import shlex
-import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import click
@@ -72,6 +72,7 @@ import pytest
 from crashsweep.realsweep.adapters.frameworks import REGISTRY
 from crashsweep.spec.policy import PolicyError
 from crashsweep.variants.design_file import load_design
+from tests.docs.commands import run_shown, runs_crashsweep, where_and_words
 from tests.paths import ROOT
 
 SHELL = ("sh", "console", "bash", "shell")
@@ -172,22 +173,6 @@ def params(blocks: list[Block]) -> list[Any]:
     ]
 
 
-def where_and_words(line: str) -> tuple[Path, list[str]]:
-    """The folder a command runs in (after a leading `cd DIR &&`) and its words, without VAR=value prefixes."""
-    words = shlex.split(line, comments=True)
-    where = ROOT
-    if words[:1] == ["cd"] and words[2:3] == ["&&"]:
-        where, words = ROOT / words[1], words[3:]
-    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
-        words = words[1:]
-    return where, words
-
-
-def runs_crashsweep(line: str) -> bool:
-    _, words = where_and_words(line)
-    return bool(words) and words[0].endswith("crashsweep")
-
-
 def normalise(lines: list[str], command: str) -> list[str]:
     """The lines with what legitimately varies between runs replaced (see the module's docstring)."""
     temp = tempfile.gettempdir()
@@ -238,17 +223,17 @@ def matches(shown: list[str], printed: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("block", params([block for block in BLOCKS if block.shows_output]))
-def test_block_prints_what_it_shows(block: Block) -> None:
+def test_block_prints_what_it_shows(
+    block: Block, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     for command in block.commands:
-        done = subprocess.run(
-            ["bash", "-c", command.line], cwd=ROOT, capture_output=True, text=True, check=False, timeout=900
-        )
-        assert done.returncode in (0, 1), f"{command.line}\nexit {done.returncode}\n{done.stdout}{done.stderr}"
+        done = run_shown(command.line, monkeypatch, capsys)
+        assert done.status in (0, 1), f"{command.line}\nexit {done.status}\n{done.out}{done.err}"
         shown = normalise(command.shown, command.line)
-        printed = normalise(done.stdout.splitlines(), command.line)
+        printed = normalise(done.out.splitlines(), command.line)
         if not matches(shown, printed):
             diff = "\n".join(difflib.unified_diff(shown, printed, "shown", "printed", lineterm=""))
-            raise AssertionError(f"{block.id}: `{command.line}` printed something else\n{diff}\n{done.stderr}")
+            raise AssertionError(f"{block.id}: `{command.line}` printed something else\n{diff}\n{done.err}")
 
 
 def every_command(group: click.Command) -> Iterator[click.Command]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -61,7 +63,32 @@ def _sweep(tmp_path: Path, name: str, **extra: object) -> SweepResult:
     return sweep(target, finished, options)
 
 
-def test_a_state_key_merges_worlds_that_differ_only_by_a_timestamp(tmp_path: Path) -> None:
+PROGRAM_SWEEPS: dict[str, dict[str, object]] = {
+    "keyed": {"dedup": True, "state_key": key},
+    "plain": {"dedup": True},
+    "every": {},
+    "snapped": {"dedup": True, "state_key": key, "snapshots": True},
+    "listed": {"dedup": True, "state_key": key, "snapshots": True, "every": True},
+}
+"""PROGRAM's sweeps at depth 2 by name: with the state key (processes killed for real at the
+points), without it, every scenario, with the key and snapshots, and that one listing every scenario."""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], SweepResult]:
+    """PROGRAM's sweep of each name in PROGRAM_SWEEPS, run once for the module (several tests read the same one)."""
+    folder = tmp_path_factory.mktemp("program")
+    done: dict[str, SweepResult] = {}
+
+    def swept(name: str) -> SweepResult:
+        if name not in done:
+            done[name] = _sweep(folder, name, **PROGRAM_SWEEPS[name])
+        return done[name]
+
+    return swept
+
+
+def test_a_state_key_merges_worlds_that_differ_only_by_a_timestamp(program: Callable[[str], SweepResult]) -> None:
     """Hand counts. Points: saved 1, 2, 3. A crash at saved k leaves done = k; the restart passes 3 - k points.
 
     Scenarios: 3 with one crash, 2 + 1 + 0 = 3 with two. Worlds (the empty one included):
@@ -71,9 +98,7 @@ def test_a_state_key_merges_worlds_that_differ_only_by_a_timestamp(tmp_path: Pat
     level 2 one each: 4 + 6 + 2 = 12 (13 when the timestamp keeps all 7 apart). The sweep of
     every scenario runs 1 + 3 * 2 + 3 * 3 = 16.
     """
-    keyed = _sweep(tmp_path, "keyed", dedup=True, state_key=key)
-    plain = _sweep(tmp_path, "plain", dedup=True)
-    every = _sweep(tmp_path, "every")
+    keyed, plain, every = program("keyed"), program("plain"), program("every")
     assert keyed.worlds == (6, 7)
     assert plain.worlds == (7, 7)
     assert (keyed.processes, plain.processes, every.processes) == (12, 13, 16)
@@ -87,9 +112,9 @@ def test_a_state_key_merges_worlds_that_differ_only_by_a_timestamp(tmp_path: Pat
     assert every.scenarios[-1].counters["starts"] == 3
 
 
-def test_the_representatives_are_the_first_scenarios_of_their_worlds(tmp_path: Path) -> None:
+def test_the_representatives_are_the_first_scenarios_of_their_worlds(program: Callable[[str], SweepResult]) -> None:
     """With the key, the two-crash world done = 3 is reached by 1,2 and 2,1: it is named 1,2."""
-    keyed = _sweep(tmp_path, "keyed", dedup=True, state_key=key)
+    keyed = program("keyed")
     assert [s.code for s in keyed.scenarios] == ["1", "2", "3", "1,1", "1,2"]
 
 
@@ -125,23 +150,45 @@ def test_dedup_gives_the_rows_of_every_scenario_and_of_the_model_at_depth_2(
     assert distinct < reached  # worlds did merge: the reference loop's run IDs come from fresh_id()
 
 
+KILLED_AT_DEPTH_1 = SweepOptions(depth=1, workers=2, dedup=True)
+"""Merging worlds, a process killed for real at every point, one crash deep."""
+
+
+@pytest.fixture(scope="module")
+def killed_at_depth_1() -> Callable[[str, str], conformance.Conformance]:
+    """The model's row and the real one (KILLED_AT_DEPTH_1) of a design and tracker on triage, made once for the module.
+
+    The real sweep is the one test_snapshots_and_kills_give_the_same_reference_rows compares
+    with snapshots: the same reference.run with the same options, so it is run once for both.
+    """
+    done: dict[tuple[str, str], conformance.Conformance] = {}
+
+    def conformed(variant: str, tracker: str) -> conformance.Conformance:
+        if (variant, tracker) not in done:
+            done[variant, tracker] = conformance.conform(variant, TRIAGE, None, tracker, KILLED_AT_DEPTH_1)
+        return done[variant, tracker]
+
+    return conformed
+
+
 @pytest.mark.parametrize(("variant", "tracker"), DEFAULT_MATRIX)
-def test_every_design_conforms_deduplicated_at_depth_1(variant: str, tracker: str) -> None:
+def test_every_design_conforms_deduplicated_at_depth_1(
+    variant: str, tracker: str, killed_at_depth_1: Callable[[str, str], conformance.Conformance]
+) -> None:
     """Merging worlds, a process killed for real at every point: every design's row is the model's."""
-    result = conformance.conform(variant, TRIAGE, None, tracker, SweepOptions(depth=1, dedup=True))
+    result = killed_at_depth_1(variant, tracker)
     assert result.agrees, conformance.render([result])
     assert result.sweep.counts is not None
 
 
-def test_snapshots_build_the_graph_that_real_kills_build(tmp_path: Path) -> None:
+def test_snapshots_build_the_graph_that_real_kills_build(program: Callable[[str], SweepResult]) -> None:
     """One run per world, paused at its points, against a process killed at each point: the same graph.
 
     The same worlds (distinct and reached), the same path counts and sums, the same
     representative scenarios with their points and counters; fewer processes: one per world
     (6 with the key) instead of 12.
     """
-    killed = _sweep(tmp_path, "killed", dedup=True, state_key=key)
-    snapped = _sweep(tmp_path, "snapped", dedup=True, state_key=key, snapshots=True)
+    killed, snapped = program("keyed"), program("snapped")
     assert snapped.worlds == killed.worlds
     assert snapped.counts == killed.counts
     assert snapped.scenarios == killed.scenarios
@@ -150,12 +197,12 @@ def test_snapshots_build_the_graph_that_real_kills_build(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("variant", "tracker"), [("save-once-per-turn", "keyed"), ("agent-loop", "keyless")])
-def test_snapshots_and_kills_give_the_same_reference_rows(variant: str, tracker: str) -> None:
+def test_snapshots_and_kills_give_the_same_reference_rows(
+    variant: str, tracker: str, killed_at_depth_1: Callable[[str, str], conformance.Conformance]
+) -> None:
     """The reference loop on triage at depth 1: the same counts, representatives and worlds either way."""
-    results = [
-        reference.run(variant, TRIAGE, None, tracker, SweepOptions(depth=1, workers=2, dedup=True, snapshots=s))
-        for s in (False, True)
-    ]
+    snapped = replace(KILLED_AT_DEPTH_1, snapshots=True)
+    results = [killed_at_depth_1(variant, tracker).sweep, reference.run(variant, TRIAGE, None, tracker, snapped)]
     assert results[0].counts == results[1].counts
     assert results[0].scenarios == results[1].scenarios
     assert results[0].worlds == results[1].worlds
@@ -199,10 +246,9 @@ def test_a_program_that_does_not_pause_at_its_points_is_killed_at_them(tmp_path:
     assert results[0].processes == results[1].processes == 7
 
 
-def test_every_scenario_can_be_listed_from_the_graph(tmp_path: Path) -> None:
+def test_every_scenario_can_be_listed_from_the_graph(program: Callable[[str], SweepResult]) -> None:
     """every=True: the graph's paths expanded are the scenarios the sweep of every scenario runs."""
-    listed = _sweep(tmp_path, "listed", dedup=True, state_key=key, snapshots=True, every=True)
-    every = _sweep(tmp_path, "every")
+    listed, every = program("listed"), program("every")
     assert listed.processes == 6
     assert [(s.crashes, s.counters, s.outcome, s.points) for s in listed.scenarios] == [
         (s.crashes, s.counters, s.outcome, s.points) for s in every.scenarios

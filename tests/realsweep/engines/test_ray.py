@@ -238,16 +238,24 @@ def test_a_check_that_cannot_travel_is_one_error_before_any_process(ray_instance
         sweep(Target.command("true"), check, options)
 
 
-def test_a_cluster_started_with_ray_start_is_used_at_its_address(tmp_path: Path) -> None:
+def test_a_cluster_started_with_ray_start_is_used_at_its_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The README's cluster steps on one machine: `ray start --head`, then the command with --address.
 
-    The command runs as its own process (this one is connected to the module's instance); its
-    row equals the local engine's but for the seconds. The head is stopped by its own signal
-    handling (`--block`: SIGTERM stops every process it started).
+    The command on the cluster runs as its own process (this one is connected to the module's
+    instance); its row equals the local engine's (run here, in this process) but for the
+    seconds. The head is stopped by its own signal handling (`--block`: SIGTERM stops every
+    process it started).
     """
     ray_cli = Path(sys.executable).with_name("ray")
     if not ray_cli.exists():
         pytest.skip("Ray is not installed (pip install 'crashsweep[ray]')")
+    args = ["sweep", "--variant", "save-once-per-turn", "--depth", "1", "--format", "json", "--workers", "2"]
+    status, out = _run([*args, "--engine", "local"], capsys)
+    assert status == 1  # save-once-per-turn duplicates
+    local = json.loads(out)
+    del local["seconds"]
     port = _closed_port()
     head = subprocess.Popen(
         [str(ray_cli), "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false", "--block"],
@@ -257,18 +265,22 @@ def test_a_cluster_started_with_ray_start_is_used_at_its_address(tmp_path: Path)
     )
     try:
         _wait_until_listening(port)
-        rows = []
-        for engine in (["--engine", "local"], ["--engine", "ray", "--address", f"127.0.0.1:{port}"]):
-            args = [str(Path(sys.executable).with_name("crashsweep")), "sweep", "--variant", "save-once-per-turn"]
-            args += ["--depth", "1", "--format", "json", "--workers", "2", *engine]
-            env = {**child_env(), LOOPBACK: "0", "RAY_AUTH_MODE": "token"}  # the head made a token: use it
-            done = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
-            assert done.returncode == 1, done.stderr  # save-once-per-turn duplicates
-            row = json.loads(done.stdout)
-            del row["seconds"]
-            rows.append(row)
-        assert rows[0] == rows[1]
-        assert rows[0]["scenarios"] == {"1": SEED_TABLE["save-once-per-turn"][0]}
+        command = [str(Path(sys.executable).with_name("crashsweep")), *args, "--engine", "ray"]
+        env = {**child_env(), LOOPBACK: "0", "RAY_AUTH_MODE": "token"}  # the head made a token: use it
+        done = subprocess.run(
+            [*command, "--address", f"127.0.0.1:{port}"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        row = json.loads(done.stdout)
+        del row["seconds"]
+        assert row == local
+        assert row["scenarios"] == {"1": SEED_TABLE["save-once-per-turn"][0]}
     finally:
         head.terminate()
         head.wait(timeout=60)

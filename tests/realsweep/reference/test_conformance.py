@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,12 +15,14 @@ from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.reference import conformance
 from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import SweepError, SweepOptions
-from crashsweep.reports.summary import summarize
+from crashsweep.reports.summary import Summary, summarize
 from crashsweep.spec.files import toml_value
 from crashsweep.spec.invariants import APPROVED_EXACTLY, CAN_FINISH, WELL_FORMED_TRANSCRIPT
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.spec.retries import FRONTIER_STACKS, Layer, Stack
 from crashsweep.spec.tracker import TRACKERS
+from crashsweep.variants.design_file import load_design
+from tests.docs.shown import printed
 from tests.paths import ROOT
 
 DEPTH_1 = [
@@ -34,10 +37,42 @@ DEPTH_1 = [
 ]
 
 
+NO_CHANCE_AT_DEPTH_1 = Nemesis(("key-expiry", "wrong-answer"))
+"""Faults with no chance one move deep (no restart, no person before the first move): a sweep under
+them at depth 1 runs the crash-only sweep's processes, and its moves tally says each had none."""
+
+
+@pytest.fixture(scope="module")
+def unexercised() -> Callable[[str], conformance.Conformance]:
+    """Each design's conformance on triage, keyed, depth 1, under NO_CHANCE_AT_DEPTH_1: one sweep per design.
+
+    test_every_design_conforms_at_depth_1 (keyed) and
+    test_every_design_conforms_under_key_expiry_and_wrong_answer read the same sweep.
+    """
+    done: dict[str, conformance.Conformance] = {}
+
+    def conformed(variant: str) -> conformance.Conformance:
+        if variant not in done:
+            done[variant] = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=NO_CHANCE_AT_DEPTH_1)
+        return done[variant]
+
+    return conformed
+
+
 @pytest.mark.parametrize(("variant", "tracker"), DEPTH_1)
-def test_every_design_conforms_at_depth_1(variant: str, tracker: str) -> None:
-    """One crash at every point of the real loop: the same row as the model's."""
-    result = conformance.conform(variant, TRIAGE, None, tracker, SweepOptions(depth=1))
+def test_every_design_conforms_at_depth_1(
+    variant: str, tracker: str, unexercised: Callable[[str], conformance.Conformance]
+) -> None:
+    """One crash at every point of the real loop: the same row as the model's.
+
+    Against the keyed tracker the sweep is the one under NO_CHANCE_AT_DEPTH_1 (its processes are
+    the crash-only sweep's), compared here with the crash-only model's row.
+    """
+    if tracker == "keyed":
+        swept = unexercised(variant)
+        result = conformance.Conformance(_crash_only_row(variant), swept.real, swept.sweep)
+    else:
+        result = conformance.conform(variant, TRIAGE, None, tracker, SweepOptions(depth=1))
     assert result.differences == []
     assert result.real.scenarios[1] == result.real.crash_points
 
@@ -131,10 +166,14 @@ LOST_REPLY_ADDS = {
 FAULTED = SweepOptions(depth=1, workers=2)
 
 
+def _crash_only_row(variant: str) -> Summary:
+    """The model's row of `variant` on triage, keyed, depth 1, crashes alone."""
+    exploration = explore(variants.model(variant, TRIAGE, TRACKERS["keyed"]), 1)
+    return summarize(exploration, variant=variant, job="triage", tracker="keyed")
+
+
 def _crash_only(variant: str) -> dict[str, int]:
-    row = summarize(
-        explore(variants.model(variant, TRIAGE, TRACKERS["keyed"]), 1), variant=variant, job="triage", tracker="keyed"
-    )
+    row = _crash_only_row(variant)
     return {name: getattr(row, name) for name in ("with_dups", "dups", "missing", "asks", "reruns", "lookups")}
 
 
@@ -160,10 +199,11 @@ def test_every_design_conforms_under_lost_reply(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", list(DESIGNS))
-def test_every_design_conforms_under_key_expiry_and_wrong_answer(variant: str) -> None:
+def test_every_design_conforms_under_key_expiry_and_wrong_answer(
+    variant: str, unexercised: Callable[[str], conformance.Conformance]
+) -> None:
     """Neither has a chance at depth 1 (no restart, no person before the first move): the crash-only row."""
-    nemesis = Nemesis(("key-expiry", "wrong-answer"))
-    result = conformance.conform(variant, TRIAGE, None, "keyed", FAULTED, nemesis=nemesis)
+    result = unexercised(variant)
     assert result.differences == []
     real = result.real
     assert real.moves == {1: {"crash": real.crash_points, "key-expiry": 0, "wrong-answer": 0}}
@@ -256,10 +296,16 @@ def test_a_conversation_sent_as_is_beside_a_paused_process_conforms() -> None:
     stayed in place beside the paused one), and the real sweep counted a pause scenario whose
     last process exited stuck as finished (its missing writes then read as losses): both
     differences were found by this run.
+
+    On one-write (it needs one call in a turn): the design saves reply 1 before create_a is
+    sent, so a pause anywhere from that save to create_a's result rename leaves the process
+    started beside the paused one a turn with a call and no result; it sends it as it is, is
+    refused, and gives up stuck beside the paused one.
     """
     design = ROOT / "examples" / "save-after-reply-as-is.toml"
+    job_path = ROOT / "examples" / "one-write.toml"
     result = conformance.conform(
-        "save-after-reply-as-is", TRIAGE, None, "keyed", SweepOptions(depth=1), design_path=design, nemesis=PAUSED
+        "save-after-reply-as-is", load_job(job_path), job_path, "keyed", SweepOptions(depth=1), None, design, PAUSED
     )
     assert result.differences == []
     assert result.real.never_finish > 0
@@ -267,17 +313,19 @@ def test_a_conversation_sent_as_is_beside_a_paused_process_conforms() -> None:
 
 
 def test_a_conversation_sent_as_is_beside_a_timed_out_attempt_conforms(tmp_path: Path) -> None:
-    """keys-turn-timeout-file with `as-is`, on triage-fails, depth 1: the new attempt loads the disk (RETRIES.md 1.2).
+    """keys-turn-timeout-file with `as-is`, on one-write, depth 1: the new attempt loads the disk (RETRIES.md 1.2).
 
     A turn's new attempt that loads a call without its result sends it as it is, is refused,
     and gives up beside the suspended attempt (FAULTS.md 7 rule 11): the same row for real.
+    One write is enough: the design saves reply 1 before create_a is sent, so a timeout from
+    that save to create_a's result rename starts the new attempt on a call without its result.
     """
     text = (ROOT / "examples" / "keys-turn-timeout-file.toml").read_text(encoding="utf-8")
     design = tmp_path / "as-is-turn-timeout.toml"
     design.write_text(text.replace('name = "keys-turn-timeout-file"', 'name = "as-is-turn-timeout"')
                       + 'transcript_on_restart = "as-is"\n', encoding="utf-8")  # fmt: skip
-    options = SweepOptions(depth=1)
-    c = conformance.conform("as-is", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", options, None, design)
+    one_write = ROOT / "examples" / "one-write.toml"
+    c = conformance.conform("as-is", load_job(one_write), one_write, "keyed", SweepOptions(depth=1), None, design)
     assert c.differences == []
     assert c.real.never_finish > 0
 
@@ -441,6 +489,24 @@ def test_a_tool_that_fails_after_accept_conforms_two_crashes_deep() -> None:
 
 
 TRIAGE_FAILS = ROOT / "examples" / "triage-fails.toml"
+ONE_FAILING_WRITE = (
+    'name = "one-failing-write"\nturns = [["create_a"]]\n\n[calls]\n'
+    'create_a = { tool = "create_issue", writes = true, fails_after_accept = true }\n'
+)
+"""triage-fails cut to its failing write: the smallest job on which a tool fails after the tracker accepted."""
+TWO_WRITES_ONE_FAILING = (
+    'name = "two-writes-one-failing"\nturns = [["create_a", "create_b"]]\n\n[calls]\n'
+    'create_a = { tool = "create_issue", writes = true, fails_after_accept = true }\n'
+    'create_b = { tool = "create_issue", writes = true }\n'
+)
+"""triage-fails' first turn alone: its failing create_a, then create_b in the same turn."""
+
+
+def _job_file(tmp_path: Path, text: str) -> Path:
+    """The job `text` written as a file under tmp_path (conform reads a job file by path)."""
+    path = tmp_path / "job.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _layered(tmp_path: Path, preset: str, stack: Stack) -> Path:
@@ -512,45 +578,71 @@ def test_every_scenario_conforms_with_retry_moves_beside_a_power_cut(tmp_path: P
     assert c.real.moves[1]["power-loss"] > 0
 
 
-@pytest.mark.parametrize(
-    ("design", "scenarios", "moves", "with_dups"),
-    [
-        ("keys-turn-timeout-file", 99, {"crash": 15, "retry": 84}, 6),
-        ("keys-turn-timeout-lease", 83, {"crash": 13, "retry": 70}, 0),
-    ],
-)
-def test_a_turn_timeout_duplicates_past_a_lock_file_not_a_lease_for_real(
-    design: str, scenarios: int, moves: dict[str, int], with_dups: int
-) -> None:
+TURN_TIMEOUT_FILE = "conform --design examples/keys-turn-timeout-file.toml --job examples/one-write.toml --depth 1"
+"""docs/guide/retries.md's conform of the lock-file design, which tests/docs/test_blocks.py runs as shown."""
+
+
+def test_a_turn_timeout_duplicates_past_a_lock_file_for_real() -> None:
     """The new attempt runs beside the one given up on, on one disk and tracker, for real.
 
     The figures are tests/spec/test_retrying.py's, derived by hand: 99 scenarios and 6
-    duplicates past a lock file; 83 and none under a lease, whose fencing stops the woken process.
+    duplicates past a lock file (15 crashes and 84 retry moves). docs/guide/retries.md shows
+    this conform and tests/docs/test_blocks.py runs it: both rows and "no difference" are read
+    off the page; the moves, compared by conform and so equal on both sides, are the model's.
+    """
+    shown = printed("docs/guide/retries.md", f"bin/crashsweep {TURN_TIMEOUT_FILE}")
+    assert "keys-turn-timeout-file: no difference (" in shown
+    rows = {
+        tuple(line.split()[:2]): line.split()[2:5] for line in shown.splitlines() if "keys-turn-timeout-file (" in line
+    }
+    assert rows == {("keys-turn-timeout-file", side): ["99", "6", "6"] for side in ("(model)", "(real)")}
+    design = load_design(ROOT / "examples" / "keys-turn-timeout-file.toml").design
+    job = load_job(ROOT / "examples" / "one-write.toml")
+    model = summarize(
+        explore(variants.model(design, job, TRACKERS["keyed"]), 1), variant="t", job=job.name, tracker="keyed"
+    )
+    assert (model.scenarios, model.moves, model.with_dups, model.dups) == (
+        {1: 99},
+        {1: {"crash": 15, "retry": 84}},
+        6,
+        6,
+    )
+
+
+def test_a_turn_timeout_does_not_duplicate_past_a_lease_for_real() -> None:
+    """The same layer under a lease: 83 scenarios (13 crashes, 70 retry moves) and no duplicate, for real.
+
+    tests/spec/test_retrying.py's figures, derived by hand: the lease's fencing stops the woken process.
     """
     one_write = ROOT / "examples" / "one-write.toml"
-    path = ROOT / "examples" / f"{design}.toml"
-    c = conformance.conform(design, load_job(one_write), one_write, "keyed", SweepOptions(depth=1), None, path)
+    path = ROOT / "examples" / "keys-turn-timeout-lease.toml"
+    c = conformance.conform(path.stem, load_job(one_write), one_write, "keyed", SweepOptions(depth=1), None, path)
     assert c.differences == []
     assert (c.real.scenarios, c.real.moves[1], c.real.with_dups, c.real.dups) == (
-        {1: scenarios},
-        moves,
-        with_dups,
-        with_dups,
+        {1: 83},
+        {"crash": 13, "retry": 70},
+        0,
+        0,
     )
 
 
 def test_timeout_layers_conform_beside_an_error_layer_on_a_failing_tool(tmp_path: Path) -> None:
-    """call x3 on error > turn x2 on timeout, agent-loop (a lock file) on triage-fails: the same row.
+    """call x3 on error > turn x2 on timeout, agent-loop (a lock file) on one failing write: the same row.
 
     Every reference design, with the agent loop under each lock, crossed with five stacks
     holding a timeout layer, conformed at depth 1 when the real side was built (the closing
     note of #27 gives the run); this one keeps the error and the timeout layers together.
+    One write that fails after accept is enough for both: its `tool failed create_a` is the
+    call layer's error (retried with the lock file held), and every point inside turn 1 is a
+    pause the turn layer can time out, its new attempt running beside the old one.
     """
     stack = (Layer("call", "error", 3), Layer("turn", "timeout", 2))
     design = _layered(tmp_path, "agent-loop", stack)
+    job_path = _job_file(tmp_path, ONE_FAILING_WRITE)
     options = SweepOptions(depth=1)
-    c = conformance.conform("agent-loop", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyless-lookup", options, None, design)
+    c = conformance.conform("agent-loop", load_job(job_path), job_path, "keyless-lookup", options, None, design)
     assert c.differences == []
+    assert c.real.retried["retry.call"] > 0
     assert c.real.retried["retry.turn"] > 0
 
 
@@ -569,11 +661,7 @@ def test_a_lookup_the_fence_refuses_is_not_counted(tmp_path: Path) -> None:
     no question, and is no lookup (FAULTS.md 7.1), as in the model. The real loop counted it
     before the request went out until the timeout layers' conformance run found the difference.
     """
-    job_path = tmp_path / "one-failing-write.toml"
-    job_path.write_text(
-        'name = "one-failing-write"\nturns = [["create_a"]]\n\n[calls]\n'
-        'create_a = { tool = "create_issue", writes = true, fails_after_accept = true }\n'
-    )
+    job_path = _job_file(tmp_path, ONE_FAILING_WRITE)
     design = ROOT / "examples" / "agent-loop-lease.toml"
     paused = Nemesis(("pause",))
     options = SweepOptions(depth=1)
@@ -583,20 +671,26 @@ def test_a_lookup_the_fence_refuses_is_not_counted(tmp_path: Path) -> None:
 
 
 def test_a_woken_process_s_run_retry_takes_a_new_lease(tmp_path: Path) -> None:
-    """agent-loop under lease+fencing with call x2 on timeout > run x2 on error, on triage-fails.
+    """agent-loop under lease+fencing with call x2 on timeout > run x2 on error, on triage-fails' first turn.
 
     Given up on at `tracker accepted create_a` (the failing request), process 1 wakes beside
     the new attempt, hears its tool fail, and its run layer begins a new run, whose start takes
     a lease: granted to a stale process too (FAULTS.md 7.1), so the new run goes on and the
     other process is the one fenced. The real tracker refused that lease request (it carried
     the stale token) until this run's conformance found it.
+
+    Two writes in the turn are the fewest that show it: the new attempt files create_b under
+    the first run's keys, and the woken process's new run files create_a and create_b again
+    under its own, two duplicates. With create_a alone the worst scenario keeps one, as the
+    uninterrupted run does (its run retry files create_a again under a new key).
     """
     stack = (Layer("call", "timeout", 2), Layer("run", "error", 2))
     design = _layered(tmp_path, "agent-loop", stack)
     lease = design.read_text().replace('lock = "file"', 'lock = "lease+fencing"')
     design.write_text(lease)
+    job_path = _job_file(tmp_path, TWO_WRITES_ONE_FAILING)
     options = SweepOptions(depth=1)
-    c = conformance.conform("lease", load_job(TRIAGE_FAILS), TRIAGE_FAILS, "keyed", options, None, design)
+    c = conformance.conform("lease", load_job(job_path), job_path, "keyed", options, None, design)
     assert c.differences == []
     assert c.real.worst_dups > 1  # more than the uninterrupted run's one: the woken run's new keys
 
@@ -698,17 +792,15 @@ def test_a_bare_yes_lets_a_gated_write_through_on_another_calls_approval_for_rea
     assert "create_b@1 was applied under approval #1, given for create_a with arguments v1" in words
 
 
-@pytest.mark.parametrize(("binding", "violated"), [("call", True), ("call-and-args", False)])
-def test_changed_arguments_pass_an_approval_bound_to_the_call_alone_for_real(binding: str, violated: bool) -> None:
+def test_changed_arguments_pass_an_approval_bound_to_the_call_alone_for_real() -> None:
     """changed-args (CONVERSATIONS.md 2.3) on refund-approval at depth 2, carried out for real.
 
     A crash after the approval and before the refund's marker, then the re-asked reply arrives
     with arguments v2: the service's approval of (refund, v1) matches the call alone, so the
-    refund of v2 is applied under it (misapproved); bound to call and arguments it does not
-    match, and the person is asked for (refund, v2). Every figure and the moves of each kind
+    refund of v2 is applied under it (misapproved). Every figure and the moves of each kind
     are the model's; the tracker ignores keys (a key reused with other arguments is refused).
     """
-    design = ROOT / "examples" / f"markers-service-{binding}.toml"
+    design = ROOT / "examples" / "markers-service-call.toml"
     job_path = ROOT / "examples" / "refund-approval.toml"
     options = SweepOptions(depth=2, dedup=True, snapshots=True)
     nemesis = Nemesis(("changed-args",))
@@ -718,9 +810,34 @@ def test_changed_arguments_pass_an_approval_bound_to_the_call_alone_for_real(bin
     assert result.differences == []
     assert result.real.moves[2]["changed-args"] > 0
     real = {v.name: v.holds for v in result.real.invariants}
-    assert real[APPROVED_EXACTLY] is not violated
-    if violated:
-        assert "refund@2 was applied under approval #1" in rows.counterexamples(result.sweep)[APPROVED_EXACTLY]
+    assert real[APPROVED_EXACTLY] is not True
+    assert "refund@2 was applied under approval #1" in rows.counterexamples(result.sweep)[APPROVED_EXACTLY]
+
+
+CHANGED_ARGS_BOUND = (
+    "conform --design examples/markers-service-call-and-args.toml --job examples/refund-approval.toml "
+    "--tracker keyless-lookup --depth 2 --faults changed-args"
+)
+"""docs/guide/conversations.md's conform of an approval bound to call and arguments (test_blocks.py runs it)."""
+
+
+def test_changed_arguments_do_not_pass_an_approval_bound_to_call_and_arguments_for_real() -> None:
+    """The same, the approval bound to call and arguments: it does not match (refund, v2), the person is asked.
+
+    The conform is docs/guide/conversations.md's (worlds merged, depth 2, as above), which
+    tests/docs/test_blocks.py runs: its "no difference" is read off the page. conform compares
+    every figure, the verdicts and the moves of each kind, so the real ones are the model's,
+    checked here: changed-args strikes two moves deep, and approved-exactly holds.
+    """
+    shown = printed("docs/guide/conversations.md", f"bin/crashsweep {CHANGED_ARGS_BOUND}")
+    assert "markers-service-call-and-args@keyless-lookup: no difference (" in shown
+    design = load_design(ROOT / "examples" / "markers-service-call-and-args.toml").design
+    job = load_job(ROOT / "examples" / "refund-approval.toml")
+    faults = ("changed-args",)
+    exploration = explore(variants.model(design, job, TRACKERS["keyless-lookup"], faults=faults), 2)
+    model = summarize(exploration, variant="m", job=job.name, tracker="keyless-lookup", faults=faults)
+    assert model.moves[2]["changed-args"] > 0
+    assert {v.name: v.holds for v in model.invariants}[APPROVED_EXACTLY] is not False
 
 
 def test_changed_args_against_a_tracker_that_honours_keys_is_refused() -> None:
