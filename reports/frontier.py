@@ -23,6 +23,7 @@ from crashsweep.reports.summary import Summary
 from crashsweep.reports.table import COST_EXTRA, COST_RUN, render_table, verdict_words
 from crashsweep.spec.cost import Cost
 from crashsweep.spec.files import toml_value
+from crashsweep.spec.policy import CONVERSATION
 
 COST_MEANING = "on the uninterrupted run, and what crashes add over all scenarios (+)"
 ORDER = (
@@ -206,6 +207,28 @@ def verdict_lines(result: Frontier) -> list[str]:
         same = ", ".join(f"#{n}" for n in result.ties)
         lines.append(f"  equal on every cost on this job: {same} (the first enumerated is named)")
     lines.append(f"  cheapest means first by: {ORDER}")
+    return [*lines, *setting_lines(result)]
+
+
+def setting_lines(result: Frontier) -> list[str]:
+    """For each conversation field the designs were crossed with, the values some safe design has.
+
+    `frontier --conversation` crosses the designs with the fields that matter on the job; what a
+    user wants to know of each is which setting is safe there and which never is, whatever the
+    rest of the design (spec/CONVERSATIONS.md). A field none of the designs sets off its default
+    was not crossed and is not named.
+    """
+    crossed = [name for name in CONVERSATION if any(name in item.policy for item in result.entries)]
+    if not crossed or not result.safe:
+        return []
+    safe = [result.entry(number).policy for number in result.safe]
+    lines = ["safe settings of the fields crossed (the values some safe design has):"]
+    for name in crossed:
+        values = [str(value) for value in CONVERSATION[name]]
+        found = {str(policy.get(name, values[0])) for policy in safe}
+        text = ", ".join(value for value in values if value in found)
+        never = [value for value in values if value not in found]
+        lines.append(f"  {name}: {text}" + (f" (never safe: {', '.join(never)})" if never else ""))
     return lines
 
 

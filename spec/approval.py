@@ -82,9 +82,25 @@ def forgotten(memory: Snapshot) -> Snapshot:
     if not any(turn.approved for turn in memory.turns):
         return memory
     turns = tuple(
-        make_turn(t.index, t.results, t.marked, t.complete, (), t.failed, t.ids, t.args) for t in memory.turns
+        make_turn(t.index, t.results, t.marked, t.complete, (), t.failed, t.ids, t.args, t.trimmed)
+        for t in memory.turns
     )
     return Snapshot(memory.run, memory.done, turns)
+
+
+def consumed(call: str, world: World, memory: Snapshot) -> bool:
+    """Whether the request for `call` with its current arguments in this run was answered already.
+
+    Every answer the person gave is in the world's history (`approval N RUN CALL@V`); under
+    `approval_consume = "before-resume"` an answer consumed its request at once (CONVERSATIONS.md 5).
+    """
+    wanted = f" {memory.run} {call}@{version(memory)}"
+    return any(event.startswith(GIVEN) and event.endswith(wanted) for event in world.struck)
+
+
+def consumed_why(call: str, memory: Snapshot) -> str:
+    """Why a gate whose request was consumed is stuck (CONVERSATIONS.md 5)."""
+    return f"the approval of {call} (v{version(memory)}) was consumed before the resumed run kept it"
 
 
 def given(world: World) -> int:

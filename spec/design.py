@@ -42,7 +42,7 @@ class Design:
     `fsync` is its fsync policy and `unreadable` what it does on finding the checkpoint
     unreadable (spec/FAULTS.md section 6): by default the seed's save and a refusal to start.
     `retries` are the retry layers around it, innermost first (spec/RETRIES.md): none by default.
-    The last four are the conversation's fields (spec/CONVERSATIONS.md), at what every design
+    The last seven are the conversation's fields (spec/CONVERSATIONS.md), at what every design
     did before unless a policy says otherwise.
     """
 
@@ -57,6 +57,9 @@ class Design:
     approval_binding: str = "call-and-args"
     approval_storage: str = "durable"
     resume_granularity: str = "step"
+    approval_consume: str = "after-resume-started"
+    persist_granularity: str = "per-call"
+    transcript_repair: str = "none"
 
 
 def startup_save(env: Env) -> Ops:

@@ -16,6 +16,8 @@ spec/FAULTS.md and its rule in the tests' replay oracle; nothing else changes.
   and the paused one wakes later with its stale memory (spec/pause.py, FAULTS.md section 7).
 - `changed-args`: at `reply k arrived` of a re-asked reply, the model proposes the same calls
   with other arguments (spec/CONVERSATIONS.md 2.3).
+- `trim-context`: at a restart, the conversation is loaded with its oldest messages dropped,
+  up to and including a turn's reply whose results stay (spec/CONVERSATIONS.md 7, spec/trim.py).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from crashsweep.spec import durability
+from crashsweep.spec import durability, trim
 from crashsweep.spec.ops import AppendTurn, AskPerson, Failed, Pause, Point, Store
 from crashsweep.spec.pause import pausable, suspend
 from crashsweep.spec.process import ASKED, CHANGED_ARGS
@@ -177,8 +179,16 @@ CHANGED_ARGS_FAULT = FaultKind(
     _change_args,
 )
 
+TRIM_CONTEXT = FaultKind(
+    trim.TRIM_CONTEXT,
+    "at a restart the conversation is loaded with its oldest messages dropped, a turn's results without its calls",
+    trim.trimmable,
+    trim.trim,
+)
+
 FAULTS: dict[str, FaultKind] = {
-    kind.name: kind for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE, CHANGED_ARGS_FAULT)
+    kind.name: kind
+    for kind in (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE, CHANGED_ARGS_FAULT, TRIM_CONTEXT)
 }
 """Every fault kind, by CLI name, in a fixed order."""
 

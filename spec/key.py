@@ -263,7 +263,18 @@ class WorldKeys:
     def turn(self, turn: Turn) -> tuple[Any, ...]:
         """The turn with its answers left out: which calls have a result, and the rest as it is."""
         calls = tuple(call for call, _ in turn.results)
-        shape = (turn.index, calls, turn.marked, turn.complete, turn.approved, turn.failed, turn.ids, turn.args)
+        shape: tuple[Any, ...] = (
+            turn.index,
+            calls,
+            turn.marked,
+            turn.complete,
+            turn.approved,
+            turn.failed,
+            turn.ids,
+            turn.args,
+        )
+        if turn.trimmed:
+            shape = (*shape, turn.trimmed)  # what trim-context left of it (CONVERSATIONS.md 7)
         shapes = self._shapes
         known = shapes.get(shape)
         if known is None:

@@ -37,6 +37,9 @@ class Turn:
     """The suffix the model gave this reply's call IDs: "" when call IDs are stable (spec/FAULTS.md)."""
     args: int = 1
     """The version of the arguments the reply's calls carry: 1 unless `changed-args` struck (CONVERSATIONS.md 2)."""
+    trimmed: int = 0
+    """What `trim-context` left of the turn in the conversation (CONVERSATIONS.md 7): 0 all of it,
+    1 its results without its reply (its calls), 2 nothing. The loop keeps the turn either way."""
     _hash: int = field(init=False, repr=False, compare=False, default=0)
 
     def __post_init__(self) -> None:
@@ -44,7 +47,15 @@ class Turn:
             self,
             "_hash",
             _turn_hash(
-                self.index, self.results, self.marked, self.complete, self.approved, self.failed, self.ids, self.args
+                self.index,
+                self.results,
+                self.marked,
+                self.complete,
+                self.approved,
+                self.failed,
+                self.ids,
+                self.args,
+                self.trimmed,
             ),
         )
 
@@ -63,6 +74,7 @@ class Turn:
             and self.failed == other.failed
             and self.ids == other.ids
             and self.args == other.args
+            and self.trimmed == other.trimmed
         )
 
     def __hash__(self) -> int:
@@ -79,7 +91,15 @@ class Turn:
         """This turn with `answer` recorded as the result of `call`."""
         results = (*self.results, (call, answer))
         return make_turn(
-            self.index, results, self.marked, self.complete, self.approved, self.failed, self.ids, self.args
+            self.index,
+            results,
+            self.marked,
+            self.complete,
+            self.approved,
+            self.failed,
+            self.ids,
+            self.args,
+            self.trimmed,
         )
 
     def with_marker(self, call: str) -> Turn:
@@ -88,7 +108,15 @@ class Turn:
             return self
         marked = (*self.marked, call)
         return make_turn(
-            self.index, self.results, marked, self.complete, self.approved, self.failed, self.ids, self.args
+            self.index,
+            self.results,
+            marked,
+            self.complete,
+            self.approved,
+            self.failed,
+            self.ids,
+            self.args,
+            self.trimmed,
         )
 
     def without(self, calls: tuple[str, ...]) -> Turn:
@@ -96,7 +124,9 @@ class Turn:
         results = tuple(entry for entry in self.results if entry[0] not in calls)
         marked = tuple(call for call in self.marked if call not in calls)
         failed = tuple(call for call in self.failed if call not in calls)
-        return make_turn(self.index, results, marked, self.complete, self.approved, failed, self.ids, self.args)
+        return make_turn(
+            self.index, results, marked, self.complete, self.approved, failed, self.ids, self.args, self.trimmed
+        )
 
     def with_approval(self, call: str) -> Turn:
         """This turn with approval entry `call` (a call ID, or `call@version#number`: CONVERSATIONS.md 2)."""
@@ -104,7 +134,15 @@ class Turn:
             return self
         approved = (*self.approved, call)
         return make_turn(
-            self.index, self.results, self.marked, self.complete, approved, self.failed, self.ids, self.args
+            self.index,
+            self.results,
+            self.marked,
+            self.complete,
+            approved,
+            self.failed,
+            self.ids,
+            self.args,
+            self.trimmed,
         )
 
     def with_failure(self, call: str) -> Turn:
@@ -113,12 +151,36 @@ class Turn:
             return self
         failed = (*self.failed, call)
         return make_turn(
-            self.index, self.results, self.marked, self.complete, self.approved, failed, self.ids, self.args
+            self.index,
+            self.results,
+            self.marked,
+            self.complete,
+            self.approved,
+            failed,
+            self.ids,
+            self.args,
+            self.trimmed,
         )
 
     def completed(self) -> Turn:
         """This turn marked complete."""
-        return make_turn(self.index, self.results, self.marked, True, self.approved, self.failed, self.ids, self.args)
+        return make_turn(
+            self.index, self.results, self.marked, True, self.approved, self.failed, self.ids, self.args, self.trimmed
+        )
+
+    def with_trim(self, trimmed: int) -> Turn:
+        """This turn with `trimmed` as what the conversation keeps of it (CONVERSATIONS.md 7)."""
+        return make_turn(
+            self.index,
+            self.results,
+            self.marked,
+            self.complete,
+            self.approved,
+            self.failed,
+            self.ids,
+            self.args,
+            trimmed,
+        )
 
 
 Cells = tuple[Any, Turn] | None
@@ -250,7 +312,7 @@ _SNAPSHOT_SLOTS = tuple(
 )
 _TURN_SLOTS = tuple(
     getattr(Turn, name).__set__
-    for name in ("index", "results", "marked", "complete", "approved", "failed", "ids", "args", "_hash")
+    for name in ("index", "results", "marked", "complete", "approved", "failed", "ids", "args", "trimmed", "_hash")
 )
 
 
@@ -263,7 +325,10 @@ def _turn_hash(
     failed: tuple[str, ...],
     ids: str,
     args: int = 1,
+    trimmed: int = 0,
 ) -> int:
+    if trimmed:
+        return hash((index, results, marked, complete, approved, failed, ids, args, trimmed))
     if args != 1:
         return hash((index, results, marked, complete, approved, failed, ids, args))
     return hash((index, results, marked, complete, approved, failed, ids))
@@ -278,10 +343,11 @@ def make_turn(
     failed: tuple[str, ...],
     ids: str = "",
     args: int = 1,
+    trimmed: int = 0,
 ) -> Turn:
-    """Turn(index, results, marked, complete, approved, failed, ids, args), made fast."""
+    """Turn(index, results, marked, complete, approved, failed, ids, args, trimmed), made fast."""
     turn = _new(Turn)
-    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_ids, s_args, s_hash = _TURN_SLOTS
+    s_index, s_results, s_marked, s_complete, s_approved, s_failed, s_ids, s_args, s_trimmed, s_hash = _TURN_SLOTS
     s_index(turn, index)
     s_results(turn, results)
     s_marked(turn, marked)
@@ -290,5 +356,6 @@ def make_turn(
     s_failed(turn, failed)
     s_ids(turn, ids)
     s_args(turn, args)
-    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids, args))
+    s_trimmed(turn, trimmed)
+    s_hash(turn, _turn_hash(index, results, marked, complete, approved, failed, ids, args, trimmed))
     return turn

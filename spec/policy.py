@@ -32,6 +32,9 @@ TranscriptOnRestart: TypeAlias = Literal["resume-pending", "repair", "as-is"]
 ApprovalBinding: TypeAlias = Literal["call-and-args", "call", "none"]
 ApprovalStorage: TypeAlias = Literal["durable", "memory", "service"]
 ResumeGranularity: TypeAlias = Literal["step", "node"]
+ApprovalConsume: TypeAlias = Literal["after-resume-started", "before-resume"]
+PersistGranularity: TypeAlias = Literal["per-call", "per-batch"]
+TranscriptRepair: TypeAlias = Literal["none", "add-missing-results", "both-directions"]
 
 Fsync: TypeAlias = Literal["none", "no-dir-fsync", "full"]
 Unreadable: TypeAlias = Literal["ask-person", "fresh-run"]
@@ -60,6 +63,9 @@ CONVERSATION: dict[str, tuple[object, ...]] = {
     "approval_binding": get_args(ApprovalBinding),
     "approval_storage": get_args(ApprovalStorage),
     "resume_granularity": get_args(ResumeGranularity),
+    "approval_consume": get_args(ApprovalConsume),
+    "persist_granularity": get_args(PersistGranularity),
+    "transcript_repair": get_args(TranscriptRepair),
 }
 """The saved conversation, approvals and a node's resume (spec/CONVERSATIONS.md); each field's
 first value is what every design did before, and the design space enumerates only it unless asked."""
@@ -105,6 +111,13 @@ class Policy:
     approval_storage: where it is kept: "durable" (saved with the checkpoint), "memory", or
         "service" (outside the process, at once) (spec/CONVERSATIONS.md 2).
     resume_granularity: "step", or "node": an approval re-runs the calls before it in its node (3).
+    approval_consume: when the person's request is consumed: "after-resume-started" (with the
+        approval the resumed run keeps) or "before-resume" (at the answer, before it is kept) (5).
+    persist_granularity: "per-call", or "per-batch": a start that loads a reply's calls half done
+        runs them all again (6).
+    transcript_repair: what a start repairs in the conversation it loads: "none",
+        "add-missing-results" (`repair`'s results for calls without one), "both-directions" (and
+        drops results whose call was trimmed away) (7).
     """
 
     startup_save: bool
@@ -122,6 +135,9 @@ class Policy:
     approval_binding: ApprovalBinding = "call-and-args"
     approval_storage: ApprovalStorage = "durable"
     resume_granularity: ResumeGranularity = "step"
+    approval_consume: ApprovalConsume = "after-resume-started"
+    persist_granularity: PersistGranularity = "per-call"
+    transcript_repair: TranscriptRepair = "none"
 
     def __post_init__(self) -> None:
         for name in CHOICES:
@@ -250,17 +266,24 @@ def _ladders() -> Iterator[tuple[Rung, ...]]:
         yield from permutations(RUNGS, length)
 
 
-def conversation_fields(job: Job) -> tuple[str, ...]:
+def conversation_fields(job: Job, faults: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The conversation fields whose values can change an outcome on `job` (spec/CONVERSATIONS.md).
 
-    What a restart sends matters on every job; approvals only where a call is gated; a node's
-    resume only where a call shares its node with an earlier one of its turn.
+    What a restart sends matters on every job; approvals (what they match, where they are kept,
+    when they are consumed) only where a call is gated; a node's resume only where a call shares
+    its node with an earlier one of its turn; a batch's persistence where a turn has a write or
+    two calls (a read alone leaves nothing to drop); the transcript's repair only under
+    `trim-context` (without it, `add-missing-results` is `repair` and `both-directions` finds
+    no result without its call: section 7).
     """
     matters = {
         "transcript_on_restart": True,
         "approval_binding": bool(job.gated),
         "approval_storage": bool(job.gated),
         "resume_granularity": any(job.node_before(call.id) for call in job.calls),
+        "approval_consume": bool(job.gated),
+        "persist_granularity": any(len(turn) > 1 or any(call.writes for call in turn) for turn in job.turns),
+        "transcript_repair": "trim-context" in faults,
     }
     return tuple(name for name in CONVERSATION if matters[name])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from crashsweep.spec import approval, durability, metrics, retrying
+from crashsweep.spec import approval, durability, loading, metrics, retrying, trim
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.ops import (
     CHECKPOINT,
@@ -87,13 +87,12 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
         memory = Snapshot(run=f"run-{world.runs}")
     elif committed.done:
         return _world(world, finished=True), {}
-    elif design.approval_storage == "memory":
-        memory = approval.forgotten(committed)  # no save wrote an approval (spec/CONVERSATIONS.md 2)
     else:
-        memory = committed
+        memory = loading.loaded(committed, env.job, design)  # spec/loading.py: approvals, a batch, a trim
     start = design.start(env)
-    if committed is not None and design.transcript_on_restart != "resume-pending":
-        start = (*start, Reload(design.transcript_on_restart))
+    how = loading.reload_how(design)
+    if committed is not None and how != "resume-pending":
+        start = (*start, Reload(how))
     return _run(world, memory, durability.with_fsyncs(start, design.fsync), env, design)
 
 
@@ -294,6 +293,10 @@ def _execute(
         return _world(world, checkpoint=sync(world.checkpoint)), memory, ()
     if isinstance(op, CallModel):
         _bump(counters, metrics.MODEL_CALLS)
+        if trim.TRIMMED in world.struck:
+            orphan = trim.orphan_result(memory)
+            if orphan is not None:  # the provider refuses a result without its call, every time (CONVERSATIONS.md 7)
+                return world, memory, (Stuck(f"{trim.REFUSED}the result of {orphan} has no call"),)
         k = memory.size + 1
         if k > len(env.job.turns):
             return world, memory, (*_FINAL_ARRIVED, *op.after_final)
@@ -323,6 +326,9 @@ def _execute(
         return world, memory, (Point(f"lookup answered {op.call}"), *settled)
     if isinstance(op, Gate):
         ask = approval.ask_unless_held(op.call, world, memory, design.approval_binding, design.approval_storage)
+        if ask and design.approval_consume == "before-resume" and approval.consumed(op.call, world, memory):
+            # The request was consumed at the answer; the person cannot answer it again (CONVERSATIONS.md 5).
+            return world, memory, (Stuck(approval.consumed_why(op.call, memory)),)
         return world, memory, (RequestApproval(op.call),) if ask else ()
     if isinstance(op, RequestApproval):
         _bump(counters, metrics.APPROVALS)
@@ -391,7 +397,7 @@ def _reload(how: str, world: World, memory: Snapshot, env: Env, counters: Counte
         return world, memory.with_last(turn), ()
     # as-is: the model is sent a tool call with no result; the provider refuses it, every time.
     _bump(counters, metrics.MODEL_CALLS)
-    return world, memory, (Stuck(f"the provider refuses the conversation: {orphans[0]} has no result"),)
+    return world, memory, (Stuck(f"{trim.REFUSED}{orphans[0]} has no result"),)
 
 
 def _send(op: Send, world: World, memory: Snapshot, env: Env, design: Design) -> tuple[World, Snapshot, Ops]:

@@ -20,6 +20,7 @@ from crashsweep.spec.history import FINISHED, STUCK, Event, History
 from crashsweep.spec.job import Job
 from crashsweep.spec.memory import Snapshot
 from crashsweep.spec.ops import Stuck
+from crashsweep.spec.trim import REFUSED
 from crashsweep.spec.world import World
 
 
@@ -116,25 +117,32 @@ def _effects(world: World, job: Job, grants: dict[int, str], events: list[Event]
 
 
 def _conversation(memory: Snapshot, job: Job, incarnation: int, why: str | None, events: list[Event]) -> None:
-    """The process's conversation: each reply's model call, its tool calls and saved results; a refused call."""
+    """The process's conversation: each reply's model call, its tool calls and saved results; a refused call.
+
+    A turn trimmed away (spec/trim.py) is left out; one whose reply alone was trimmed keeps its results.
+    """
     run = memory.run
     for turn in memory.turns:
-        events.append(_event(events, run, incarnation, "invoke", "model_call", src="model"))
+        if turn.trimmed == 2:
+            continue
+        if not turn.trimmed:
+            events.append(_event(events, run, incarnation, "invoke", "model_call", src="model"))
         for call in job.turns[turn.index - 1]:
-            events.append(
-                _event(
-                    events,
-                    run,
-                    incarnation,
-                    "invoke",
-                    "tool_call",
-                    call=call.id,
-                    call_id=call.id + turn.ids,
-                    tool=call.tool,
-                    args_digest=f"v{turn.args}",
-                    src="model",
+            if not turn.trimmed:
+                events.append(
+                    _event(
+                        events,
+                        run,
+                        incarnation,
+                        "invoke",
+                        "tool_call",
+                        call=call.id,
+                        call_id=call.id + turn.ids,
+                        tool=call.tool,
+                        args_digest=f"v{turn.args}",
+                        src="model",
+                    )
                 )
-            )
             if turn.result(call.id) is not None:
                 events.append(
                     _event(
@@ -148,7 +156,8 @@ def _conversation(memory: Snapshot, job: Job, incarnation: int, why: str | None,
                         src="memory",
                     )
                 )
-    if memory.done or why is not None:
+    refused = why is not None and why.startswith(REFUSED)  # else stuck before any request (an approval)
+    if memory.done or refused:
         events.append(_event(events, run, incarnation, "invoke", "model_call", src="model"))
-    if why is not None:
+    if refused:
         events.append(_event(events, run, incarnation, "fail", "model_call", detail=why, src="model"))

@@ -30,7 +30,19 @@ redeemed against the latest approval the loop has that matches it by the binding
 unapproved); `approved-exactly` fails when a record was unapproved, redeemed against other
 call or arguments, or an approval redeemed twice; a node's approval forgets the node's earlier
 calls and runs them first; `changed-args` is a chance at `reply k arrived` of a reply handed
-out before, which gives the reply's calls the next version of their arguments.
+out before, which gives the reply's calls the next version of their arguments. Under
+`approval_consume = "before-resume"` the service marks the request (run, call, version)
+consumed at the person's answer, and a gate that must ask for a consumed request is stuck
+(section 5; `after-resume-started` keeps mark and approval together: nothing to model).
+Under `persist_granularity = "per-batch"` every start that loads a last turn with a call
+lacking its result drops that turn's results and markers at the load (section 6). The
+conversation is tracked per turn (section 7): `trim-context` is a chance at a restart, as
+key expiry's, whose strike marks the oldest turn with a result whose reply is still in the
+stored conversation as trimmed (the turns before it leave whole); `both-directions` moves a
+trimmed turn's results out of the conversation at the load, and either repair turns `as-is`
+into `repair` (`resume-pending` settles its calls before any request); a process holding a
+result without its call breaks well-formed-transcript, and its next model call is refused:
+stuck.
 
 Power loss (spec/FAULTS.md section 6), read from the rules: the disk keeps, as ALICE records a
 program's file operations, the journal of the save in flight (write, fsync, rename, fsync of
@@ -160,6 +172,15 @@ class Turn:
     complete: bool = False
     ids: str = ""  # the suffix the model gave this reply's call IDs (fresh call IDs only)
     args: int = 1  # the version of the arguments the reply's calls carry (changed-args)
+    trimmed: bool = False  # its reply left the stored conversation (trim-context)
+    results_out: bool = False  # its results left the conversation too (both-directions, or a later trim)
+
+    def clone(self) -> Turn:
+        """A copy that shares no mutable part."""
+        return Turn(
+            self.index, dict(self.results), set(self.markers), list(self.approved), self.complete, self.ids,
+            self.args, self.trimmed, self.results_out,
+        )  # fmt: skip
 
 
 @dataclass
@@ -172,13 +193,16 @@ class State:
 
     def copy(self) -> State:
         """A copy that shares no mutable part (a complete turn never changes again, so it is shared)."""
-        turns = [
-            t
-            if t.complete
-            else Turn(t.index, dict(t.results), set(t.markers), list(t.approved), ids=t.ids, args=t.args)
-            for t in self.turns
-        ]
-        return State(self.run, self.done, turns)
+        return State(self.run, self.done, [t if t.complete else t.clone() for t in self.turns])
+
+    def orphan_result(self, job: Job) -> str | None:
+        """The first call whose result this conversation holds without the call (CONVERSATIONS.md 7), or None."""
+        for turn in self.turns:
+            if turn.trimmed and not turn.results_out:
+                held = [call.id for call in job.turns[turn.index - 1] if call.id in turn.results]
+                if held:
+                    return held[0]
+        return None
 
 
 @dataclass
@@ -212,7 +236,8 @@ class World:
     asked: Counter[int] = field(default_factory=Counter)  # hand-outs of each reply number
     changed: Counter[int] = field(default_factory=Counter)  # changed-args strikes per reply number
     stuck: str | None = None  # why the last process can never go on
-    malformed: bool = False  # some process sent a tool call without its result (stuck, or gave up beside another)
+    malformed: bool = False  # some process sent a tool call without its result, or held a result without its call
+    consumed: set[tuple[str, str, int]] = field(default_factory=set)  # requests (run, call, version) answered
 
     def approved_exactly(self) -> bool:
         """CONVERSATIONS.md 2: nothing unapproved or misapproved, no approval redeemed twice."""
@@ -435,10 +460,16 @@ class Process:
         """A call without marker or result: the approval gate, the marker, then the send."""
         if call.approval and self.matching(call.id, turn.args) is None:
             world, storage = self.world, self.policy.approval_storage
+            request = (self.state.run, call.id, turn.args)
+            if request in world.consumed:  # CONVERSATIONS.md 5: the person cannot answer it again
+                world.stuck = f"the approval of {call.id} (v{turn.args}) was consumed before the resumed run kept it"
+                raise Stuck(world.stuck)
             world.approvals += 1
             self.point(f"approval requested {call.id}")
             number = len(world.given) + 1
             world.given.append((number, self.state.run, call.id, turn.args))
+            if self.policy.approval_consume == "before-resume":
+                world.consumed.add(request)  # marked at the answer, before `approved <call>`; it outlives everything
             if storage != "service":
                 turn.approved.append((call.id, turn.args, number))
             again = self.node_before(turn, call) if self.policy.resume_granularity == "node" else []
@@ -464,6 +495,7 @@ class Process:
                     # FAULTS.md section 5: the retry's reply is a model call, not a reply with
                     # calls of its own: it hands out no new IDs (`handed_out` stays).
                     self.world.model_calls += 1
+                    self.refuse_malformed()
                     self.point(f"retry reply arrived {call.id}")
                     return self.send(call, key_call=f"{call.id}.retry")
                 if self.policy.ladder and call.id in turn.markers:  # a design without markers reads none
@@ -484,6 +516,7 @@ class Process:
                 turn.results[call.id] = self.result_of(turn, call)
             except NodeAgain:
                 continue
+            self.note_conversation()
             if results == "each-call" or (results == "writes-only" and call.writes):
                 self.save(f"result {call.id}", f"result saved {call.id}")
         turn.complete = True
@@ -512,8 +545,8 @@ class Process:
         """Load, lock, startup save, then the loop until the final answer (or a Crash)."""
         world = self.world
         world.starts += 1
-        if world.starts > 1 and world.remembered and self.alone() and self._chance("key-expiry"):
-            world.remembered.clear()  # FAULTS.md, key-expiry: the restart came after the keys' lifetime
+        if world.starts > 1 and self.alone():
+            self.restart_chance()
         if world.torn and self.policy.unreadable == "ask-person":
             world.asks += 1  # FAULTS.md 6.4: unreadable; the loop refuses to start (counted in asks)
             return
@@ -527,6 +560,7 @@ class Process:
             if self.policy.approval_storage == "memory":
                 for turn in self.state.turns:  # no save ever wrote an approval
                     turn.approved = []
+            self.load_conversation()
         self.take_lock()
         if self.policy.startup_save:
             self.save("start")
@@ -536,6 +570,7 @@ class Process:
             turns = self.state.turns
             if not turns or turns[-1].complete:
                 world.model_calls += 1
+                self.refuse_malformed()
                 number = len(turns) + 1
                 if number > len(self.job.turns):
                     self.point("final reply arrived")
@@ -553,18 +588,91 @@ class Process:
                     self.save(f"reply {number}")
             self.run_turn(turns[-1])
 
-    def restart_transcript(self) -> None:
-        """CONVERSATIONS.md 1: a loaded last turn with calls lacking a result, repaired or sent as it is."""
+    def restart_chance(self) -> None:
+        """A restart's chance (no other process lives): key-expiry, trim-context (FAULTS.md 3, CONVERSATIONS.md 7)."""
+        world, faults = self.world, self.env.faults
+        offered = ("key-expiry",) if "key-expiry" in faults and world.remembered else ()
+        if "trim-context" in faults and self.trim_target() is not None:
+            offered = (*offered, "trim-context")
+        kind = self.adversary.chance(offered)
+        if kind == "key-expiry":
+            world.remembered.clear()  # the restart came after the keys' lifetime
+        if kind == "trim-context":
+            self.trim()
+
+    def trim_target(self) -> int | None:
+        """Where in the checkpoint's turns the oldest turn lies whose reply is in its conversation and has a result."""
+        checkpoint = self.world.checkpoint
+        if checkpoint is None or checkpoint.done:
+            return None
+        return next((i for i, t in enumerate(checkpoint.turns) if not t.trimmed and t.results), None)
+
+    def trim(self) -> None:
+        """The stored conversation loses its oldest messages up to and including turn T's reply (T's results stay)."""
+        checkpoint = self.world.checkpoint
+        target = self.trim_target()
+        assert checkpoint is not None
+        assert target is not None
+        turns = [t.clone() for t in checkpoint.turns]
+        for before in turns[:target]:  # they leave the conversation whole
+            before.trimmed = before.results_out = True
+        turns[target].trimmed = True
+        self.world.checkpoint = State(checkpoint.run, checkpoint.done, turns)
+
+    def load_conversation(self) -> None:
+        """What a start makes of the loaded checkpoint at the load, before the design's start.
+
+        `per-batch` (CONVERSATIONS.md 6): a last turn with a call lacking its result loses every
+        result and marker (reply, IDs, version, approvals stay). `both-directions` (7): every
+        trimmed turn's results leave the conversation (the turn keeps them as its record). A
+        conversation then holding a result without its call breaks well-formed-transcript.
+        """
         turns = self.state.turns
-        if not turns or turns[-1].complete or self.policy.transcript_on_restart == "resume-pending":
+        last = turns[-1] if turns else None
+        half_done = last is not None and any(c.id not in last.results for c in self.job.turns[last.index - 1])
+        if self.policy.persist_granularity == "per-batch" and last is not None and half_done:
+            last.results.clear()  # an incomplete turn: memory's own copy
+            last.markers.clear()
+        if self.policy.transcript_repair == "both-directions":
+            for i, turn in enumerate(turns):
+                if turn.trimmed and not turn.results_out:
+                    turns[i] = turn.clone()  # a complete turn is shared with the checkpoint
+                    turns[i].results_out = True
+        self.note_conversation()
+
+    def note_conversation(self) -> None:
+        """well-formed-transcript is broken once a process holds a result without its call (CONVERSATIONS.md 7)."""
+        if self.state.orphan_result(self.job) is not None:
+            self.world.malformed = True
+
+    def refuse_malformed(self) -> None:
+        """A model call (already counted) sending a result without its call: refused, and stuck for good."""
+        orphan = self.state.orphan_result(self.job)
+        if orphan is not None:
+            self.world.stuck = f"the provider refuses the conversation: the result of {orphan} has no call"
+            self.world.malformed = True
+            raise Stuck(self.world.stuck)
+
+    def restart_transcript(self) -> None:
+        """CONVERSATIONS.md 1 and 7: a loaded last turn with calls lacking a result, repaired or sent as it is.
+
+        A `transcript_repair` other than `none` gives the calls `as-is` would send without a result
+        "outcome unknown" first, as `repair` does; `resume-pending` sends none (it settles them).
+        """
+        turns = self.state.turns
+        mode = self.policy.transcript_on_restart
+        if mode == "as-is" and self.policy.transcript_repair != "none":
+            mode = "repair"
+        if not turns or turns[-1].complete or mode == "resume-pending":
             return
         last = turns[-1]
         orphans = [c.id for c in self.job.turns[last.index - 1] if c.id not in last.results]
         if not orphans:
             return
-        if self.policy.transcript_on_restart == "repair":
+        if mode == "repair":
             for call in orphans:
                 last.results[call] = "outcome unknown"
+            self.note_conversation()
             return
         self.world.model_calls += 1  # as-is: sent, refused, and refused forever
         self.world.stuck = f"the provider refuses the conversation: {orphans[0]} has no result"

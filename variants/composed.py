@@ -94,4 +94,7 @@ def compose(name: str, summary: str, policy: Policy) -> Design:
         approval_binding=policy.approval_binding,
         approval_storage=policy.approval_storage,
         resume_granularity=policy.resume_granularity,
+        approval_consume=policy.approval_consume,
+        persist_granularity=policy.persist_granularity,
+        transcript_repair=policy.transcript_repair,
     )

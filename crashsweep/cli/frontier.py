@@ -159,8 +159,9 @@ def _worker_start(parent: int) -> None:
     "--conversation",
     is_flag=True,
     help="cross every design with the values of the conversation fields that matter on the job "
-    "(transcript_on_restart; approval_binding and approval_storage with a gated call; "
-    "resume_granularity with a node shared: spec/CONVERSATIONS.md)",
+    "(transcript_on_restart; approval_binding, approval_storage and approval_consume with a gated call; "
+    "resume_granularity with a node shared; persist_granularity with a write or a batch; transcript_repair "
+    "under --faults trim-context: spec/CONVERSATIONS.md), and name each one's safe settings",
 )
 @click.option(
     "--workers",
@@ -186,7 +187,7 @@ def frontier_command(
     # the fsync and unreadable-checkpoint choices only under power loss (POLICIES.md 1.6 and 1.5).
     locks = PAUSE_LOCKS if "pause" in choices.faults else CRASH_LOCKS
     stacks = FRONTIER_STACKS if retry_stacks else ((),)
-    fields = conversation_fields(choices.job) if conversation else ()
+    fields = conversation_fields(choices.job, choices.faults) if conversation else ()
     policies = all_policies(locks, power_loss="power-loss" in choices.faults, stacks=stacks, conversation=fields)
     tasks = [
         Task(

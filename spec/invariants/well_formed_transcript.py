@@ -15,6 +15,7 @@ from crashsweep.spec.history import Event, History
 from crashsweep.spec.invariants.common import stuck
 from crashsweep.spec.invariants.value import Invariant, ModelCheck, Violation
 from crashsweep.spec.job import Job
+from crashsweep.spec.trim import REFUSED, TRIMMED, orphan_result
 from crashsweep.spec.world import World
 
 NAME = "well-formed-transcript"
@@ -86,8 +87,17 @@ def seen(history: History) -> bool:
 
 
 def holds(world: World, job: Job) -> bool:
-    """No model call was sent a tool call without its result (the one such request leaves the process stuck)."""
-    return stuck(world) is None
+    """No refused request (a call without its result sent), and no result held without its call.
+
+    The model sends one malformed request, refused for good (the process is stuck with the
+    provider's words); a trimmed conversation (spec/trim.py) holds a result without its call from
+    the load on. A run whose conversation was never trimmed is checked in O(1).
+    """
+    why = stuck(world)
+    if why is not None and why.startswith(REFUSED):
+        return False
+    process = world.process
+    return process is None or TRIMMED not in world.struck or orphan_result(process.memory) is None
 
 
 def result_sent(world: World, job: Job) -> bool:
@@ -105,8 +115,12 @@ def result_sent(world: World, job: Job) -> bool:
 
 
 def explain(world: World, job: Job) -> str:
-    """The refused request, in the provider's words."""
-    return f"the model was sent a tool call without its result ({stuck(world)})"
+    """The refused request, in the provider's words, or the result held without its call."""
+    why = stuck(world)
+    if why is not None and why.startswith(REFUSED):
+        return f"the model was sent a tool call without its result ({why})"
+    orphan = None if world.process is None else orphan_result(world.process.memory)
+    return f"the conversation holds a result of {orphan} without its call (context trimmed at the restart)"
 
 
 INVARIANT = Invariant(

@@ -742,8 +742,9 @@ def test_conversation_crosses_the_designs_with_the_fields_that_matter_on_the_job
     monkeypatch.setattr(cmd_frontier, "all_policies", transcripts)
     job = ROOT / "examples" / "one-write.toml"
     main(["frontier", "--depth", "1", "--job", str(job), "--workers", "1", "--conversation", "--every"])
-    assert asked == [("transcript_on_restart",)]
+    assert asked == [("transcript_on_restart", "persist_granularity")]
     out = capsys.readouterr().out
     assert "1 hold every invariant" in out
     (as_is,) = [line for line in out.splitlines() if "transcript-on-restart-as-is" in line]
     assert "well-formed-transcript violated" in as_is
+    assert "  transcript_on_restart: resume-pending (never safe: repair, as-is)" in out.splitlines()

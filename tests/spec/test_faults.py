@@ -162,7 +162,7 @@ def test_parse_faults_keeps_registry_order_and_refuses_unknown_kinds() -> None:
     """Names in any order come back in registry order; an unknown one names the known kinds."""
     assert parse_faults("wrong-answer, lost-reply") == ("lost-reply", "wrong-answer")
     assert parse_faults("") == ()
-    known = "lost-reply, key-expiry, wrong-answer, power-loss, pause, changed-args"
+    known = "lost-reply, key-expiry, wrong-answer, power-loss, pause, changed-args, trim-context"
     with pytest.raises(FaultError, match=f"unknown fault 'power' \\(known: {known}\\)"):
         parse_faults("power")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.job import TRIAGE, Call, Job, load_job
 from crashsweep.spec.policy import (
     CHOICES,
     CONVERSATION,
@@ -197,12 +197,29 @@ def test_the_conversation_fields_default_to_what_every_design_did_and_are_writte
 
 
 def test_the_conversation_fields_that_matter_depend_on_the_job() -> None:
-    """Transcripts matter on every job; approvals only with a gate; a node's resume only with a shared node."""
+    """Transcripts matter on every job; approvals only with a gate; a node's resume only with a shared node.
+
+    A batch's persistence where a turn has a write or two calls; the transcript's repair under trim-context.
+    """
     examples = Path(__file__).resolve().parents[2] / "examples"
-    assert conversation_fields(TRIAGE) == ("transcript_on_restart",)
+    assert conversation_fields(TRIAGE) == ("transcript_on_restart", "persist_granularity")
+    assert conversation_fields(TRIAGE, ("trim-context",)) == (
+        "transcript_on_restart",
+        "persist_granularity",
+        "transcript_repair",
+    )
     approval = load_job(examples / "triage-approval.toml")
-    assert conversation_fields(approval) == ("transcript_on_restart", "approval_binding", "approval_storage")
-    assert conversation_fields(load_job(examples / "approval-node.toml"))[-1] == "resume_granularity"
+    assert conversation_fields(approval) == (
+        "transcript_on_restart",
+        "approval_binding",
+        "approval_storage",
+        "approval_consume",
+        "persist_granularity",
+    )
+    node = conversation_fields(load_job(examples / "approval-node.toml"))
+    assert node.index("resume_granularity") == 3
+    one_read = Job("one-read", ((Call("search", "search_issues", False),),))
+    assert conversation_fields(one_read) == ("transcript_on_restart",)  # a read alone leaves nothing to drop
     # Crossed with the values of the fields named: 512 designs x 3 ways to restart a transcript.
     crossed = all_policies(conversation=("transcript_on_restart",))
     assert len(crossed) == 512 * 3

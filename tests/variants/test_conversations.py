@@ -177,3 +177,90 @@ def test_a_node_resumed_from_its_start_files_the_issue_again_without_a_crash(
     exploration = _explore(policy, job, tracker, 0)
     assert exploration.counts.scenarios == {0: 1}
     assert exploration.counts.measures[0]["dups"] == dups
+
+
+@pytest.mark.parametrize(
+    ("consume", "storage", "scenarios", "never"),
+    [
+        ("before-resume", "durable", 38, 2),
+        ("after-resume-started", "durable", 38, 0),
+        ("before-resume", "service", 36, 0),
+    ],
+)
+def test_an_approval_consumed_before_the_resume_leaves_the_run_stuck(
+    consume: str, storage: str, scenarios: int, never: int
+) -> None:
+    """save-after-reply on triage-approval, one crash (CONVERSATIONS.md 5).
+
+    Triage's 34 points, plus comment_a's gate: `approval requested comment_a`, `approved
+    comment_a`, `approval comment_a: tmp written` and `: renamed` (38; under `service` no
+    approval save: 36). Consumed at the answer, the request cannot be answered again: a crash at
+    `approved comment_a` or at `approval comment_a: tmp written` leaves a checkpoint without the
+    approval, and the restart's gate is stuck: 2 scenarios never finish, each missing comment_a.
+    Consumed with the save (after-resume-started), the restart asks again. Kept by the service
+    with its mark, the restart holds it. The shortest counterexample is one crash, at `approved
+    comment_a`.
+    """
+    job = load_job(EXAMPLES / "triage-approval.toml")
+    policy = replace(SAVE_AFTER_REPLY, approval_consume=consume, approval_storage=storage)  # type: ignore[arg-type]
+    exploration = _explore(policy, job, "keyless", 1)
+    row = summarize(exploration, variant="consume", job=job.name, tracker="keyless")
+    assert (row.scenarios, row.never_finish, row.missing) == ({1: scenarios}, never, never)
+    verdict = exploration.verdicts[invariants.CAN_FINISH]
+    assert verdict.holds is (never == 0)
+    if never:
+        path = shortest_path(exploration, verdict.node or 0)
+        crashes = [i for i, step in enumerate(path.steps) if step.action is not None and step.action.kind == "crash"]
+        assert len(crashes) == 1
+        assert exploration.model.crash_point(path.steps[crashes[0] - 1].state) == "approved comment_a"
+        assert invariants.violation(invariants.CAN_FINISH, path.end, job) == (
+            "the run can never finish: the approval of comment_a (v1) was consumed before the resumed run kept it"
+        )
+
+
+@pytest.mark.parametrize(("granularity", "dups"), [("per-call", 0), ("per-batch", 33)])
+def test_a_batch_persisted_as_one_unit_sends_its_applied_writes_again(granularity: str, dups: int) -> None:
+    """attempt-markers on parallel-batch (one reply: create_a, create_b, create_c), keyless-lookup, one crash.
+
+    Points: start (2), reply 1 arrived, reply 1 save (2), then per write X: `marker X: tmp
+    written`, `: renamed`, `marker saved X`, `tracker accepted X`, `tool returned X`, `result X:
+    tmp written`, `: renamed`, `result saved X` (8 x 3), turn 1 save (2), final reply arrived,
+    final save (2): 34. Per call, a write applied has its marker saved: the ladder's lookup
+    finds it, nothing is sent twice. Per batch, a restart whose checkpoint lacks a result of the
+    batch forgets every result and marker of it and sends all three again: each write already
+    applied is applied twice. By crash point (a at 6-13, b at 14-21, c at 22-29): a's
+    `tracker accepted` to `result saved a` 5 x 1, b's marker points 3 x 1, b applied 5 x 2, c's
+    marker points 3 x 2, c applied until `result c: renamed` 3 x 3 (from there the batch is
+    complete on disk): 33 duplicates in 19 scenarios.
+    """
+    job = load_job(EXAMPLES / "parallel-batch.toml")
+    policy = replace(ATTEMPT_MARKERS, persist_granularity=granularity)  # type: ignore[arg-type]
+    exploration = _explore(policy, job, "keyless-lookup", 1)
+    row = summarize(exploration, variant="batch", job=job.name, tracker="keyless-lookup")
+    assert (row.scenarios, row.dups) == ({1: 34}, dups)
+    assert exploration.verdicts[invariants.NO_DUPLICATE].holds is (dups == 0)
+
+
+@pytest.mark.parametrize(("repair", "never"), [("none", 25), ("add-missing-results", 25), ("both-directions", 0)])
+def test_context_trimmed_on_a_restart_leaves_results_without_their_calls(repair: str, never: int) -> None:
+    """idempotency-keys on triage, keyed tracker, `trim-context`, two moves (CONVERSATIONS.md 7).
+
+    A trim needs a restart whose checkpoint holds a turn with a result, in a run not done: after a
+    crash at `result create_a: renamed` (9) up to `final: tmp written` (33): 25 points (the
+    numbering of this module's docstring). The strike cuts reply 1; under `none` and
+    `add-missing-results` the restart holds create_a's result without its call, and its first
+    model call is refused: those 25 scenarios never finish, and `well-formed-transcript` fails.
+    Under `both-directions` the result leaves the conversation at the load: nothing is stuck.
+    """
+    policy = replace(SAVE_AFTER_REPLY, keys="run-call", transcript_repair=repair)  # type: ignore[arg-type]
+    exploration = _explore(policy, TRIAGE, "keyed", 2, faults=("trim-context",))
+    row = summarize(exploration, variant="trim", job="triage", tracker="keyed")
+    assert row.never_finish == never
+    verdicts = {v.name: v.holds for v in row.invariants}
+    assert verdicts[invariants.WELL_FORMED_TRANSCRIPT] is (never == 0)
+    assert verdicts[invariants.CAN_FINISH] is (never == 0)
+    if never:
+        verdict = exploration.verdicts[invariants.WELL_FORMED_TRANSCRIPT]
+        path = shortest_path(exploration, verdict.node or 0)
+        moves = [s.action.kind for s in path.steps if s.action is not None and s.action.kind in ("crash", "fault")]
+        assert moves == ["crash", "fault"]
