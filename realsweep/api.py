@@ -38,6 +38,7 @@ from crashsweep.realsweep.adapters.frameworks import REGISTRY as FRAMEWORK_REGIS
 from crashsweep.realsweep.adapters.frameworks import REPLAYING as REPLAYING_FRAMEWORKS
 from crashsweep.realsweep.adapters.frameworks import extra_for as _extra_for
 from crashsweep.realsweep.adapters.frameworks import named as framework
+from crashsweep.realsweep.adapters.openai_agents_repair import REPAIRS as TRANSCRIPT_REPAIRS
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.faults.power_loss import cut_words
@@ -102,6 +103,7 @@ __all__ = [
     "REFERENCE_DESIGNS",
     "REPLAYING_FRAMEWORKS",
     "SERVICE_MODES",
+    "TRANSCRIPT_REPAIRS",
     "Check",
     "Checked",
     "Conformance",

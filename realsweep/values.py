@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from crashsweep.realsweep.faults.key_expiry import KEY_EXPIRY
 from crashsweep.realsweep.faults.nemesis import Fault
 from crashsweep.realsweep.faults.power_loss import cut_words
 from crashsweep.realsweep.probe.modes import Points
@@ -366,7 +367,9 @@ class Unit(Generic[W]):
     moves: int | None = None
     """The node's moves (crashes and faults) so far; None: as many as the crashes of its path."""
     expire: bool = False
-    """key-expiry: run no process; the node's world with every key forgotten is the one child."""
+    """A fault at a restart: run no process; the node's world as the fault `restart` leaves it is the one child."""
+    restart: str = KEY_EXPIRY.name
+    """The kind of an `expire` unit's fault at a restart, by name: key-expiry (every key forgotten), trim-context."""
 
     @property
     def level(self) -> int:
@@ -386,6 +389,9 @@ class Child(Generic[W]):
     """The saved world, when this leg claimed the digest; None when another had it."""
     holds_keys: bool = False
     """Whether its tracker remembers some idempotency key (key-expiry's chance at the restart)."""
+    restarts: tuple[str, ...] = ()
+    """The enabled faults at a restart that may strike before a restart from it, by name (Nemesis.restart_chances);
+    none for the world such a fault left (one fault per restart: the restart happens)."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 
 from crashsweep.spec import approval, invariants
 from crashsweep.spec.faults import ARGS_CHANGED
+from crashsweep.spec.retries import TIMED_OUT, failed_for_good
 from crashsweep.spec.world import NO_SECOND, Snapshot, Tracker, Turn, World
 
 MODEL_CALLS = "model_calls"
@@ -156,7 +157,7 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     if why is not None and invariants.stuck(before) is None:
         items.append(f"STUCK: {why}")
     if after.finished and not before.finished and not old.torn:
-        items.append("run finished" if before.process is not None else "restart found the run done: exit at once")
+        items.append(_end_words(before, after))
     return items or ["nothing changed on disk or at the tracker"]
 
 
@@ -222,6 +223,17 @@ def _second_json(world: World) -> dict[str, Any]:
     }
 
 
+def _end_words(before: World, after: World) -> str:
+    """How the run ended on this step: finished, done already at a restart, or failed at it (RETRIES.md 1.8)."""
+    if before.process is not None:
+        return "run finished"
+    committed = before.checkpoint.committed
+    if committed is not None and not committed.done and failed_for_good(before.struck, committed.run):
+        timed = [e.rpartition(" ")[2] for e in before.struck if e.startswith(f"{TIMED_OUT}{committed.run} ")]
+        return f"restart finds {timed[0]}'s attempt timed out, no budget left: the run FAILED"
+    return "restart found the run done: exit at once"
+
+
 def _spent(before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
     """What the environment spent on this step: a tool's one failure, a layer's retry, the deploy (RETRIES.md)."""
     new = after[len(before) :] if after[: len(before)] == before else ()
@@ -232,6 +244,9 @@ def _spent(before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
     retried = [entry.split(" ", 2)[2] for entry in new if entry.startswith("retry ")]
     if retried:
         words.append(f"retried by a layer: {', '.join(retried)}")
+    timed = [entry.rpartition(" ")[2] for entry in new if entry.startswith(TIMED_OUT)]
+    if timed:
+        words.append(f"attempt of {', '.join(timed)} never answers: its one-attempt budget is spent")
     if "upgraded" in new:
         words.append("the restart runs the upgrade")
     words.extend(_approvals(new))

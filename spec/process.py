@@ -47,6 +47,7 @@ from crashsweep.spec.ops import (
     TakeOsLock,
     WriteTmp,
 )
+from crashsweep.spec.retries import failed_for_good
 from crashsweep.spec.running import make_process_at
 from crashsweep.spec.tracker import READ_ANSWER, apply_write
 from crashsweep.spec.world import (
@@ -86,6 +87,9 @@ def boot(world: World, env: Env, design: Design) -> tuple[World, Counters]:
         world = _world(world, runs=world.runs + 1)
         memory = Snapshot(run=f"run-{world.runs}")
     elif committed.done:
+        return _world(world, finished=True), {}
+    elif world.struck and failed_for_good(world.struck, committed.run):
+        # A call's attempt died with its one-attempt budget: the workflow fails at once (RETRIES.md 1.8).
         return _world(world, finished=True), {}
     else:
         memory = loading.loaded(committed, env.job, design)  # spec/loading.py: approvals, a batch, a trim

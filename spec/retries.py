@@ -25,6 +25,13 @@ TIMEOUTS: frozenset[str] = frozenset({"timeout"})
 """The trigger of a layer that gives up on an attempt that still runs (RETRIES.md 1.1)."""
 MOST_LAYERS = 4
 UNBOUNDED = "unbounded"
+UNSET = "unset"
+"""`retry_policy = "unset"`: the stack's default retry policy, unbounded attempts (RETRIES.md 1.8)."""
+ONE_ATTEMPT = "one-attempt"
+"""`schedule_to_close = "one-attempt"`: the layer's whole budget is one attempt's (RETRIES.md 1.8)."""
+TIMED_OUT = "attempt timed out "
+"""The `World.struck` entry `attempt timed out RUN CALL`: a process died inside an attempt of CALL under a
+one-attempt budget, so the run fails at its next start (RETRIES.md 1.8, rules 2 and 3)."""
 MOVE = "retry"
 """The kind of the explorer's action for a failure a layer catches (RETRIES.md 1.4)."""
 ACCEPTED, RETURNED = "tracker accepted ", "tool returned "
@@ -39,21 +46,35 @@ class RetryError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Layer:
-    """One retry layer: its scope, its trigger, and its attempts (None: unbounded, the depth bounds it)."""
+    """One retry layer: its scope, its trigger, and its attempts (None: unbounded, the depth bounds it).
+
+    `unset`: unbounded because the layer's retry policy is left unset (the stack's default,
+    RETRIES.md 1.8), as the design file says and the label shows. `one_attempt`: the layer's
+    schedule-to-close budget is one attempt's, so an attempt that dies spends it (1.8).
+    """
 
     scope: Scope
     on: Trigger
     attempts: int | None
+    unset: bool = False
+    one_attempt: bool = False
 
     @property
     def label(self) -> str:
-        """`call x3 on error`, `run xN on timeout` (N: unbounded)."""
-        times = "N" if self.attempts is None else str(self.attempts)
-        return f"{self.scope} x{times} on {self.on}"
+        """`call x3 on error`, `run xN on timeout` (N: unbounded), `call x(unset) on error, 1-attempt budget`."""
+        times = "(unset)" if self.unset else "N" if self.attempts is None else str(self.attempts)
+        return f"{self.scope} x{times} on {self.on}" + (", 1-attempt budget" if self.one_attempt else "")
 
     def as_mapping(self) -> dict[str, object]:
         """The layer as a design file writes it."""
-        return {"scope": self.scope, "on": self.on, "attempts": UNBOUNDED if self.attempts is None else self.attempts}
+        found: dict[str, object] = {"scope": self.scope, "on": self.on}
+        if self.unset:
+            found["retry_policy"] = UNSET
+        else:
+            found["attempts"] = UNBOUNDED if self.attempts is None else self.attempts
+        if self.one_attempt:
+            found["schedule_to_close"] = ONE_ATTEMPT
+        return found
 
 
 Stack: TypeAlias = tuple[Layer, ...]
@@ -78,24 +99,52 @@ def parse_stack(value: object) -> Stack:
     return layers
 
 
+_KEYS = ("scope", "on", "attempts", "retry_policy", "schedule_to_close")
+
+
 def _layer(i: int, item: object) -> Layer:
     where = f"retries[{i}]"
     if not isinstance(item, Mapping):
         raise RetryError(f"{where}: expected a table with scope, on and attempts")
-    unknown = sorted(set(item) - {"scope", "on", "attempts"})
+    unknown = sorted(set(item) - set(_KEYS))
     if unknown:
-        raise RetryError(f"{where}: unknown key {unknown[0]!r} (known: scope, on, attempts)")
+        raise RetryError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(_KEYS)})")
     for key, allowed in (("scope", SCOPES), ("on", TRIGGERS)):
         if item.get(key) not in allowed:
             raise RetryError(
                 f"{where}.{key}: expected one of {', '.join(repr(a) for a in allowed)}, not {item.get(key)!r}"
             )
+    one_attempt = _budget(where, item)
+    if "retry_policy" in item:
+        if item["retry_policy"] != UNSET:
+            value = item["retry_policy"]
+            raise RetryError(f'{where}.retry_policy: expected "{UNSET}" (or give attempts), not {value!r}')
+        if "attempts" in item:
+            raise RetryError(f'{where}: give attempts or retry_policy = "{UNSET}", not both (unset is unbounded)')
+        return Layer(item["scope"], item["on"], None, unset=True, one_attempt=one_attempt)
     attempts = item.get("attempts")
     if attempts == UNBOUNDED:
-        return Layer(item["scope"], item["on"], None)
+        return Layer(item["scope"], item["on"], None, one_attempt=one_attempt)
     if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 2:
-        raise RetryError(f'{where}.attempts: expected an integer from 2 (the first attempt included) or "unbounded"')
-    return Layer(item["scope"], item["on"], attempts)
+        raise RetryError(
+            f'{where}.attempts: expected an integer from 2 (the first attempt included), "unbounded", '
+            f'or retry_policy = "{UNSET}"'
+        )
+    return Layer(item["scope"], item["on"], attempts, one_attempt=one_attempt)
+
+
+def _budget(where: str, item: Mapping[str, object]) -> bool:
+    """Whether the layer's schedule-to-close budget is one attempt's (RETRIES.md 1.8); refuse what it cannot be."""
+    budget = item.get("schedule_to_close")
+    if budget is None:
+        return False
+    if budget != ONE_ATTEMPT:
+        raise RetryError(f'{where}.schedule_to_close: expected "{ONE_ATTEMPT}" (or leave it out), not {budget!r}')
+    if item["scope"] != "call" or item["on"] not in FAILURES:
+        raise RetryError(
+            f'{where}.schedule_to_close: an activity\'s option, for scope = "call" on "error" or "unknown-outcome"'
+        )
+    return True
 
 
 def check_stack(stack: Stack) -> None:
@@ -107,6 +156,26 @@ def check_stack(stack: Stack) -> None:
             raise RetryError(
                 f"retries: layers go from the innermost out, so {outer.scope!r} cannot come after {inner.scope!r}"
             )
+
+
+def timed_out(stack: Stack, point: str | None, run: str) -> str | None:
+    """The entry a process dying at `point` of `run` leaves under `stack`, or None (RETRIES.md 1.8, rule 2).
+
+    Only a `call` layer with a one-attempt budget, and only at one of a call's sites (its
+    attempt under way): the attempt never answers, and its timeout leaves no time for another.
+    """
+    if point is None or not any(layer.one_attempt for layer in stack):
+        return None
+    for prefix in (ACCEPTED, RETURNED):
+        if point.startswith(prefix):
+            return f"{TIMED_OUT}{run} {point[len(prefix) :]}"
+    return None
+
+
+def failed_for_good(struck: Sequence[str], run: str) -> bool:
+    """Whether a call of `run` timed out under a one-attempt budget: its next start fails the run (1.8, rule 3)."""
+    mark = f"{TIMED_OUT}{run} "
+    return any(entry.startswith(mark) for entry in struck)
 
 
 def instance(scope: str, run: str, call: str | None, turn: int | None) -> str | None:

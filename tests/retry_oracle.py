@@ -36,6 +36,20 @@ The rules as this oracle reads them:
   sent). `run`: a fresh run ID in the same process, empty memory, then the design's start
   (lock, startup save) with no load and no key-expiry chance (it is no restart).
 - No layer catches: the error reaches the loop, which answers it by `on_tool_error`.
+- `retry_policy = "unset"` (1.8) is `attempts = "unbounded"`: the layer's attempts are None.
+- `schedule_to_close = "one-attempt"` (1.8), on a `call` layer: a quick failure (the job's,
+  a lost reply, a `retry` move) is retried as the layer's attempts say (rule 1). A process
+  that dies (a crash or a power cut) at `tracker accepted C` or `tool returned C` while a
+  request of C is in flight (any request of C: a first send, a layer's retry, a ladder's
+  rerun, the model's retry; a read has the second point only) leaves `attempt timed out RUN
+  C` in the world, whether or not the layer has an attempt left (rule 2: the budget, not the
+  attempts, is spent). A death at `tool failed C` is none: the attempt had answered. The
+  next start that loads a checkpoint of RUN ends at once (rule 3): no lock, no save, no
+  request, no restart after; a start that loads no checkpoint of RUN (none, an unreadable
+  one, another run's) goes on as usual. A `run` layer does not catch this failure: its
+  trigger is a tool's error at `tracker accepted`, and this is the activity's timeout heard
+  at a start, after which "no restart follows" (rule 3). The key-expiry chance before that
+  start is offered as before any restart (the start is a restart, which then fails).
 
 Timeout layers (1.1 `timeout`, 1.2), replayed by `sweep_two` with tests/pause_oracle.py's
 machinery (two live processes as greenlets; a suspended attempt wakes at any crash point of
@@ -64,6 +78,7 @@ from tests.replay_oracle import (
     Environment,
     Move,
     OracleResult,
+    PowerCut,
     Process,
     Replay,
     State,
@@ -95,6 +110,8 @@ class RetryWorld(World):
 
     spent: Counter[tuple[int, str]] = field(default_factory=Counter)  # (layer index, instance) -> retries made
     retried: Counter[str] = field(default_factory=Counter)  # scope -> retries made in this scenario
+    timed_out: set[str] = field(default_factory=set)  # runs with an attempt that ran out its budget (1.8 rule 2)
+    failed: bool = False  # a start found its run's call failed for good, and ended the run (1.8 rule 3)
 
 
 def instance_of(layer: Layer, run: str, call: str, turn: int) -> str:
@@ -136,6 +153,18 @@ class RetryProcess(Process):
         return kind
 
     def request(self, call: Call, key_call: str | None) -> str | None:
+        """One request; a death at one of its budget sites spends a one-attempt budget (RETRIES.md 1.8 rule 2)."""
+        try:
+            return self.attempt(call, key_call)
+        except (Crash, PowerCut):
+            sites = (f"tracker accepted {call.id}", f"tool returned {call.id}")
+            if self.passed[-1] in sites and any(layer.one_attempt for layer in self.policy.retries):
+                world = self.world
+                assert isinstance(world, RetryWorld)
+                world.timed_out.add(self.state.run)
+            raise
+
+    def attempt(self, call: Call, key_call: str | None) -> str | None:
         """One request (SEMANTICS.md 5): its answer, or None when the attempt failed (at `tool failed`)."""
         world = self.world
         world.requests += 1
@@ -201,8 +230,13 @@ class RetryProcess(Process):
         self.state = State(f"run-{self.world.fresh_runs}")
 
     def load(self) -> bool:
-        """The start's load (as replay_oracle): False when the start goes no further."""
+        """The start's load (as replay_oracle): False when the start goes no further.
+
+        A checkpoint of a run whose attempt ran out its budget (RETRIES.md 1.8 rule 3) ends the
+        run here, before the lock: no save, no request, and no restart after.
+        """
         world = self.world
+        assert isinstance(world, RetryWorld)
         world.starts += 1
         if world.starts > 1 and world.remembered and self.alone() and self._chance("key-expiry"):
             world.remembered.clear()
@@ -213,6 +247,9 @@ class RetryProcess(Process):
             world.fresh_runs += 1
             self.state = State(f"run-{world.fresh_runs}")
         elif world.checkpoint.done:
+            return False
+        elif world.checkpoint.run in world.timed_out:
+            world.failed = True  # RETRIES.md 1.8 rule 3: the workflow hears the timeout and fails
             return False
         else:
             self.state = world.checkpoint.copy()

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.spec.job import Call, Job, load_job
+from crashsweep.spec.job import TRIAGE, Call, Job, load_job
 from crashsweep.spec.policy import Lock, Policy
 from crashsweep.spec.retries import Layer, Stack
 from crashsweep.variants import PRESETS
-from tests.replay_oracle import Environment, Move, dups
+from tests.replay_oracle import Environment, Move, dups, missing
 from tests.retry_oracle import RetryWorld, replay, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,3 +184,101 @@ def test_a_turn_timeout_gives_the_hand_derived_figures(
         duplicates,
     )
     assert dict(tally.retried) == {"turn": retry_moves}
+
+
+# Budgets (RETRIES.md 1.8). ONE_ATTEMPT: a call layer whose policy is unset, its schedule-to-close one attempt.
+ONE_ATTEMPT = Layer("call", "error", None, unset=True, one_attempt=True)
+
+
+@pytest.mark.parametrize(("one_attempt", "lost", "calls"), [(True, 7, 106), (False, 0, 117)])
+def test_a_one_attempt_budget_on_triage_gives_the_figures_of_retries_md(
+    one_attempt: bool, lost: int, calls: int
+) -> None:
+    """RETRIES.md 1.8's consequence: idempotency-keys on triage, keyed, one move.
+
+    34 crash points (start 1-2, reply 1 3-5, create_a 6-10, create_b 11-15, turn 1 16-17,
+    reply 2 18-20, search 21-24, comment_a 25-29, turn 2 30-31, final 32-34) and 3 retry moves
+    (each write's `tracker accepted`, caught by the unset layer): 37 scenarios, 3 `retry.call`.
+    The crashes at 6, 7 (2 writes missing each), 11, 12, 21 (1 each) and 25, 26 (0) fail the run
+    at the restart: 7 missing. Model calls: a retry's scenario 3 (9 in all); the failed runs 1
+    (at 6, 7, 11, 12) or 2 (21, 25, 26): 10; the other crashes 3, plus 1 where the reply or final
+    answer was not yet saved (3, 4, 18, 19, 32, 33): 27 x 3 + 6 = 87. 106 in all. Without the
+    budget the restart sends the call again under its key: nothing missing, and the 7 runs
+    finish with 3 calls each (their reply is saved): 106 - 10 + 21 = 117.
+    """
+    result = sweep(keys(replace(ONE_ATTEMPT, one_attempt=one_attempt)), TRIAGE, "keyed", 1)
+    tally = result.tally(1)
+    assert (result.crash_points, tally.scenarios, dict(tally.moves)) == (34, 37, {"crash": 34, "retry": 3})
+    assert (tally.missing, tally.with_dups, tally.model_calls, dict(tally.retried)) == (lost, 0, calls, {"call": 3})
+
+
+def test_a_failed_start_takes_no_lock_no_save_and_no_request() -> None:
+    """agent-loop (a lock file) on one-write: a crash at `tracker accepted create_a`, then a start that fails the run.
+
+    Points: lock 1-2, start 3-4, reply 1 5, marker 6-8, `tracker accepted create_a` 9. The
+    second start passes no crash point: it takes no lock (the first start's stays), saves
+    nothing and sends nothing; no third start follows. create_a was applied: nothing missing.
+    """
+    policy = replace(PRESETS["agent-loop"].policy, retries=(ONE_ATTEMPT,))
+    base = world_of(policy, ONE_WRITE, "keyed", ())
+    done = replay(policy, ONE_WRITE, "keyed", ((9, "crash"),))
+    assert done is not None
+    world = done.world
+    assert isinstance(world, RetryWorld)
+    assert (world.failed, world.timed_out, done.last_points) == (True, {"run-1"}, [])
+    assert (world.starts, world.lock, world.requests, len(world.records)) == (2, 1, 1, 1)
+    assert world.saves < base.saves
+    assert missing(world, ONE_WRITE) == 0
+
+
+def test_a_crash_at_tool_failed_spends_no_budget() -> None:
+    """triage-fails: a crash at `tool failed create_a` (7) comes after the attempt answered: the restart goes on.
+
+    The restart loads the saved reply 1 and resends create_a under its key (the job's failure is
+    spent): nothing missing, 1 + 2 model calls.
+    """
+    world = world_of(keys(ONE_ATTEMPT), TRIAGE_FAILS, "keyed", ((7, "crash"),))
+    assert (world.failed, world.timed_out, missing(world, TRIAGE_FAILS), world.model_calls) == (False, set(), 0, 3)
+
+
+def test_a_read_s_tool_returned_is_a_budget_site() -> None:
+    """triage, keyed: a crash at the search's `tool returned` (21) fails the run; comment_a is never sent."""
+    world = world_of(keys(ONE_ATTEMPT), TRIAGE, "keyed", ((21, "crash"),))
+    assert (world.failed, missing(world, TRIAGE), world.model_calls) == (True, 1, 2)
+
+
+def test_the_budget_is_spent_whatever_attempts_are_left() -> None:
+    """call x2, one-attempt, one-write: a retry at 6, a crash at the resend's `tracker accepted` (2 after).
+
+    The layer has no retry left, and its budget is spent all the same: the run fails; the
+    write was applied (twice under keyless).
+    """
+    world = world_of(keys(replace(CALL2, one_attempt=True)), ONE_WRITE, "keyless", ((6, "retry"), (2, "crash")))
+    assert (world.failed, dict(world.retried), len(world.records)) == (True, {"call": 1}, 2)
+
+
+def test_a_run_layer_does_not_catch_a_failed_run() -> None:
+    """call x3 one-attempt > run x2, one-write: a crash at 6 fails the run at the restart; no run-2 begins.
+
+    The oracle's reading of rule 3: the run layer's trigger is a tool's error at `tracker
+    accepted`, and a failed workflow "is not resumed".
+    """
+    world = world_of(keys(Layer("call", "error", 3, one_attempt=True), RUN2), ONE_WRITE, "keyed", ((6, "crash"),))
+    assert (world.failed, dict(world.retried), world.fresh_runs) == (True, {}, 1)
+
+
+def test_a_start_that_loads_no_checkpoint_of_the_run_goes_on() -> None:
+    """langgraph-exit saves nothing before its final answer: a crash at 2 leaves no checkpoint of run-1.
+
+    Point 2 is `tracker accepted create_a` (1: `reply 1 arrived`). The restart begins run-2 (it
+    does not load run-1) and sends create_a again: 2 records, not failed.
+    """
+    policy = replace(PRESETS["langgraph-exit"].policy, retries=(ONE_ATTEMPT,))
+    world = world_of(policy, ONE_WRITE, "keyless", ((2, "crash"),))
+    assert (world.failed, world.timed_out, world.fresh_runs, len(world.records)) == (False, {"run-1"}, 2, 2)
+
+
+def test_an_unset_retry_policy_bounds_nothing_but_the_depth() -> None:
+    """As `attempts = None` above: the resend's `tracker accepted` offers a second retry, 21 retry moves at depth 2."""
+    result = sweep(keys(Layer("call", "error", None, unset=True)), ONE_WRITE, "keyed", 2)
+    assert result.tally(2).moves["retry"] == 21

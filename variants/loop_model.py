@@ -26,7 +26,7 @@ from crashsweep.spec.key import WorldKeys
 from crashsweep.spec.ops import Pause, Stuck
 from crashsweep.spec.pause import held_goes_on, may_wake, unfinished_while_other_lives, wake
 from crashsweep.spec.process import advance, boot, boot_new_run, paused, resume
-from crashsweep.spec.retries import MOVE, MOVE_COUNTER, Layer
+from crashsweep.spec.retries import MOVE, MOVE_COUNTER, Layer, timed_out
 from crashsweep.spec.world import NO_SECOND, World, make_world
 
 START = Action("step", "start")
@@ -71,6 +71,12 @@ class LoopModel:
     def initial(self) -> World:
         """No checkpoint, an empty tracker, no process yet."""
         return World()
+
+    @cached_property
+    def _budgeted(self) -> bool:
+        """Some design it runs has a one-attempt budget: a death inside an attempt is recorded (RETRIES.md 1.8)."""
+        designs = (self.design,) if self.upgrade is None else (self.design, self.upgrade)
+        return any(layer.one_attempt for design in designs for layer in design.retries)
 
     @cached_property
     def _plain(self) -> bool:
@@ -118,6 +124,8 @@ class LoopModel:
                 after = unfinished_while_other_lives(after)
         elif action is CRASH:
             after, counters = state.crashed(), {}
+            if self._budgeted:
+                after = _attempt_lost(state, after, self.running(state))
         else:
             after, counters = self._step(state, action)
         tracker = after.tracker
@@ -130,7 +138,8 @@ class LoopModel:
     def _step(self, state: World, action: Action) -> tuple[World, Mapping[str, int]]:
         """The step, without the count of duplicates it added."""
         if action.kind == "crash":
-            return state.crashed(), {}
+            after = state.crashed()
+            return (_attempt_lost(state, after, self.running(state)) if self._budgeted else after), {}
         if action.kind == MOVE:
             return self._retry(state, action)
         if self.upgrade is not None and action == RESTART and UPGRADED not in state.struck:
@@ -143,6 +152,7 @@ class LoopModel:
             kind = FAULTS[action.label]
             struck = kind.strike(state)
             if kind.stops:
+                struck = _attempt_lost(state, struck, design)  # a power cut kills the process too
                 return unfinished_while_other_lives(struck), {fault_counter(action.label): 1}
             after, counters = resume(struck, self.env, design)
             return unfinished_while_other_lives(after), {**counters, fault_counter(action.label): 1}
@@ -216,6 +226,18 @@ DUPLICATES = "summed.dups"
 """The counter of records a step added beyond the first of their call, summed into the measure dups."""
 NEVER_FINISH = "never_finish"
 """The measure of a scenario that ends stuck: 1 (spec/CONVERSATIONS.md 4)."""
+
+
+def _attempt_lost(state: World, after: World, design: Design) -> World:
+    """`after`, with `attempt timed out RUN C` recorded when the process died inside C's attempt (RETRIES.md 1.8)."""
+    process = state.process
+    if not design.retries or process is None:
+        return after
+    entry = timed_out(design.retries, process.point, process.memory.run)
+    if entry is None or entry in after.struck:
+        return after
+    w, struck = after, (*after.struck, entry)
+    return make_world(w.checkpoint, w.tracker, w.process, w.finished, w.runs, w.lock, struck, w.replies, w.second)
 
 
 def _never_finishes(world: World) -> int:

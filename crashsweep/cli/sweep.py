@@ -24,6 +24,7 @@ import click
 from crashsweep.cli import formats, limits, sweep_engines, sweep_modes, sweep_plan, sweep_scenarios
 from crashsweep.cli.options import depth_option, design_choice, group, job_option, tracker_option, upgrade_option
 from crashsweep.realsweep import api
+from crashsweep.spec.retries import ONE_ATTEMPT
 from crashsweep.variants import SEED_DESIGNS
 
 DEFAULT_MATRIX = (
@@ -46,6 +47,14 @@ FAULTS_HELP = (
     "with --variant or --design: faults beside crashes (spec/FAULTS.md), e.g. lost-reply (with --no-dedup: depth 1)"
 )
 DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
+TRANSCRIPT_REPAIR_HELP = (
+    "with --framework openai-agents: what a start repairs in the conversation it loads (spec/CONVERSATIONS.md 7)"
+    "  [default: none]"
+)
+SCHEDULE_TO_CLOSE_HELP = (
+    "with --framework temporal: the tool activities' schedule-to-close timeout; one-attempt: their start-to-close,"
+    " a retry budget of one attempt (spec/RETRIES.md 1.8)  [default: none]"
+)
 SCENARIOS_HELP = "write every scenario (crash points, processes, counters, outcome) to this file as JSON lines"
 CRASH_HELP = "re-run one scenario: the point each process dies at, in order (NAME, or NAME#K: its K-th pass)"
 DETERMINISM_HELP = (
@@ -117,6 +126,8 @@ WHAT_OPTIONS = group(
     click.option("--call-ids", type=click.Choice(api.CALL_IDS), help=CALL_IDS_HELP),
     click.option("--faults", "faults_text", metavar="K1,K2", help=FAULTS_HELP),
     click.option("--durability", type=click.Choice(api.DURABILITY), help=DURABILITY_HELP),
+    click.option("--transcript-repair", type=click.Choice(api.TRANSCRIPT_REPAIRS), help=TRANSCRIPT_REPAIR_HELP),
+    click.option("--schedule-to-close", type=click.Choice((ONE_ATTEMPT,)), help=SCHEDULE_TO_CLOSE_HELP),
     upgrade_option(UPGRADE_HELP),
     depth_option(with_faults=True, real=True),
     job_option(help="job file (with --variant or --framework)"),

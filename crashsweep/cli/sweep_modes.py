@@ -88,7 +88,17 @@ def make_source(request: SweepRequest) -> Source:
             request.variant, g.job_path, g.tracker, g.design_path, request.nemesis, request.upgrade
         )
     elif g.framework is not None:
-        made = sweep_sources.framework_source(g.framework, g.job_path, g.tracker, g.keys, g.call_ids, g.durability)
+        made = sweep_sources.framework_source(
+            g.framework,
+            g.job_path,
+            g.tracker,
+            g.keys,
+            g.call_ids,
+            g.durability,
+            g.transcript_repair,
+            request.nemesis,
+            g.schedule_to_close,
+        )
     else:
         assert g.target_spec is not None  # the rules: exactly one source, and --target with --check
         assert g.check_spec is not None

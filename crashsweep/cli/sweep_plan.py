@@ -56,6 +56,8 @@ class Given:
     call_ids: str | None
     faults_text: str | None
     durability: str | None
+    transcript_repair: str | None
+    schedule_to_close: str | None
     upgrade_to: str | None
     depth: int
     job_path: Path | None
@@ -162,6 +164,14 @@ RULES: tuple[Rule, ...] = (
         lambda g: g.durability is not None and g.framework != "langgraph",
         "--durability goes with --framework langgraph",
     ),
+    Rule(
+        lambda g: g.transcript_repair is not None and g.framework != "openai-agents",
+        "--transcript-repair goes with --framework openai-agents",
+    ),
+    Rule(
+        lambda g: g.schedule_to_close is not None and g.framework != "temporal",
+        "--schedule-to-close goes with --framework temporal",
+    ),
     Rule(lambda g: g.list_points and g.determinism, "give --list-points or --determinism, not both"),
     Rule(
         lambda g: (g.list_points or g.determinism) and g.engine_name != "local",
@@ -189,9 +199,10 @@ RULES: tuple[Rule, ...] = (
             g.faults_text is not None
             and not g.reference_loop
             and not (g.traced and g.faults_text.strip() == "power-loss")
+            and not (g.framework == "openai-agents" and g.faults_text.strip() == "trim-context")
         ),
         "--faults goes with --variant or --design (the reference loop); your own program takes"
-        " --faults power-loss with --points syscalls",
+        " --faults power-loss with --points syscalls; --framework openai-agents takes --faults trim-context",
     ),
     Rule(
         lambda g: g.faults_text is not None and bool(g.crash_points) and not g.cut,

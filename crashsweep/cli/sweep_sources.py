@@ -159,17 +159,44 @@ def _missing(program: str, env: Mapping[str, str]) -> bool:
 
 
 def framework_source(
-    framework: str, job_path: Path | None, tracker: str, keys: str | None, call_ids: str | None, durability: str | None
+    framework: str,
+    job_path: Path | None,
+    tracker: str,
+    keys: str | None,
+    call_ids: str | None,
+    durability: str | None,
+    transcript_repair: str | None = None,
+    nemesis: api.Nemesis | None = None,
+    schedule_to_close: str | None = None,
 ) -> Source:
-    """A framework's built-in example agent (defaults: keys on, stable call IDs, LangGraph's durability)."""
+    """A framework's built-in example agent (defaults: keys on, stable call IDs, LangGraph's durability).
+
+    `nemesis`: its faults (trim-context, for the OpenAI Agents SDK's agent, which cuts its session at a restart).
+    `schedule_to_close`: the Temporal agent's tool activities' retry budget (one-attempt: spec/RETRIES.md 1.8).
+    """
     job, _ = runs.read_job(job_path)
     keys, call_ids = keys or "on", call_ids or "stable"
     mode = durability or api.framework(framework).default_durability
-    target = api.framework_target(framework, job_path, keys=keys == "on", call_ids=call_ids, durability=mode)
+    target = api.framework_target(
+        framework,
+        job_path,
+        keys=keys == "on",
+        call_ids=call_ids,
+        durability=mode,
+        transcript_repair=transcript_repair,
+        schedule_to_close=schedule_to_close,
+    )
     command = [*prog.current(), "sweep", "--framework", framework, "--keys", keys, "--call-ids", call_ids]
     command += [*(["--durability", mode] if mode else []), *job_args(job_path), "--tracker", tracker]
+    command += ["--transcript-repair", transcript_repair] if transcript_repair else []
+    command += ["--schedule-to-close", schedule_to_close] if schedule_to_close else []
+    faults = nemesis.faults if nemesis is not None else ()
+    command += ["--faults", ",".join(faults)] if faults else []
     scratch = api.framework(framework).state_outside_workdir
-    return Source(target, api.framework_check(job, framework), target.label, job.name, command, from_scratch=scratch)
+    check = api.framework_check(job, framework)
+    return Source(
+        target, check, target.label, job.name, command, nemesis=nemesis or api.Nemesis(), from_scratch=scratch
+    )
 
 
 def target_source(

@@ -13,12 +13,17 @@ import importlib
 import sys
 from pathlib import Path
 
-from crashsweep.realsweep.adapters import script, transcripts
+from crashsweep.realsweep.adapters import openai_agents_trim, script, transcripts
 from crashsweep.realsweep.adapters.frameworks import REGISTRY, Framework, named
+from crashsweep.realsweep.adapters.openai_agents_repair import REPAIRS
 from crashsweep.realsweep.sweep import Check, SweepError, Target
 from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import Job
+from crashsweep.spec.retries import ONE_ATTEMPT
+
+SCHEDULE_TO_CLOSE = (ONE_ATTEMPT,)
+"""`--schedule-to-close` values (the Temporal agent's temporal_agent.BUDGETS, without importing temporalio)."""
 
 
 def require(framework: str) -> Framework:
@@ -30,36 +35,81 @@ def require(framework: str) -> Framework:
     return record
 
 
-def arguments(job_path: Path | None, keys: bool, call_ids: str, durability: str | None) -> list[str]:
+def arguments(
+    job_path: Path | None,
+    keys: bool,
+    call_ids: str,
+    durability: str | None,
+    transcript_repair: str | None = None,
+    schedule_to_close: str | None = None,
+) -> list[str]:
     """The example agent's command-line options."""
     args = ["--keys", "on" if keys else "off", "--call-ids", call_ids]
     if durability is not None:
         args += ["--durability", durability]
+    if transcript_repair is not None:
+        args += ["--transcript-repair", transcript_repair]
+    if schedule_to_close is not None:
+        args += ["--schedule-to-close", schedule_to_close]
     if job_path is not None:
         args += ["--job", str(job_path.resolve())]
     return args
 
 
-def label(framework: str, keys: bool, call_ids: str, durability: str | None) -> str:
-    """The row's name: framework, durability, keys and call IDs."""
+def label(
+    framework: str,
+    keys: bool,
+    call_ids: str,
+    durability: str | None,
+    transcript_repair: str | None = None,
+    schedule_to_close: str | None = None,
+) -> str:
+    """The row's name: framework, durability, keys and call IDs (and the transcript repair, the budget, if given)."""
     mode = f" {durability}" if durability is not None else ""
-    return f"{framework}{mode}, keys {'on' if keys else 'off'}, call IDs {call_ids}"
+    repair = f", transcript repair {transcript_repair}" if transcript_repair is not None else ""
+    budget = f", schedule-to-close {schedule_to_close}" if schedule_to_close is not None else ""
+    return f"{framework}{mode}, keys {'on' if keys else 'off'}, call IDs {call_ids}{repair}{budget}"
 
 
-def target(framework: str, job_path: Path | None, *, keys: bool, call_ids: str, durability: str | None) -> Target:
-    """One process of the framework's example agent."""
+def target(
+    framework: str,
+    job_path: Path | None,
+    *,
+    keys: bool,
+    call_ids: str,
+    durability: str | None,
+    transcript_repair: str | None = None,
+    schedule_to_close: str | None = None,
+) -> Target:
+    """One process of the framework's example agent.
+
+    `transcript_repair`: what its starts repair in the conversation they load (the OpenAI Agents
+    SDK's agent only, openai_agents_repair.REPAIRS); None: the agent's default, none.
+    `schedule_to_close`: the tool activities' retry budget (the Temporal agent only,
+    temporal_agent.BUDGETS: spec/RETRIES.md 1.8); None: the agent's default, none.
+    """
     record = require(framework)
     if call_ids not in script.CALL_IDS:
         raise SweepError(f"call IDs {call_ids!r}: expected stable or fresh")
     if durability is not None and durability not in record.durability:
         raise SweepError(durability_refused(record, durability))
+    if transcript_repair is not None and (framework != "openai-agents" or transcript_repair not in REPAIRS):
+        raise SweepError(
+            f"--transcript-repair {transcript_repair} goes with --framework openai-agents ({', '.join(REPAIRS)})"
+        )
+    if schedule_to_close is not None and (framework != "temporal" or schedule_to_close not in SCHEDULE_TO_CLOSE):
+        raise SweepError(
+            f"--schedule-to-close {schedule_to_close} goes with --framework temporal ({', '.join(SCHEDULE_TO_CLOSE)})"
+        )
+    if framework == "openai-agents":
+        openai_agents_trim.register()  # trim-context cuts its session before a restart
     module = record.agent
-    args = arguments(job_path, keys, call_ids, durability)
+    args = arguments(job_path, keys, call_ids, durability, transcript_repair, schedule_to_close)
     env = {"PYTHONPATH": package_pythonpath()}
     return Target(
         (sys.executable, "-m", module, *args),
         env,
-        label(framework, keys, call_ids, durability),
+        label(framework, keys, call_ids, durability, transcript_repair, schedule_to_close),
         fork=f"{module}:main",
         fork_argv=tuple(args),
     )

@@ -25,8 +25,10 @@ function_call without its output in the session (the orphaned tool call).
   scripted person, `approve_all`), unless the session already holds the approved call's output.
 - `check(job, session_file, session_id)`: the default check, with the conversation the
   SQLiteSession saved (`session_events`, openai_agents_session: read with sqlite3, as the
-  SDK's `get_items` reads it) as History events: well-formed-transcript is decided on it (a
-  session with two outputs for one call ID breaks it).
+  SDK's `get_items` reads it; with what a trim-context strike moved aside) and the requests the
+  provider refused (openai_agents_provider) as History events: well-formed-transcript is
+  decided on them (a session with two outputs for one call ID breaks it, and so does a request
+  refused for a result without its call).
 
 Importing it registers the SDK's warm-up with a sweep's zygote (openai_agents_warm.warm_up,
 process/warming.py): a user's agent's processes start from an SDK that has run once.
@@ -51,9 +53,10 @@ from agents.memory import Session
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
+from crashsweep.realsweep.adapters import openai_agents_provider as provider
 from crashsweep.realsweep.adapters import script, transcripts
 from crashsweep.realsweep.adapters.openai_agents_resume import RUN, approve_all, aresume, resume
-from crashsweep.realsweep.adapters.openai_agents_session import session_events
+from crashsweep.realsweep.adapters.openai_agents_session import aside_items, conversation_events, session_events
 from crashsweep.realsweep.adapters.openai_agents_warm import warm_up
 from crashsweep.realsweep.adapters.script import ScriptedModel, TrackerTools, ledger_ids
 from crashsweep.realsweep.probe.crashpoint import crashpoint
@@ -202,12 +205,23 @@ def tracker_tools(
     return [create_issue, comment, search_issues]
 
 
-def answered(model_input: str | list[TResponseInputItem], ids: dict[str, str]) -> set[str]:
+def answered(model_input: str | list[Any], ids: dict[str, str]) -> set[str]:
     """The job's calls whose results the conversation holds (call IDs mapped to the job's by the model's ledger)."""
     if isinstance(model_input, str):
         return set()
     outputs = (i.get("call_id") for i in model_input if isinstance(i, dict) and i.get("type") == "function_call_output")
     return {ids.get(str(call_id), str(call_id)) for call_id in outputs}
+
+
+def progress(model_input: str | list[Any], folder: Path) -> set[str]:
+    """The job's calls the run in work directory `folder` has answered: the outputs sent, and the calls trimmed away."""
+    ids = ledger_ids(folder)
+    trimmed = {
+        ids.get(str(i.get("call_id")), str(i.get("call_id")))
+        for i in aside_items(folder)
+        if i.get("type") == "function_call"
+    }
+    return answered(model_input, ids) | trimmed
 
 
 def turns_done(job: Job, done: set[str]) -> int:
@@ -218,10 +232,21 @@ def turns_done(job: Job, done: set[str]) -> int:
 class ScriptedAgentsModel(Model):
     """An `agents.Model` that plays a job: the calls of the next tool turn, or a final answer.
 
-    Asked, it finds the job's calls whose results the conversation holds; the first turn with
-    a call unanswered is the next, and it replies with that turn's unanswered calls (a turn
-    half answered is one whose call the SDK dropped as orphaned: a call made to wait for
-    approval, its run lost in a crash); with every turn answered, the final answer.
+    Asked, it first checks the conversation as the provider does (openai_agents_provider.refusal):
+    a function_call_output with no function_call of its ID before it, or a function_call with
+    no output, is refused with the API's HTTP 400 (an `openai.BadRequestError`), the request
+    written to the work directory's REFUSALS_FILE and counted (crashpoint.MALFORMED).
+
+    Else it finds the job's calls whose results the run holds (`progress`): the outputs the
+    conversation carries, and the calls a compaction took out of the session (the items the
+    trim-context strike moved aside, openai_agents_session.ASIDE_FILE), since only a turn with a
+    stored result is trimmed and the SDK stores a reply's outputs with it. The run's progress is
+    not the conversation (spec/CONVERSATIONS.md 7): a turn trimmed from it, its results dropped
+    by a repair, is never asked for again. (A call parked for approval is stored before its
+    output; trimmed then, it would count as answered: trim-context is not swept with approvals
+    here.) The first turn with a call unanswered is the next, and it replies with that turn's
+    unanswered calls (a turn half answered is one whose call the SDK dropped as orphaned: a call
+    made to wait for approval, its run lost in a crash); with every turn answered, the final answer.
 
     It replaces the provider's model (the network); the rest of the SDK runs as it does for a
     user. Call IDs are the job's (`stable`) or new on every ask (`fresh`, as the SDK's real
@@ -245,8 +270,10 @@ class ScriptedAgentsModel(Model):
         conversation_id: str | None = None,
         prompt: Any = None,
     ) -> ModelResponse:
-        """Reply to the conversation the SDK sends (orphaned calls already dropped by the SDK)."""
-        done = answered(input, ledger_ids(self.script.ledger.parent))
+        """Reply to the conversation the SDK sends (orphaned calls already dropped by the SDK), or refuse it."""
+        folder = self.script.ledger.parent
+        provider.refuse(input, folder)
+        done = progress(input, folder)
         turns = turns_done(self.script.job, done)
         calls = self.script.reply(turns)
         if calls is not None:  # a turn half answered (a call orphaned, dropped by the SDK): the rest of it
@@ -280,4 +307,4 @@ def check(job: Job, session_file: str | Path, session_id: str) -> Check:
     well-formed-transcript are decided; approved-exactly is not (transcripts.UNDECIDED says why).
     """
     unseen = transcripts.UNDECIDED["openai-agents"]
-    return script.check(job, lambda folder: session_events(folder / session_file, session_id), unseen)
+    return script.check(job, lambda folder: conversation_events(folder, session_file, session_id), unseen)

@@ -9,6 +9,14 @@ writes need approval (`approval = true`) parks the run: its RunState is saved to
 `run-state.json` in the work directory, a scripted person approves, and a restart goes on
 from that file.
 
+`--transcript-repair` says what a start repairs in the conversation it loads (spec/
+CONVERSATIONS.md 7), as a user writes it with the SDK's `RunConfig.session_input_callback`
+(openai_agents_repair): none (the default), add-missing-results or both-directions. Under a
+sweep with trim-context the sweep cuts the session before a restart (openai_agents_trim). A
+request the provider refuses (a result without its call: openai_agents_provider) leaves the
+process stuck: it says why last and exits with crashpoint.STUCK_STATUS, and the sweep
+restarts nothing.
+
 Under a sweep the zygote calls `zygote_warm` before each fork: the SDK is imported there, the
 job, the tools and the agent are made once per command line, and the SDK runs once
 (openai_agents_warm); each process opens its own session file. The SDK is imported by
@@ -17,7 +25,7 @@ for `conversation` (the check's reader, openai_agents_session: sqlite3 alone), a
 imports the SDK.
 
     python -m crashsweep.realsweep.adapters.openai_agents_agent [--job FILE] [--keys on|off]
-        [--call-ids stable|fresh]
+        [--call-ids stable|fresh] [--transcript-repair none|add-missing-results|both-directions]
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crashsweep.realsweep.adapters.openai_agents_session import session_events
+from crashsweep.realsweep.adapters.openai_agents_repair import REPAIRS
+from crashsweep.realsweep.adapters.openai_agents_session import conversation_events
 from crashsweep.realsweep.adapters.script import agent_parser, ledger_ids, workdir
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import TRIAGE, Job, load_job
@@ -40,6 +49,8 @@ SESSION_FILE = "session.sqlite"
 STATE_FILE = "run-state.json"
 _agents: dict[tuple[str | None, str, str], tuple[Job, Agent[Any]]] = {}
 """The job and the agent per (job file, keys, call IDs), made in the zygote by `zygote_warm`."""
+REPAIR = "--transcript-repair"
+"""The option that says what a start repairs in the conversation it loads (openai_agents_repair.REPAIRS)."""
 
 
 def build(job: Job, *, keys: bool, call_ids: str) -> Agent[Any]:
@@ -63,6 +74,7 @@ def build(job: Job, *, keys: bool, call_ids: str) -> Agent[Any]:
 def parse(argv: list[str]) -> argparse.Namespace:
     """The agent's options."""
     parser = agent_parser("crashsweep.realsweep.adapters.openai_agents_agent")
+    parser.add_argument(REPAIR, choices=REPAIRS, default=REPAIRS[0])
     return parser.parse_args(argv)
 
 
@@ -93,24 +105,39 @@ def defined(args: argparse.Namespace) -> tuple[Job, Agent[Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run session "triage" to its final answer from what the work directory holds."""
-    from agents import SQLiteSession, set_tracing_disabled
+    """Run session "triage" to its final answer from what the work directory holds; STUCK_STATUS when refused."""
+    from agents import RunConfig, SQLiteSession, set_tracing_disabled
 
     from crashsweep.realsweep.adapters.openai_agents import CrashPointSession, resume
+    from crashsweep.realsweep.adapters.openai_agents_provider import stuck_line
+    from crashsweep.realsweep.adapters.openai_agents_repair import session_input_callback
+    from crashsweep.realsweep.probe.crashpoint import STUCK_STATUS
 
     set_tracing_disabled(True)  # no trace export: no API key, no network (made in the zygote already)
-    job, agent = defined(parse(sys.argv[1:] if argv is None else argv))
+    args = parse(sys.argv[1:] if argv is None else argv)
+    job, agent = defined(args)
+    config = RunConfig(session_input_callback=session_input_callback(args.transcript_repair))
     session = SQLiteSession(SESSION_ID, workdir() / SESSION_FILE)
     try:
-        resume(agent, f"Run the {job.name} job.", CrashPointSession(session), state_file=workdir() / STATE_FILE)
+        state_file = workdir() / STATE_FILE
+        resume(agent, f"Run the {job.name} job.", CrashPointSession(session), state_file=state_file, run_config=config)
+    except Exception as error:
+        line = stuck_line(error)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)  # every later request is refused too: the run can never go on
+        return STUCK_STATUS
     finally:
         session.close()
     return 0
 
 
 def conversation(folder: Path) -> tuple[Event, ...]:
-    """The conversation session "triage" saved in the work folder `folder`, as History events (the check reads it)."""
-    return session_events(folder / SESSION_FILE, SESSION_ID)
+    """What session "triage" saved in the work folder `folder` and what the provider refused, as History events.
+
+    The check reads it (openai_agents_session.conversation_events).
+    """
+    return conversation_events(folder, SESSION_FILE, SESSION_ID)
 
 
 if __name__ == "__main__":

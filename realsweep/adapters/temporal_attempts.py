@@ -28,7 +28,9 @@ waits for the server, as a restart outside a sweep does:
   this host, and whose process no longer exists (a reused pid is taken for alive: it waits);
 - when the server's timeout would retry it and nothing else would fire first: attempts left
   (no maximum, or more than this attempt), no schedule-to-close timeout (no expiration) and no
-  heartbeat timeout;
+  heartbeat timeout. Under the built-in agent's `--schedule-to-close one-attempt` the server's
+  timeout gives up (ScheduleToClose: no time left for another attempt) where a failure reported
+  early would leave time, and be retried: the restart waits, and the server's outcome stands;
 - not under `--points syscalls`, where its two requests would be system calls of the sweep's
   own making in a traced program (temporal.py decides).
 

@@ -13,9 +13,12 @@ move count and sums their counters and outcomes, exactly as a sweep of every sce
 Faults (spec/FAULTS.md, nemesis.py) are moves too, so a node is keyed by its moves (crashes
 and faults). A process from a node may suffer faults (lost-reply, wrong-answer: told through
 its environment) before it ends or is killed at a later point: each such process is an edge
-carrying its faults. A new node that is a restart whose tracker remembers keys gets, under
-key-expiry, one more edge: to the same world with every key forgotten (an expiry leg,
-process/units.py).
+carrying its faults. A new node that is a restart gets one more edge for each fault at a
+restart open there (Nemesis.restart_chances): under key-expiry, when its tracker remembers
+keys, to the same world with every key forgotten; under trim-context, when its checkpoint
+holds a turn it can cut, to the world with the conversation cut (an expiry leg, process/units.py).
+The world such a fault left is restarted, never struck again first: as in the model, whose
+fault edge at a restart carries the restart, one fault strikes per restart.
 
 The representative of a final world is its path with the smallest crash indices, so the
 counterexample is the one a sweep of every scenario names first. Where worlds never repeat
@@ -34,6 +37,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
 from crashsweep.explorer.counting import count_paths
@@ -78,14 +82,14 @@ class _Sweep:
 
     def run(self) -> None:
         node = self.g.add((world.digest(world.World()), 0), None, ())
-        self._saved(node, self.workers.empty(), False)
+        self._saved(node, self.workers.empty(), ())
         try:
             while self.pending:
                 future = self.finished.next()
                 node, unit = self.pending.pop(future)
                 leg = future.result()
                 if unit.expire:
-                    self._expired(node, leg)
+                    self._expired(node, unit, leg)
                 elif unit.crash is None:
                     self._end(node, unit.faults, leg)
                 else:
@@ -116,26 +120,33 @@ class _Sweep:
         for result in known:
             self.options.finished(result)
 
-    def _submit(self, node: Node, crash: Crash | None, faults: Faults = (), expire: bool = False) -> None:
-        """Start a unit from `node`: a process after `faults`, to the end or killed at `crash`; or an expiry.
+    def _submit(self, node: Node, crash: Crash | None, faults: Faults = (), restart: str = "") -> None:
+        """Start a unit from `node`: a process after `faults`, to the end or killed at `crash`; or a fault at a restart.
 
-        `expire`: no process, the node's world with every key forgotten (key-expiry).
+        `restart`: no process, the node's world as that fault at a restart leaves it (key-expiry:
+        every key forgotten; trim-context: the checkpoint's conversation cut).
         """
         below = node.moves + len(faults) < self.depth
+        expire = bool(restart)
         snapshots = crash is None and not expire and below and self.options.snapshots
         unit = Unit(node.id, node.digest, node.path, node.world, crash, snapshots, faults, node.moves, expire)
+        unit = replace(unit, restart=restart) if expire else unit
         known = self.g.saved.setdefault(unit.level, set())
         self.known += 1
         self.pending[self.finished.add(self.workers.leg(unit, known))] = (node, unit)
 
-    def _saved(self, node: Node, world: object, holds_keys: bool) -> None:
-        """The world of `node` is saved: start the process to the end from it, and under key-expiry its expiry."""
+    def _saved(self, node: Node, world: object, restarts: tuple[str, ...]) -> None:
+        """The world of `node` is saved: start the process to the end from it, and each fault at a restart open there.
+
+        `restarts`: the enabled faults at a restart (key-expiry, trim-context) that may strike
+        before a restart from this world (the leg that saved it read them off it).
+        """
         node.world = world
         self.g.saved.setdefault(node.moves, set()).add(node.digest)
         self._submit(node, None)
-        if self.nemesis.expires_keys and node.moves < self.depth and holds_keys:
+        for restart in restarts if node.moves < self.depth else ():
             node.pending += 1
-            self._submit(node, None, expire=True)
+            self._submit(node, None, restart=restart)
 
     def _end(self, node: Node, faults: Faults, leg: Leg[Any]) -> None:
         """The process from `node` that suffered `faults` and ran to the end: the finished node, its edge, and more.
@@ -176,9 +187,9 @@ class _Sweep:
         node.pending -= 1
         self._release(node)
 
-    def _expired(self, node: Node, leg: Leg[Any]) -> None:
-        """key-expiry before the restart from `node`: the same world with every key forgotten, one move more."""
-        fault = restart_fault()
+    def _expired(self, node: Node, unit: Unit[Any], leg: Leg[Any]) -> None:
+        """A fault at the restart from `node` (key-expiry, trim-context): the world it left, one move more."""
+        fault = restart_fault(unit.restart)
         for child in leg.children:
             self._add(node, node.moves + 1, node.path, child, {fault.counter: 1}, {"faults": (fault.label,)})
         node.pending -= 1
@@ -210,7 +221,7 @@ class _Sweep:
         if child.world is None:
             return
         if target.world is None:
-            self._saved(target, child.world, child.holds_keys)
+            self._saved(target, child.world, child.restarts)
         else:  # another leg saved it first
             self.workers.release(child.world)
 

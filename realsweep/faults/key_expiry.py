@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from crashsweep.realsweep.faults.kind import Kind
+from crashsweep.realsweep.faults.kind import RESTART, Kind
 from crashsweep.realsweep.faults.move import Fault
-from crashsweep.realsweep.tracker.store import forget_keys
+from crashsweep.realsweep.tracker.store import KEYS_TABLE, forget_keys
+from crashsweep.realsweep.world import World
 from crashsweep.spec import faults as model
 
-RESTART = "restart"
-"""The point of a key-expiry move: the restart."""
+__all__ = ["KEY_EXPIRY", "RESTART", "KeyExpiry"]
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,14 @@ class KeyExpiry(Kind):
     name = model.KEY_EXPIRY.name
     at_restart = True
 
-    def before_restart(self, space: Path) -> None:
-        """Forget every key of the tracker database `space` (the records stay)."""
-        forget_keys(space)
+    def restart_chance(self, world: World) -> bool:
+        """Whether the saved world's tracker remembers some idempotency key."""
+        return any(rows for name, rows in world.tables if name == KEYS_TABLE)
+
+    def before_restart(self, space: Path | None, files: Path | None = None) -> None:
+        """Forget every key of the tracker database `space` (the records stay); no database, nothing to forget."""
+        if space is not None:
+            forget_keys(space)
 
     def restart(self) -> Fault:
         """The move at a restart: "key-expiry at restart"."""

@@ -6,8 +6,9 @@ world); a real kind (`FaultKind` here) is the same fault carried out on real pro
 - where it can strike (`chances`: given the points and pauses a process passed and where its
   last fault struck), as `Fault` moves (move.py);
 - what a process is told (`env`: its environment; the probe reads it in the swept process);
-- what it does around a process: before a restart (`before_restart`, key-expiry: the tracker
-  forgets its keys), in place of the runner's scenario (`alone`, pause: a second live
+- what it does around a process: before a restart where its `restart_chance` is open
+  (`before_restart`: key-expiry, the tracker forgets its keys; trim-context, the checkpoint's
+  conversation loses its oldest messages), in place of the runner's scenario (`alone`, pause: a second live
   process), after the crashes of the runner's scenario (`strike`, power loss: a kill, then
   the disk cut);
 - how a move of it reads: its label, code, counter, position, whether it struck, what moves
@@ -31,11 +32,14 @@ from crashsweep.spec.faults import fault_counter
 
 if TYPE_CHECKING:
     from crashsweep.realsweep.faults.move import Fault
+    from crashsweep.realsweep.world import World
 
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
 Passed = Sequence[tuple[int, str]]
 """A process's pauses (crashpoint.pause): (points passed before each, its name)."""
+RESTART = "restart"
+"""The point of every move at a restart (key-expiry, trim-context): "key-expiry at restart"."""
 
 
 class Pauses(Protocol[R_co]):
@@ -112,7 +116,8 @@ class FaultKind(Protocol):
     def env(self, faults: Sequence[Fault]) -> dict[str, str]: ...
     def sweep_env(self) -> dict[str, str]: ...
     def restart_env(self, fault: Fault) -> dict[str, str]: ...
-    def before_restart(self, space: Path) -> None: ...
+    def restart_chance(self, world: World) -> bool: ...
+    def before_restart(self, space: Path | None, files: Path | None = None) -> None: ...
     def alone(self, fault: Fault, runner: Pauses[R]) -> R | None: ...
     def strike(self, fault: Fault, stage: Stage) -> bool: ...
     def struck(self, fault: Fault, points: Sequence[str], pauses: Passed) -> bool: ...
@@ -156,8 +161,12 @@ class Kind:
         """The environment of the restart a scenario of its own starts beside a held process: none by default."""
         return {}
 
-    def before_restart(self, space: Path) -> None:
-        """What it does to the saved world's tracker `space` before a restart: nothing by default."""
+    def restart_chance(self, world: World) -> bool:
+        """Whether it may strike before a restart from the saved `world` (`at_restart` kinds): never by default."""
+        return False
+
+    def before_restart(self, space: Path | None, files: Path | None = None) -> None:
+        """What it does to a saved world's tracker `space` and work directory `files` before a restart: nothing."""
 
     def alone(self, fault: Fault, runner: Pauses[R]) -> R | None:
         """A scenario of its own instead of the runner's (pause), or None: the runner's scenario."""

@@ -85,9 +85,9 @@ class Fault:
         """What the restart beside a paused process is told (a timeout's new attempt); none for a pause."""
         return self.kind.restart_env(self)
 
-    def before_restart(self, space: Path) -> None:
-        """Carry it out on a saved world's tracker `space` before a restart (key-expiry: forget every key)."""
-        self.kind.before_restart(space)
+    def before_restart(self, space: Path | None, files: Path | None = None) -> None:
+        """Carry it out on a saved world's tracker `space` and files before a restart (key-expiry: forget every key)."""
+        self.kind.before_restart(space, files)
 
     def alone(self, runner: Pauses[R]) -> R | None:
         """Its scenario, when its kind runs one of its own (pause: `runner.pause`); else None."""

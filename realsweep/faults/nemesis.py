@@ -6,14 +6,14 @@ parses them) and asks each kind (registry.py: one module per kind, kind.py for i
 where it may strike (`chances`, from the points and pauses a process passed) and how a
 process is told to suffer it (`process_env`). The kinds themselves carry their faults out:
 lost-reply and wrong-answer in the process (told through its environment, read by
-probe/faults_env.py), key-expiry between two processes, power-loss and pause in scenarios of
-their own kind.
+probe/faults_env.py), key-expiry and trim-context between two processes (`restart_chances`,
+`restart_fault`), power-loss and pause in scenarios of their own kind.
 
 A process may suffer several faults, in the order of its points and pauses (`Fault.position`);
 a crash after them strikes at a later point. The merging sweep (dedup/graph.py) makes each a
 move of the graph of real worlds, so faults go as deep as crashes. A sweep of every scenario
-(`--no-dedup`) injects them in scenarios of one move only: there `key-expiry` and
-`wrong-answer` have no chance (no restart and no person comes before the first move); a kind
+(`--no-dedup`) injects them in scenarios of one move only: there `key-expiry`, `trim-context`
+and `wrong-answer` have no chance (no restart and no person comes before the first move); a kind
 that is not yet a move of the merging sweep (`every_scenario`: power-loss, pause) makes the
 sweep one of every scenario, at depth 1.
 
@@ -30,12 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crashsweep.realsweep.faults.key_expiry import KEY_EXPIRY
-from crashsweep.realsweep.faults.kind import FaultKind
+from crashsweep.realsweep.faults.kind import RESTART, FaultKind
 from crashsweep.realsweep.faults.move import Fault
 from crashsweep.realsweep.faults.registry import BY_NAME, KINDS, MODEL_ONLY
 from crashsweep.realsweep.faults.retry import RETRY
 from crashsweep.realsweep.faults.timeout import TIMEOUT_RETRY
 from crashsweep.realsweep.probe import faults_env
+from crashsweep.realsweep.world import World
 
 __all__ = ["Fault", "Nemesis", "NemesisError", "process_env", "restart_fault"]
 
@@ -55,9 +56,11 @@ def process_env(faults: Sequence[Fault]) -> dict[str, str]:
     return env
 
 
-def restart_fault() -> Fault:
-    """The key-expiry move at a restart."""
-    return KEY_EXPIRY.restart()
+def restart_fault(name: str = KEY_EXPIRY.name) -> Fault:
+    """The move at a restart of the kind named `name` (key-expiry, trim-context: an `at_restart` kind)."""
+    kind = BY_NAME[name]
+    assert kind.at_restart, f"{name} does not strike at a restart"
+    return Fault(kind, 0, RESTART)
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,10 @@ class Nemesis:
     def expires_keys(self) -> bool:
         """Whether the tracker may forget its keys at a restart (a kind strikes between processes)."""
         return any(kind.at_restart for kind in self.kinds)
+
+    def restart_chances(self, world: World) -> tuple[str, ...]:
+        """The enabled kinds that may strike before a restart from the saved `world`, by name, in registry order."""
+        return tuple(kind.name for kind in self.kinds if kind.at_restart and kind.restart_chance(world))
 
     @property
     def keys_ignored(self) -> bool:

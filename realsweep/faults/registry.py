@@ -16,9 +16,10 @@ from crashsweep.realsweep.faults.kind import FaultKind
 from crashsweep.realsweep.faults.lost_reply import LOST_REPLY
 from crashsweep.realsweep.faults.pause import PAUSE
 from crashsweep.realsweep.faults.power_loss import POWER_LOSS
+from crashsweep.realsweep.faults.trim_context import TRIM_CONTEXT
 from crashsweep.realsweep.faults.wrong_answer import WRONG_ANSWER
 
-KINDS: tuple[FaultKind, ...] = (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE, CHANGED_ARGS)
+KINDS: tuple[FaultKind, ...] = (LOST_REPLY, KEY_EXPIRY, WRONG_ANSWER, POWER_LOSS, PAUSE, CHANGED_ARGS, TRIM_CONTEXT)
 """The fault kinds the real sweep carries out, in spec/faults.py's order."""
 BY_NAME: Mapping[str, FaultKind] = {kind.name: kind for kind in KINDS}
 """The same, by name."""

@@ -3,16 +3,18 @@
 A `Unit` names a node of the graph of real worlds (its digest, the crashes that reached it,
 where its world is saved) and what to do from it: run a process to the end (`crash` None),
 or kill one at `crash`, the process suffering the unit's `faults` first (lost-reply,
-wrong-answer: told by the nemesis through its environment, spec/FAULTS.md); or, for
-key-expiry (`expire`), no process at all: the node's world with every key forgotten (the
-move's `before_restart` on a copy). `run_leg` does it with a `Runner`, wherever the runner
+wrong-answer: told by the nemesis through its environment, spec/FAULTS.md); or, for a fault
+at a restart (`expire`: key-expiry, trim-context), no process at all: the node's world as the
+fault leaves it (the move's `before_restart` on a copy: every key forgotten, the checkpoint's
+conversation cut). `run_leg` does it with a `Runner`, wherever the runner
 is: on a thread of the local engine, or in a Ray actor on another machine (engines/ray.py). It
 returns a `Leg`: the points the process passed, its counters, the outcome of its final world
 (the check reads it where the process ran), the fault chances the nemesis finds after its
 last fault, and a `Child` for each crashed world (one per point after its last fault when
 the run to the end took snapshots; the one it died in when killed; the expired world), named
-by the digest of its world. A process told to suffer a fault that does not show it in its
-points and pauses stops the sweep (its course changed: it is not deterministic).
+by the digest of its world, with the faults at a restart that may strike from it. A process
+told to suffer a fault that does not show it in its points and pauses stops the sweep (its
+course changed: it is not deterministic).
 
 The graph stays with the caller (graph.py): a leg only reports. It saves a crashed world only
 when `claim(digest)` says no one has it yet (the local engine claims exactly, under a lock; the
@@ -94,8 +96,11 @@ def _killed(
 
 
 def _expired(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], bool], save: Save[W]) -> Leg[W]:
-    """key-expiry before the restart from the unit's world: a copy of it as the kind leaves it (no key remembered)."""
-    fault = restart_fault()
+    """The unit's fault at a restart from its world: a copy of it as the kind leaves it.
+
+    key-expiry: no key remembered; trim-context: the checkpoint's conversation cut.
+    """
+    fault = restart_fault(unit.restart)
     copy = Path(tempfile.mkdtemp(dir=runner.root, prefix="expiring-"))
     try:
         shutil.copytree(folder / worlds.FILES, copy / worlds.FILES, symlinks=True)
@@ -103,10 +108,11 @@ def _expired(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str],
         if (folder / worlds.TRACKER_FILE).exists():
             space = copy / worlds.TRACKER_FILE
             shutil.copyfile(folder / worlds.TRACKER_FILE, space)
-            fault.before_restart(space)
+        fault.before_restart(space, copy / worlds.FILES)
         world = worlds.capture(copy / worlds.FILES, space)
         key = _key(runner, world)
         saved = save(copy / worlds.FILES, space, f"n{unit.node}-{fault.name}") if claim(key) else None
+        # No fault at this restart strikes after it: the restart happens (as the model's fault edge does).
         return Leg(children=(Child(None, key, {}, saved, _holds_keys(world)),))
     finally:
         shutil.rmtree(copy, ignore_errors=True)
@@ -130,7 +136,7 @@ def _child(
     world = worlds.capture(workdir, space, live)
     key = _key(runner, world)
     saved = save(workdir, space, _name(unit, crash)) if claim(key) else None
-    return Child(crash, key, dict(counters), saved, _holds_keys(world))
+    return Child(crash, key, dict(counters), saved, _holds_keys(world), runner.nemesis.restart_chances(world))
 
 
 def _key(runner: Runner, world: worlds.World) -> str:

@@ -14,7 +14,11 @@ Every gated write is sent under the latest approval the loop has that matches it
 tracker keeps it on the record it applies: `redeeming`), and `broken` reads the records of
 the final world for `approved-exactly`. Under `resume_granularity = "node"`
 the approval resumes its node from the start: the calls before it in its node lose their
-results and markers, and the loop body sends them again first.
+results and markers, and the loop body sends them again first. Under `approval_consume =
+"before-resume"` the person's answer consumes its request at once (the ledger entry is the
+mark, `consumed`): a gate that must ask for a consumed request leaves the process stuck
+(StuckError, CONVERSATIONS.md 5); under `after-resume-started` the mark goes with the approval
+the loop keeps, so a gate never meets it, and nothing is checked.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe.crashpoint import count
-from crashsweep.realsweep.reference.parts import record_version
+from crashsweep.realsweep.reference.parts import StuckError, record_version
 from crashsweep.spec.entries import entry, parts
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.policy import Policy
@@ -46,9 +50,15 @@ def forget(memory: dict[str, Any]) -> None:
 
 
 def gate(loop: Any, turn: dict[str, Any], call: Call, policy: Policy) -> None:
-    """Pass `call`'s gate: ask the person unless an approval the loop has matches; Replan after a node's resume."""
+    """Pass `call`'s gate: ask the person unless an approval the loop has matches; Replan after a node's resume.
+
+    StuckError when it must ask for a request the person's answer consumed already
+    (`approval_consume = "before-resume"`): the person cannot answer it again.
+    """
     if not call.approval or latest(loop, call, policy) is not None:
         return
+    if policy.approval_consume == "before-resume" and consumed(loop, call):
+        raise StuckError(f"the approval of {call.id} (v{_version(loop)}) was consumed before the resumed run kept it")
     count("approvals")
     loop.point(f"approval requested {call.id}")
     given = _ledger(loop.workdir)
@@ -82,6 +92,17 @@ def latest(loop: Any, call: Call, policy: Policy) -> str | None:
         ):
             return kept
     return None
+
+
+def consumed(loop: Any, call: Call) -> bool:
+    """Whether the person answered the request for `call` with its current arguments in this run already.
+
+    Under `approval_consume = "before-resume"` the answer consumes its request the moment it
+    arrives (spec/CONVERSATIONS.md 5): the ledger entry, written at the answer before the point
+    `approved <call>`, in a file of the world that no crash or power cut takes back, is the mark.
+    """
+    wanted = (call.id, _version(loop))
+    return any(run == loop.memory["run"] and parts(kept)[:2] == wanted for run, kept in _ledger(loop.workdir))
 
 
 def _version(loop: Any) -> int:

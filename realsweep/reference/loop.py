@@ -20,7 +20,9 @@ $CRASHSWEEP_TRACKER_URL. Exit 0 when the run is done; under a sweep, death at th
 75 (crashpoint.STOPPED_STATUS) when another live process drives the run and this one stops
 (its lock or fencing token refused, or its temp file renamed by the other: spec/FAULTS.md 7);
 76 (crashpoint.STUCK_STATUS) when it can never go on (`transcript_on_restart = "as-is"` after a
-crash that left a call without its result: the provider refuses the conversation, spec/CONVERSATIONS.md 1).
+crash that left a call without its result, or a conversation `trim-context` left a result without
+its call: the provider refuses it, spec/CONVERSATIONS.md 1 and 7; a gate that must ask for a
+request consumed before the resume, section 5).
 A lost reply (a fault, spec/FAULTS.md) is a ToolFailed from `send` (also when a marked call is
 being settled by a re-send): each design goes on with the call as SITUATIONS.md section 2 says
 for `fails_after_accept` (error-to-model, which hands the error to the model, is not among the
@@ -39,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS, STUCK_STATUS
-from crashsweep.realsweep.reference import approvals
+from crashsweep.realsweep.reference import approvals, loading
 from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, StuckError, ToolFailed, Turn
 from crashsweep.realsweep.reference.supervisor import SUPERVISOR_FILE, RetryRun, RetryTurn, Supervisor
 from crashsweep.realsweep.tracker.client import FENCED, TrackerClient, TrackerError
@@ -140,8 +142,7 @@ def composed(loop: Loop, policy: Policy) -> None:
     approvals.redeeming(loop, policy)  # a gated write is sent under the approval it redeems
     if not loop.resume():
         return
-    if policy.approval_storage == "memory":
-        approvals.forget(loop.memory)  # no save wrote an approval (spec/CONVERSATIONS.md 2)
+    loading.loaded(loop.memory, loop.job, policy)  # what the start makes of what it loaded (spec/loading.py)
     while True:
         try:
             _composed_run(loop, policy)
@@ -155,8 +156,11 @@ def _composed_run(loop: Loop, policy: Policy) -> None:
     loop.take_lock(policy.lock)
     if policy.startup_save:
         loop.save("start")
-    if policy.transcript_on_restart == "repair":
-        loop.repair()  # a loaded turn's orphaned calls get an unknown outcome (CONVERSATIONS.md 1)
+    as_is = policy.transcript_on_restart == "as-is"
+    if policy.transcript_on_restart == "repair" or (as_is and policy.transcript_repair != "none"):
+        # A loaded turn's orphaned calls get an unknown outcome (CONVERSATIONS.md 1, 7; spec/loading.py
+        # reload_how, not imported: the loop's process imports nothing of the model's world).
+        loop.repair()
     elif policy.transcript_on_restart == "as-is" and loop.orphaned():
         loop.ask_model()  # the conversation as loaded: the provider refuses it (StuckError), every time
     saves = policy.result_saves

@@ -9,7 +9,8 @@ chance), at the place the contract puts it;
 loop.py arranges these parts into one readable code path per design.
 
 Memory: {"run": ID, "done": bool, "turns": [{"index": k, "results": {call: answer},
-"marked": [call, ...], "complete": bool}]}.
+"marked": [call, ...], "complete": bool}]}; a turn `trim-context` cut (faults/trim_context.py)
+also holds "trimmed": 1 (its reply left the conversation) or 2 (all of it did).
 
 The tools: a write whose tool is `comment` comments on the first issue the job files (as in
 the triage job: "comments on the first issue"); every other write files an issue; every read
@@ -30,7 +31,9 @@ call) is derived from them.
 Retry layers (spec/RETRIES.md, supervisor.py): with a `supervisor`, a write a layer would
 catch a failure of is announced by a pause (faults_env.retry_chance) just before it is sent,
 and a write the nemesis names in CRASHSWEEP_FAIL_ATTEMPT fails after accept as a lost reply
-does; loop.py's `composed` hands the failure to the supervisor.
+does; loop.py's `composed` hands the failure to the supervisor. Under a one-attempt budget
+(RETRIES.md 1.8) every request is an attempt the supervisor keeps in flight, from right before
+it is sent until it answered (`_in_flight`, `_answered`).
 
 Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the load. Beside a
 second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
@@ -170,7 +173,9 @@ class Loop:
         """Load the checkpoint (never the temp file); False when the run is already done.
 
         A timeout layer's new attempt (CRASHSWEEP_TIMED_OUT) first records the layer's retry;
-        of scope `run`, it begins a new run without reading the checkpoint.
+        of scope `run`, it begins a new run without reading the checkpoint. False too when the
+        loaded run failed: an attempt of it died under a one-attempt budget (RETRIES.md 1.8), so
+        the process ends the run, unfinished, as it ends a done one (no lock, no save, no request).
         No checkpoint: begin a new run with a fresh run ID (`fresh_id()`: 128 random bits, never
         repeated; under a deduplicating sweep, derived from the world the process started from).
         """
@@ -193,6 +198,10 @@ class Loop:
             self.new_run()
             return True
         self.memory = saved
+        if self.supervisor is not None and self.supervisor.failed(saved["run"]):
+            # An attempt of this run died with its one-attempt budget: the run fails at once (RETRIES.md 1.8).
+            print(f"{saved['run']}: failed, an attempt timed out with no time left", file=sys.stderr)
+            return False
         return not saved["done"]
 
     def repair(self) -> None:
@@ -332,12 +341,20 @@ class Loop:
         """Send the conversation in memory to the scripted model; StuckError when the provider refuses it.
 
         The conversation is each turn's reply (its calls) with the results memory holds for
-        them. The provider refuses (HTTP 400) a tool call without its result or a result
-        without its call, and counts the request (crashpoint.MALFORMED): the real side of
-        `well-formed-transcript` (spec/CONVERSATIONS.md 1).
+        them, less what `trim-context` cut (a turn's `trimmed`: 1, its results without its
+        reply; 2, nothing). The provider refuses (HTTP 400) a tool call without its result or a
+        result without its call, and counts the request (crashpoint.MALFORMED): the real side of
+        `well-formed-transcript` (spec/CONVERSATIONS.md 1 and 7).
         """
         count("model_calls")
         for turn in self.memory["turns"]:
+            kept = turn.get("trimmed", 0)
+            if kept == 1 and turn["results"]:  # its results are sent without their calls
+                count(MALFORMED)
+                first = next(iter(turn["results"]))
+                raise StuckError(f"the provider refuses the conversation: the result of {first} has no call")
+            if kept:
+                continue
             calls = [call.id for call in self.job.turns[turn["index"] - 1]]
             orphans = [c for c in calls if c not in turn["results"]] + [r for r in turn["results"] if r not in calls]
             if orphans:
@@ -419,9 +436,7 @@ class Loop:
         """Send `call` to the tracker (a write with Key(run, call) when `keyed`); its answer."""
         run = self.memory["run"]
         if not call.writes:
-            found = self.tracker.search(self.job.name)
-            self.point(f"tool returned {call.id}")
-            return f"{len(found)} issues"
+            return self._search(run, call)
         call_id = self.memory["turns"][-1].get("ids", {}).get(call.id, call.id)
         request_key = key(run, call_id) if keyed else None
         target = issue_target(self.job, call)
@@ -432,6 +447,7 @@ class Loop:
         lose = sent in self.lose_replies or sent in self.failed_attempts
         self.tracker.lose_next_reply = lose
         self.tracker.fail_first = call.fails_after_accept  # the tracker fails the first request of the call
+        self._in_flight(run, call.id)  # no crash point until the request is sent
         try:
             approval = self.approval_of(call)
             words = arguments_words(self.memory["turns"][-1].get("args", 1))
@@ -450,13 +466,41 @@ class Loop:
                 )
         except ConnectionError:
             if not lose and not call.fails_after_accept:
+                self._answered(run, call.id)
                 raise
             self.point(f"tracker accepted {call.id}")  # the tracker applied it; the reply never came
+            self._answered(run, call.id)  # a quick error: the attempt answered, a layer may retry it
             self.point(f"tool failed {call.id}")
             raise ToolFailed(call.id) from None
+        except Exception:
+            self._answered(run, call.id)  # refused (a fencing token) or broken: nothing left in flight
+            raise
         self.point(f"tracker accepted {call.id}")
         self.point(f"tool returned {call.id}")
+        self._answered(run, call.id)
         return f"#{number}"
+
+    def _search(self, run: str, call: Call) -> str:
+        """A read: the issues the job filed so far, as an attempt the supervisor may keep in flight."""
+        self._in_flight(run, call.id)
+        try:
+            found = self.tracker.search(self.job.name)
+        except Exception:
+            self._answered(run, call.id)
+            raise
+        self.point(f"tool returned {call.id}")
+        self._answered(run, call.id)
+        return f"{len(found)} issues"
+
+    def _in_flight(self, run: str, call: str) -> None:
+        """Under a one-attempt budget, the supervisor records the attempt in flight (RETRIES.md 1.8, rule 2)."""
+        if self.supervisor is not None:
+            self.supervisor.sending(run, call)
+
+    def _answered(self, run: str, call: str) -> None:
+        """The attempt answered (its result in hand, or a quick error): the supervisor clears it."""
+        if self.supervisor is not None:
+            self.supervisor.answered(run, call)
 
     def point(self, name: str) -> None:
         """Pass the crash point `name` (reported at the caller's line); then mark a timeout layer's chance there.

@@ -40,6 +40,7 @@ from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.realsweep.world import World
 from crashsweep.spec.history import Event, History
 from crashsweep.spec.job import Job
+from crashsweep.spec.loading import reload_how
 from crashsweep.spec.policy import CONVERSATION, PolicyError, read_design_file
 from crashsweep.spec.retries import Stack
 
@@ -111,7 +112,12 @@ def _effects(records: list[dict[str, Any]], job: Job) -> list[Event]:
 
 
 def _conversation(path: Path, job: Job) -> list[Event]:
-    """The saved conversation: each turn's model call, its tool calls and saved results; the last call once done."""
+    """The saved conversation: each turn's model call, its tool calls and saved results; the last call once done.
+
+    A turn `trim-context` cut keeps what the conversation keeps of it (spec/projection.py): its
+    results alone once its reply left (a result with no call of it: well-formed-transcript is
+    broken), nothing once all of it left.
+    """
     try:
         saved = checkpoint.load(path)
     except checkpoint.CheckpointError:  # a power cut's unreadable checkpoint: the loop sent nothing from it
@@ -120,9 +126,14 @@ def _conversation(path: Path, job: Job) -> list[Event]:
         return []
     run, events = str(saved.get("run", "")), []
     for turn in saved.get("turns", []):
-        events.append(Event(run, 0, 0, "invoke", "model_call", src="checkpoint"))
+        kept = turn.get("trimmed", 0)
+        if kept == 2:
+            continue
+        if not kept:
+            events.append(Event(run, 0, 0, "invoke", "model_call", src="checkpoint"))
         for call in job.turns[turn["index"] - 1]:
-            events.append(Event(run, 0, 0, "invoke", "tool_call", call=call.id, tool=call.tool, src="checkpoint"))
+            if not kept:
+                events.append(Event(run, 0, 0, "invoke", "tool_call", call=call.id, tool=call.tool, src="checkpoint"))
             if call.id in turn.get("results", {}):
                 events.append(Event(run, 0, 0, "ok", "result_saved", call=call.id, src="checkpoint"))
     if saved.get("done"):
@@ -235,6 +246,9 @@ CARRIED_OUT: dict[str, tuple[str, ...]] = {
     "approval_binding": ("call", "none"),
     "approval_storage": ("memory", "service"),
     "resume_granularity": ("node",),
+    "approval_consume": ("before-resume",),
+    "persist_granularity": ("per-batch",),
+    "transcript_repair": ("add-missing-results", "both-directions"),
 }
 """The conversation values beside the defaults that the reference loop carries out (CONVERSATIONS.md)."""
 
@@ -259,8 +273,13 @@ def _refuse_design(design_path: Path, tools_fail: bool, job: Job) -> None:
                 "(spec/CONVERSATIONS.md; the model explores it)"
             )
     commented = [call.id for call in job.calls if loop_parts.issue_target(job, call) is not None]
-    if policy.transcript_on_restart == "repair" and commented:
+    if reload_how(policy) == "repair" and commented:  # repair, or as-is with a transcript_repair (CONVERSATIONS.md 7)
+        how = (
+            'transcript_on_restart = "repair"'
+            if policy.transcript_on_restart == "repair"
+            else f'transcript_repair = "{policy.transcript_repair}" with transcript_on_restart = "as-is"'
+        )
         raise SweepError(
             f"{design_path}: the reference loop cannot comment ({commented[0]}) on an issue a repair may have "
-            'lost (transcript_on_restart = "repair"): sweep it on a job without comments'
+            f"lost ({how}): sweep it on a job without comments"
         )

@@ -39,7 +39,7 @@ SOURCES = (
 TARGET_ALONE = "--target needs --check module:function, and takes no --job"
 FAULTS_ALONE = (
     "--faults goes with --variant or --design (the reference loop); your own program takes --faults power-loss"
-    " with --points syscalls"
+    " with --points syscalls; --framework openai-agents takes --faults trim-context"
 )
 DEDUP_ONLY = "--state-key and --kill go with dedup (drop --no-dedup)"
 
@@ -62,6 +62,15 @@ CASES: list[tuple[list[str], str]] = [
     ([*AGENT, "--keys", "off"], "--keys and --durability go with --framework"),
     ([*TARGET, "--call-ids", "fresh"], "--call-ids goes with --framework, --variant or --design"),
     (["--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
+    (
+        ["--framework", "langgraph", "--transcript-repair", "both-directions"],
+        "--transcript-repair goes with --framework openai-agents",
+    ),
+    (
+        ["--framework", "dbos", "--schedule-to-close", "one-attempt"],
+        "--schedule-to-close goes with --framework temporal",
+    ),
+    (["--framework", "langgraph", "--faults", "trim-context"], FAULTS_ALONE),
     ([*AGENT, "--list-points", "--determinism"], "give --list-points or --determinism, not both"),
     (
         [*AGENT, "--determinism", "--engine", "ray"],

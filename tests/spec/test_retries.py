@@ -10,10 +10,12 @@ from crashsweep.spec.retries import (
     RetryError,
     catching,
     check_stack,
+    failed_for_good,
     instance,
     parse_stack,
     spent_entry,
     stack_label,
+    timed_out,
 )
 
 CALL3 = Layer("call", "error", 3)
@@ -46,6 +48,23 @@ def test_a_stack_reads_innermost_first_and_writes_back_the_same() -> None:
             "'call' cannot come after 'run'",
         ),
         ([{"scope": "call", "on": "error", "attempts": 2}] * 5, "at most 4 layers"),
+        ([{"scope": "call", "on": "error", "retry_policy": "default"}], 'retries[1].retry_policy: expected "unset"'),
+        (
+            [{"scope": "call", "on": "error", "retry_policy": "unset", "attempts": 3}],
+            'retries[1]: give attempts or retry_policy = "unset", not both',
+        ),
+        (
+            [{"scope": "call", "on": "error", "attempts": 3, "schedule_to_close": "10s"}],
+            'retries[1].schedule_to_close: expected "one-attempt"',
+        ),
+        (
+            [{"scope": "run", "on": "error", "attempts": 3, "schedule_to_close": "one-attempt"}],
+            "retries[1].schedule_to_close: an activity's option",
+        ),
+        (
+            [{"scope": "call", "on": "timeout", "attempts": 3, "schedule_to_close": "one-attempt"}],
+            "retries[1].schedule_to_close: an activity's option",
+        ),
     ],
 )
 def test_a_bad_stack_is_refused_naming_the_layer_and_key(value: object, message: str) -> None:
@@ -105,3 +124,22 @@ def test_the_frontier_stacks_are_the_issue_s_and_valid() -> None:
     ]
     for stack in FRONTIER_STACKS:
         check_stack(stack)
+
+
+def test_budget_keys_read_and_write_back_and_name_themselves() -> None:
+    """RETRIES.md 1.8: unset is unbounded by another name; a one-attempt budget is a call layer's."""
+    stack = parse_stack([{"scope": "call", "on": "error", "retry_policy": "unset", "schedule_to_close": "one-attempt"}])
+    assert stack == (Layer("call", "error", None, unset=True, one_attempt=True),)
+    assert parse_stack([layer.as_mapping() for layer in stack]) == stack
+    assert stack_label(stack) == "call x(unset) on error, 1-attempt budget"
+    assert catching(stack, FAILURE, (), "run-1", "a", 1) is not None  # a quick error is still retried
+
+
+def test_a_death_at_a_call_s_site_under_a_budget_times_its_attempt_out() -> None:
+    budget = (Layer("call", "error", 3, one_attempt=True),)
+    assert timed_out(budget, "tracker accepted create_a", "run-1") == "attempt timed out run-1 create_a"
+    assert timed_out(budget, "tool returned search", "run-1") == "attempt timed out run-1 search"
+    assert timed_out(budget, "result create_a: renamed", "run-1") is None  # the attempt has answered
+    assert timed_out((CALL3,), "tracker accepted create_a", "run-1") is None  # time left: the server retries
+    assert failed_for_good(("attempt timed out run-1 create_a",), "run-1")
+    assert not failed_for_good(("attempt timed out run-1 create_a",), "run-2")

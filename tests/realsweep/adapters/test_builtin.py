@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import pytest
 
 from crashsweep.cli.main import main
+from crashsweep.cli.prog import ENV as PROG_ENV
 from crashsweep.realsweep import rows
 from crashsweep.realsweep.adapters import builtin, frameworks, transcripts
 from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions, sweep
@@ -28,9 +27,8 @@ from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess, package_pythonpath
 from crashsweep.spec import invariants
 from crashsweep.spec.job import load_job
+from tests.docs.shown import printed
 from tests.paths import ROOT
-
-CRASHSWEEP = str(Path(sys.executable).with_name("crashsweep"))
 
 
 def sweep_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
@@ -52,11 +50,18 @@ def test_langgraph_default_durability_and_parallel_tools_is_swept_keys_off_dupli
     assert len(row["unreached"]) < row["scenarios"]["1"]
 
 
-def test_langgraph_keys_from_thread_and_stable_call_ids_leave_no_duplicate(capsys: pytest.CaptureFixture[str]) -> None:
-    """Durability async, keys on, the job's call IDs: not one duplicate in any scenario."""
-    status, row = sweep_json(capsys, "--framework", "langgraph", "--keys", "on", "--call-ids", "stable")
-    assert status == 0
-    assert (row["with_dups"], row["dups"], row["missing"]) == (0, 0, 0)
+def test_langgraph_keys_from_thread_and_stable_call_ids_leave_no_duplicate() -> None:
+    """Durability async, keys on, the job's call IDs: not one duplicate in any scenario.
+
+    These are the defaults: docs/guide/frameworks.md shows that sweep, and tests/docs/test_blocks.py
+    runs it and compares what it prints with the page, so its figures are read off the page.
+    """
+    shown = printed("docs/guide/frameworks.md", "bin/crashsweep sweep --framework langgraph --depth 1")
+    assert shown.startswith(
+        "langgraph async, keys on, call IDs stable  (real sweep; job triage, tracker keyed, depth 1)"
+    )
+    assert "with_dups 0   dups 0   missing 0" in shown
+    assert "VIOLATED" not in shown  # exit 0
 
 
 def test_langgraph_exit_with_fresh_call_ids_duplicates_even_with_keys(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,44 +79,41 @@ def test_langgraph_exit_with_fresh_call_ids_duplicates_even_with_keys(capsys: py
     assert 8 <= row["dups"] <= 10
 
 
-def test_dbos_without_keys_duplicates_and_prints_a_rerun_that_works(tmp_path: Path) -> None:
+def test_dbos_without_keys_duplicates_and_prints_a_rerun_that_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """DBOS, keys off: 20 points (test_dbos.expected_points); 6 scenarios with one duplicate each.
 
     A write is made twice exactly when the crash falls between its effect and its step's
     record: at "tracker filed/commented ..." or at "before recording step N" of each of the
     three writes: 2 x 3 = 6 scenarios, 1 duplicate each. The printed re-run command runs that
     one scenario again and finds the duplicate again; every scenario is in the JSONL file.
+    Both commands run in this process (main, as the `crashsweep` script does), from a folder of
+    their own. The determinism check a DBOS sweep makes first is the keys-on test's (below):
+    keys change what a request carries, not whether two runs from one world agree.
     """
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(PROG_ENV, raising=False)  # the printed commands start with `crashsweep`
     jsonl = tmp_path / "scenarios.jsonl"
-    args = [
-        "sweep",
-        "--framework",
-        "dbos",
-        "--keys",
-        "off",
-        "--depth",
-        "1",
-        "--workers",
-        "2",
-        "--scenarios",
-        str(jsonl),
-    ]
-    done = subprocess.run([CRASHSWEEP, *args], capture_output=True, text=True, check=False, cwd=tmp_path)
-    assert done.returncode == 1, done.stderr
-    assert "crash points  20" in done.stdout
-    assert "with_dups 6   dups 6   missing 0" in done.stdout
+    args = ["sweep", "--framework", "dbos", "--keys", "off", "--depth", "1", "--workers", "2", "--no-determinism"]
+    status = main([*args, "--scenarios", str(jsonl)])
+    out, err = capsys.readouterr()
+    assert status == 1, err
+    assert "crash points  20" in out
+    assert "with_dups 6   dups 6   missing 0" in out
     records = [json.loads(line) for line in jsonl.read_text().splitlines()]
     assert len(records) == 21
     assert records[0]["crashes"] == []
     assert sum(1 for r in records if r["outcome"]["dups"]) == 6
-    match = re.search(r"re-run \(no-duplicate, scenario 4\):  (.*)", done.stdout)
+    match = re.search(r"re-run \(no-duplicate, scenario 4\):  (.*)", out)
     assert match is not None
     command = shlex.split(match.group(1))
     assert command[0] == "crashsweep"
-    again = subprocess.run([CRASHSWEEP, *command[1:]], capture_output=True, text=True, check=False, cwd=tmp_path)
-    assert again.returncode == 1, again.stderr
-    assert "crash at 'tracker filed issue create_a'" in again.stdout
-    assert "dups 1   missing 0" in again.stdout
+    again = main(command[1:])
+    out, err = capsys.readouterr()
+    assert again == 1, err
+    assert "crash at 'tracker filed issue create_a'" in out
+    assert "dups 1   missing 0" in out
 
 
 def test_dbos_with_keys_from_workflow_and_step_leaves_no_duplicate(capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,8 +34,10 @@ from crashsweep.realsweep import rows
 from crashsweep.realsweep.adapters import builtin, script, transcripts
 from crashsweep.realsweep.adapters.openai_agents_agent import defined, parse, zygote_warm
 from crashsweep.realsweep.adapters.openai_agents_agent import main as main_agent
-from crashsweep.realsweep.sweep import SweepOptions, SweepResult, sweep
-from crashsweep.spec.job import load_job
+from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.sweep import SweepError, SweepOptions, SweepResult, sweep
+from crashsweep.reports.summary import Summary
+from crashsweep.spec.job import TRIAGE, load_job
 from tests.docs.shown import printed
 from tests.realsweep.adapters.test_openai_agents import EXAMPLES, forked, under_sweep
 
@@ -124,9 +126,21 @@ def test_list_points_of_the_framework_are_its_sweeps_points(capsys: pytest.Captu
 
 
 def test_the_agents_defaults() -> None:
-    """Keys on, the job's call IDs, the built-in triage job."""
+    """Keys on, the job's call IDs, the built-in triage job, no transcript repair."""
     args = parse([])
-    assert (args.keys, args.call_ids, args.job) == ("on", "stable", None)
+    assert (args.keys, args.call_ids, args.job, args.transcript_repair) == ("on", "stable", None, "none")
+
+
+def test_the_sweep_passes_the_transcript_repair_as_it_passes_keys() -> None:
+    """builtin.target: --transcript-repair among the agent's options, in the row's name; the SDK's agent only."""
+    target = builtin.target(
+        "openai-agents", None, keys=True, call_ids="stable", durability=None, transcript_repair="both-directions"
+    )
+    assert target.fork_argv[-2:] == ("--transcript-repair", "both-directions")
+    assert parse(list(target.fork_argv)).transcript_repair == "both-directions"
+    assert target.label == "openai-agents, keys on, call IDs stable, transcript repair both-directions"
+    with pytest.raises(SweepError, match="--transcript-repair none goes with --framework openai-agents"):
+        builtin.target("langgraph", None, keys=True, call_ids="stable", durability=None, transcript_repair="none")
 
 
 def test_the_zygote_makes_the_agent_once_per_command_line() -> None:
@@ -186,3 +200,88 @@ def test_a_users_agent_that_saves_a_tool_output_twice_is_reported() -> None:
     assert "no-duplicate  holds" in shown
     assert "well-formed-transcript VIOLATED  first in scenario 11" in shown
     assert shown.splitlines()[7].endswith(": create_a has two results in the conversation")
+
+
+SDK_DESIGN = """\
+# The built-in OpenAI Agents SDK agent as a design: the user's input saved first (the start),
+# each turn's reply saved with its results in one session write after the tools ran, a key on
+# every write (from the session and the call ID), and what a start repairs.
+name = "openai-agents-{repair}"
+summary = "the OpenAI Agents SDK's built-in agent, transcript repair {repair}"
+startup_save = true
+reply_save = "never"
+result_saves = "whole-turn"
+markers = "none"
+keys = "run-call"
+lock = "none"
+transcript_repair = "{repair}"
+"""
+"""The design that describes the SDK's agent (no preset does: save-once-per-turn with keys and a repair)."""
+TRIM = ("trim-context",)
+STUCK = {"none": 9, "add-missing-results": 9, "both-directions": 0}
+"""Per repair: the trim scenarios that never finish (test_trim_context_at_depth_2 derives them)."""
+
+
+def real_row(repair: str) -> Summary:
+    """The triage agent swept for real at depth 2 with trim-context under `repair` (keys on, stable IDs), as its row."""
+    target = builtin.target(
+        "openai-agents", None, keys=True, call_ids="stable", durability=None, transcript_repair=repair
+    )
+    options = SweepOptions(depth=2, workers=2, dedup=True, snapshots=True)
+    result = sweep(target, builtin.check(TRIAGE, "openai-agents"), options, None, Nemesis(TRIM))
+    return rows.summary(result, variant=target.label, job="triage", tracker="keyed", faults=TRIM)
+
+
+def model_row(capsys: pytest.CaptureFixture[str], folder: Path, repair: str) -> dict[str, Any]:
+    """`crashsweep explore` of SDK_DESIGN at depth 2 with trim-context, as its JSON row."""
+    design = folder / f"openai-agents-{repair}.toml"
+    design.write_text(SDK_DESIGN.format(repair=repair))
+    assert main(
+        ["explore", "--design", str(design), "--depth", "2", "--faults", "trim-context", "--format", "json"]
+    ) in (0, 1)
+    row: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return row
+
+
+@pytest.mark.parametrize("repair", ["none", "add-missing-results", "both-directions"])
+def test_trim_context_at_depth_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, repair: str) -> None:
+    """The triage agent at depth 2 with trim-context: none and add-missing-results stuck 9 times, both-directions never.
+
+    Depth 1 has no trim: a trim is a move at a restart, so it comes after a crash (2 moves).
+    The 19 points (test_openai_agents.expected_points): 19 one-move scenarios. Two crashes: the
+    restart after a crash at point 1 passes all 19; at 2-9 (the user's input saved, turn 1 not)
+    17 (the input is not written again); at 10-16 (turn 1 saved) the 9 points of turn 2 and the
+    final answer; at 17-18 (turn 2 saved) 2; at 19 none: 19 + 8*17 + 7*9 + 2*2 = 222. A trim's
+    chance is a restart whose session holds turn 1 (a reply with its outputs) and no final
+    answer: after a crash at 10-18, 9 scenarios of a crash and a trim (trim twice, or a crash
+    after the trim, is 3 moves): 231 of two moves, 250 in all.
+
+    The trim drops the user's input and reply 1; create_a's and create_b's outputs stay without
+    their calls. Under none the SDK sends them as stored, the provider refuses (HTTP 400) and
+    the restart is stuck: 9 never finish, well-formed-transcript and can-finish broken; the
+    comment is missing in the 4 of them whose crash came before the tracker took it (10-13).
+    add-missing-results finds no call without its output (the SDK stores a turn's calls with
+    their outputs): the same. both-directions leaves the outputs out of what is sent, the model
+    reads turn 1 done from the items moved aside and asks for turn 2 (the comment's key makes
+    its resend after 14-16 harmless): every scenario finishes, nothing is duplicated or lost.
+
+    The model of SDK_DESIGN agrees on every verdict the real check decides (approved-exactly is
+    not decided for the SDK: transcripts.UNDECIDED), on the 9 trims and on the scenarios that
+    never finish; its other counts differ with its points (18, not the SDK's 19: the points are
+    not mapped one to one, as conform maps the reference loop's). Cost: the three real sweeps
+    take about 5 s of CPU each (zygote and processes: `resource.getrusage`), 14 s of wall.
+    """
+    real = real_row(repair)
+    model = model_row(capsys, tmp_path, repair)
+    assert (real.crash_points, real.scenarios) == (19, {1: 19, 2: 231})
+    assert real.moves == {1: {"crash": 19, "trim-context": 0}, 2: {"crash": 453, "trim-context": 9}}
+    assert (real.never_finish, real.missing, real.dups) == (STUCK[repair], 4 if STUCK[repair] else 0, 0)
+    decided = {v.name: v.holds for v in real.invariants if v.decided}
+    assert decided == {
+        "no-duplicate": True,
+        "no-loss": True,
+        "well-formed-transcript": not STUCK[repair],
+        "can-finish": not STUCK[repair],
+    }
+    assert {name: model["invariants"][name]["holds"] for name in decided} == decided
+    assert (model["moves"]["2"]["trim-context"], model.get("never_finish", 0)) == (9, STUCK[repair])

@@ -29,7 +29,7 @@ def test_faults_are_refused_beyond_one_move_without_merged_worlds_and_unknown_ki
     with pytest.raises(
         NemesisError,
         match=r"^unknown fault 'flood' \(known: lost-reply, key-expiry, wrong-answer, power-loss, pause, "
-        r"changed-args\)$",
+        r"changed-args, trim-context\)$",
     ):
         Nemesis(("flood",)).check(1)
 

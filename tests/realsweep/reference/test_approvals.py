@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from crashsweep.realsweep.reference import approvals
+from crashsweep.realsweep.reference.parts import StuckError
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.policy import Policy
 
@@ -139,3 +140,50 @@ def test_a_records_arguments_are_read_from_its_body() -> None:
         {"call": "v", "body": "(arguments v3)", "approval": "v@3#2"},
     ]
     assert list(approvals.broken(records, JOB)) == ["w@2 was applied under approval #1, given for w with arguments v1"]
+
+
+def _restarted(loop: Any) -> dict[str, Any]:
+    """A restart whose checkpoint lacks the approval (a crash at `approved w`): the same run, no approval held."""
+    turn: dict[str, Any] = {"index": 1, "results": {}, "marked": [], "complete": False}
+    loop.memory["turns"] = [turn]
+    return turn
+
+
+def test_before_resume_a_gate_that_must_ask_again_is_stuck(tmp_path: Path) -> None:
+    """CONVERSATIONS.md 5: the answer consumed the request (its ledger entry); the person cannot answer it again."""
+    loop = _loop(tmp_path)
+    consuming = replace(POLICY, approval_consume="before-resume")
+    approvals.gate(loop, loop.memory["turns"][0], W, consuming)
+    assert approvals.consumed(loop, W)
+    assert not approvals.consumed(loop, V)
+    turn = _restarted(loop)
+    with pytest.raises(StuckError, match=r"^the approval of w \(v1\) was consumed before the resumed run kept it$"):
+        approvals.gate(loop, turn, W, consuming)
+    assert loop.passed.count("approval requested w") == 1  # it could not ask
+    approvals.gate(loop, turn, W, POLICY)  # after-resume-started: the person is asked again
+    assert turn["approved"] == ["w@1#2"]
+
+
+def test_before_resume_another_request_can_be_answered(tmp_path: Path) -> None:
+    """Other arguments, or a new run, make another request (CONVERSATIONS.md 5); an approval held is no request."""
+    loop = _loop(tmp_path)
+    consuming = replace(POLICY, approval_consume="before-resume")
+    approvals.gate(loop, loop.memory["turns"][0], W, consuming)
+    turn = _restarted(loop)
+    turn["args"] = 2  # changed-args: the request for (w, 2)
+    approvals.gate(loop, turn, W, consuming)
+    loop.memory["run"] = "r2"
+    turn = _restarted(loop)
+    approvals.gate(loop, turn, W, consuming)
+    given = json.loads((tmp_path / approvals.LEDGER_FILE).read_text())
+    assert given == [["r", "w@1#1"], ["r", "w@2#2"], ["r2", "w@1#3"]]
+    approvals.gate(loop, turn, W, consuming)  # held now: no request, nothing consumed checked
+
+
+def test_before_resume_the_service_keeps_the_approval_with_its_mark(tmp_path: Path) -> None:
+    """The restart finds the approval at the service, so its gate never asks: the same as after-resume-started."""
+    loop = _loop(tmp_path)
+    service = replace(POLICY, approval_consume="before-resume", approval_storage="service")
+    approvals.gate(loop, loop.memory["turns"][0], W, service)
+    approvals.gate(loop, _restarted(loop), W, service)
+    assert loop.passed == ["approval requested w", "approved w"]

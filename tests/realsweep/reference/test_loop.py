@@ -306,3 +306,105 @@ def test_a_turn_layer_asks_the_model_again_and_a_call_layer_resends(
     at = call.index("tool failed create_a")
     assert call[at + 1 : at + 3] == ["tracker accepted create_a", "tool returned create_a"]
     assert calls == ["create_a", "create_b", "comment_a"]
+
+
+def _restart(design: Path, job: Path, workdir: Path, url: str, memory: dict[str, object]) -> tuple[int, list[str], str]:
+    """A real restart of the composed loop on `job` from a checkpoint holding `memory`: status, points, output."""
+    (workdir / "checkpoint.json").write_text(json.dumps(memory))
+    log = workdir / "points.log"
+    env = child_env(CRASHSWEEP_TRACKER_URL=url, CRASHSWEEP_POINTS_LOG=str(log), CRASHSWEEP_CRASH_AT="0")
+    command = [sys.executable, "-S", "-m", "crashsweep.realsweep.reference.loop", "--design", str(design)]
+    command += ["--job", str(job), "--tracker", "keyless-lookup"]
+    done = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    return done.returncode, log.read_text().splitlines() if log.exists() else [], done.stderr
+
+
+def _with(tmp_path: Path, preset: str, line: str) -> Path:
+    design = tmp_path / f"{preset}-changed.toml"
+    text = (DESIGN_FILES / f"{preset}.toml").read_text().replace(f'name = "{preset}"', f'name = "{preset}-changed"')
+    design.write_text(text + line + "\n")
+    return design
+
+
+@pytest.mark.parametrize(("granularity", "sent"), [("per-batch", 3), ("per-call", 2)])
+def test_a_restart_runs_a_half_done_batch_again_under_per_batch(
+    granularity: str, sent: int, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """CONVERSATIONS.md 6 on parallel-batch: create_a's saved result is dropped at the load and create_a sent again.
+
+    Per call, create_a keeps its result, create_b's marker goes up the ladder (the lookup finds
+    nothing, so it is sent) and create_c is sent: two records.
+    """
+    design = _with(tmp_path, "attempt-markers", f'persist_granularity = "{granularity}"')
+    turn = {"index": 1, "results": {"create_a": "#9"}, "marked": ["create_a", "create_b"], "complete": False}
+    url = keyed_service.space_url(f"batch-{granularity}")
+    job = ROOT / "examples" / "parallel-batch.toml"
+    status, points, errors = _restart(design, job, tmp_path, url, {"run": "r", "done": False, "turns": [turn]})
+    assert status == 0, errors
+    assert len(TrackerClient(url).records()) == sent
+    assert ("marker create_a: renamed" in points) is (granularity == "per-batch")
+
+
+@pytest.mark.parametrize(("repair", "status"), [("none", 76), ("both-directions", 0)])
+def test_a_restart_that_loads_a_trimmed_reply_is_refused_unless_it_repairs_both_ways(
+    repair: str, status: int, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """CONVERSATIONS.md 7: turn 1's results without its calls; the final answer's request is refused, for good."""
+    design = _with(tmp_path, "save-after-reply", f'transcript_repair = "{repair}"')
+    results = {"create_a": "#1", "create_b": "#2", "create_c": "#3"}
+    turn = {"index": 1, "results": results, "marked": [], "complete": True, "trimmed": 1}
+    job = ROOT / "examples" / "parallel-batch.toml"
+    url = keyed_service.space_url(f"trim-{repair}")
+    done, points, errors = _restart(design, job, tmp_path, url, {"run": "r", "done": False, "turns": [turn]})
+    assert done == status, errors
+    if status:
+        assert (
+            errors.splitlines()[-1]
+            == "stuck: the provider refuses the conversation: the result of create_a has no call"
+        )
+        assert "final reply arrived" not in points
+    else:
+        saved = json.loads((tmp_path / "checkpoint.json").read_text())
+        assert (saved["done"], saved["turns"][0]["trimmed"], saved["turns"][0]["results"]) == (True, 2, results)
+
+
+def test_a_gate_whose_request_was_consumed_before_the_resume_is_stuck(
+    keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """CONVERSATIONS.md 5: the person answered (the ledger), the checkpoint lacks the approval: no request, stuck."""
+    design = _with(tmp_path, "save-after-reply", 'approval_consume = "before-resume"')
+    (tmp_path / "approvals.json").write_text(json.dumps([["r", "comment_a@1#1"]]))
+    turns = [
+        {"index": 1, "results": {"create_a": "#1", "create_b": "#2"}, "marked": [], "complete": True},
+        {"index": 2, "results": {"search": "2 issues"}, "marked": [], "complete": False},
+    ]
+    url = keyed_service.space_url("consumed")
+    job = ROOT / "examples" / "triage-approval.toml"
+    status, points, errors = _restart(design, job, tmp_path, url, {"run": "r", "done": False, "turns": turns})
+    assert status == 76, errors
+    assert (
+        errors.splitlines()[-1] == "stuck: the approval of comment_a (v1) was consumed before the resumed run kept it"
+    )
+    assert not any(point.startswith("approval requested") for point in points)
+    assert TrackerClient(url).records() == []
+
+
+@pytest.mark.parametrize(("run", "fails"), [("r", True), ("other", False)])
+def test_a_restart_of_a_run_whose_attempt_died_under_a_one_attempt_budget_fails_it(
+    run: str, fails: bool, keyed_service: ServiceProcess, tmp_path: Path
+) -> None:
+    """RETRIES.md 1.8, rule 3: the supervisor's record holds `attempt timed out r create_a`, left by a death in flight.
+
+    A restart that loads run r ends it at once (exit 0, as a done run: no point, no request, the
+    record kept); a checkpoint of another run goes on, sends create_a and clears its attempt.
+    """
+    budget = '{ scope = "call", on = "error", retry_policy = "unset", schedule_to_close = "one-attempt" }'
+    design = _with(tmp_path, "idempotency-keys", f"retries = [{budget}]")
+    (tmp_path / "supervisor.json").write_text(json.dumps(["attempt timed out r create_a"]))
+    turn = {"index": 1, "results": {}, "marked": [], "complete": False}
+    url = keyed_service.space_url(f"budget-{run}")
+    memory = {"run": run, "done": False, "turns": [turn]}
+    status, points, errors = _restart(design, ROOT / "examples" / "triage.toml", tmp_path, url, memory)
+    assert status == 0, errors
+    assert (points == [], TrackerClient(url).records() == []) == (fails, fails)
+    assert json.loads((tmp_path / "supervisor.json").read_text()) == ["attempt timed out r create_a"]

@@ -20,6 +20,7 @@ from crashsweep.realsweep.reference.parts import (
     OFFERS,
     OUTCOME_UNKNOWN,
     Loop,
+    StuckError,
     issue_target,
 )
 from crashsweep.realsweep.tracker.client import TrackerClient
@@ -198,3 +199,16 @@ def test_words_of_arguments_and_the_version_a_record_was_sent_with() -> None:
     assert parts.record_version({"body": "triage: comment_a" + parts.arguments_words(3)}) == 3
     assert parts.record_version({"body": parts.arguments_words(2).strip()}) == 2
     assert parts.record_version({"body": ""}) == parts.record_version({"body": None}) == 1
+
+
+def test_the_provider_refuses_a_result_without_its_call_and_not_a_turn_trimmed_away(tmp_path: Path) -> None:
+    """CONVERSATIONS.md 7: a turn whose reply was trimmed (1) sends its results alone; one trimmed away (2) nothing."""
+    loop = Loop(tmp_path, TRIAGE, None, OFFERS["keyed"])  # type: ignore[arg-type]  # no request is made
+    turn = {"index": 1, "results": {"create_a": "#1", "create_b": "#2"}, "marked": [], "complete": True}
+    loop.memory = {"run": "r", "done": False, "turns": [{**turn, "trimmed": 1}]}
+    with pytest.raises(
+        StuckError, match=r"^the provider refuses the conversation: the result of create_a has no call$"
+    ):
+        loop.ask_model()
+    loop.memory["turns"] = [{**turn, "trimmed": 2}, {**turn, "index": 2, "results": {}, "trimmed": 1}]
+    loop.ask_model()  # nothing malformed: turn 1 left whole, turn 2's reply left with no result

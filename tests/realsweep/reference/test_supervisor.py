@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,42 @@ def test_a_timeout_layer_gives_up_where_its_trigger_and_scope_say(
     assert supervisor.timing_out("run-1", None, 2) == (1, stack[1], "run-1/turn 2")
     assert supervisor.catching("run-1", "create_a", 1) == (0, stack[0], "run-1/create_a")
     assert log.read_text(encoding="utf-8").split() == ["retry.turn"]
+
+
+ONE_ATTEMPT = (Layer("call", "error", None, unset=True, one_attempt=True),)
+
+
+def test_an_attempt_in_flight_is_recorded_until_it_answers(tmp_path: Path) -> None:
+    """RETRIES.md 1.8: recorded before the request as the model's `attempt timed out RUN C`, cleared at the answer.
+
+    A death in flight leaves the entry (the file is the world's), and that run's next start fails
+    it; another run does not. Without a one-attempt layer nothing is recorded.
+    """
+    path = tmp_path / SUPERVISOR_FILE
+    supervisor = Supervisor(ONE_ATTEMPT, path)
+    supervisor.sending("run-1", "create_a")
+    assert supervisor.spent() == ("attempt timed out run-1 create_a",)
+    supervisor.answered("run-1", "create_a")
+    assert (supervisor.spent(), supervisor.failed("run-1")) == ((), False)
+    supervisor.sending("run-1", "create_b")
+    dead = Supervisor(ONE_ATTEMPT, path)  # the next process reads what the one in flight left
+    supervisor.answered("run-1", "other")  # no entry of that call: nothing changes
+    assert dead.spent() == ("attempt timed out run-1 create_b",)
+    plain = Supervisor(CALL_TURN, tmp_path / "plain.json")
+    plain.sending("run-1", "create_a")
+    assert (plain.spent(), plain.failed("run-1")) == ((), False)
+
+
+def test_a_run_fails_only_when_the_process_in_flight_is_gone(tmp_path: Path) -> None:
+    """An entry whose process still lives (held by a pause, FAULTS.md 7) is no timeout; once its lock is gone it is.
+
+    Each Supervisor opens the lock file anew, so its flock is its own, as a second process's is.
+    """
+    path = tmp_path / SUPERVISOR_FILE
+    held = Supervisor(ONE_ATTEMPT, path)
+    held.sending("run-1", "create_a")
+    beside = Supervisor(ONE_ATTEMPT, path)
+    assert (beside.failed("run-1"), beside.failed("run-2")) == (False, False)
+    os.close(held._flight[0])  # the kernel drops a dead process's lock so
+    assert beside.failed("run-1")
+    assert not beside.failed("run-2")

@@ -76,6 +76,24 @@ def test_repair_on_a_job_with_a_comment_is_refused() -> None:
     reference.refuse(load_job(ROOT / "examples" / "one-write.toml"), "keyed", design, None)  # no comment: carried out
 
 
+@pytest.mark.parametrize("repair", ["add-missing-results", "both-directions"])
+def test_a_transcript_repair_of_as_is_on_a_job_with_a_comment_is_refused(repair: str, tmp_path: Path) -> None:
+    """Under as-is either repair gives a loaded call without its result `outcome unknown`, as `repair` does.
+
+    Under resume-pending the loop settles that call first: nothing to repair, nothing refused (CONVERSATIONS.md 7).
+    """
+    settling = tmp_path / "settling.toml"
+    settling.write_text(
+        (ROOT / "docs" / "designs" / "save-after-reply.toml").read_text() + f'transcript_repair = "{repair}"\n'
+    )
+    reference.refuse(TRIAGE, "keyed", settling, None)
+    design = tmp_path / "repairing.toml"
+    design.write_text(settling.read_text() + 'transcript_on_restart = "as-is"\n')
+    with pytest.raises(SweepError, match=rf'a repair may have lost \(transcript_repair = "{repair}" with'):
+        reference.refuse(TRIAGE, "keyed", design, None)
+    reference.refuse(load_job(ROOT / "examples" / "one-write.toml"), "keyed", design, None)
+
+
 def test_an_approval_job_needs_a_design_file() -> None:
     """The built-in designs of the reference loop have no gate; a design file's composed loop has one."""
     job = load_job(ROOT / "examples" / "triage-approval.toml")
@@ -102,6 +120,13 @@ def test_the_check_reads_the_saved_conversation_and_takes_an_unreadable_checkpoi
         ("tool_call", "create_b"),
         ("model_call", ""),
     ]
+    checkpoint_file.write_text(
+        '{"run": "r", "done": false, "turns": [{"index": 1, "results": {"create_a": "#1"}, "trimmed": 2},'
+        ' {"index": 1, "results": {"create_b": "#2"}, "trimmed": 1}]}'
+    )  # trim-context: turn 1 left whole, then a turn whose reply left and whose result stayed
+    trimmed = reference.check(job)(scenario).history
+    assert trimmed is not None
+    assert [(e.f, e.call) for e in trimmed.events] == [("result_saved", "create_b")]  # a result with no call
     checkpoint_file.write_bytes(b'{"run": "r", "do')
     torn = reference.check(job)(scenario).history
     assert torn is not None
