@@ -58,6 +58,7 @@ from tests.replay_oracle import (
     World,
     _measure,
     policy_of,
+    save_points,
 )
 
 PAUSE = "pause"
@@ -109,7 +110,8 @@ class Scheduler:
 
     def alive_besides(self, process: PausingProcess) -> bool:
         """Whether another process is alive (paused or held)."""
-        return any(other is not None and other is not process for other in (self.paused, self.held))
+        paused, held = self.paused, self.held
+        return (paused is not None and paused is not process) or (held is not None and held is not process)
 
     def report(self, what: str, process: PausingProcess, why: str = "") -> None:
         """Tell the main loop what happened (its control comes back when `process` waits or ends)."""
@@ -254,15 +256,16 @@ class PausingProcess(Process):
         journaled as it comes: with no rename before it, it makes nothing durable (rule 8).
         """
         world, fsync = self.world, self.policy.fsync
+        written, synced, renamed, dir_synced = save_points(what)
         if self.stale():
             raise Stopped("fenced: temp file")
         world.base, world.journal = (world.checkpoint, world.torn), ["write"]
         world.temp = world.written = self.state.copy()
-        self.point(f"{what}: tmp written")
+        self.point(written)
         if fsync != "none":
             if world.temp is not None:
                 world.journal.append("fsync")
-            self.point(f"{what}: tmp synced")
+            self.point(synced)
         if self.stale():
             raise Stopped("fenced: rename")
         if world.temp is None:
@@ -270,10 +273,10 @@ class PausingProcess(Process):
         world.checkpoint, world.temp, world.torn = world.temp, None, False
         world.journal.append("rename")
         world.saves += 1
-        self.point(f"{what}: renamed")
+        self.point(renamed)
         if fsync == "full":
             world.journal.append("fsync-dir")
-            self.point(f"{what}: dir synced")
+            self.point(dir_synced)
         if extra is not None:
             self.point(extra)
 

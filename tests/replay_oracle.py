@@ -53,6 +53,7 @@ crash point when it would leave a disk other than the one the process sees.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -121,6 +122,7 @@ class NodeAgain(Exception):
 Move = tuple[int, str]
 """(n, kind): the environment takes `kind` at the n-th chance after the previous move."""
 SAID_YES = "a person said it happened"
+CRASH_ONLY = ("crash",)
 
 
 @dataclass(frozen=True)
@@ -148,16 +150,17 @@ class Adversary:
         """One chance offering `offered` kinds: the kind the scenario takes here, or None."""
         if not offered:
             return None
-        self.since += 1
-        if self.taken < len(self.moves):
-            at, kind = self.moves[self.taken]
-            if at == self.since:
+        since = self.since = self.since + 1
+        taken = self.taken
+        if taken < len(self.moves):
+            at, kind = self.moves[taken]
+            if at == since:
                 assert kind in offered, f"move {kind!r} is not offered here (offered: {offered})"
-                self.taken += 1
+                self.taken = taken + 1
                 self.since = 0
                 return kind
             return None
-        self.later.append((self.since, offered))
+        self.later.append((since, offered))
         return None
 
 
@@ -249,6 +252,12 @@ class World:
         return [held[call] for call in job.writes]
 
 
+@functools.cache
+def save_points(what: str) -> tuple[str, str, str, str]:
+    """The names of a save's crash points: temp file written, synced, renamed, directory synced (made once each)."""
+    return f"{what}: tmp written", f"{what}: tmp synced", f"{what}: renamed", f"{what}: dir synced"
+
+
 def policy_of(design: str | Policy) -> Policy:
     """The policy of a design named in DESIGNS or NAIVE, or the policy itself."""
     if isinstance(design, Policy):
@@ -279,7 +288,9 @@ class Process:
     def point(self, name: str) -> None:
         """A crash point: the scenario may crash the process here (or cut the power)."""
         self.passed.append(name)
-        kind = self.adversary.chance(("crash", *self._cut_offered()) if self.cuts else ("crash",))
+        kind = self.adversary.chance(("crash", *self._cut_offered()) if self.cuts else CRASH_ONLY)
+        if kind is None:
+            return
         if kind == "crash":
             raise Crash(name)
         if kind == "power-loss":
@@ -316,9 +327,9 @@ class Process:
         return checkpoint, written, torn  # the rename is undone; the synced temp file is back
 
     def _cut_offered(self) -> tuple[str, ...]:
-        if not self.cuts:
-            return ()
         world = self.world
+        if not self.cuts or not world.journal:  # no save in flight: a cut leaves the disk as it is
+            return ()
         return ("power-loss",) if self._after_cut() != (world.checkpoint, world.temp, world.torn) else ()
 
     def _cut_power(self) -> None:
@@ -341,19 +352,20 @@ class Process:
     def save(self, what: str, extra: str | None = None) -> None:
         """Save(what): temp file, [fsync], rename, [fsync of the directory], and a marker or result save's point."""
         world, fsync = self.world, self.policy.fsync
+        written, synced, renamed, dir_synced = save_points(what)
         world.base, world.journal = (world.checkpoint, world.torn), ["write"]
         world.temp = world.written = self.state.copy()
-        self.point(f"{what}: tmp written")
+        self.point(written)
         if fsync != "none":
             world.journal.append("fsync")
-            self.point(f"{what}: tmp synced")
+            self.point(synced)
         world.checkpoint, world.temp, world.torn = world.temp, None, False
         world.journal.append("rename")
         world.saves += 1
-        self.point(f"{what}: renamed")
+        self.point(renamed)
         if fsync == "full":
             world.journal.append("fsync-dir")
-            self.point(f"{what}: dir synced")
+            self.point(dir_synced)
         if extra is not None:
             self.point(extra)
 
@@ -750,12 +762,20 @@ def replay(
 
 def dups(world: World, job: Job) -> int:
     """Over the job's writes, the sum of max(0, records - 1)."""
-    return sum(max(0, held - 1) for held in world.records_per_write(job))
+    return _dups(world.records_per_write(job))
 
 
 def missing(world: World, job: Job) -> int:
     """The job's writes with no record at all."""
-    return sum(1 for held in world.records_per_write(job) if held == 0)
+    return _missing(world.records_per_write(job))
+
+
+def _dups(held: list[int]) -> int:
+    return sum(max(0, records - 1) for records in held)
+
+
+def _missing(held: list[int]) -> int:
+    return sum(1 for records in held if records == 0)
 
 
 @dataclass
@@ -852,10 +872,11 @@ def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:
     """Add one scenario's figures to its tally."""
     world = done.world
     tally.scenarios += 1
-    duplicates = dups(world, job)
+    held = world.records_per_write(job)  # counted once for both figures
+    duplicates = _dups(held)
     tally.dups += duplicates
     tally.with_dups += 1 if duplicates else 0
-    tally.missing += missing(world, job)
+    tally.missing += _missing(held)
     tally.asks += world.asks
     tally.lookups += world.lookups
     tally.reruns += world.reruns

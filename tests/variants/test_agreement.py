@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, settings
 
 from crashsweep import variants
-from crashsweep.explorer import explore
+from crashsweep.explorer import Exploration, explore
 from crashsweep.reports.summary import summarize
 from crashsweep.spec import metrics
 from crashsweep.spec.job import TRIAGE, Job
 from crashsweep.spec.tracker import TRACKERS
-from tests.replay_oracle import sweep
+from crashsweep.spec.world import World
+from tests.replay_oracle import OracleResult, sweep
 from tests.strategies import jobs
 
 SEEDS = ("save-once-per-turn", "save-after-reply", "idempotency-keys", "attempt-markers", "keys-and-markers")
@@ -34,9 +36,37 @@ class Figures:
     per_k: dict[int, dict[str, int]]
 
 
+SHARED = (TRIAGE, "keyed", 2)
+"""The path-length test explores and sweeps the seed designs here, as the triage agreement does."""
+
+
+@functools.cache
+def _shared_exploration(design: str) -> Exploration[World]:
+    """One exploration per design of triage, keyed, depth 2 in this module (the same whenever it is made)."""
+    return explore(variants.model(design, TRIAGE, TRACKERS["keyed"]), 2)
+
+
+@functools.cache
+def _shared_sweep(design: str) -> OracleResult:
+    """One oracle sweep per design of triage, keyed, depth 2 in this module (read only, as above)."""
+    return sweep(design, TRIAGE, "keyed", 2)
+
+
+def _exploration(design: str, job: Job, tracker: str, depth: int) -> Exploration[World]:
+    if (job, tracker, depth) == SHARED:
+        return _shared_exploration(design)
+    return explore(variants.model(design, job, TRACKERS[tracker]), depth)
+
+
+def _sweep(design: str, job: Job, tracker: str, depth: int) -> OracleResult:
+    if (job, tracker, depth) == SHARED:
+        return _shared_sweep(design)
+    return sweep(design, job, tracker, depth)
+
+
 def explorer_figures(design: str, job: Job, tracker: str, depth: int) -> Figures:
     """The explorer's figures for one design, job, tracker and depth."""
-    ex = explore(variants.model(design, job, TRACKERS[tracker]), depth)
+    ex = _exploration(design, job, tracker, depth)
     row = summarize(ex, variant=design, job=job.name, tracker=tracker)
     counts = ex.counts
     per_k: dict[int, dict[str, int]] = {}
@@ -59,7 +89,7 @@ def explorer_figures(design: str, job: Job, tracker: str, depth: int) -> Figures
 
 def oracle_figures(design: str, job: Job, tracker: str, depth: int) -> Figures:
     """The oracle's figures, in the same shape as explorer_figures."""
-    result = sweep(design, job, tracker, depth)
+    result = _sweep(design, job, tracker, depth)
     per_k = {k: {name: getattr(tally, name) for name in FIGURES} for k, tally in result.by_crashes.items()}
     names = ("with_dups", "dups", "missing", "asks", "lookups", "reruns", "calls_plus")
     scenarios = {k: tally.scenarios for k, tally in result.by_crashes.items()}
@@ -99,6 +129,6 @@ def test_triage_depth_three_agrees(design: str, tracker: str) -> None:
 @pytest.mark.parametrize("name", [d.name for d in variants.SEED_DESIGNS])
 def test_replay_work_equals_summed_path_lengths(name: str) -> None:
     """The oracle's step count (starts plus points passed, over every replay) is the explorer's summed path length."""
-    exploration = explore(variants.model(name, TRIAGE, TRACKERS["keyed"]), 2)
-    oracle = sweep(name, TRIAGE, "keyed", 2)
+    exploration = _exploration(name, TRIAGE, "keyed", 2)
+    oracle = _sweep(name, TRIAGE, "keyed", 2)
     assert sum(exploration.counts.steps.values()) == oracle.steps

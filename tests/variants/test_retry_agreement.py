@@ -35,6 +35,7 @@ this module was written: they agreed), beside `pause`, or on larger jobs.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from pathlib import Path
 
@@ -64,8 +65,14 @@ COUNTERS = (metrics.ASKS, metrics.LOOKUPS, metrics.RERUNS, metrics.MODEL_CALLS, 
 Figures = tuple[int, tuple[int, int, int], dict[int, tuple[int, ...]]]
 
 
+@functools.cache
 def explorer_figures(policy: Policy, job: Job, tracker: str, env: Environment, depth: int) -> Figures:
-    """Summed path length; worst dups, worst calls, the run's calls; per number of moves every figure."""
+    """Summed path length; worst dups, worst calls, the run's calls; per number of moves every figure.
+
+    Made once per policy, job, tracker, environment and depth in this module (the figures are
+    the same whenever they are made): the unset-policy test explores the one-attempt unset
+    budget on triage-fails and one-write at depth 2, as the budgets' agreement does.
+    """
     model = LoopModel(compose("p", "", policy), Env(job, TRACKERS[tracker], env.faults, env.fresh_ids))
     exploration = explore(model, depth)
     counts = exploration.counts
