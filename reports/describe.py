@@ -11,7 +11,7 @@ from typing import Any
 
 from crashsweep.spec import approval, invariants
 from crashsweep.spec.faults import ARGS_CHANGED
-from crashsweep.spec.retries import TIMED_OUT, failed_for_good
+from crashsweep.spec.retries import lost_attempt, timed_out_call
 from crashsweep.spec.world import NO_SECOND, Snapshot, Tracker, Turn, World
 
 MODEL_CALLS = "model_calls"
@@ -157,7 +157,7 @@ def changes(before: World, after: World, counters: dict[str, int]) -> list[str]:
     if why is not None and invariants.stuck(before) is None:
         items.append(f"STUCK: {why}")
     if after.finished and not before.finished and not old.torn:
-        items.append(_end_words(before, after))
+        items.append(_end_words(before))
     return items or ["nothing changed on disk or at the tracker"]
 
 
@@ -223,14 +223,14 @@ def _second_json(world: World) -> dict[str, Any]:
     }
 
 
-def _end_words(before: World, after: World) -> str:
+def _end_words(before: World) -> str:
     """How the run ended on this step: finished, done already at a restart, or failed at it (RETRIES.md 1.8)."""
     if before.process is not None:
         return "run finished"
     committed = before.checkpoint.committed
-    if committed is not None and not committed.done and failed_for_good(before.struck, committed.run):
-        timed = [e.rpartition(" ")[2] for e in before.struck if e.startswith(f"{TIMED_OUT}{committed.run} ")]
-        return f"restart finds {timed[0]}'s attempt timed out, no budget left: the run FAILED"
+    timed = None if committed is None or committed.done else timed_out_call(before.struck, committed.run)
+    if timed is not None:
+        return f"restart finds {timed}'s attempt timed out, no budget left: the run FAILED"
     return "restart found the run done: exit at once"
 
 
@@ -244,7 +244,7 @@ def _spent(before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
     retried = [entry.split(" ", 2)[2] for entry in new if entry.startswith("retry ")]
     if retried:
         words.append(f"retried by a layer: {', '.join(retried)}")
-    timed = [entry.rpartition(" ")[2] for entry in new if entry.startswith(TIMED_OUT)]
+    timed = [lost[1] for lost in map(lost_attempt, new) if lost is not None]
     if timed:
         words.append(f"attempt of {', '.join(timed)} never answers: its one-attempt budget is spent")
     if "upgraded" in new:

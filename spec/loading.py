@@ -6,8 +6,8 @@ holds, each a pure function of the loaded snapshot:
 - `approval_storage = "memory"`: no save wrote an approval, so none is loaded (CONVERSATIONS.md 2);
 - `persist_granularity = "per-batch"`: a reply's calls are read back whole or not at all, so a
   last turn with a call lacking its result loses every result, marker and failure (section 6);
-- `transcript_repair = "both-directions"`: a result whose call was trimmed away leaves the
-  conversation (section 7);
+- `transcript_repair = "both-directions"`: a turn whose reply was trimmed away leaves the
+  conversation with its results (section 7);
 - `transcript_on_restart`, with `transcript_repair`: what the start does, after the design's
   start, with a loaded call that has no result (`reload_how`, sections 1 and 7: a repair turns
   `as-is` into `repair`).

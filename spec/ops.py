@@ -143,6 +143,16 @@ class Stuck:
     why: str
 
 
+REFUSED = "the provider refuses the conversation: "
+"""How the reason of a process stuck on a malformed conversation begins (CONVERSATIONS.md 1 and 7); the other
+way to be stuck, a consumed approval (section 5), sends no request."""
+
+
+def refused(why: str | None) -> bool:
+    """Whether a stuck process's reason is the provider's refusal of the conversation it was sent."""
+    return why is not None and why.startswith(REFUSED)
+
+
 @dataclass(frozen=True, slots=True)
 class RequestApproval:
     """Ask a person to approve `call` before it is sent."""

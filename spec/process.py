@@ -17,6 +17,7 @@ from crashsweep.spec import approval, durability, loading, metrics, retrying, tr
 from crashsweep.spec.design import Design, Env
 from crashsweep.spec.ops import (
     CHECKPOINT,
+    REFUSED,
     AppendTurn,
     Approve,
     AskPerson,
@@ -300,7 +301,7 @@ def _execute(
         if trim.TRIMMED in world.struck:
             orphan = trim.orphan_result(memory)
             if orphan is not None:  # the provider refuses a result without its call, every time (CONVERSATIONS.md 7)
-                return world, memory, (Stuck(f"{trim.REFUSED}the result of {orphan} has no call"),)
+                return world, memory, (Stuck(f"{REFUSED}the result of {orphan} has no call"),)
         k = memory.size + 1
         if k > len(env.job.turns):
             return world, memory, (*_FINAL_ARRIVED, *op.after_final)
@@ -401,7 +402,7 @@ def _reload(how: str, world: World, memory: Snapshot, env: Env, counters: Counte
         return world, memory.with_last(turn), ()
     # as-is: the model is sent a tool call with no result; the provider refuses it, every time.
     _bump(counters, metrics.MODEL_CALLS)
-    return world, memory, (Stuck(f"{trim.REFUSED}{orphans[0]} has no result"),)
+    return world, memory, (Stuck(f"{REFUSED}{orphans[0]} has no result"),)
 
 
 def _send(op: Send, world: World, memory: Snapshot, env: Env, design: Design) -> tuple[World, Snapshot, Ops]:

@@ -19,8 +19,7 @@ from crashsweep.spec.entries import parts
 from crashsweep.spec.history import FINISHED, STUCK, Event, History
 from crashsweep.spec.job import Job
 from crashsweep.spec.memory import Snapshot
-from crashsweep.spec.ops import Stuck
-from crashsweep.spec.trim import REFUSED
+from crashsweep.spec.ops import Stuck, refused
 from crashsweep.spec.world import World
 
 
@@ -156,8 +155,8 @@ def _conversation(memory: Snapshot, job: Job, incarnation: int, why: str | None,
                         src="memory",
                     )
                 )
-    refused = why is not None and why.startswith(REFUSED)  # else stuck before any request (an approval)
-    if memory.done or refused:
+    asked = refused(why)  # else stuck before any request (a consumed approval)
+    if memory.done or asked:
         events.append(_event(events, run, incarnation, "invoke", "model_call", src="model"))
-    if refused:
+    if asked:
         events.append(_event(events, run, incarnation, "fail", "model_call", detail=why, src="model"))

@@ -172,10 +172,26 @@ def timed_out(stack: Stack, point: str | None, run: str) -> str | None:
     return None
 
 
+def lost_attempt(entry: str) -> tuple[str, str] | None:
+    """(run, call) of an `attempt timed out RUN CALL` entry, or None for any other entry."""
+    if not entry.startswith(TIMED_OUT):
+        return None
+    run, _, call = entry[len(TIMED_OUT) :].partition(" ")
+    return run, call
+
+
+def timed_out_call(struck: Sequence[str], run: str) -> str | None:
+    """The call of `run` whose attempt died under a one-attempt budget, or None (RETRIES.md 1.8, rule 3)."""
+    for entry in struck:
+        lost = lost_attempt(entry)
+        if lost is not None and lost[0] == run:
+            return lost[1]
+    return None
+
+
 def failed_for_good(struck: Sequence[str], run: str) -> bool:
     """Whether a call of `run` timed out under a one-attempt budget: its next start fails the run (1.8, rule 3)."""
-    mark = f"{TIMED_OUT}{run} "
-    return any(entry.startswith(mark) for entry in struck)
+    return timed_out_call(struck, run) is not None
 
 
 def instance(scope: str, run: str, call: str | None, turn: int | None) -> str | None:

@@ -12,7 +12,7 @@ scripted model answers by the run's progress, so a trimmed call is never sent ag
 - `repaired` is `transcript_repair = "both-directions"` at the load: a result whose call is not
   in the conversation leaves it.
 - `orphan_result` names the first result held without its call: the conversation the provider
-  refuses (and `well-formed-transcript` reads as broken).
+  refuses (spec/ops.py `REFUSED`) and `well-formed-transcript` reads as broken.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ TRIM_CONTEXT = "trim-context"
 TRIMMED = "context trimmed"
 """The `World.struck` entry of a run whose stored conversation was trimmed: only then can a result be
 held without its call, so the interpreter and the invariant look for one only then (O(1) otherwise)."""
-REFUSED = "the provider refuses the conversation: "
-"""How every refusal of a malformed conversation begins (`stuck` reads it as a broken transcript)."""
 
 
 def orphan_result(memory: Snapshot) -> str | None:

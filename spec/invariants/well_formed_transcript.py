@@ -15,7 +15,8 @@ from crashsweep.spec.history import Event, History
 from crashsweep.spec.invariants.common import stuck
 from crashsweep.spec.invariants.value import Invariant, ModelCheck, Violation
 from crashsweep.spec.job import Job
-from crashsweep.spec.trim import REFUSED, TRIMMED, orphan_result
+from crashsweep.spec.ops import refused
+from crashsweep.spec.trim import TRIMMED, orphan_result
 from crashsweep.spec.world import World
 
 NAME = "well-formed-transcript"
@@ -93,8 +94,7 @@ def holds(world: World, job: Job) -> bool:
     provider's words); a trimmed conversation (spec/trim.py) holds a result without its call from
     the load on. A run whose conversation was never trimmed is checked in O(1).
     """
-    why = stuck(world)
-    if why is not None and why.startswith(REFUSED):
+    if refused(stuck(world)):
         return False
     process = world.process
     return process is None or TRIMMED not in world.struck or orphan_result(process.memory) is None
@@ -117,7 +117,7 @@ def result_sent(world: World, job: Job) -> bool:
 def explain(world: World, job: Job) -> str:
     """The refused request, in the provider's words, or the result held without its call."""
     why = stuck(world)
-    if why is not None and why.startswith(REFUSED):
+    if refused(why):
         return f"the model was sent a tool call without its result ({why})"
     orphan = None if world.process is None else orphan_result(world.process.memory)
     return f"the conversation holds a result of {orphan} without its call (context trimmed at the restart)"

@@ -12,10 +12,12 @@ from crashsweep.spec.retries import (
     check_stack,
     failed_for_good,
     instance,
+    lost_attempt,
     parse_stack,
     spent_entry,
     stack_label,
     timed_out,
+    timed_out_call,
 )
 
 CALL3 = Layer("call", "error", 3)
@@ -143,3 +145,6 @@ def test_a_death_at_a_call_s_site_under_a_budget_times_its_attempt_out() -> None
     assert timed_out((CALL3,), "tracker accepted create_a", "run-1") is None  # time left: the server retries
     assert failed_for_good(("attempt timed out run-1 create_a",), "run-1")
     assert not failed_for_good(("attempt timed out run-1 create_a",), "run-2")
+    assert lost_attempt("attempt timed out run-1 create_a") == ("run-1", "create_a")
+    assert lost_attempt("retry 0 run-1/create_a") is None
+    assert timed_out_call(("approval 1 run-1 c@1", "attempt timed out run-1 search"), "run-1") == "search"
