@@ -41,7 +41,7 @@ from crashsweep.realsweep.adapters.frameworks import named as framework
 from crashsweep.realsweep.adapters.openai_agents_repair import REPAIRS as TRANSCRIPT_REPAIRS
 from crashsweep.realsweep.adapters.script import ARGS, CALL_IDS
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
-from crashsweep.realsweep.faults.power_loss import cut_words
+from crashsweep.realsweep.faults.power_loss import cut_words, split_state
 from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.entry import parse_entry_point
 from crashsweep.realsweep.probe.modes import CHOICES as POINTS_CHOICES
@@ -72,6 +72,7 @@ from crashsweep.realsweep.sweep import (
     replay,
     sweep,
 )
+from crashsweep.realsweep.syscalls.persistence import MODELS as PERSISTENCE_MODELS
 from crashsweep.realsweep.values import (
     Check,
     Crash,
@@ -99,6 +100,7 @@ __all__ = [
     "FRAMEWORKS",
     "FRAMEWORK_REGISTRY",
     "FROM_SCRATCH_FRAMEWORKS",
+    "PERSISTENCE_MODELS",
     "POINTS_CHOICES",
     "REFERENCE_DESIGNS",
     "REPLAYING_FRAMEWORKS",
@@ -150,6 +152,7 @@ __all__ = [
     "row_json",
     "row_text",
     "serve_tracker",
+    "split_state",
     "sweep",
     "sweep_summary",
     "tracker_server",

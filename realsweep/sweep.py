@@ -56,7 +56,9 @@ from crashsweep.realsweep.engines.local import LocalWorkers
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, NemesisError
 from crashsweep.realsweep.faults.power_loss import POWER_LOSS
 from crashsweep.realsweep.probe.crashpoint import WHERE_LOG, read_where
+from crashsweep.realsweep.probe.modes import SYSCALLS
 from crashsweep.realsweep.process.runner import check_options, runner
+from crashsweep.realsweep.syscalls.persistence import STRICT
 from crashsweep.realsweep.values import (
     Check,
     Completions,
@@ -130,6 +132,11 @@ def sweep(
             nemesis.check(options.depth, options.dedup)
         except NemesisError as error:
             raise SweepError(str(error)) from None
+        if nemesis.persistence != STRICT and SYSCALLS not in options.points.modes:
+            raise SweepError(
+                f"persistence {nemesis.persistence!r} chooses what a power cut leaves at system calls: "
+                "sweep with points syscalls"
+            )
     check_options(options)
     engine = options.engine or LOCAL
     with engine.workers(target, check, options, nemesis) as workers:
@@ -150,6 +157,7 @@ def replay(
     nemesis: Nemesis | None = None,
     *,
     cut: bool = False,
+    state: int = 0,
 ) -> ScenarioResult:
     """Run exactly one scenario: process 1 dies at the first (point, occurrence), its restart at the next, ...
 
@@ -157,7 +165,8 @@ def replay(
     `nemesis` gives the processes their call IDs (no other fault move is re-run here).
     `cut`: the scenario of one power cut at the one (point, occurrence) given (the sweep's
     power-loss scenarios are of one move, "power-loss at NAME#K"), the process killed there, the
-    disk cut, then a restart to the end.
+    disk cut, then a restart to the end. `state`: under a persistence model other than strict
+    (the nemesis's), the cut's crash state of that number (spec/PERSISTENCE.md), from 1.
     """
     if not crashes:
         raise SweepError("a scenario to re-run needs at least one crash point")
@@ -165,7 +174,9 @@ def replay(
         raise SweepError("a power cut is re-run alone: give one point")
     with runner(target, check, options, nemesis) as one:
         if cut:
-            return one.run((), Fault(POWER_LOSS, 0, crashes[0][0], crashes[0][1]))
+            model = nemesis.persistence if nemesis is not None else ""
+            detail = f"{model} {state}" if state and model else ""
+            return one.run((), Fault(POWER_LOSS, 0, crashes[0][0], crashes[0][1], detail=detail))
         return one.run(tuple(Crash(0, point, occurrence) for point, occurrence in crashes))
 
 

@@ -54,6 +54,7 @@ SLOW = (
     "realsweep/adapters",  # LangGraph and DBOS agents, swept and run as processes
     "realsweep/syscalls/test_my_loop_c.py",  # the C loop swept under the tracer: crashes, keys, power loss
     "realsweep/syscalls/test_sqlite_exit.py",  # SQLite's last commit under a cut at exit, swept for real
+    "realsweep/syscalls/test_persistence_sweeps.py",  # a C program swept under each persistence model
     "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
     "cli/test_prog.py",  # every printed command run as printed, by each launcher
     "cli/test_view_browser.py",  # explore --out's page in real headless Chromium

@@ -46,6 +46,10 @@ CALL_IDS_HELP = (
 FAULTS_HELP = (
     "with --variant or --design: faults beside crashes (spec/FAULTS.md), e.g. lost-reply (with --no-dedup: depth 1)"
 )
+PERSISTENCE_HELP = (
+    "with --points syscalls --faults power-loss: what a power cut may leave (spec/PERSISTENCE.md): strict, one "
+    "state a cut; ordered, a prefix of the calls since the last fsync; alice, ALICE's states, torn writes among them"
+)
 DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
 TRANSCRIPT_REPAIR_HELP = (
     "with --framework openai-agents: what a start repairs in the conversation it loads (spec/CONVERSATIONS.md 7)"
@@ -145,6 +149,13 @@ RUN_OPTIONS = group(
         default="marked",
         show_default=True,
         help=POINTS_HELP,
+    ),
+    click.option(
+        "--persistence",
+        type=click.Choice(list(api.PERSISTENCE_MODELS)),
+        default="strict",
+        show_default=True,
+        help=PERSISTENCE_HELP,
     ),
     click.option("--points-include", default="", metavar="K1,GLOB", help=POINTS_FILTER_HELP.format("keep only")),
     click.option("--points-exclude", default="", metavar="K1,GLOB", help=POINTS_FILTER_HELP.format("drop")),

@@ -107,6 +107,7 @@ def make_source(request: SweepRequest) -> Source:
         )
     made.command += [*(["--timeout", f"{g.timeout:g}"] if g.timeout != 120 else []), "--spawn", g.spawn]
     made.command += request.points.args()
+    made.command += ["--persistence", g.persistence] if g.persisting else []
     return made
 
 
@@ -171,7 +172,9 @@ def run_crash(request: SweepRequest, source: Source, options: api.SweepOptions) 
     program never passes, or a pass beyond those it makes.
     """
     cut = request.given.cut
-    scenario = api.replay(source.target, source.check, options, request.crashes, source.nemesis, cut=cut)
+    scenario = api.replay(
+        source.target, source.check, options, request.crashes, source.nemesis, cut=cut, state=request.cut_state
+    )
     unknown = sweep_scenarios.unknown_point(scenario, request.crashes[0])
     if unknown is not None:
         return fail(f"error: {unknown}", 2)

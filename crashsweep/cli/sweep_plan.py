@@ -29,6 +29,9 @@ from crashsweep.spec import files
 from crashsweep.spec.faults import FaultError, parse_faults
 from crashsweep.variants.design_file import load_design
 
+STRICT = "strict"
+"""--persistence's default: one state a cut (spec/PERSISTENCE.md)."""
+
 
 class Mode(enum.Enum):
     """What the command runs: a sweep, or instead one of the jobs that run no sweep."""
@@ -71,6 +74,7 @@ class Given:
     state_key_spec: str | None
     timeout: float
     points_text: str
+    persistence: str
     points_include: str
     points_exclude: str
     fmt: str
@@ -105,6 +109,16 @@ class Given:
     def cut(self) -> bool:
         """Whether --crash re-runs a power cut (with --faults power-loss): the row's "power-loss at NAME#K"."""
         return bool(self.crash_points) and self.fault_names == {"power-loss"}
+
+    @property
+    def persisting(self) -> bool:
+        """Whether a model other than strict chooses what a power cut leaves (--persistence)."""
+        return self.persistence != STRICT
+
+    @property
+    def named_states(self) -> bool:
+        """Whether some --crash names a crash state ("NAME#K / state S")."""
+        return any(api.split_state(point)[1] for point in self.crash_points)
 
     @property
     def local_only(self) -> str:
@@ -213,6 +227,20 @@ RULES: tuple[Rule, ...] = (
         "--faults power-loss with --crash re-runs one power cut: give one --crash (NAME or NAME#K)",
     ),
     Rule(
+        lambda g: g.persisting and not (g.traced and "power-loss" in g.fault_names),
+        "--persistence {g.persistence} chooses what a power cut leaves at system calls: give --points syscalls"
+        " --faults power-loss",
+    ),
+    Rule(
+        lambda g: g.named_states and not (g.cut and g.persisting),
+        "--crash names a crash state (NAME#K / state S) only to re-run a power cut under --persistence ordered"
+        " or alice, with --faults power-loss",
+    ),
+    Rule(
+        lambda g: g.cut and g.persisting and not g.named_states,
+        "--persistence {g.persistence} re-runs one crash state of a cut: give --crash 'NAME#K / state S'",
+    ),
+    Rule(
         lambda g: "power-loss" in g.fault_names and g.points_text == "auto",
         "--faults power-loss cuts at marked or syscall points: give --points marked,auto",
     ),
@@ -248,6 +276,8 @@ class SweepRequest:
     dedup: bool
     """Whether the sweep merges worlds: asked, and possible (not under power loss or pause, nor for a
     framework whose state lives outside the work folder)."""
+    cut_state: int = 0
+    """The crash state a re-run power cut leaves (--crash "NAME#K / state S"), 0 under strict."""
 
     @property
     def arguments(self) -> dict[str, str]:
@@ -277,7 +307,9 @@ def plan(**options: Any) -> SweepRequest:
         points = api.Points.parse(given.points_text, given.points_include, given.points_exclude)
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    crashes = tuple(sweep_scenarios.parse_crash(point) for point in given.crash_points)
+    named = [api.split_state(point) for point in given.crash_points]
+    crashes = tuple(sweep_scenarios.parse_crash(point) for point, _ in named)
+    cut_state = named[0][1] if given.cut and named else 0
     nemesis = _nemesis(given)
     upgrade = sweep_sources.reference_upgrade(given.upgrade_to, given.variant, given.design_path, nemesis.faults)
     variant = given.variant
@@ -288,7 +320,9 @@ def plan(**options: Any) -> SweepRequest:
         sweep_sources.reference_design(given.variant)
     dedup = given.dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
     dedup = dedup and given.framework not in api.FROM_SCRATCH_FRAMEWORKS  # a server's state outside the work folder
-    return SweepRequest(given, _mode(given), args, points, crashes, nemesis, upgrade, variant, state_key, dedup)
+    return SweepRequest(
+        given, _mode(given), args, points, crashes, nemesis, upgrade, variant, state_key, dedup, cut_state
+    )
 
 
 def _args(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -343,7 +377,7 @@ def _nemesis(given: Given) -> api.Nemesis:
     if given.faults_text is None:
         return api.Nemesis((), given.reference_loop and fresh)
     try:
-        nemesis = api.Nemesis(parse_faults(given.faults_text), fresh)
+        nemesis = api.Nemesis(parse_faults(given.faults_text), fresh, persistence=given.persistence)
         nemesis.check(1 if given.cut else given.depth, given.dedup)  # a re-run cut is a scenario of one move
     except (FaultError, api.NemesisError) as error:
         raise click.BadParameter(str(error), param_hint="'--faults'") from None

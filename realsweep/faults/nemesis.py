@@ -22,6 +22,10 @@ the program says a layer would catch a failure: `Nemesis.retries`, not a fault o
 
 `--call-ids fresh` is not a move: every process is started with CRASHSWEEP_CALL_IDS=fresh,
 and the program's scripted model names its calls anew on every ask.
+
+`--persistence` is not a move either: it chooses which disks a power cut may leave
+(spec/PERSISTENCE.md). Under a model other than strict every process is told it, its shim
+counts each cut's crash states, and power-loss offers a move per state.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from crashsweep.realsweep.faults.registry import BY_NAME, KINDS, MODEL_ONLY
 from crashsweep.realsweep.faults.retry import RETRY
 from crashsweep.realsweep.faults.timeout import TIMEOUT_RETRY
 from crashsweep.realsweep.probe import faults_env
+from crashsweep.realsweep.syscalls import persistence
 from crashsweep.realsweep.world import World
 
 __all__ = ["Fault", "Nemesis", "NemesisError", "process_env", "restart_fault"]
@@ -73,6 +78,8 @@ class Nemesis:
     """The program has retry layers (spec/RETRIES.md): the move `retry` strikes where it marks a chance."""
     timeouts: bool = False
     """Among them `timeout` layers: a new attempt beside the one given up on, where it marks a chance."""
+    persistence: str = persistence.STRICT
+    """What a power cut may leave (spec/PERSISTENCE.md): `strict`, one state a cut; another model, several."""
 
     @property
     def kinds(self) -> tuple[FaultKind, ...]:
@@ -83,6 +90,11 @@ class Nemesis:
 
     def check(self, depth: int, dedup: bool = True) -> None:
         """Refuse what the real sweep cannot carry out, before any process starts."""
+        if self.persistence not in persistence.MODELS:
+            known = ", ".join(persistence.MODELS)
+            raise NemesisError(f"unknown persistence model {self.persistence!r} (known: {known})")
+        if self.persistence != persistence.STRICT and "power-loss" not in self.faults:
+            raise NemesisError("--persistence chooses what a power cut leaves: give --faults power-loss too")
         for name in self.faults:
             if name in MODEL_ONLY:
                 raise NemesisError(f"the real sweep does not carry out fault {name!r}: {MODEL_ONLY[name]}")
@@ -112,6 +124,8 @@ class Nemesis:
         env = {faults_env.CALL_IDS: faults_env.FRESH} if self.fresh_ids else {}
         for kind in self.kinds:
             env.update(kind.sweep_env())
+        if self.persistence != persistence.STRICT and "power-loss" in self.faults:
+            env[persistence.PERSISTENCE] = self.persistence
         return env
 
     @property

@@ -9,30 +9,50 @@ the work folder with the work folder as it started) and is killed at the point; 
 directory loses what the cut loses (fsjournal.cut, or syscalls/durable.cut over every file),
 and the restart runs on that disk. Not yet a move of the merging sweep: a sweep with power
 loss runs every scenario, in scenarios of one move.
+
+Under a persistence model other than strict (spec/PERSISTENCE.md, `--persistence`), a cut
+may leave several disks: the shim logs each cut's count of crash states among the pauses
+(names.crash_states), a move is offered per state (its `detail`: "MODEL S"), labelled
+"power-loss at NAME#K / state S", and the strike lays out that state (persistence.files).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from crashsweep.realsweep.faults.kind import AtPoint, Passed, Stage
 from crashsweep.realsweep.faults.move import Fault
 from crashsweep.realsweep.probe import fsjournal
-from crashsweep.realsweep.syscalls import durable, names
+from crashsweep.realsweep.syscalls import durable, names, persistence
+from crashsweep.realsweep.syscalls.journal import START
 from crashsweep.spec import faults as model
 
 EXIT = "exit"
 """The point of a cut once the process has exited (`--points syscalls` only): "power-loss at exit"."""
 AT_EXIT = f"{model.POWER_LOSS.name} at {EXIT}"
 """That cut's label (what `label` gives it)."""
+STATE = " / state "
+"""Between a cut and its crash state's number, in a label and in `--crash`: "write s#2 / state 3"."""
+
+
+def split_state(crash: str) -> tuple[str, int]:
+    """A `--crash` text as (the point, its crash state's number; 0 when it names none)."""
+    point, found, number = crash.rpartition(STATE)
+    if not found or not number.isdigit() or int(number) < 1:
+        return crash, 0
+    return point, int(number)
 
 
 def cut_words(labels: Sequence[str]) -> str:
     """What the power cuts among a scenario's fault labels do, in words (at a point the process dies)."""
-    if AT_EXIT in labels:
-        return "the process exits, then the power goes: what was not fsynced is lost"
-    return "the process dies, what was not fsynced is lost"
+    state = next((label.rpartition(STATE)[2] for label in labels if STATE in label), "")
+    kept = f"the disk is left in crash state {state} of the persistence model" if state else ""
+    if AT_EXIT in labels or any(label.startswith(AT_EXIT + STATE) for label in labels):
+        return f"the process exits, then the power goes: {kept or 'what was not fsynced is lost'}"
+    return f"the process dies, {kept or 'what was not fsynced is lost'}"
 
 
 @dataclass(frozen=True)
@@ -49,6 +69,9 @@ class PowerLoss(AtPoint):
         Syscall points: the calls the points' filters dropped count too (the shim logs them among
         the pauses): filters choose where a cut is tried, never what a cut loses.
         """
+        counted = names.crash_states(pauses)
+        if counted:
+            return _each_state(self, points, counted, after)
         syscalls = bool(points) and all(names.parse(point) is not None for point in points)
         risky = names.at_risk(points, pauses) if syscalls else fsjournal.at_risk(points)
         found = [
@@ -74,7 +97,13 @@ class PowerLoss(AtPoint):
         point = fault.point
         ambiguous = "#" in point and point.rpartition("#")[2].isdigit()
         cut = point if fault.occurrence == 1 and not ambiguous else f"{point}#{fault.occurrence}"
-        return f"{self.name} at {cut}"
+        state = f"{STATE}{fault.detail.rpartition(' ')[2]}" if fault.detail else ""
+        return f"{self.name} at {cut}{state}"
+
+    def code(self, fault: Fault) -> str:
+        """A short name for folders: "power-loss-3", "power-loss-3-s2" for a cut's second crash state."""
+        state = f"-s{fault.detail.rpartition(' ')[2]}" if fault.detail else ""
+        return f"{self.name}-{fault.index}{state}"
 
     def strike(self, fault: Fault, stage: Stage) -> bool:
         """Kill the stage's next process at the point, its file operations on record; then cut the disk."""
@@ -83,7 +112,10 @@ class PowerLoss(AtPoint):
             stage.run({fsjournal.JOURNAL: str(journal)})  # to its end, every call on record, then the cut
         else:
             stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
-        if durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it
+        if fault.detail:  # a crash state of a persistence model (spec/PERSISTENCE.md)
+            name, _, number = fault.detail.partition(" ")
+            _lay_state(stage.workdir, journal, name, int(number))
+        elif durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it
             durable.cut(stage.workdir, journal)
         else:
             fsjournal.cut(stage.workdir, journal)
@@ -91,3 +123,25 @@ class PowerLoss(AtPoint):
 
 
 POWER_LOSS = PowerLoss()
+
+
+def _each_state(
+    kind: PowerLoss, points: Sequence[str], counted: dict[int, tuple[str, int]], after: tuple[int, int]
+) -> list[Fault]:
+    """A move per crash state of each cut the shim counted (after `points[:i-1]`), then of the cut at exit."""
+    found: list[Fault] = []
+    for i, point in enumerate([*points, EXIT], start=1):
+        name, states = counted.get(i - 1, ("", 0))
+        if (i, 0) <= after:
+            continue
+        occurrence = 1 if point == EXIT else points[:i].count(point)
+        found.extend(Fault(kind, i, point, occurrence, detail=f"{name} {s}") for s in range(1, states + 1))
+    return found
+
+
+def _lay_state(workdir: Path, journal: Path, name: str, number: int) -> None:
+    """Leave in `workdir` the `number`-th crash state of model `name` of the journal and its start copy."""
+    lines = journal.read_text(encoding="utf-8").splitlines() if journal.exists() else []
+    start = Path(str(journal) + START)
+    entries = [json.loads(line) for line in lines]
+    durable.lay_out(workdir, persistence.files(name, entries, durable.read(start) if start.exists() else {}, number))

@@ -37,6 +37,8 @@ class Journal:
         self.path, self.namer = path, namer
         self.start = path + START
         self.pending: dict[int, tuple[Effect, bool]] = {}
+        self.entries: list[dict[str, Any]] = []
+        """Every line so far, kept in memory too (a persistence model counts a cut's states from them)."""
         self._fd = -1
 
     def enter(self, pid: int, effect: Effect) -> None:
@@ -59,6 +61,9 @@ class Journal:
             self._append(entry)
 
     def _append(self, entry: dict[str, Any]) -> None:
+        self.entries.append(entry)
+        if not self.path:  # kept in memory only (a persistence model's count, no cut in this process)
+            return
         if self._fd < 0:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         os.write(self._fd, (json.dumps(entry) + "\n").encode("utf-8"))

@@ -124,6 +124,21 @@ EXCLUDED = "excluded "
 """The prefix of the pause the shim logs for a call the filters dropped that touches the work folder."""
 
 
+STATES = "crash states "
+"""The prefix of the pause the shim logs at each point (and at exit) under a persistence model other
+than strict: the model, and how many crash states a cut there has ("crash states ordered 5")."""
+
+
+def crash_states(pauses: Sequence[tuple[int, str]]) -> dict[int, tuple[str, int]]:
+    """The crash states of each cut the pauses count: points passed before the cut -> (the model, its states)."""
+    found = {}
+    for passed, name in pauses:
+        if name.startswith(STATES):
+            model, _, count = name[len(STATES) :].rpartition(" ")
+            found[passed] = (model, int(count))
+    return found
+
+
 def excluded_pause(name: str) -> str | None:
     """The point's name of an `excluded_pause` ("excluded write wal" -> "write wal"); None for another pause."""
     return name[len(EXCLUDED) :] if name.startswith(EXCLUDED) else None

@@ -19,7 +19,11 @@ same as crashpoint.py does inside a Python program:
   so one run gives the world a kill at each of its points would leave;
 - CRASHSWEEP_FS_JOURNAL=<file> (power loss): the work folder as the process found it is copied
   to <file>.start, and each call on a file under the work folder that returned appends one
-  JSON line to <file> (journal.py); durable.py rebuilds from both what a power cut leaves.
+  JSON line to <file> (journal.py); durable.py rebuilds from both what a power cut leaves;
+- CRASHSWEEP_PERSISTENCE=<model> (power loss under a model other than strict): the journal is
+  kept in memory, and at each point's entry, and once more at exit, the shim logs to the
+  pauses how many crash states a cut there has (`crash states N`: persistence.py), so the
+  sweep offers one scenario per state.
 
 The program itself runs without the sweep's protocol variables (a traced Python program's own
 marks pass silently: syscalls go alone) but keeps the rest (tracker URL, work folder, counters).
@@ -32,9 +36,10 @@ import shutil
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from crashsweep.realsweep.probe import crashpoint, fsjournal, modes
-from crashsweep.realsweep.syscalls import names
+from crashsweep.realsweep.syscalls import durable, names, persistence
 from crashsweep.realsweep.syscalls.calls import Effect, decode
 from crashsweep.realsweep.syscalls.journal import Journal
 from crashsweep.realsweep.syscalls.names import Namer
@@ -48,6 +53,7 @@ STRIPPED = (
     crashpoint.SNAPSHOT,
     crashpoint.PAUSES_LOG,
     fsjournal.JOURNAL,
+    persistence.PERSISTENCE,
     modes.MODES_ENV,
     modes.INCLUDE_ENV,
     modes.EXCLUDE_ENV,
@@ -66,7 +72,10 @@ class Shim(Tracee):
         self.point = crashpoint.crash_point()
         self.index = 0 if self.point is not None else crashpoint.crash_at()
         path = env.get(fsjournal.JOURNAL, "")
-        self.journal = Journal(path, self.namer) if path else None
+        self.model = env.get(persistence.PERSISTENCE, persistence.STRICT)
+        counting = self.model != persistence.STRICT
+        self.journal = Journal(path, self.namer) if path or counting else None
+        self.start: durable.Files | None = durable.read(Path(self.namer.workdir)) if counting else None
         self.passed = 0
         self.seen: dict[str, int] = {}
         self.killed = False
@@ -84,6 +93,7 @@ class Shim(Tracee):
             self.seen[name] = self.seen.get(name, 0) + 1
             self._append(self.log, name)
             self._append(self.where, f"{name}\t{self.namer.where(effect)}")
+            self.count_states(self.passed - 1)
             if self._chosen(name):
                 self.killed = True
                 assert self.tracer is not None
@@ -99,6 +109,13 @@ class Shim(Tracee):
         """Put the call that returned on record (power loss)."""
         if self.journal is not None:
             self.journal.leave(pid, rval)
+
+    def count_states(self, passed: int) -> None:
+        """Under a persistence model: log how many crash states a cut after `passed` points has (a pause)."""
+        if self.start is None or self.journal is None:
+            return
+        found = persistence.states(self.model, self.journal.entries, self.start)
+        self._append(self.pauses, f"{passed} {names.STATES}{self.model} {len(found)}")
 
     def _kept(self, effect: Effect, name: str) -> bool:
         what = name.partition(" ")[2]
@@ -130,6 +147,7 @@ def run(argv: Sequence[str], env: Mapping[str, str]) -> int:
     status = shim.tracer.run()
     if shim.killed:
         crashpoint.die()
+    shim.count_states(shim.passed)  # the cut at exit (spec/POINTS.md 4, rule 6)
     if os.WIFSIGNALED(status):
         signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
         os.kill(os.getpid(), os.WTERMSIG(status))

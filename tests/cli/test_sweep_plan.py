@@ -101,6 +101,20 @@ CASES: list[tuple[list[str], str]] = [
         "--faults power-loss with --crash re-runs one power cut: give one --crash (NAME or NAME#K)",
     ),
     (
+        [*AGENT, "--faults", "power-loss", "--persistence", "ordered"],
+        "--persistence ordered chooses what a power cut leaves at system calls: give --points syscalls"
+        " --faults power-loss",
+    ),
+    (
+        [*TARGET, "--points", "syscalls", "--faults", "power-loss", "--crash", "fsync s / state 2"],
+        "--crash names a crash state (NAME#K / state S) only to re-run a power cut under --persistence ordered"
+        " or alice, with --faults power-loss",
+    ),
+    (
+        [*TARGET, "--points", "syscalls", "--faults", "power-loss", "--persistence", "alice", "--crash", "fsync s"],
+        "--persistence alice re-runs one crash state of a cut: give --crash 'NAME#K / state S'",
+    ),
+    (
         [*AGENT, "--faults", "power-loss", "--points", "auto"],
         "--faults power-loss cuts at marked or syscall points: give --points marked,auto",
     ),
