@@ -1,8 +1,9 @@
 """The persistence oracle: the crash states of a power cut, per spec/PERSISTENCE.md, from the text alone.
 
 What: `crash_files(model, start, entries)` lists the states of the work folder a cut after all
-of `entries` may leave under the model `strict`, `ordered` or `alice`, in the spec's order.
-A state (like `start`) is a value: relative path -> the file's bytes, or None for a folder.
+of `entries` may leave under the model `strict`, `ordered`, `writeback` or `alice`, in the
+spec's order. A state (like `start`) is a value: relative path -> the file's bytes, or None for
+a folder.
 
 Why a second implementation: the states are easy to get subtly wrong (a torn write's pieces,
 a barrier off by one, a rename surviving without its data), so the tests compare the real one
@@ -11,9 +12,10 @@ and spec/POINTS.md section 4 rule 2 without reading the real code.
 
 How: a tiny file system of nodes (`_Disk`). A file has a live and a durable content; a folder
 has live and durable entries (name -> node). Each journal entry changes the live side; an
-fsync copies the live side of its node to the durable side. `ordered` and `alice` states are
-each the live state of a modified entry list (a prefix, a prefix plus a shortened write or a
-growing truncate, the list without one write); `strict` reads the durable side.
+fsync copies the live side of its node to the durable side. `ordered`, `writeback` and
+`alice` states are each the live state of a modified entry list (a prefix, a prefix plus a
+shortened write or a growing truncate, the list without one write, the list with its writes
+since the barrier turned into growing truncates); `strict` reads the durable side.
 
 Readings taken where the text leaves room:
 - No model lists the prefix of all n calls (live(n), the crash's own), and states are told
@@ -21,6 +23,16 @@ Readings taken where the text leaves room:
 - A write of no bytes has no pieces and does not grow its file (POSIX: it changes nothing).
 - `strict` gives its one state whenever it differs from live(n) (where the sweep offers it is
   POINTS.md 4 rule 4's reading of the names, not this oracle's).
+- `writeback`'s ahead(j) starts from live(b): e1 .. eb all persisted, data included, as the
+  barrier says ("every call before it"); the text names only e(b+1) .. ej.
+- ahead(j) drops the data of every write among e(b+1) .. e(j-1) at once, never some of them:
+  "every write among them without its data". A write after ej is not applied at all.
+- "A write among" counts any write, a write of no bytes or one that rewrites the same bytes
+  included; ahead(j) exists then even where it leaves the files of prefix(j) or live(n)
+  (section 1: states are told apart by how they are made).
+- "Its bytes within the old size stay as they were": as they were in ahead(j) itself just
+  before that write, so an earlier write since the barrier has left its zeros or old bytes
+  there too. The old size is the same as live's: every size change (truncates, growth) is kept.
 """
 
 from __future__ import annotations
@@ -34,7 +46,10 @@ Files = dict[str, bytes | None]
 SECTOR = 512
 """ALICE's piece size: a write is split at the file offsets that are multiples of this."""
 
-MODELS = ("strict", "ordered", "alice")
+MODELS = ("strict", "ordered", "writeback", "alice")
+
+METADATA = ("create", "truncate", "rename", "exchange", "unlink", "mkdir", "rmdir")
+"""The calls `writeback` persists in order (section 2, model 3); a write's data may lag them."""
 
 
 class _File:
@@ -191,7 +206,7 @@ def pieces(offset: int, length: int) -> list[int]:
 
 
 def _lists(model: str, start: Files, entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The modified entry lists whose live states are the `ordered` or `alice` states, in order."""
+    """The modified entry lists whose live states are the `ordered`, `writeback` or `alice` states, in order."""
     b, n = barrier(entries), len(entries)
     found: list[list[dict[str, Any]]] = []
     for k in range(b, n):
@@ -211,7 +226,28 @@ def _lists(model: str, start: Files, entries: list[dict[str, Any]]) -> list[list
         for i in range(b + 1, n):
             if entries[i - 1]["op"] == "write":
                 found.append(entries[: i - 1] + entries[i:])
+    if model == "writeback":
+        for j in range(b + 1, n + 1):
+            if entries[j - 1]["op"] in METADATA and any(e["op"] == "write" for e in entries[b : j - 1]):
+                found.append(_ahead(start, entries[:b], entries[b:j]))
     return found
+
+
+def _ahead(start: Files, before: list[dict[str, Any]], since: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """ahead(j)'s entry list: e1..eb as they were, then e(b+1)..ej with each write turned into its size change.
+
+    A write keeps only what is metadata: a file it made longer is that long, its new bytes
+    zero (a growing truncate); a write that did not grow its file leaves nothing.
+    """
+    built = list(before)
+    for entry in since:
+        if entry["op"] != "write":
+            built.append(entry)
+            continue
+        end = entry["offset"] + len(bytes.fromhex(entry["data"]))
+        if entry["data"] and end > len(live(start, built)[entry["file"]] or b""):
+            built.append({"op": "truncate", "file": entry["file"], "length": end})
+    return built
 
 
 def crash_files(model: str, start: Files, entries: list[dict[str, Any]]) -> list[Files]:

@@ -34,19 +34,23 @@ def test_synced_temp_file_renamed_folder_never_synced() -> None:
     """Section 3.1, with the fsync of s.tmp: one state under every model.
 
     b = 3, n = 4. strict keeps `s` = "old" (the rename and the create are not durable, so s.tmp
-    is gone); ordered and alice have prefix(3) alone: s "old", s.tmp its 3 bytes.
+    is gone); ordered and alice have prefix(3) alone: s "old", s.tmp its 3 bytes. writeback has
+    prefix(3) too, and no ahead(4): e4 is metadata, but no write lies in e4 .. e3 (none).
     """
     start: Files = {"s": OLD}
     assert barrier(SAVE) == 3
     assert crash_files("strict", start, SAVE) == [{"s": OLD}]
     assert crash_files("ordered", start, SAVE) == [{"s": OLD, "s.tmp": b"new"}]
     assert crash_files("alice", start, SAVE) == [{"s": OLD, "s.tmp": b"new"}]
+    assert crash_files("writeback", start, SAVE) == [{"s": OLD, "s.tmp": b"new"}]
 
 
 def test_unsynced_temp_file_renamed() -> None:
-    """Section 3.1 without e3: 3 ordered states, 5 alice states.
+    """Section 3.1 without e3: 3 ordered states, 4 writeback states, 5 alice states.
 
-    b = 0, n = 3. ordered: prefix(0..2), `s` "old" in each, never renamed. alice: prefix(0);
+    b = 0, n = 3. ordered: prefix(0..2), `s` "old" in each, never renamed. writeback: those 3,
+    then ahead(3) (e3 a rename with the write e2 before it; e1 has no write before it, so no
+    ahead(1)): create, the write's size alone (3 zero bytes), rename: `s` is 3 zeros. alice: prefix(0);
     prefix(1) then grown(1) (s.tmp 3 zero bytes; 1 piece: no torn state); prefix(2); omit(2)
     (create and rename, no write: `s` renamed and empty). strict: `s` "old", s.tmp gone.
     """
@@ -57,6 +61,7 @@ def test_unsynced_temp_file_renamed() -> None:
     ordered = crash_files("ordered", start, journal)
     assert ordered == [{"s": OLD}, {"s": OLD, "s.tmp": b""}, {"s": OLD, "s.tmp": b"new"}]
     assert all(state["s"] == OLD for state in ordered)
+    assert crash_files("writeback", start, journal) == [*ordered, {"s": b"\0\0\0"}]
     assert crash_files("alice", start, journal) == [
         {"s": OLD},
         {"s": OLD, "s.tmp": b""},
@@ -67,16 +72,18 @@ def test_unsynced_temp_file_renamed() -> None:
 
 
 def test_record_overwritten_in_place() -> None:
-    """Section 3.2: a 4 KiB record overwritten in place, 1 ordered state and 8 alice states.
+    """Section 3.2: a 4 KiB record overwritten in place, 1 ordered or writeback state, 8 alice states.
 
     A synced 4096-byte record, e1 rewrites all of it at 0, no fsync. b = 0, n = 1. strict and
-    ordered: prefix(0), the old record. alice: prefix(0), torn(0, 1..7) (8 pieces of 512, the
-    first j new), no grown(0): 8 states, 7 of them mixing old and new sectors.
+    ordered: prefix(0), the old record. writeback: prefix(0), no metadata call at all, no ahead.
+    alice: prefix(0), torn(0, 1..7) (8 pieces of 512, the first j new), no grown(0): 8 states,
+    7 of them mixing old and new sectors.
     """
     start: Files = {"r": b"o" * 4096}
     journal = [write("r", 0, b"n" * 4096)]
     assert crash_files("strict", start, journal) == [start]
     assert crash_files("ordered", start, journal) == [start]
+    assert crash_files("writeback", start, journal) == [start]
     alice = crash_files("alice", start, journal)
     assert alice == [start] + [{"r": b"n" * 512 * j + b"o" * (4096 - 512 * j)} for j in range(1, 8)]
     mixed = [state for state in alice if b"o" in (state["r"] or b"") and b"n" in (state["r"] or b"")]
@@ -152,7 +159,7 @@ def test_the_barrier_is_the_later_fsync() -> None:
     assert crash_files("strict", {}, journal) == [{}]
 
 
-@pytest.mark.parametrize("model", ["strict", "ordered", "alice"])
+@pytest.mark.parametrize("model", ["strict", "ordered", "writeback", "alice"])
 def test_cut_right_after_the_barrier_has_no_state(model: str) -> None:
     """A cut with n == b has no state.
 
@@ -233,9 +240,9 @@ def test_states_are_told_apart_by_how_they_are_made() -> None:
 
 
 def test_unknown_model() -> None:
-    """Only the three models of section 2 exist."""
+    """Only the four models of section 2 exist."""
     with pytest.raises(ValueError, match="unknown persistence model"):
-        crash_files("writeback", {}, [])
+        crash_files("data=journal", {}, [])
 
 
 def test_strict_loses_a_bare_create_and_a_truncate() -> None:
@@ -248,3 +255,115 @@ def test_strict_loses_a_bare_create_and_a_truncate() -> None:
     """
     assert crash_files("strict", {}, [op("create", "f")]) == [{}]
     assert crash_files("strict", {"f": OLD}, [op("truncate", "f", length=0)]) == [{"f": OLD}]
+
+
+@pytest.mark.parametrize(
+    ("offset", "data", "after", "ahead"),
+    [
+        (3, b"defg", b"abcdefg", b"abc\0\0\0\0"),
+        (1, b"XYZW", b"aXYZW", b"abc\0\0"),
+        (5, b"xy", b"abc\0\0xy", b"abc\0\0\0\0"),
+    ],
+)
+def test_writeback_append_then_rename(offset: int, data: bytes, after: bytes, ahead: bytes) -> None:
+    """A write past the end of f, then a rename of f to g: ahead(2) keeps the new size, not the bytes.
+
+    f = "abc" (synced), e1 writes `data` at `offset`, ending past 3, e2 renames f to g. b = 0,
+    n = 2. prefix(0) = the start; prefix(1) = f `after`; ahead(2) (a rename with the write e1
+    before it): g has the write's end as its size, "abc" where the old size reached (the write's
+    bytes there lost too, offset 1), zeros past it. An append at 3: "abc" + 4 zeros; a write at 5
+    over a hole: "abc" + 4 zeros as well. 3 states; ordered has the first 2.
+    """
+    start: Files = {"f": b"abc"}
+    journal = [write("f", offset, data), op("rename", "f", to="g")]
+    assert crash_files("ordered", start, journal) == [start, {"f": after}]
+    assert crash_files("writeback", start, journal) == [start, {"f": after}, {"g": ahead}]
+
+
+def test_writeback_two_writes_then_two_renames() -> None:
+    """Two writes then two renames: 4 prefixes and 2 ahead states, each without either write's data.
+
+    a = b = "old" (synced); e1 writes "AAAA" to a at 0 (a grows 3 -> 4), e2 writes "BB" to b at 0
+    (no growth), e3 renames a to c, e4 renames b to d. b = 0, n = 4. prefix(0) the start,
+    prefix(1) a "AAAA", prefix(2) b "BBd" too, prefix(3) a renamed c. ahead(3) (writes e1, e2
+    before it): the rename a -> c, c = "old" + 1 zero (a's size kept, its data lost), b "old".
+    ahead(4): both renames, c = "old" + 1 zero, d = "old". No state keeps one write's data and drops the
+    other's: ahead(j) drops every write since the barrier. 6 states.
+    """
+    start: Files = {"a": OLD, "b": OLD}
+    journal = [write("a", 0, b"AAAA"), write("b", 0, b"BB"), op("rename", "a", to="c"), op("rename", "b", to="d")]
+    assert crash_files("writeback", start, journal) == [
+        start,
+        {"a": b"AAAA", "b": OLD},
+        {"a": b"AAAA", "b": b"BBd"},
+        {"c": b"AAAA", "b": b"BBd"},
+        {"c": b"old\0", "b": OLD},
+        {"c": b"old\0", "d": OLD},
+    ]
+
+
+def test_writeback_metadata_without_a_write_since_the_barrier() -> None:
+    """A metadata call after the barrier with no write between: no ahead state.
+
+    f = "old"; e1 writes "new" at 0, e2 fsync f, e3 renames f to g, e4 writes "NEWER" to g at 0.
+    b = 2, n = 4. prefix(2) f "new", prefix(3) g "new". e3 is metadata, but its only earlier
+    write e1 lies before the barrier: no ahead(3). e4 is a write, no metadata call: no ahead(4).
+    2 states, the same as ordered.
+    """
+    journal = [write("f", 0, b"new"), op("fsync", "f"), op("rename", "f", to="g"), write("g", 0, b"NEWER")]
+    expected: list[Files] = [{"f": b"new"}, {"g": b"new"}]
+    assert crash_files("ordered", {"f": OLD}, journal) == expected
+    assert crash_files("writeback", {"f": OLD}, journal) == expected
+
+
+def test_writeback_truncate_after_a_write() -> None:
+    """truncate is metadata: it persists ahead of a write before it.
+
+    f = "ab"; e1 writes "XYZW" at 1 (live "aXYZW", grows 2 -> 5), e2 truncates f to 3 (live
+    "aXY"). b = 0, n = 2. prefix(0) "ab", prefix(1) "aXYZW", ahead(2): the write's size alone
+    ("ab" + 3 zeros), then the truncate to 3: "ab" + 1 zero. 3 states.
+    f = "abcdef"; e1 writes "XY" at 0 (no growth), e2 truncates to 4. ahead(2): the write leaves
+    nothing, the truncate cuts the old bytes: "abcd". prefix(0), prefix(1) "XYcdef": 3 states.
+    """
+    journal = [write("f", 1, b"XYZW"), op("truncate", "f", length=3)]
+    assert crash_files("writeback", {"f": b"ab"}, journal) == [{"f": b"ab"}, {"f": b"aXYZW"}, {"f": b"ab\0"}]
+    journal = [write("f", 0, b"XY"), op("truncate", "f", length=4)]
+    states = crash_files("writeback", {"f": b"abcdef"}, journal)
+    assert states == [{"f": b"abcdef"}, {"f": b"XYcdef"}, {"f": b"abcd"}]
+
+
+def test_writeback_ahead_stops_at_its_metadata_call() -> None:
+    """ahead(j) applies nothing after ej, and each write since the barrier only as its size.
+
+    From empty: e1 create f, e2 write "aa" at 0, e3 mkdir d, e4 write "bb" at 2, e5 rename f to
+    d/f. b = 0, n = 5. prefix(0..4): {}, f "", f "aa", + d, f "aabb" and d. ahead(1): no write
+    before e1. ahead(3): f 2 zeros, d (e4 after e3 not applied). ahead(5): d, d/f 4 zeros (e2
+    then e4 each grow f). 7 states.
+    """
+    journal = [
+        op("create", "f"),
+        write("f", 0, b"aa"),
+        op("mkdir", "d"),
+        write("f", 2, b"bb"),
+        op("rename", "f", to="d/f"),
+    ]
+    assert crash_files("writeback", {}, journal) == [
+        {},
+        {"f": b""},
+        {"f": b"aa"},
+        {"f": b"aa", "d": None},
+        {"f": b"aabb", "d": None},
+        {"f": b"\0\0", "d": None},
+        {"d": None, "d/f": b"\0\0\0\0"},
+    ]
+
+
+def test_writeback_empty_write_still_counts() -> None:
+    """Reading: a write of no bytes is "a write among" the calls, so ahead(j) exists.
+
+    f = "old"; e1 writes no bytes at 0, e2 renames f to g. b = 0, n = 2. prefix(0), prefix(1)
+    (f "old" both), ahead(2): g "old", the same files as live(2), the crash's own; a state
+    still, as states are told apart by how they are made (section 1). 3 states.
+    """
+    journal = [write("f", 0, b""), op("rename", "f", to="g")]
+    assert crash_files("writeback", {"f": OLD}, journal) == [{"f": OLD}, {"f": OLD}, {"g": OLD}]

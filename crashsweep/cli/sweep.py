@@ -48,7 +48,8 @@ FAULTS_HELP = (
 )
 PERSISTENCE_HELP = (
     "with --points syscalls --faults power-loss: what a power cut may leave (spec/PERSISTENCE.md): strict, one "
-    "state a cut; ordered, a prefix of the calls since the last fsync; alice, ALICE's states, torn writes among them"
+    "state a cut; ordered, a prefix of the calls since the last fsync; writeback, metadata ahead of data too; "
+    "alice, ALICE's states, torn writes among them"
 )
 DURABILITY_HELP = "with --framework langgraph: when checkpoints are written  [default: async, LangGraph's]"
 TRANSCRIPT_REPAIR_HELP = (

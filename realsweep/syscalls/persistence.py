@@ -1,7 +1,8 @@
 """Persistence models as values: the crash states a power cut may leave of a journal (spec/PERSISTENCE.md).
 
 `strict` is durable.py's one state (POINTS.md 4, rule 2). `ordered` keeps a prefix of the calls
-since the last fsync (the barrier); `alice` adds ALICE's states: a write torn at 512-byte
+since the last fsync (the barrier); `writeback` adds states where metadata got ahead of the
+data written before it (`ahead`); `alice` adds ALICE's states: a write torn at 512-byte
 boundaries, a file grown before its data, one write omitted. A state is a value (`CrashState`),
 numbered from 1 in the model's order; `states` lists them from the journal alone (the start
 copy gives the files' sizes), `files` gives the disk one of them leaves. The shim counts a
@@ -23,17 +24,26 @@ STRICT = "strict"
 MODELS = {
     STRICT: "nothing persists that the program did not force (POSIX at its weakest; the default)",
     "ordered": "calls persist in the order they returned: a cut keeps a prefix since the last fsync",
+    "writeback": "metadata persists in order, and data may come after it: ordered's prefixes, then each "
+    "rename or create since the last fsync with the writes before it lost (their files' sizes kept)",
     "alice": "ALICE's crash states: prefixes, a write torn at 512-byte boundaries, a file grown "
     "before its data, one write omitted",
 }
 """Each model's name and what it says, in the order `--persistence` lists them."""
 SECTOR = 512
+METADATA = frozenset({"create", "truncate", "rename", "exchange", "unlink", "mkdir", "rmdir"})
+"""The calls that change names or sizes: what `writeback` persists in order, ahead of data."""
 Entry = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class CrashState:
-    """One state of a cut: `prefix` (the first k calls kept), `torn` (then j pieces of call k+1), `grown`, `omit`."""
+    """One state of a cut, by how it is made (spec/PERSISTENCE.md section 2).
+
+    `prefix`: the first k calls kept; `torn`: then j of the `pieces` of call k+1; `grown`: then
+    call k+1's file grown, its data not; `omit`: all but call i; `ahead`: the metadata calls up
+    to call i, the writes among them without their data.
+    """
 
     how: str
     k: int = 0
@@ -71,6 +81,8 @@ def states(model: str, entries: Sequence[Entry], start: Mapping[str, bytes | Non
         disk.apply(entry)
     if model == "alice":
         found.extend(CrashState("omit", i=i) for i in range(since + 1, calls) if entries[i - 1]["op"] == "write")
+    if model == "writeback":
+        found.extend(CrashState("ahead", i=j) for j in _ahead(entries, since))
     return tuple(found)
 
 
@@ -84,6 +96,8 @@ def files(model: str, entries: Sequence[Entry], start: Mapping[str, bytes | None
         return replay(dict(start), list(entries)).after_cut()
     if state.how == "omit":
         return replay(dict(start), [e for n, e in enumerate(entries, start=1) if n != state.i]).files()
+    if state.how == "ahead":
+        return _metadata_ahead(start, entries, state.i)
     disk = replay(dict(start), list(entries[: state.k]))
     if state.how == "torn":
         entry = entries[state.k]
@@ -95,6 +109,32 @@ def files(model: str, entries: Sequence[Entry], start: Mapping[str, bytes | None
         node = disk.live[entry["file"]]
         end = int(entry["offset"]) + len(bytes.fromhex(entry["data"]))
         disk.content[node] = disk.content[node].ljust(end, b"\0")
+    return disk.files()
+
+
+def _ahead(entries: Sequence[Entry], since: int) -> list[int]:
+    """The places j (from 1) of the metadata calls after the barrier with a write between the barrier and them."""
+    found, written = [], False
+    for j in range(since + 1, len(entries) + 1):
+        op = entries[j - 1]["op"]
+        if op in METADATA and written:
+            found.append(j)
+        written = written or op == "write"
+    return found
+
+
+def _metadata_ahead(start: Mapping[str, bytes | None], entries: Sequence[Entry], upto: int) -> Files:
+    """`ahead(upto)`: calls to the barrier whole, then the metadata to `upto`; each write's data lost, its size kept."""
+    since = barrier(entries[:upto])
+    disk = replay(dict(start), list(entries[:since]))
+    for entry in entries[since:upto]:
+        if entry["op"] != "write":
+            disk.apply(entry)
+            continue
+        node, length = disk.live.get(entry["file"]), len(bytes.fromhex(entry["data"]))
+        if node in disk.content and length:  # a write of no bytes grows nothing
+            assert node is not None
+            disk.content[node] = disk.content[node].ljust(int(entry["offset"]) + length, b"\0")
     return disk.files()
 
 

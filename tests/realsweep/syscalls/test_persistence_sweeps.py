@@ -90,6 +90,12 @@ NO_WAL = {
         f"{CUT}fsync .": 1,  # b = 4, n = 5
         f"{CUT}fsync record": 1,  # b = 6, n = 7
     },
+    "writeback": {  # as ordered: every write is followed by its fsync, so no metadata call gets ahead of data
+        f"{CUT}pwrite64 record.tmp": 2,
+        f"{CUT}fsync record.tmp": 3,
+        f"{CUT}fsync .": 1,
+        f"{CUT}fsync record": 1,
+    },
     "alice": {
         f"{CUT}pwrite64 record.tmp": 2,
         f"{CUT}fsync record.tmp": 11,  # 3 prefixes, 7 torn, 1 grown (record.tmp was empty)
@@ -101,7 +107,7 @@ NO_WAL = {
 
 @pytest.mark.parametrize("model", list(NO_WAL))
 def test_an_overwrite_in_place_has_the_hand_counted_states_and_alice_tears_it(record_upgrade: Path, model: str) -> None:
-    """Without --wal: strict 5 cuts, ordered 7 states, alice 22; only alice's 7 torn overwrites never finish.
+    """Without --wal: strict 5 cuts, ordered and writeback 7 states, alice 22; only alice's 7 torn overwrites fail.
 
     A torn overwrite (`fsync record`, alice's states 2 to 8: prefix(6) is state 1) leaves a
     record whose checksum fails: the restart exits 3. Every other state leaves either no
@@ -117,13 +123,14 @@ def test_an_overwrite_in_place_has_the_hand_counted_states_and_alice_tears_it(re
 WAL = {
     "strict": 8,  # P2, P3, P4, P6, P7, P9, P10, P11: rule 4 (P5, P8: after a folder's fsync; exit: after one)
     "ordered": 2 + 3 + 1 + 2 + 3 + 1 + 1,  # P1, P2, P4, P5 (b = 6), P6, P9 (b = 11), P11 (b = 13)
+    "writeback": 13,  # as ordered: no metadata call follows a write before an fsync does
     "alice": 2 + 11 + 1 + 2 + 11 + 8 + 1,  # P6: 3 prefixes, 7 torn, 1 grown; P9: 1 prefix, 7 torn
 }
 
 
 @pytest.mark.parametrize("model", list(WAL))
 def test_a_write_ahead_copy_makes_every_state_recover(record_upgrade: Path, model: str) -> None:
-    """With --wal: 11 crashes, and 8, 13 or 36 cuts' states; none leaves a restart that cannot go on.
+    """With --wal: 11 crashes, and 8, 13, 13 or 36 cuts' states; none leaves a restart that cannot go on.
 
     A torn copy (P6's states) is dropped, the record untouched; a torn record (P9's) is
     redone from the whole, synced copy. Every scenario ends with version 2, whole.
