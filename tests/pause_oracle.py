@@ -12,6 +12,10 @@ crash point the running process passes while it is paused (where it takes no mov
 the running process stops (exits, crashes, is refused) before that. A scenario whose pause
 names a wake-up point the running process never reaches does not exist.
 
+A sweep reuses a scenario's replay for its extensions as replay_oracle does (`scenarios`): a
+clean cut is a process start, or a crash, while no other process lives; and a cut serves a
+wake-up choice only if every pause taken by then wakes where that choice says.
+
 A process that is stuck (CONVERSATIONS.md 4: the provider refuses its conversation, for good)
 beside another live process gives up and exits (FAULTS.md 7, rule 11): a stop like any other,
 so a paused process wakes (its wake-up 0) and a held one goes on, and the scenario is stuck only
@@ -37,7 +41,9 @@ Where FAULTS.md section 7 meets the other faults (its rules 4, 8, 9 and 10):
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from greenlet import getcurrent, greenlet
@@ -47,6 +53,7 @@ from crashsweep.spec.policy import Policy
 from tests.replay_oracle import (
     Adversary,
     Crash,
+    Cut,
     Environment,
     Move,
     OracleResult,
@@ -56,7 +63,9 @@ from tests.replay_oracle import (
     Stuck,
     Tally,
     World,
+    _begin,
     _measure,
+    note_cut,
     policy_of,
     save_points,
 )
@@ -347,8 +356,47 @@ def replay(
 
     `world` and `process_type`: an extended oracle's own (tests/retry_oracle.py), else this one's.
     """
-    shared = Fenced() if world is None else world
-    adversary = Wakes(list(moves), wakes=list(wakes))
+    return resume(
+        design, job, tracker, moves, wakes, env, Fenced() if world is None else world, process_type=process_type
+    )
+
+
+def resume(
+    design: str | Policy,
+    job: Job,
+    tracker: str,
+    moves: tuple[Move, ...],
+    wakes: tuple[int, ...],
+    env: Environment,
+    shared: Fenced,
+    counters: Wakes | None = None,
+    *,
+    process_type: type[PausingProcess] | None = None,
+    keep: bool = False,
+) -> PauseReplay | None:
+    """`replay` from `shared` (changed in place), with the adversary's `counters` at a cut (None: at none).
+
+    `keep`: note its cuts and forks (replay_oracle.resume). A cut is a process start while no other
+    process lives; a fork, a crash while none does.
+    """
+    cuts: list[Cut] = []
+    forks: dict[int, Cut] = {}
+
+    def crash_here(at: int) -> None:
+        if scheduler.alive_besides(running):
+            return  # the other process goes on after this crash: no clean cut
+        after = shared.copy()
+        running.death(after)
+        counters = adversary.resumed(list(moves))
+        counters.taken, counters.since = len(moves) + 1, 0
+        forks[at] = Cut(after, counters, 0)
+
+    fork = crash_here if keep else None
+    if counters is None:
+        adversary = Wakes(list(moves), fork=fork, wakes=list(wakes))
+    else:
+        adversary = counters.resumed(list(moves), fork)
+        adversary.wakes = list(wakes)
     scheduler = Scheduler()
     policy = policy_of(design)
     made = process_type or PausingProcess
@@ -356,7 +404,12 @@ def replay(
     def new_process() -> PausingProcess:
         return made(shared, job, policy, tracker, env, adversary, scheduler=scheduler)
 
-    running = new_process()
+    def clean_start() -> PausingProcess:
+        if keep:
+            note_cut(cuts, shared, adversary, 0)
+        return new_process()
+
+    running = clean_start()
     last: list[str] = []
     try:
         while True:
@@ -386,60 +439,90 @@ def replay(
             elif what == "exited":
                 break
             else:
-                running = new_process()
+                running = clean_start()
     finally:
         scheduler.close()
+        adversary.fork = None  # it refers to this replay: no cycle of references outlives it
     if adversary.taken < len(adversary.moves) or adversary.missed:
         return None
-    return PauseReplay(shared, last, 0, adversary.later, adversary.wake_chances)
+    return PauseReplay(shared, last, 0, adversary.later, adversary.wake_chances, cuts=cuts, forks=forks)
 
 
-def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment) -> OracleResult:
+def sweep(
+    design: str | Policy, job: Job, tracker: str, depth: int, env: Environment, *, reuse: bool = True
+) -> OracleResult:
     """Every scenario with 1..depth moves and every wake-up of each pause, replayed and measured."""
-    base = replay(design, job, tracker, (), (), env)
-    assert base is not None
+    made = scenarios(design, job, tracker, depth, env, reuse=reuse)
+    _, _, base = next(made)
     baseline_calls = base.world.model_calls
     result = OracleResult({k: Tally() for k in range(1, depth + 1)}, base.last_points, 0)
-    frontier: list[_Scenario] = [_Scenario((), (), base.later, 0)]
-    for k in range(1, depth + 1):
-        tally = result.by_crashes[k]
-        extended: list[_Scenario] = []
-        for prefix in frontier:
-            for at, offered in prefix.later:
-                for kind in offered:
-                    moves = (*prefix.moves, (at, kind))
-                    for wakes, replayed in _wakes(design, job, tracker, moves, prefix, kind, env):
-                        done = replayed if replayed is not None else replay(design, job, tracker, moves, wakes, env)
-                        if done is None:
-                            continue
-                        _measure(tally, done, job, baseline_calls)
-                        tally.moves.update(kind for _, kind in moves)
-                        if k < depth:
-                            extended.append(_Scenario(moves, wakes, done.later, done.wake_chances))
-        frontier = extended
+    for k, moves, done in made:
+        _measure(result.by_crashes[k], done, job, baseline_calls)
+        result.by_crashes[k].moves.update(kind for _, kind in moves)
     return result
 
 
-@dataclass
-class _Scenario:
-    """Moves, wake-ups, the chances after the last move, and the wake chances the last pause offered."""
-
-    moves: tuple[Move, ...]
-    wakes: tuple[int, ...]
-    later: list[tuple[int, tuple[str, ...]]]
-    wake_chances: int
-
-
-def _wakes(
+def scenarios(
     design: str | Policy,
     job: Job,
     tracker: str,
-    moves: tuple[Move, ...],
-    prefix: _Scenario,
-    kind: str,
+    depth: int,
     env: Environment,
+    *,
+    world_type: type[Fenced] = Fenced,
+    process_type: type[PausingProcess] | None = None,
+    suspends: tuple[str, ...] = (PAUSE,),
+    reuse: bool = True,
+) -> Iterator[tuple[int, tuple[Move, ...], PauseReplay]]:
+    """The uninterrupted run, then every scenario with 1..depth moves and every wake-up choice, each replayed.
+
+    `suspends`: the kinds of move that suspend a process (a pause; tests/retry_oracle.py's timeout
+    too). Depth first, as replay_oracle.scenarios; `reuse`: a replay begins at the latest cut or
+    fork of its scenario's replay that lies before its new move, and before the first pause whose
+    wake-up it chooses otherwise (see `_start`), else at an empty world.
+    """
+
+    def play(prefix: _Scenario | None, at: int, kind: str, wakes: tuple[int, ...]) -> PauseReplay | None:
+        moves = () if prefix is None else (*prefix.moves, (at, kind))
+        start, shared = _start(prefix, wakes, at, kind) if reuse and prefix is not None else (None, False)
+        world, counters, _ = _begin(start, shared, world_type)
+        assert isinstance(world, Fenced)
+        assert counters is None or isinstance(counters, Wakes)
+        keep = reuse and len(moves) < depth
+        return resume(design, job, tracker, moves, wakes, env, world, counters, process_type=process_type, keep=keep)
+
+    base = play(None, 0, "", ())
+    assert base is not None
+    yield 0, (), base
+
+    def extensions(prefix: _Scenario) -> Iterator[tuple[int, tuple[Move, ...], PauseReplay]]:
+        for at, offered in prefix.replay.later:
+            for kind in offered:
+                moves = (*prefix.moves, (at, kind))
+                for wakes, first in _choices(prefix, kind in suspends, functools.partial(play, prefix, at, kind)):
+                    done = first if first is not None else play(prefix, at, kind, wakes)
+                    if done is None:
+                        continue
+                    yield len(moves), moves, done
+                    if len(moves) < depth:
+                        yield from extensions(_Scenario(moves, wakes, done))
+
+    yield from extensions(_Scenario((), (), base))
+
+
+@dataclass(frozen=True)
+class _Scenario:
+    """A scenario's moves and wake-ups, and its replay."""
+
+    moves: tuple[Move, ...]
+    wakes: tuple[int, ...]
+    replay: PauseReplay
+
+
+def _choices(
+    prefix: _Scenario, suspends: bool, replayed: Callable[[tuple[int, ...]], PauseReplay | None]
 ) -> list[tuple[tuple[int, ...], PauseReplay | None]]:
-    """The wake-up choices of a scenario that extends `prefix` by a move of `kind`.
+    """The wake-up choices of a scenario that extends `prefix` by a move (`suspends`: a pause's).
 
     A new pause wakes at any crash point the running process then passes, or when it stops.
     A move while the last pause still waits for the running process to stop (its wake-up 0)
@@ -449,15 +532,41 @@ def _wakes(
     Each choice comes with its replay when finding the choices took it (the first), else None:
     a replay is the same whenever it is made, and made once it need not be made again.
     """
-    if kind == PAUSE:
-        first = replay(design, job, tracker, moves, (*prefix.wakes, 0), env)
+    if suspends:
+        first = replayed((*prefix.wakes, 0))
         if first is None:
             return []
         return [((*prefix.wakes, wake), first if wake == 0 else None) for wake in range(first.wake_chances + 1)]
     if not prefix.wakes or prefix.wakes[-1] != 0:
         return [(prefix.wakes, None)]
-    first = replay(design, job, tracker, moves, prefix.wakes, env)
+    first = replayed(prefix.wakes)
     if first is None:
         return []
-    more = range(prefix.wake_chances + 1, first.wake_chances + 1)
+    more = range(prefix.replay.wake_chances + 1, first.wake_chances + 1)
     return [(prefix.wakes, first), *(((*prefix.wakes[:-1], w), None) for w in more)]  # fmt: skip
+
+
+def _start(prefix: _Scenario, wakes: tuple[int, ...], at: int, kind: str) -> tuple[Cut | None, bool]:
+    """Where to replay `prefix` extended by a move of `kind` at its `at`-th chance, with `wakes`; and if it is shared.
+
+    The fork at that chance (a crash), or the latest cut before it (replay_oracle.Cut.before);
+    either only if every pause taken by then wakes where `wakes` says (a choice may move the last
+    pause's wake-up: the replay then differs from that pause on). A choice moves it only while
+    that pause still waits at the new move, when no clean cut follows the pause, so the check
+    only guards that reasoning. None: no such cut (the replay begins at an empty world). A fork
+    serves one choice (the others move the last pause's wake-up): it is taken, not shared.
+    """
+    agree = len(prefix.wakes)
+    if wakes[:agree] != prefix.wakes:
+        agree = next(i for i, (a, b) in enumerate(zip(prefix.wakes, wakes, strict=False)) if a != b)
+    fork = prefix.replay.forks.get(at) if kind == "crash" else None
+    if fork is not None and _paused(fork) <= agree:
+        return prefix.replay.forks.pop(at), False
+    moves = len(prefix.moves)
+    return next((c for c in reversed(prefix.replay.cuts) if c.before(moves, at) and _paused(c) <= agree), None), True
+
+
+def _paused(cut: Cut) -> int:
+    """The pauses taken by a cut."""
+    assert isinstance(cut.adversary, Wakes)
+    return cut.adversary.paused_count

@@ -3,13 +3,20 @@
 What: the loop of spec/SEMANTICS.md (sections 1-9), SITUATIONS.md and POLICIES.md written as
 plain imperative code, driven by a policy record, that calls `point(name)` at every crash
 point. A scenario is a tuple of crash indices (process 1 crashes at its i-th point, process 2
-at its j-th, ..., the last process runs to the end); each one is replayed from an empty world,
-and its final world is measured. Nothing is shared with the explorer or the step functions.
+at its j-th, ..., the last process runs to the end); each one is replayed as from an empty
+world, and its final world is measured. Nothing is shared with the explorer or the step functions.
 
 Why: the explorer counts scenarios by path counting over a deduplicated state graph, which is
 fast but clever. This oracle is slow and obvious: it enumerates every scenario and replays it
 from scratch, as the seed's Go test does, so agreement between the two is strong evidence
 that both implement the contract. Only the data types (Job, Call, Policy) and Key come from spec/.
+
+Prefix reuse (`scenarios`): a sweep replays a scenario's extension (its moves and one more) not
+from an empty world but from where the scenario's own replay stood before the new move, which
+is the same computation: the moves before it were taken alike. Only clean cuts are kept, the
+moments nothing but the world and the adversary's counters carry on: a process start (`Cut`),
+and a crash (its `fork`: the world at that chance, copied, and the next start). `reuse=False`
+replays every scenario from an empty world; tests/test_replay_oracle.py holds the two equal.
 
 Lookup rung (crashsweep's documented choice, not in SEMANTICS.md): the loop asks the tracker
 "did call C of run R happen?"; after the answer, crash point `lookup answered <call>`; "yes"
@@ -54,13 +61,18 @@ crash point when it would leave a disk other than the one the process sees.
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields
+from typing import Self, TypeVar
 
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.keys import key
 from crashsweep.spec.policy import Policy, Rung
 
+K = TypeVar("K")
+D = TypeVar("D")
 _LADDER: tuple[Rung, ...] = ("rerun-when-harmless", "lookup", "person")
 
 # Section 7 of SEMANTICS.md (and section 9 for agent-loop), read as policies (POLICIES.md section 3).
@@ -145,6 +157,7 @@ class Adversary:
     since: int = 0  # chances since the last move taken
     later: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)  # chances after the last move
     pauses: int = 0  # chances that are not crash points (each is one step of the explorer's path)
+    fork: Callable[[int], None] | None = None  # told of each chance after the last move that offers a crash
 
     def chance(self, offered: tuple[str, ...]) -> str | None:
         """One chance offering `offered` kinds: the kind the scenario takes here, or None."""
@@ -161,7 +174,15 @@ class Adversary:
                 return kind
             return None
         self.later.append((since, offered))
+        if self.fork is not None and "crash" in offered:
+            self.fork(since)
         return None
+
+    def resumed(self, moves: list[Move], fork: Callable[[int], None] | None = None) -> Self:
+        """These counters, playing `moves` with no chance after them noted yet, telling `fork` (see `resume`)."""
+        twin = twin_of(self)
+        twin.moves, twin.later, twin.fork = moves, [], fork
+        return twin
 
 
 @dataclass
@@ -197,6 +218,10 @@ class State:
     def copy(self) -> State:
         """A copy that shares no mutable part (a complete turn never changes again, so it is shared)."""
         return State(self.run, self.done, [t if t.complete else t.clone() for t in self.turns])
+
+    def clone(self) -> State:
+        """A copy that shares nothing mutable, complete turns included (a world's copy: World.copy)."""
+        return State(self.run, self.done, [t.clone() for t in self.turns])
 
     def orphan_result(self, job: Job) -> str | None:
         """The first call whose result this conversation holds without the call (CONVERSATIONS.md 7), or None."""
@@ -242,6 +267,32 @@ class World:
     malformed: bool = False  # some process sent a tool call without its result, or held a result without its call
     consumed: set[tuple[str, str, int]] = field(default_factory=set)  # requests (run, call, version) answered
 
+    def copy(self) -> Self:
+        """A copy that shares no mutable part: what a replay resumed from a cut may change (see `Cut`).
+
+        Field by field, not copy.deepcopy (several times slower, and a sweep makes one per scenario);
+        a subclass with mutable fields of its own extends it. One copy of each State, however many
+        fields hold it, so the copy keeps the original's aliasing (the checkpoint is often the temp
+        file just renamed). tests/test_replay_oracle.py checks that nothing mutable is shared.
+        """
+        twin = twin_of(self)
+        clones: dict[int, State] = {}
+
+        def clone(state: State | None) -> State | None:
+            if state is None:
+                return None
+            if id(state) not in clones:
+                clones[id(state)] = state.clone()
+            return clones[id(state)]
+
+        twin.checkpoint, twin.temp, twin.written = clone(self.checkpoint), clone(self.temp), clone(self.written)
+        twin.base = (clone(self.base[0]), self.base[1])
+        twin.journal, twin.records, twin.given = list(self.journal), list(self.records), list(self.given)
+        twin.redeemed, twin.broken = list(self.redeemed), list(self.broken)
+        twin.remembered, twin.asked, twin.changed = dict(self.remembered), counter(self.asked), counter(self.changed)
+        twin.failed_once, twin.consumed = set(self.failed_once), set(self.consumed)
+        return twin
+
     def approved_exactly(self) -> bool:
         """CONVERSATIONS.md 2: nothing unapproved or misapproved, no approval redeemed twice."""
         return not self.broken and len(self.redeemed) == len(set(self.redeemed))
@@ -250,6 +301,34 @@ class World:
         """How many records the tracker holds for each of the job's writes (any run)."""
         held = Counter(call for call, _, _ in self.records)
         return [held[call] for call in job.writes]
+
+
+def twin_of(value: D) -> D:
+    """A new instance of `value`'s dataclass holding the same field values (its mutable ones shared).
+
+    Made by the class's __init__, not by copying `__dict__` (copy.copy's way): an object whose
+    `__dict__` was read or written keeps its attributes in a dict of their own, and every later
+    attribute read is then several times slower, for the whole replay that uses the copy.
+    """
+    cls: type = type(value)
+    twin: D = cls(*_fields_of(cls)(value))
+    return twin
+
+
+@functools.cache
+def _fields_of(cls: type) -> Callable[[object], tuple[object, ...]]:
+    """What reads a dataclass instance's field values, in the order its __init__ takes them."""
+    names = [f.name for f in fields(cls)]
+    assert all(f.init and not f.kw_only for f in fields(cls))
+    assert len(names) > 1  # attrgetter of one name gives the value, not a tuple
+    return operator.attrgetter(*names)
+
+
+def counter(counts: Counter[K]) -> Counter[K]:
+    """A copy of `counts` (Counter(counts) takes its slow general update, four times the time: a copy per scenario)."""
+    twin: Counter[K] = Counter.__new__(Counter)
+    dict.update(twin, counts)
+    return twin
 
 
 @functools.cache
@@ -539,6 +618,13 @@ class Process:
         """No other process lives (always, with one process at a time)."""
         return True
 
+    def death(self, world: World) -> None:
+        """What a crash at the crash point just passed leaves in `world` beyond what it holds: nothing here.
+
+        A crash is raised at the point and unwinds the process, and no frame of this loop catches
+        it (an oracle whose frames do says what they leave: tests/retry_oracle.py).
+        """
+
     def take_lock(self) -> None:
         """The policy's lock, right after the load: agent-loop's lock file (SEMANTICS.md 9).
 
@@ -711,14 +797,57 @@ class Process:
         return 1
 
 
+Chances = list[tuple[int, tuple[str, ...]]]
+"""The chances after a scenario's last move: (n, the kinds offered at the n-th one)."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A replay at a process start while no other process lives: a clean cut of its scenario.
+
+    Nothing of the processes before survives a start but the world; the adversary's counters
+    (moves taken, chances since the last one, pauses) and the steps so far say where the scenario
+    is. Resumed from here (`resume`, on a world no one else changes) with the same moves, or with
+    more moves after these, a replay makes the same computation as one from an empty world.
+    """
+
+    world: World
+    adversary: Adversary  # its counters here (its moves, later chances and fork are a resumed replay's own)
+    steps: int
+
+    def before(self, moves: int, at: int) -> bool:
+        """Whether this cut of a replay of `moves` moves lies before a next move at the `at`-th chance after them."""
+        return self.adversary.taken < moves or self.adversary.since < at
+
+
+def note_cut(cuts: list[Cut], world: World, adversary: Adversary, steps: int) -> None:
+    """Note a process start as a cut: every one after the last move, and the latest before it.
+
+    Not the first start of a scenario: an extension that finds no cut begins at an empty world.
+    """
+    moves = len(adversary.moves)
+    if adversary.taken == adversary.since == 0:
+        return
+    if cuts and cuts[-1].adversary.taken < moves and adversary.taken < moves:
+        cuts.pop()  # the later cut before the last move serves every extension the earlier one does
+    cuts.append(Cut(world.copy(), adversary.resumed(adversary.moves), steps))
+
+
 @dataclass
 class Replay:
-    """One replayed scenario: its final world, the points of its last process, the chances after its last move."""
+    """One replayed scenario: its final world, the points of its last process, the chances after its last move.
+
+    `cuts` and `forks` (only when `resume` was asked to keep them): its process starts after its
+    last move and the latest before it; and, for each chance after its last move that offers a
+    crash, the start that follows that crash (the cut its extension by that crash begins at).
+    """
 
     world: World
     last_points: list[str]
     steps: int
-    later: list[tuple[int, tuple[str, ...]]]
+    later: Chances
+    cuts: list[Cut] = field(default_factory=list, kw_only=True)
+    forks: dict[int, Cut] = field(default_factory=dict, kw_only=True)
 
 
 def _moves(moves: tuple[int | Move, ...]) -> list[Move]:
@@ -740,24 +869,62 @@ def replay(
 
     `world` and `process_type`: an extended oracle's own (tests/retry_oracle.py), else this one's.
     """
-    world = World() if world is None else world
-    adversary = Adversary(_moves(moves))
+    return resume(
+        design, job, tracker, _moves(moves), env, World() if world is None else world, process_type=process_type
+    )
+
+
+def resume(
+    design: str | Policy,
+    job: Job,
+    tracker: str,
+    moves: list[Move],
+    env: Environment,
+    world: World,
+    counters: Adversary | None = None,
+    steps: int = 0,
+    *,
+    process_type: type[Process] | None = None,
+    keep: bool = False,
+) -> Replay | None:
+    """`replay` from `world` (changed in place), with the adversary's `counters` and the `steps` of a cut (None: none).
+
+    `keep`: note the replay's cuts and forks. A crash kills the process where it stands: the
+    world then is the world at the chance (the process's `death` adds what its unwinding would),
+    so the fork is a copy of the world taken at the chance, while the replay itself goes on.
+    """
+    cuts: list[Cut] = []
+    forks: dict[int, Cut] = {}
+
+    def crash_here(at: int) -> None:
+        after = world.copy()
+        process.death(after)
+        counters = adversary.resumed(moves)
+        counters.taken, counters.since = len(moves) + 1, 0
+        forks[at] = Cut(after, counters, steps + len(process.passed))
+
+    fork = crash_here if keep else None
+    adversary = Adversary(moves, fork=fork) if counters is None else counters.resumed(moves, fork)
     policy = policy_of(design)
-    steps = 0
-    while True:
-        process = (process_type or Process)(world, job, policy, tracker, env, adversary)
-        steps += 1  # the start (or restart)
-        try:
-            process.run()
-        except (Crash, PowerCut):
-            steps += len(process.passed)
-            continue
-        except Stuck:
-            pass  # the scenario ends here, never finished (CONVERSATIONS.md 4)
-        steps += len(process.passed) + adversary.pauses
-        if adversary.taken < len(adversary.moves):
-            return None  # it finished without reaching a move: not a scenario
-        return Replay(world, process.passed, steps, adversary.later)
+    try:
+        while True:
+            if keep:
+                note_cut(cuts, world, adversary, steps)
+            process = (process_type or Process)(world, job, policy, tracker, env, adversary)
+            steps += 1  # the start (or restart)
+            try:
+                process.run()
+            except (Crash, PowerCut):
+                steps += len(process.passed)
+                continue
+            except Stuck:
+                pass  # the scenario ends here, never finished (CONVERSATIONS.md 4)
+            steps += len(process.passed) + adversary.pauses
+            if adversary.taken < len(adversary.moves):
+                return None  # it finished without reaching a move: not a scenario
+            return Replay(world, process.passed, steps, adversary.later, cuts=cuts, forks=forks)
+    finally:
+        adversary.fork = None  # it refers to this replay: no cycle of references outlives it
 
 
 def dups(world: World, job: Job) -> int:
@@ -836,11 +1003,13 @@ def _check(design: str | Policy, tracker: str) -> None:
         raise ValueError(f"unknown tracker {tracker!r}")
 
 
-def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE) -> OracleResult:
-    """Every scenario with 1..depth moves, each replayed from an empty world and measured."""
+def sweep(
+    design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE, *, reuse: bool = True
+) -> OracleResult:
+    """Every scenario with 1..depth moves, replayed and measured (`reuse`: see `scenarios`)."""
     _check(design, tracker)
-    base = replay(design, job, tracker, (), env)
-    assert base is not None
+    made = scenarios(design, job, tracker, depth, env, reuse=reuse)
+    _, _, base = next(made)  # the uninterrupted run
     baseline_calls = base.world.model_calls
     result = OracleResult(
         {k: Tally() for k in range(1, depth + 1)},
@@ -848,24 +1017,69 @@ def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environ
         base.steps,
         baseline_approved_exactly=base.world.approved_exactly(),
     )
-    # A scenario extends by one move at any chance after its last move, of any kind offered there.
-    frontier: list[tuple[tuple[Move, ...], list[tuple[int, tuple[str, ...]]]]] = [((), base.later)]
-    for k in range(1, depth + 1):
+    for k, scenario, done in made:
         tally = result.by_crashes[k]
-        extended: list[tuple[tuple[Move, ...], list[tuple[int, tuple[str, ...]]]]] = []
-        for prefix, chances in frontier:
-            for at, offered in chances:
-                for kind in offered:
-                    scenario = (*prefix, (at, kind))
-                    done = replay(design, job, tracker, scenario, env)
-                    assert done is not None, f"scenario {scenario} does not exist"
-                    _measure(tally, done, job, baseline_calls)
-                    tally.moves.update(kind for _, kind in scenario)
-                    result.steps += done.steps
-                    if k < depth:
-                        extended.append((scenario, done.later))
-        frontier = extended
+        _measure(tally, done, job, baseline_calls)
+        tally.moves.update(kind for _, kind in scenario)
+        result.steps += done.steps
     return result
+
+
+def scenarios(
+    design: str | Policy,
+    job: Job,
+    tracker: str,
+    depth: int,
+    env: Environment = STABLE,
+    *,
+    world_type: type[World] = World,
+    process_type: type[Process] | None = None,
+    reuse: bool = True,
+) -> Iterator[tuple[int, tuple[Move, ...], Replay]]:
+    """The uninterrupted run (0 moves), then every scenario with 1..depth moves, each with its replay.
+
+    A scenario extends by one move at any chance after its last move, of any kind offered there;
+    each is followed by its own extensions (depth first: only one scenario's cuts are held per
+    number of moves). `reuse`: an extension is replayed from where its scenario's replay left it
+    (by a crash: the fork at that chance; else the latest cut before the new move), not from an
+    empty world as `replay` does (tests/test_replay_oracle.py holds the two equal).
+    `world_type` and `process_type`: an extended oracle's own.
+    """
+    base = resume(design, job, tracker, [], env, world_type(), process_type=process_type, keep=reuse and depth > 0)
+    assert base is not None
+    yield 0, (), base
+
+    def extensions(prefix: tuple[Move, ...], replayed: Replay) -> Iterator[tuple[int, tuple[Move, ...], Replay]]:
+        k = len(prefix) + 1
+        for at, offered in replayed.later:
+            cut = next((c for c in reversed(replayed.cuts) if c.before(len(prefix), at)), None)
+            for kind in offered:
+                scenario = (*prefix, (at, kind))
+                if not reuse:
+                    done = replay(design, job, tracker, scenario, env, world=world_type(), process_type=process_type)
+                else:
+                    start = replayed.forks.pop(at) if kind == "crash" else cut
+                    world, counters, steps = _begin(start, start is cut, world_type)
+                    done = resume(
+                        design, job, tracker, list(scenario), env, world, counters, steps,
+                        process_type=process_type, keep=k < depth,
+                    )  # fmt: skip
+                assert done is not None, f"scenario {scenario} does not exist"
+                yield k, scenario, done
+                if k < depth:
+                    yield from extensions(scenario, done)
+
+    yield from extensions((), base)
+
+
+def _begin(start: Cut | None, shared: bool, world_type: type[World]) -> tuple[World, Adversary | None, int]:
+    """Where a replay resumed at `start` begins: its world (a copy if the cut serves others), counters, steps.
+
+    No cut: the beginning (an empty world). A fork serves its one extension: its world needs no copy.
+    """
+    if start is None:
+        return world_type(), None, 0
+    return start.world.copy() if shared else start.world, start.adversary, start.steps
 
 
 def _measure(tally: Tally, done: Replay, job: Job, baseline_calls: int) -> None:

@@ -4,8 +4,9 @@ What: the imperative loop of tests/replay_oracle.py (one process at a time), ext
 retry layers of a policy (`Policy.retries`, innermost first). A scenario is, as there, a
 sequence of moves, each a kind at the n-th chance after the previous one; the new kind is
 `retry` (RETRIES.md 1.4): the adversary makes an attempt fail where a layer would catch it.
-Every scenario is replayed from an empty world and measured; the tally adds, per number of
-moves, the retries of each scope (`retry.call`, `retry.turn`, `retry.run`) and the retry moves.
+Every scenario is replayed (as from an empty world: replay_oracle's prefix reuse) and measured;
+the tally adds, per number of moves, the retries of each scope (`retry.call`, `retry.turn`,
+`retry.run`) and the retry moves.
 
 Written from spec/RETRIES.md section 1 (and the parts of SEMANTICS.md, SITUATIONS.md,
 POLICIES.md and FAULTS.md it refers to) alone: nothing is read from spec/retries.py,
@@ -51,7 +52,7 @@ The rules as this oracle reads them:
   at a start, after which "no restart follows" (rule 3). The key-expiry chance before that
   start is offered as before any restart (the start is a restart, which then fails).
 
-Timeout layers (1.1 `timeout`, 1.2), replayed by `sweep_two` with tests/pause_oracle.py's
+Timeout layers (1.1 `timeout`, 1.2), replayed by `scenarios` with tests/pause_oracle.py's
 machinery (two live processes as greenlets; a suspended attempt wakes at any crash point of
 the new one, or when it stops): the move is offered, while no second process lives, at a
 site of the innermost timeout layer with an attempt left there: `call`, the call's `tracker
@@ -59,19 +60,21 @@ accepted` and `tool returned` while its request is in flight; `turn`, every poin
 last turn in memory is not complete (read by the letter: a restart's lock and startup-save
 points after loading an unfinished turn are sites too); `run`, every point. The retry is
 counted on the move. The new attempt of `call`/`turn` is a restart from disk; of `run`, a
-new run that reads no checkpoint. `sweep_two` tallies no path lengths (`steps` stays 0).
+new run that reads no checkpoint. Such a sweep tallies no path lengths (`steps` stays 0).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Self
 
 from crashsweep.spec.job import Call, Job
 from crashsweep.spec.policy import Policy
 from crashsweep.spec.retries import Layer
 from tests import pause_oracle, replay_oracle
-from tests.pause_oracle import PAUSE, Fenced, PauseReplay, PausingProcess, Stopped
+from tests.pause_oracle import PAUSE, Fenced, PausingProcess, Stopped
 from tests.replay_oracle import (
     STABLE,
     Crash,
@@ -87,6 +90,7 @@ from tests.replay_oracle import (
     Turn,
     World,
     _measure,
+    counter,
     dups,
     policy_of,
 )
@@ -113,6 +117,12 @@ class RetryWorld(World):
     timed_out: set[str] = field(default_factory=set)  # runs with an attempt that ran out its budget (1.8 rule 2)
     failed: bool = False  # a start found its run's call failed for good, and ended the run (1.8 rule 3)
 
+    def copy(self) -> Self:
+        """replay_oracle's copy, and the layers' counts and the runs timed out (nothing mutable shared)."""
+        twin = super().copy()
+        twin.spent, twin.retried, twin.timed_out = counter(self.spent), counter(self.retried), set(self.timed_out)
+        return twin
+
 
 def instance_of(layer: Layer, run: str, call: str, turn: int) -> str:
     """The instance of the layer's scope a failure of `call` in turn `turn` of `run` belongs to."""
@@ -128,6 +138,7 @@ class RetryProcess(Process):
     """A process of replay_oracle whose failures the policy's retry layers may catch."""
 
     loaded: bool = False  # this start loaded the checkpoint: its conversation is treated as a restart's
+    calling: Call | None = None  # the call whose request is in flight (the budget's sites; a `call` timeout's)
 
     def catcher(self, call: Call) -> tuple[int, str] | None:
         """The innermost error layer with an attempt left for this call's instance, and that instance."""
@@ -154,15 +165,26 @@ class RetryProcess(Process):
 
     def request(self, call: Call, key_call: str | None) -> str | None:
         """One request; a death at one of its budget sites spends a one-attempt budget (RETRIES.md 1.8 rule 2)."""
+        self.calling = call
         try:
             return self.attempt(call, key_call)
         except (Crash, PowerCut):
-            sites = (f"tracker accepted {call.id}", f"tool returned {call.id}")
-            if self.passed[-1] in sites and any(layer.one_attempt for layer in self.policy.retries):
-                world = self.world
-                assert isinstance(world, RetryWorld)
-                world.timed_out.add(self.state.run)
+            self.death(self.world)
             raise
+        finally:
+            self.calling = None
+
+    def death(self, world: World) -> None:
+        """A death at a budget site of the request in flight leaves `attempt timed out RUN C` in `world` (1.8 rule 2).
+
+        `request` says it as the death unwinds; a sweep's fork (replay_oracle.resume) at the crash point.
+        """
+        call = self.calling
+        if call is None or self.passed[-1] not in (f"tracker accepted {call.id}", f"tool returned {call.id}"):
+            return
+        if any(layer.one_attempt for layer in self.policy.retries):
+            assert isinstance(world, RetryWorld)
+            world.timed_out.add(self.state.run)
 
     def attempt(self, call: Call, key_call: str | None) -> str | None:
         """One request (SEMANTICS.md 5): its answer, or None when the attempt failed (at `tool failed`)."""
@@ -341,12 +363,12 @@ def replay(
     return replay_oracle.replay(design, job, tracker, moves, env, world=RetryWorld(), process_type=RetryProcess)
 
 
-def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE) -> RetryResult:
-    """Every scenario with 1..depth moves (crashes, faults, retries), each replayed from scratch and measured."""
-    if two_processes(policy_of(design), env):
-        return sweep_two(policy_of(design), job, tracker, depth, env)
-    base = replay(design, job, tracker, (), env)
-    assert base is not None
+def sweep(
+    design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE, *, reuse: bool = True
+) -> RetryResult:
+    """Every scenario with 1..depth moves (crashes, faults, retries, timeouts' wake-ups), replayed and measured."""
+    made = scenarios(design, job, tracker, depth, env, reuse=reuse)
+    _, _, base = next(made)
     world = base.world
     assert isinstance(world, RetryWorld)
     result = RetryResult(
@@ -355,25 +377,41 @@ def sweep(design: str | Policy, job: Job, tracker: str, depth: int, env: Environ
         base.steps,
         run_calls=world.model_calls,
         run_dups=dups(world, job),
-        run_retried=world.retried,
+        run_retried=Counter(world.retried),
     )
-    frontier: list[tuple[tuple[Move, ...], list[tuple[int, tuple[str, ...]]]]] = [((), base.later)]
-    for k in range(1, depth + 1):
+    for k, moves, done in made:
         tally = result.tally(k)
-        extended = []
-        for prefix, chances in frontier:
-            for at, offered in chances:
-                for kind in offered:
-                    scenario = (*prefix, (at, kind))
-                    done = replay(design, job, tracker, scenario, env)
-                    assert done is not None, f"scenario {scenario} does not exist"
-                    measure(tally, done, job, result.run_calls)
-                    tally.moves.update(kind for _, kind in scenario)
-                    result.steps += done.steps
-                    if k < depth:
-                        extended.append((scenario, done.later))
-        frontier = extended
+        measure(tally, done, job, result.run_calls)
+        tally.moves.update(RETRY if kind == TIMEOUT else kind for _, kind in moves)
+        result.steps += done.steps
     return result
+
+
+def scenarios(
+    design: str | Policy, job: Job, tracker: str, depth: int, env: Environment = STABLE, *, reuse: bool = True
+) -> Iterator[tuple[int, tuple[Move, ...], Replay]]:
+    """The uninterrupted run, then every scenario with 1..depth moves, each with its replay.
+
+    One process at a time: replay_oracle.scenarios with this oracle's world and process. A timeout
+    layer or `pause`: pause_oracle.scenarios, a timeout suspending the attempt as a pause does
+    (every wake-up of it; no path lengths: `steps` stays 0). `reuse`: see those.
+    """
+    policy = policy_of(design)
+    if two_processes(policy, env):
+        return pause_oracle.scenarios(
+            policy,
+            job,
+            tracker,
+            depth,
+            env,
+            world_type=TimeoutWorld,
+            process_type=TimeoutProcess,
+            suspends=(PAUSE, TIMEOUT),
+            reuse=reuse,
+        )
+    return replay_oracle.scenarios(
+        design, job, tracker, depth, env, world_type=RetryWorld, process_type=RetryProcess, reuse=reuse
+    )
 
 
 def measure(tally: RetryTally, done: Replay, job: Job, baseline_calls: int) -> None:
@@ -402,8 +440,6 @@ class TimeoutWorld(RetryWorld, Fenced):
 @dataclass
 class TimeoutProcess(RetryProcess, PausingProcess):
     """A process of the pause oracle under retry layers: a timeout suspends it and starts the new attempt."""
-
-    calling: Call | None = None  # the call whose request is in flight (a `call` timeout's sites)
 
     def site(self, layer: Layer, name: str) -> str | None:
         """The instance of `layer`'s scope this crash point is a timeout site of, or None (RETRIES.md 1.1)."""
@@ -461,14 +497,10 @@ class TimeoutProcess(RetryProcess, PausingProcess):
         return self._moment(name, (*offered, *self._cut_offered()))
 
     def request(self, call: Call, key_call: str | None) -> str | None:
-        """A request carries the fencing token (FAULTS.md 7.1), and names the call in flight."""
+        """A request carries the fencing token (FAULTS.md 7.1)."""
         if self.stale():
             raise Stopped(f"fenced: {call.id}")
-        self.calling = call
-        try:
-            return super().request(call, key_call)
-        finally:
-            self.calling = None
+        return super().request(call, key_call)
 
     def load(self) -> bool:
         """A `run` timeout's new attempt begins a new run without reading the checkpoint."""
@@ -485,63 +517,3 @@ class TimeoutProcess(RetryProcess, PausingProcess):
 def two_processes(policy: Policy, env: Environment) -> bool:
     """Whether a scenario may hold two live processes: a timeout layer, or `pause`."""
     return PAUSE in env.faults or any(layer.on == TIMEOUT for layer in policy.retries)
-
-
-def replay_two(
-    policy: Policy, job: Job, tracker: str, moves: tuple[Move, ...], wakes: tuple[int, ...], env: Environment
-) -> PauseReplay | None:
-    """pause_oracle.replay with TimeoutProcess: a timeout suspends like a pause; None when no such scenario."""
-    return pause_oracle.replay(
-        policy, job, tracker, moves, wakes, env, world=TimeoutWorld(), process_type=TimeoutProcess
-    )
-
-
-def sweep_two(policy: Policy, job: Job, tracker: str, depth: int, env: Environment) -> RetryResult:
-    """pause_oracle.sweep with timeouts: every scenario and every wake-up of each suspended attempt."""
-    base = replay_two(policy, job, tracker, (), (), env)
-    assert base is not None
-    world = base.world
-    assert isinstance(world, RetryWorld)
-    tallies = {k: RetryTally() for k in range(1, depth + 1)}
-    result = RetryResult(
-        dict(tallies), base.last_points, 0, world.model_calls, dups(world, job), Counter(world.retried)
-    )
-    frontier = [(tuple[Move, ...](), tuple[int, ...](), base.later, 0)]
-    for k in range(1, depth + 1):
-        extended = []
-        for moves, wakes, later, wake_chances in frontier:
-            for at, offered in later:
-                for kind in offered:
-                    scenario = (*moves, (at, kind))
-                    for choice in _choices(policy, job, tracker, env, scenario, wakes, wake_chances, kind):
-                        done = replay_two(policy, job, tracker, scenario, choice, env)
-                        if done is None:
-                            continue
-                        measure(tallies[k], done, job, result.run_calls)
-                        tallies[k].moves.update(RETRY if kind == TIMEOUT else kind for _, kind in scenario)
-                        extended.append((scenario, choice, done.later, done.wake_chances))
-        frontier = extended
-    return result
-
-
-def _choices(
-    policy: Policy,
-    job: Job,
-    tracker: str,
-    env: Environment,
-    moves: tuple[Move, ...],
-    wakes: tuple[int, ...],
-    wake_chances: int,
-    kind: str,
-) -> list[tuple[int, ...]]:
-    """The wake-up choices of a scenario that extends (moves[:-1], wakes) by a move of `kind` (pause_oracle._wakes)."""
-    if kind in (PAUSE, TIMEOUT):
-        first = replay_two(policy, job, tracker, moves, (*wakes, 0), env)
-        return [] if first is None else [(*wakes, wake) for wake in range(first.wake_chances + 1)]
-    if not wakes or wakes[-1] != 0:
-        return [wakes]
-    first = replay_two(policy, job, tracker, moves, wakes, env)
-    if first is None:
-        return []
-    more = range(wake_chances + 1, first.wake_chances + 1)
-    return [wakes, *((*wakes[:-1], w) for w in more)]

@@ -43,13 +43,15 @@ from pathlib import Path
 
 import pytest
 
-from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.job import TRIAGE, Job, load_job
 from crashsweep.spec.policy import Lock
 from tests import pause_oracle
 from tests.replay_oracle import DESIGNS as ORACLE_DESIGNS
 from tests.replay_oracle import Environment, sweep
+from tests.test_replay_oracle import shares_nothing_mutable
 
-ONE_WRITE = load_job(Path(__file__).resolve().parents[1] / "examples" / "one-write.toml")
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+ONE_WRITE = load_job(EXAMPLES / "one-write.toml")
 AGENT_LOOP = ORACLE_DESIGNS["agent-loop"]
 PAUSE = Environment(("pause",))
 HAND_DUPLICATING: dict[Lock, int] = {"file": 22, "none": 3, "lease+fencing": 0, "os-lock": 0}
@@ -98,3 +100,39 @@ def test_a_replay_leaves_no_thread_behind() -> None:
     assert pause_oracle.replay(AGENT_LOOP, ONE_WRITE, "keyed", ((3, "pause"),), (99,), PAUSE) is None
     assert pause_oracle.replay(AGENT_LOOP, ONE_WRITE, "keyed", ((2, "pause"),), (9,), PAUSE) is not None
     assert threading.active_count() == before
+
+
+APPROVAL = load_job(EXAMPLES / "triage-approval.toml")
+PARALLEL = load_job(EXAMPLES / "parallel-batch.toml")
+REUSE_CASES = [
+    ("save-after-reply", "none", ONE_WRITE, 2, ("pause", "lost-reply")),
+    ("keys-and-markers", "os-lock", ONE_WRITE, 2, ("pause", "power-loss")),
+    ("agent-loop", "lease+fencing", TRIAGE, 2, ("lost-reply",)),
+    ("attempt-markers", "file", APPROVAL, 1, ("pause", "changed-args")),
+    ("keys-and-markers", "file", PARALLEL, 1, ("pause", "key-expiry")),
+]
+
+
+@pytest.mark.parametrize(("design", "lock", "job", "depth", "faults"), REUSE_CASES)
+def test_a_sweep_from_cuts_and_forks_gives_the_figures_of_replays_from_scratch(
+    design: str, lock: Lock, job: Job, depth: int, faults: tuple[str, ...]
+) -> None:
+    """Every figure agrees whether each scenario (each wake-up choice) is resumed or replayed from an empty world.
+
+    A resumed replay begins at a process start or a crash while no other process lived, and only
+    where every pause taken by then wakes as the scenario says (a choice that moves the last
+    pause's wake-up may not reuse a cut after that pause).
+    """
+    policy = replace(ORACLE_DESIGNS[design], lock=lock)
+    resumed = pause_oracle.sweep(policy, job, "keyed", depth, Environment(faults))
+    scratch = pause_oracle.sweep(policy, job, "keyed", depth, Environment(faults), reuse=False)
+    assert resumed.by_crashes[depth].scenarios > 0
+    assert resumed == scratch
+
+
+def test_a_fenced_world_copy_shares_nothing_mutable() -> None:
+    """Fenced's copy (World.copy, its fencing token kept), on the final worlds of one-move pause scenarios."""
+    policy = replace(AGENT_LOOP, lock="lease+fencing")
+    worlds = [done.world for _, _, done in pause_oracle.scenarios(policy, ONE_WRITE, "keyed", 1, PAUSE)]
+    assert any(isinstance(world, pause_oracle.Fenced) and world.fence == 2 for world in worlds)
+    assert all(shares_nothing_mutable(world, world.copy()) for world in worlds)

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import is_dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from crashsweep.spec.job import TRIAGE, load_job
+from crashsweep.spec.job import TRIAGE, Job, load_job
 from tests.published import SEED_TABLE
-from tests.replay_oracle import DESIGNS, dups, policy_of, replay, single_crash_outcomes, sweep
+from tests.replay_oracle import (
+    DESIGNS,
+    Environment,
+    dups,
+    policy_of,
+    replay,
+    scenarios,
+    single_crash_outcomes,
+    sweep,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -263,3 +273,88 @@ def test_as_is_and_repair_on_triage_by_hand() -> None:
     assert stuck.verdicts() == {"well-formed-transcript": False, "approved-exactly": True, "can-finish": False}
     repaired = sweep(replace(base, transcript_on_restart="repair"), TRIAGE, "keyed", 1)
     assert (repaired.by_crashes[1].never_finish, repaired.by_crashes[1].missing) == (0, 12)
+
+
+APPROVAL = load_job(EXAMPLES / "triage-approval.toml")
+PARALLEL = load_job(EXAMPLES / "parallel-batch.toml")
+ALL_ONE_PROCESS = ("lost-reply", "key-expiry", "wrong-answer", "power-loss", "changed-args", "trim-context")
+REUSE_CASES = [
+    ("save-after-reply", {}, TRIAGE, "keyed", Environment()),
+    ("agent-loop", {}, APPROVAL, "keyless-lookup", Environment(("lost-reply", "key-expiry", "wrong-answer"))),
+    ("keys-and-markers", {"fsync": "full"}, PARALLEL, "keyless", Environment(("power-loss",))),
+    ("save-once-per-turn", {"unreadable": "fresh-run"}, TRIAGE, "keyed",
+     Environment(("power-loss", "lost-reply"))),
+    ("attempt-markers", {"approval_storage": "memory", "persist_granularity": "per-batch"}, APPROVAL,
+     "keyless-lookup", Environment(("changed-args", "trim-context"), fresh_ids=True)),
+    ("save-after-reply", {"transcript_on_restart": "as-is", "approval_consume": "before-resume"}, APPROVAL, "keyed",
+     Environment(("trim-context", "changed-args"))),
+    ("idempotency-keys", {"transcript_repair": "both-directions", "resume_granularity": "node"}, PARALLEL,
+     "keyless-lookup", Environment(ALL_ONE_PROCESS, fresh_ids=True)),
+    ("error-to-model", {"approval_storage": "service", "approval_binding": "call"}, APPROVAL, "keyed",
+     Environment(("lost-reply", "changed-args"))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("design", "changes", "job", "tracker", "env"), REUSE_CASES)
+def test_a_sweep_from_cuts_and_forks_gives_the_figures_of_replays_from_scratch(
+    design: str, changes: dict[str, Any], job: Job, tracker: str, env: Environment
+) -> None:
+    """Every figure of a depth-2 sweep is the same whether each scenario is replayed from scratch or resumed.
+
+    `reuse` replays an extension from its scenario's fork (a crash) or latest process start (any
+    other move), `reuse=False` from an empty world: the tallies (every field, move kinds
+    included), the point names, the summed steps and the verdicts must all agree.
+    """
+    policy = replace(policy_of(design), **changes)
+    resumed = sweep(policy, job, tracker, 2, env)
+    scratch = sweep(policy, job, tracker, 2, env, reuse=False)
+    assert resumed.by_crashes[2].scenarios > 0
+    assert resumed == scratch
+    assert resumed.verdicts() == scratch.verdicts()
+
+
+def test_each_scenario_resumed_from_a_fork_or_a_cut_is_its_replay_from_scratch() -> None:
+    """Scenario by scenario, not only summed: the resumed replay's world, points, steps and later chances."""
+    env = Environment(("lost-reply", "wrong-answer", "power-loss"))
+    resumed = list(scenarios("keys-and-markers", APPROVAL, "keyless", 2, env))
+    scratch = list(scenarios("keys-and-markers", APPROVAL, "keyless", 2, env, reuse=False))
+    assert [scenario for _, scenario, _ in resumed] == [scenario for _, scenario, _ in scratch]
+    for (_, _, a), (_, _, b) in zip(resumed, scratch, strict=True):
+        assert (a.world, a.last_points, a.steps, a.later) == (b.world, b.last_points, b.steps, b.later)
+    assert {kind for _, scenario, _ in resumed for _, kind in scenario} == {"crash", *env.faults}
+
+
+def _mutable(value: object, found: dict[int, object]) -> None:
+    """Every mutable object reachable from `value` (lists, dicts, sets, dataclass instances), by id."""
+    if isinstance(value, (list, set, dict)) or (is_dataclass(value) and not isinstance(value, type)):
+        found[id(value)] = value
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    elif is_dataclass(value) and not isinstance(value, type):
+        value = list(vars(value).values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _mutable(item, found)
+
+
+def shares_nothing_mutable(world: object, twin: object) -> bool:
+    """Whether `twin` equals `world`, of its class, and no mutable part of either is reachable from the other."""
+    ours: dict[int, object] = {}
+    theirs: dict[int, object] = {}
+    _mutable(world, ours)
+    _mutable(twin, theirs)
+    return twin == world and type(twin) is type(world) and not ours.keys() & theirs.keys()
+
+
+def test_a_world_copy_shares_nothing_mutable() -> None:
+    """World.copy, on the final world of every one-move scenario with every one-process fault: equal, nothing shared.
+
+    A field a copy forgets would be shared (an empty list is an object too), so a new mutable field
+    of World fails here until World.copy copies it.
+    """
+    env = Environment(ALL_ONE_PROCESS, fresh_ids=True)
+    policy = replace(policy_of("agent-loop"), approval_storage="memory", fsync="full")
+    worlds = [done.world for _, _, done in scenarios(policy, APPROVAL, "keyless-lookup", 1, env)]
+    assert len(worlds) > 50
+    assert all(shares_nothing_mutable(world, world.copy()) for world in worlds)
+    assert any(world.consumed or world.given for world in worlds)

@@ -19,7 +19,8 @@ from crashsweep.spec.policy import Lock, Policy
 from crashsweep.spec.retries import Layer, Stack
 from crashsweep.variants import PRESETS
 from tests.replay_oracle import Environment, Move, dups, missing
-from tests.retry_oracle import RetryWorld, replay, sweep
+from tests.retry_oracle import RetryWorld, TimeoutWorld, replay, scenarios, sweep
+from tests.test_replay_oracle import shares_nothing_mutable
 
 ROOT = Path(__file__).resolve().parents[1]
 TRIAGE_FAILS = load_job(ROOT / "examples" / "triage-fails.toml")
@@ -282,3 +283,51 @@ def test_an_unset_retry_policy_bounds_nothing_but_the_depth() -> None:
     """As `attempts = None` above: the resend's `tracker accepted` offers a second retry, 21 retry moves at depth 2."""
     result = sweep(keys(Layer("call", "error", None, unset=True)), ONE_WRITE, "keyed", 2)
     assert result.tally(2).moves["retry"] == 21
+
+
+# Prefix reuse (replay_oracle.scenarios, pause_oracle.scenarios): the same figures as replays from scratch.
+APPROVAL = load_job(ROOT / "examples" / "triage-approval.toml")
+PARALLEL = load_job(ROOT / "examples" / "parallel-batch.toml")
+ONE_PROCESS_FAULTS = Environment(("lost-reply", "wrong-answer", "key-expiry", "power-loss"), fresh_ids=True)
+REUSE_CASES = [
+    ("idempotency-keys", (replace(ONE_ATTEMPT, attempts=2),), TRIAGE_FAILS, "keyed", Environment()),
+    ("idempotency-keys", (ONE_ATTEMPT, RUN2), TRIAGE, "keyless", ONE_PROCESS_FAULTS),
+    ("keys-and-markers", (Layer("turn", "error", None), Layer("run", "error", 3)), APPROVAL, "keyless-lookup",
+     ONE_PROCESS_FAULTS),
+    ("agent-loop", (CALL2, Layer("turn", "unknown-outcome", 3)), PARALLEL, "keyless-lookup",
+     Environment(("lost-reply",))),
+    ("error-to-model", (Layer("call", "unknown-outcome", None),), TRIAGE_FAILS, "keyed", ONE_PROCESS_FAULTS),
+    ("idempotency-keys", (Layer("call", "timeout", 2),), ONE_WRITE, "keyless", Environment()),
+    ("agent-loop", (Layer("call", "error", 3), Layer("turn", "timeout", 2)), ONE_WRITE, "keyed", Environment()),
+    ("idempotency-keys", (ONE_ATTEMPT, Layer("turn", "timeout", 2)), ONE_WRITE, "keyless", Environment()),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("design", "stack", "job", "tracker", "env"), REUSE_CASES)
+def test_a_sweep_from_cuts_and_forks_gives_the_figures_of_replays_from_scratch(
+    design: str, stack: Stack, job: Job, tracker: str, env: Environment
+) -> None:
+    """Depth 2, one process (a one-attempt budget's death included) or two (timeouts): every figure agrees.
+
+    `reuse` replays an extension from where its scenario's replay left it (a fork at the crash,
+    or a cut at a process start), `reuse=False` from an empty world: the tallies, the retries
+    per scope, the worst figures, the point names and the steps must be the same.
+    """
+    policy = replace(PRESETS[design].policy, retries=stack)
+    resumed = sweep(policy, job, tracker, 2, env)
+    scratch = sweep(policy, job, tracker, 2, env, reuse=False)
+    assert resumed.tally(2).scenarios > 0
+    assert resumed == scratch
+    assert (resumed.worst_dups, resumed.worst_calls) == (scratch.worst_dups, scratch.worst_calls)
+
+
+def test_a_retry_world_copy_shares_nothing_mutable() -> None:
+    """RetryWorld.copy and TimeoutWorld's, on the final worlds of one-move scenarios: equal, nothing shared."""
+    budget = keys(replace(ONE_ATTEMPT, attempts=2), RUN2)
+    worlds = [done.world for _, _, done in scenarios(budget, TRIAGE_FAILS, "keyed", 1)]
+    timeouts = keys(Layer("turn", "timeout", 2), Layer("run", "timeout", 2))
+    worlds += [done.world for _, _, done in scenarios(timeouts, ONE_WRITE, "keyed", 1)]
+    assert any(isinstance(world, TimeoutWorld) and world.spent for world in worlds)
+    assert any(isinstance(world, RetryWorld) and world.timed_out for world in worlds)
+    assert any(isinstance(world, RetryWorld) and world.retried for world in worlds)
+    assert all(shares_nothing_mutable(world, world.copy()) for world in worlds)
