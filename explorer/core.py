@@ -56,7 +56,8 @@ class Core(Generic[S]):
     """Nodes (state, crashes, finished) and edges (target, action, counter deltas) as arrays.
 
     `parent[n]` and `choice[n]` record the edge by which the search first reached node n (the
-    root is its own parent). Actions and deltas are columns of numbers into tables of the
+    root is its own parent); `heads[n]` is the first node with n's state or key, n itself when
+    n is the first (explorer/twins.py). Actions and deltas are columns of numbers into tables of the
     distinct values: equal counter increments share one mapping (number 0: no increments).
     """
 
@@ -69,6 +70,7 @@ class Core(Generic[S]):
         "crashes",
         "deltas",
         "finished",
+        "heads",
         "offsets",
         "parent",
         "states",
@@ -82,6 +84,7 @@ class Core(Generic[S]):
         self.finished = bytearray()
         self.parent = array("I")
         self.choice = array("I")
+        self.heads = array("I")
         self.offsets = array("I", [0])
         self.targets = array("I")
         self.actions: Column[Action] = Column([])
@@ -91,14 +94,15 @@ class Core(Generic[S]):
         self._action_values: dict[Action, int] = {}
         self._delta_numbers: dict[tuple[tuple[str, int], ...], int] = {}
 
-    def add_node(self, state: S, crashes: int, finished: bool, parent: int, choice: int) -> int:
-        """Append a node; return its number."""
+    def add_node(self, state: S, crashes: int, finished: bool, parent: int, choice: int, head: int = -1) -> int:
+        """Append a node (its own head unless `head` says which node is); return its number."""
         node = len(self.states)
         self.states.append(state)
         self.crashes.append(crashes)
         self.finished.append(finished)
         self.parent.append(parent)
         self.choice.append(choice)
+        self.heads.append(node if head < 0 else head)
         return node
 
     def add_edge(self, target: int, action: Action, deltas: Mapping[str, int]) -> None:

@@ -16,7 +16,9 @@ by the tree edge, so every path the search hands out (counterexamples, witnesses
 execution of the model; a key that merges only states with the same future gives the same
 scenarios, counters, measures and verdicts as the full graph, on fewer nodes. A node whose
 state (or key) an earlier node has, at another crash count, follows that node's edges
-without keying its successors again (explorer/twins.py): the same graph, for less work.
+without keying its successors again (explorer/twins.py), and a new node such an edge
+reaches keeps no state until one is read (explorer/unstepped.py): the same graph, for less
+work.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from array import array
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from crashsweep.explorer import collector
 from crashsweep.explorer.core import Core, Parents
@@ -44,6 +46,7 @@ from crashsweep.explorer.model import (
     validate_model,
 )
 from crashsweep.explorer.twins import twin_edges
+from crashsweep.explorer.unstepped import UNSTEPPED, StandIns, made, made_all
 
 if TYPE_CHECKING:  # networkx is imported where a graph is built: the row needs only the arrays
     import networkx as nx
@@ -108,7 +111,8 @@ class Exploration(Generic[S]):
 
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
-        """The state graph as networkx (built once, on first use)."""
+        """The state graph as networkx (built once, on first use: every node's state made first)."""
+        made_all(self.core, self.model.step)
         return self.core.graph(self.model.crash_point, summed_counters(self.model.measures))
 
     @property
@@ -122,8 +126,9 @@ class Exploration(Generic[S]):
         return self.core.edges
 
     def state(self, node: int) -> S:
-        """The model state of `node`."""
-        return self.core.states[node]
+        """The model state of `node` (made on first read when the search left it unstepped: explorer/unstepped.py)."""
+        state: S = made(self.core, node, self.model.step)
+        return state
 
     def crashes(self, node: int) -> int:
         """The crashes on the paths that reach `node`."""
@@ -139,7 +144,7 @@ class Exploration(Generic[S]):
 
     def point(self, node: int) -> str | None:
         """The crash point `node`'s state is at, or None."""
-        return self.model.crash_point(self.core.states[node])
+        return self.model.crash_point(self.state(node))
 
     def step(self, node: int, choice: int) -> tuple[Action, int]:
         """The action of `node`'s out-edge `choice`, and the node it leads to (IndexError if none)."""
@@ -194,10 +199,11 @@ def explore(
             )
             for prop in properties
         }
-        arrays = Arrays(core.states, core.crashes, core.finished, core.offsets, core.targets, core.deltas)
+        arrays = Arrays(StandIns(core), core.crashes, core.finished, core.offsets, core.targets, core.deltas)
         try:
             counts = count_arrays(arrays, ROOT, model.measures)
         except CycleFound:
+            made_all(core, model.step)
             raise cycle_error(core.graph(model.crash_point)) from None
         parents = Parents(core, ROOT)
         exploration = Exploration(model, depth, core, ROOT, verdicts, counts, parents, projected)
@@ -237,9 +243,6 @@ class _Search(Generic[S]):
         # holds it once. With one, each node keeps the state that reached it (a real execution).
         self.index: dict[Hashable, int] = {}
         self.same = array("I")
-        # `heads[n]`: the first node with n's state (or key), whose edges n's edges follow
-        # (explorer/twins.py): n's own when n is the first.
-        self.heads = array("I")
         self.most_crashes = 0
         self.add(model.initial(), 0, ROOT, 0)
 
@@ -249,7 +252,6 @@ class _Search(Generic[S]):
         node = self.core.add_node(state, crashes, finished, parent, choice)
         self.index[state if self.key is None else self.key(state)] = node
         self.same.append(0)
-        self.heads.append(node)
         self._check(state, node, finished)
         return node
 
@@ -278,7 +280,9 @@ class _Search(Generic[S]):
         add_parent, add_choice = core.parent.append, core.choice.append  # Core.add_node, inlined
         add_offset = core.offsets.append  # Core.close, inlined
         add_same, probe, key = same.append, index.setdefault, self.key
-        heads, add_head = self.heads, self.heads.append
+        # `heads[n]`: the first node with n's state (or key), whose edges n's edges follow
+        # (explorer/twins.py): n's own when n is the first.
+        heads, add_head = core.heads, core.heads.append
         numbers, delta_numbers, table = core.actions.numbers, core.deltas.numbers, core.actions.table
         # What a node does with the sequence of actions the model returned, kept per sequence
         # (models mostly return a few shared ones): each enabled action with its number in the
@@ -286,8 +290,9 @@ class _Search(Generic[S]):
         plans: tuple[dict[int, _Plan], dict[int, _Plan]] = ({}, {})
         node = 0
         while node < len(states):
-            state, crashes = states[node], all_crashes[node]
-            actions = actions_of(state)
+            state, crashes, head = states[node], all_crashes[node], heads[node]
+            # A node left unstepped (explorer/unstepped.py) enables its head's actions: the same key.
+            actions = actions_of(state if state is not UNSTEPPED else states[head])
             spent = crashes >= depth
             known = plans[spent].get(id(actions))
             if known is None or known[0] is not actions:
@@ -295,19 +300,24 @@ class _Search(Generic[S]):
                 if len(plans[spent]) < _KEPT_FILTERS:  # the entry keeps `actions` alive: its id stays its own
                     plans[spent][id(actions)] = known
             steps = known[1]
+            twins = None if head == node else twin_edges(steps, numbers, offsets[head], offsets[head + 1], table)
+            if state is UNSTEPPED and twins is None and steps:  # its edges do not follow its head's: stepped
+                state = made(core, node, step)
+                steps = _steps(actions_of(state), spent, action_number)
             if finished[node]:
                 if steps:
                     raise ModelDefinitionError(
-                        f"finished state {state!r} enables {steps[0][0]!r}: a finished state ends its scenario"
+                        f"finished state {made(core, node, step)!r} enables {steps[0][0]!r}: "
+                        "a finished state ends its scenario"
                     )
             elif not steps:
                 if not self.live:
-                    raise ModelDefinitionError(f"state {state!r} is neither finished nor has an enabled action")
+                    raise ModelDefinitionError(
+                        f"state {made(core, node, step)!r} is neither finished nor has an enabled action"
+                    )
                 finished[node] = STUCK
                 for name in self.live:
                     self.first.setdefault(name, node)
-            head = heads[node]
-            twins = None if head == node else twin_edges(steps, numbers, offsets[head], offsets[head + 1], table)
             for choice, (action, number, move) in enumerate(steps):
                 after_crashes = crashes + 1 if move else crashes
                 fresh = len(states)
@@ -333,10 +343,12 @@ class _Search(Generic[S]):
                 if target == fresh:
                     if target >= limit:
                         raise StateLimitExceeded(limit, target, core.edges, self.most_crashes)
-                    if after is None:  # a new node by a twin's edge: its state is this node's own step
-                        after, deltas = step(state, action)
-                        deltas_number = delta_number(deltas) if deltas else 0
-                    done = is_finished(after)
+                    if after is None:
+                        # A new node by a twin's edge: its state is this node's own step, made when
+                        # first read; its key is `first`'s, so is whether it is finished.
+                        after, done = _LEFT_UNSTEPPED, finished[first] == 1
+                    else:
+                        done = is_finished(after)
                     add_state(after)
                     add_crashes(after_crashes)
                     add_finished(done)
@@ -359,6 +371,8 @@ class _Search(Generic[S]):
             node += 1
 
 
+_LEFT_UNSTEPPED: Any = UNSTEPPED
+"""`UNSTEPPED` where the search keeps a state (core.states holds it in a node's place)."""
 _KEPT_FILTERS = 256
 """How many of the model's action sequences keep their plan (a bound, never a change of result)."""
 _Check = tuple[str, Callable[[S], bool], bool]

@@ -5,12 +5,13 @@ chains) have the same future: a key is a bisimulation (explorer/model.py), so fr
 action leads to twin states (equal keys) by equal counter increments. The search expands
 nodes in the order it numbers them, so a node's first twin (its head) has been expanded
 before it, and each of the node's edges can take its target's key and its counters from the
-head's edge with the same action: the node's own step is taken only when that edge ends at a
-new node, whose state must be the real successor of the node's own (every path the search
-hands out is a real execution). What is saved is the key and the probe of the index on every
-edge of a later twin, and its step where the target was already found: the same nodes,
-edges and counters as stepping every edge. A new node that is a later twin is not checked
-either: the key keeps what properties read, so it settles nothing its head left open.
+head's edge with the same action. Where that edge ends at a new node, the node's state must
+be the real successor of the twin's own (every path the search hands out is a real
+execution): it is made when first read (explorer/unstepped.py), its actions and finished
+flag being its head's meanwhile. What is saved is the key and the probe of the index on
+every edge of a later twin, and its step: the same nodes, edges and counters as stepping
+every edge. A new node that is a later twin is not checked either: the key keeps what
+properties read, so it settles nothing its head left open.
 
 A later twin with no moves left (its crash count is the depth) enables the head's actions
 less the moves; one with moves left whose head has none enables more than the head's edges

@@ -16,6 +16,7 @@ from typing import Any
 from crashsweep.explorer.counting import CycleFound
 from crashsweep.explorer.model import Summed
 from crashsweep.explorer.search import Exploration
+from crashsweep.explorer.unstepped import stand_in
 
 
 def most(exploration: Exploration[Any], counter: str | None = None, measure: Callable[[Any], int] | None = None) -> int:
@@ -46,7 +47,7 @@ def most(exploration: Exploration[Any], counter: str | None = None, measure: Cal
         done += 1
         here = best[node]
         if here is not None and finished[node]:
-            total = here + (measure(core.states[node]) if measure is not None else 0)
+            total = here + (measure(stand_in(core, node)) if measure is not None else 0)
             worst = total if worst is None else max(worst, total)
         for edge in core.out_edges(node):
             target = targets[edge]

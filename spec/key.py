@@ -18,7 +18,11 @@ Keys are built incrementally, so a step costs the same at any length of the job:
 - the turns before the last are a `Chain` folded from the snapshot's predecessor
   (`Snapshot._from`); equal sequences folded from the same chain are one object;
 - the tracker's pairs, calls and keys are `Members`, folded along its logs, remembered per
-  log cell (spec/keytracker.py, spec/keyparts.py).
+  log cell (spec/keytracker.py, spec/keyparts.py);
+- a program's shape is made and hashed once per shared program (spec/keyprograms.py);
+- the key is one flat tuple of these parts (a probe hashes it once, and compares parts that
+  are mostly the same objects), and a world with no process, whose parts are those of a key
+  made before (the crashes along a stretch that changes neither disk nor tracker), gets that key.
 The tables that share these parts belong to one `WorldKeys`, which a search holds while it
 runs: nothing of a finished search stays behind. Sharing only saves time: equality is exact
 whatever was shared.
@@ -28,15 +32,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable
+from operator import itemgetter
 from typing import Any
 
+from crashsweep.spec import keyprograms
 from crashsweep.spec.cells import unroll
-from crashsweep.spec.keyparts import LIMIT, ByIdentity, Chain, Members, shared
+from crashsweep.spec.keyparts import LIMIT, ByIdentity, Chain, Hashed, Members, shared
+from crashsweep.spec.keyprograms import Program
 from crashsweep.spec.keytracker import TrackerKeys
 from crashsweep.spec.memory import Cells, Snapshot, Turn
-from crashsweep.spec.ops import CHECKPOINT, LOCK, CallModel, FsyncDir, FsyncTmp, Op, Ops, Rename, Store, WriteTmp
+from crashsweep.spec.ops import Ops
 from crashsweep.spec.running import Process
-from crashsweep.spec.world import NO_SECOND, Checkpoint, World
+from crashsweep.spec.world import NO_SECOND, Checkpoint, LockFile, Second, World
 
 __all__ = ["Chain", "Members", "WorldKeys", "world_key"]
 
@@ -45,17 +52,8 @@ _STARTED, _UNSTARTED = "some run ID handed out", "no run ID handed out"
 _RUN_ID = re.compile(r"\brun-([1-9][0-9]*)\b")
 """A run ID as the model makes them (spec/process.py: run-1, run-2, ... in the order handed out)."""
 _RUN_NUMBER = re.compile(r"run-([1-9][0-9]*)")
-_Program = tuple[Ops, bool, bool]
-"""A program's shape, and whether it reads the checkpoint's, and the lock's, temp file before writing it."""
-
-
-def _op_shape(op: Op) -> Op:
-    """The instruction with a Store's answer left out (nested ones too)."""
-    if isinstance(op, Store):
-        return Store(op.call, "", op.again)
-    if isinstance(op, CallModel):
-        return CallModel(tuple(map(_op_shape, op.after_reply)), tuple(map(_op_shape, op.after_final)))
-    return op
+_CALL = itemgetter(0)
+"""A result's call (a turn's results are (call, answer) pairs)."""
 
 
 def world_key(world: World, names: Iterable[str] = ()) -> Hashable:
@@ -76,6 +74,7 @@ class WorldKeys:
         "_aging",
         "_chains",
         "_checkpoints",
+        "_idle",
         "_members",
         "_numbers",
         "_prefixes",
@@ -103,12 +102,14 @@ class WorldKeys:
         """A snapshot -> its shape (its run left out): a checkpoint's lasts many steps."""
         self._checkpoints: ByIdentity[Checkpoint, Hashable] = ByIdentity()
         """A checkpoint -> its shape: a disk lasts from one save to the next."""
-        self._programs: ByIdentity[Ops, _Program] = ByIdentity()
+        self._programs: ByIdentity[Ops, Program] = ByIdentity()
         """A (shared) program -> its shape, and whether it reads a temp file before it writes it."""
         self._slots: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         """(count of runs, the places' runs, a cut's runs) -> the age of each place's run."""
         self._struck: ByIdentity[tuple[str, ...], tuple[int, tuple[str, ...] | None]] = ByIdentity()
         """`World.struck` -> (the count of runs, its entries with each run ID named by its age, or None)."""
+        self._idle: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        """A world with no process, by its parts' identities and its counts -> (those parts, its key)."""
 
     def __call__(self, world: World) -> Hashable:
         """What of `world` its future can observe (SEMANTICS.md section 11): worlds with equal keys are one node.
@@ -117,29 +118,62 @@ class WorldKeys:
         the running process's program is looked up once for both its shape and its temp files.
         """
         second, process, checkpoint, lock = world.second, world.process, world.checkpoint, world.lock
+        ident: tuple[int, ...] = ()
+        if process is None:
+            # A world with no process (a crash's, mostly: crashes along a stretch that changes
+            # neither disk nor tracker leave equal worlds): its key, by its parts' identities.
+            tracker, struck = world.tracker, world.struck
+            ident = (id(checkpoint), id(tracker), id(lock), id(struck), id(second), world.runs, world.finished)
+            idle = self._idle.get(ident)
+            if (
+                idle is not None
+                and idle[0] is checkpoint
+                and idle[1] is tracker
+                and idle[2] is lock
+                and idle[3] is struck
+                and idle[4] is second
+                and idle[5] == world.replies
+            ):
+                known: Hashable = idle[6]
+                return known
+        found = self._key(world, second, process, checkpoint, lock)
+        if ident:
+            if len(self._idle) >= LIMIT:
+                self._idle.clear()
+            self._idle[ident] = (checkpoint, world.tracker, lock, world.struck, second, world.replies, found)
+        return found
+
+    def _key(
+        self, world: World, second: Second, process: Process | None, checkpoint: Checkpoint, lock: LockFile
+    ) -> Hashable:
+        """The key of `world`, whose parts the caller read: one flat tuple of the parts' shapes.
+
+        (committed file, temp file, torn, what a cut would leave, tracker, memory, program, point,
+        finished, runs handed out, the places' runs, struck, replies, a second process). A part
+        that is absent is None in every place it has (a process's memory never is).
+        """
         other = None
         others: Hashable = None
         if second is not NO_SECOND and second != NO_SECOND:
             other = second.other
             others = (self.process(other), second.woken, second.token, second.other_token, second.fence)
-        program: _Program | None = None
-        process_shape: Hashable = None
-        memory_run = None
+        snapshots = self._snapshots.table
+        program: Program | None = None
+        snapshot: Hashable = None
+        program_shape: Hashed | None = None
+        point = memory_run = None
         if process is not None:
             pending, memory = process.pending, process.memory
             known_program = self._programs.table.get(id(pending))
-            program = known_program[1] if known_program is not None and known_program[0] is pending else None
-            if program is None:
-                program = self._program(pending)
-            known_memory = self._snapshots.table.get(id(memory))
-            snapshot = known_memory[1] if known_memory is not None and known_memory[0] is memory else None
-            if snapshot is None:
-                snapshot = self.snapshot(memory)
-            process_shape = (snapshot, program[0], process.point)
-            memory_run = memory.run
-        committed, cut = checkpoint.committed, checkpoint.at_cut
+            if known_program is not None and known_program[0] is pending:
+                program = known_program[1]
+            else:
+                program = self._program(pending, process._pending_hash)
+            known = snapshots.get(id(memory))
+            snapshot = known[1] if known is not None and known[0] is memory else self.snapshot(memory)
+            program_shape, point, memory_run = program[0], process.point, memory.run
+        committed, tmp, cut = checkpoint.committed, checkpoint.tmp, checkpoint.at_cut
         holder, lock_tmp = lock.holder, lock.tmp
-        tmp = checkpoint.tmp
         if cut is None and (tmp is not None or lock_tmp is not None):
             # A temp file no living process reads before it writes it again is left out (rule 4).
             reads_tmp = reads_lock = False
@@ -150,29 +184,53 @@ class WorldKeys:
                 reads_tmp, reads_lock = reads_tmp or reads, reads_lock or reads_its_lock
             tmp = tmp if reads_tmp else None
             lock_tmp = lock_tmp if reads_lock else None
-        committed_run = None if committed is None else committed.run
-        tmp_run = None if tmp is None else tmp.run
+        committed_shape: Hashable = None
+        committed_run = tmp_run = None
+        if committed is not None:
+            known = snapshots.get(id(committed))
+            committed_shape = known[1] if known is not None and known[0] is committed else self.snapshot(committed)
+            committed_run = committed.run
+        tmp_shape = None if tmp is None else self.snapshot(tmp)
+        if tmp is not None:
+            tmp_run = tmp.run
+        cut_shape = cut_runs = None
+        if cut is not None:
+            cut_shape, cut_runs = self.checkpoint(cut), _disk_runs(cut)
         other_run = None if other is None else other.memory.run
-        cut_runs = None if cut is None else _disk_runs(cut)
         tracker = world.tracker
         entry = self._trackers._tracked.get(id(tracker))
         if entry is None or entry[0] is not tracker:
             entry = self._trackers.entry(tracker)
         struck: tuple[str, ...] = world.struck
         handed: Hashable = world.runs
-        aged = self._aged(world, (memory_run, committed_run, tmp_run, other_run, holder, lock_tmp), cut_runs, entry)
+        runs = (memory_run, committed_run, tmp_run, other_run, holder, lock_tmp)
+        known_places = self._slots.get((handed, runs, cut_runs)) if self._aging else None
+        if known_places is not None and not struck and entry[2] == handed:  # `_aged`'s common path: all known
+            aged: tuple[Hashable, tuple[Any, ...], tuple[str, ...]] | None = (entry[3], known_places, struck)
+        else:
+            aged = self._aged(world, runs, cut_runs, entry)
         if aged is None:  # an ID of another form: every run ID kept, and their count
             shape: Hashable = self._trackers.exact(entry)
             places: Hashable = (memory_run, committed_run, tmp_run, cut_runs, other_run, holder, lock_tmp)
         else:
             shape, places, struck = aged
             handed = _STARTED if world.runs else _UNSTARTED
-        if tmp is not checkpoint.tmp:
-            disk: Hashable = (self.snapshot(committed), None, checkpoint.torn, None)
-        else:
-            known = self._checkpoints.table.get(id(checkpoint))
-            disk = known[1] if known is not None and known[0] is checkpoint else self.checkpoint(checkpoint)
-        return (disk, shape, process_shape, world.finished, handed, places, struck, world.replies, others)
+        return (
+            committed_shape,
+            tmp_shape,
+            checkpoint.torn,
+            cut_shape,
+            shape,
+            snapshot,
+            program_shape,
+            point,
+            world.finished,
+            handed,
+            places,
+            struck,
+            world.replies,
+            others,
+        )
 
     def _aged(
         self, world: World, runs: tuple[str | None, ...], cut_runs: tuple[str | None, ...] | None, entry: list[Any]
@@ -262,7 +320,7 @@ class WorldKeys:
 
     def turn(self, turn: Turn) -> tuple[Any, ...]:
         """The turn with its answers left out: which calls have a result, and the rest as it is."""
-        calls = tuple(call for call, _ in turn.results)
+        calls = tuple(map(_CALL, turn.results))
         shape: tuple[Any, ...] = (
             turn.index,
             calls,
@@ -321,28 +379,37 @@ class WorldKeys:
         """The snapshot with its answers and its run left out (None for no snapshot; the run is a slot of the key)."""
         if snapshot is None:
             return None
-        known = self._snapshots.find(snapshot)
-        if known is not None:
+        table = self._snapshots.table
+        known = table.get(id(snapshot))
+        if known is not None and known[0] is snapshot:
             return known[1]
+        prefix = snapshot._prefix
+        found = self._prefixes.table.get(id(prefix))  # `prefix`'s common path: its turns' chain is known
+        chain = found[1] if found is not None and found[0] is prefix else self.prefix(snapshot)
         last = snapshot._last
-        shape = (snapshot.done, self.prefix(snapshot), None if last is None else self.turn(last))
-        self._snapshots.keep(snapshot, shape)
+        shape = (snapshot.done, chain, None if last is None else self.turn(last))
+        if len(table) >= LIMIT:
+            table.clear()
+        table[id(snapshot)] = (snapshot, shape)
         return shape
 
     # --- instructions still to run: a Store's answer left out ---
 
     def program(self, program: Ops) -> Ops:
         """The program with every Store's answer left out (nested ones too)."""
-        return self._program(program)[0]
+        return self._program(program)[0].items
 
-    def _program(self, program: Ops) -> _Program:
-        """The program's shape, and whether it reads the checkpoint's, and the lock's, temp file before writing it."""
+    def _program(self, program: Ops, hashed: int | None = None) -> Program:
+        """The program's shape (hashed once), and whether it reads the checkpoint's, and the lock's, temp file first.
+
+        `hashed` is hash(program) when the caller has it (a process keeps its program's).
+        """
         known = self._programs.table.get(id(program))
         if known is not None and known[0] is program:
             return known[1]
-        entry = (tuple(_op_shape(op) for op in program), _reads_tmp(program, CHECKPOINT), _reads_tmp(program, LOCK))
-        self._programs.keep(program, entry)
-        return entry
+        found = keyprograms.entry(program, hashed)
+        self._programs.keep(program, found)
+        return found
 
     def process(self, process: Process | None) -> Hashable:
         """The process with its answers and its run left out (None for no process)."""
@@ -370,35 +437,6 @@ class WorldKeys:
         )
         self._checkpoints.keep(checkpoint, shape)
         return shape
-
-
-def _reads_tmp(ops: Ops, file: str) -> bool:
-    """Whether running `ops` may read `file`'s temp file before writing it (a rename or an fsync first).
-
-    A save writes its temp file, then renames it (spec/save.py, the one maker of saves), and a
-    design's plan returns whole saves: what follows `ops` writes before it reads. A model call
-    goes on with one of two programs: the temp file is read if either reads it first.
-    """
-    found = _first_use(ops, file)
-    return bool(found)
-
-
-def _first_use(ops: Ops, file: str) -> bool | None:
-    """True if `ops` read `file`'s temp file before writing it, False if they write it first, None if neither."""
-    for op in ops:
-        if isinstance(op, WriteTmp) and op.file == file:
-            return False
-        if isinstance(op, Rename) and op.file == file:
-            return True
-        if file == CHECKPOINT and isinstance(op, FsyncTmp | FsyncDir):
-            return True
-        if isinstance(op, CallModel):
-            after_reply, after_final = _first_use(op.after_reply, file), _first_use(op.after_final, file)
-            if after_reply or after_final:
-                return True
-            if after_reply is False and after_final is False:
-                return False
-    return None
 
 
 def _disk_runs(checkpoint: Checkpoint) -> tuple[str | None, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["LIMIT", "ByIdentity", "Chain", "Members", "fold", "shared"]
+__all__ = ["LIMIT", "ByIdentity", "Chain", "Hashed", "Members", "fold", "shared"]
 
 LIMIT = 1 << 18
 """Entries a table keeps before it starts afresh: sharing saves time, it never changes a key."""
@@ -117,6 +117,30 @@ class Members:
 
     def __hash__(self) -> int:
         return hash((self.size, self.fold))
+
+
+class Hashed:
+    """A tuple hashed once, when made: a part of many keys (a program's shape), hashed at every probe of one.
+
+    A tuple hashes its items again each time it is hashed (an instruction's hash is a call);
+    this keeps the hash. Equal to a Hashed of an equal tuple, the hashes compared first.
+    """
+
+    __slots__ = ("_hash", "items")
+
+    def __init__(self, items: tuple[Any, ...], hashed: int | None = None) -> None:
+        self.items = items
+        self._hash = hash(items) if hashed is None else hashed  # `hashed`: the caller's hash(items), kept
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Hashed):
+            return NotImplemented
+        return self._hash == other._hash and self.items == other.items
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 class _Cell(Protocol):

@@ -52,6 +52,7 @@ from crashsweep.spec.retries import failed_for_good
 from crashsweep.spec.running import make_process_at
 from crashsweep.spec.tracker import READ_ANSWER, apply_write
 from crashsweep.spec.world import (
+    NO_SECOND,
     Checkpoint,
     LockFile,
     Process,
@@ -145,51 +146,86 @@ def _run(
 ) -> tuple[World, Counters]:
     counters: Counters = {}
     at = 0  # the next instruction is pending[at]: the tuple is sliced only where the process stops
+    # A save's checkpoint under crashes alone, kept here until the next stop or other instruction
+    # makes the world with it (one world a stretch, not one a save step): `_execute`'s own steps.
+    disk: Checkpoint | None = None
+    plain_disk = durability.POWER_LOSS not in env.faults
     while True:
         if at == len(pending):
-            pending, at = design.plan(memory, env), 0
-            if design.fsync != "none":
-                pending = durability.with_fsyncs(pending, design.fsync)
-            if not pending:
-                raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
+            pending, at = _planned(memory, env, design), 0
         op = pending[at]
         at += 1
-        if isinstance(op, Point):  # the most frequent instruction first (the classes are disjoint)
-            process = make_process_at(memory, pending, at, op.name)
-            w = world
-            after = make_world(
-                w.checkpoint, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second
-            )
+        if isinstance(op, Point):  # the most frequent instruction first
+            process, w = make_process_at(memory, pending, at, op.name), world
+            disk = w.checkpoint if disk is None else disk
+            after = make_world(disk, w.tracker, process, w.finished, w.runs, w.lock, w.struck, w.replies, w.second)
             return after, counters
-        if isinstance(op, Stuck):
-            # The process can never go on (spec/CONVERSATIONS.md 4): it stays here, offering no move.
-            return _world(world, process=make_process(memory, (op,), op.why)), counters
-        if isinstance(op, Replan):
-            pending, at = (), 0
-            continue
-        if env.faults and not resumed:
-            pause = _pauses_at(op, env)
-            if pause is not None:
-                return _world(world, process=make_process(memory, (pause, *pending[at - 1 :]), pause.name)), counters
-        resumed = False
-        if isinstance(op, Exit):
-            # A Stop (refused, fenced, a failed rename) ends the process, not the run.
-            return _world(world, process=None, finished=not isinstance(op, Stop)), counters
-        if isinstance(op, Failed):
-            # A retry layer may catch the error (spec/RETRIES.md); else it abandons the rest of
-            # this attempt (its result save): the loop body runs again and decides, from memory,
-            # what a failed call calls for.
-            retried = retrying.caught(world, memory, op, pending[at:], env, design, counters)
-            if retried is not None:
-                world, memory, pending = retried
-                at = 0
+        if isinstance(op, _SAVES) and plain_disk and op.file == CHECKPOINT and world.second is NO_SECOND:
+            now = world.checkpoint if disk is None else disk
+            if isinstance(op, WriteTmp):
+                disk, resumed = make_checkpoint(now.committed, memory), False
                 continue
-            assert memory.last is not None
-            memory, pending, at = memory.with_last(memory.last.with_failure(op.call)), (), 0
-            continue
+            if now.tmp is not None:  # else another process renamed it first: `_execute` stops this one
+                disk, resumed = make_checkpoint(now.tmp, None), False
+                continue
+        if disk is not None:
+            world, disk = _world(world, checkpoint=disk), None
+        if type(op) in _CONTROL:  # the instructions' classes are final but Stop (an Exit)
+            if isinstance(op, Stuck):
+                # The process can never go on (spec/CONVERSATIONS.md 4): it stays here, offering no move.
+                return _world(world, process=make_process(memory, (op,), op.why)), counters
+            if isinstance(op, Replan):
+                pending, at = (), 0
+                continue
+            if env.faults and not resumed:
+                pause = _pauses_at(op, env)
+                if pause is not None:
+                    paused_at = make_process(memory, (pause, *pending[at - 1 :]), pause.name)
+                    return _world(world, process=paused_at), counters
+            if isinstance(op, Exit):
+                # A Stop (refused, fenced, a failed rename) ends the process, not the run.
+                return _world(world, process=None, finished=not isinstance(op, Stop)), counters
+            if isinstance(op, Failed):
+                world, memory, pending = _failed(op, world, memory, pending[at:], env, design, counters)
+                at, resumed = 0, False
+                continue
+        resumed = False
         world, memory, follow = _execute(op, world, memory, env, counters, design)
         if follow:
             pending, at = follow + pending[at:], 0
+
+
+def _failed(
+    op: Failed, world: World, memory: Snapshot, rest: Ops, env: Env, design: Design, counters: Counters
+) -> tuple[World, Snapshot, Ops]:
+    """The world, memory and instructions after a tool's failure.
+
+    A retry layer may catch the error (spec/RETRIES.md); else the process abandons the rest of
+    this attempt (its result save): the loop body runs again and decides, from memory, what a
+    failed call calls for.
+    """
+    retried = retrying.caught(world, memory, op, rest, env, design, counters)
+    if retried is not None:
+        return retried
+    assert memory.last is not None
+    return world, memory.with_last(memory.last.with_failure(op.call)), ()
+
+
+def _planned(memory: Snapshot, env: Env, design: Design) -> Ops:
+    """The loop body's next instructions (with the design's fsync steps)."""
+    pending = design.plan(memory, env)
+    if design.fsync != "none":
+        pending = durability.with_fsyncs(pending, design.fsync)
+    if not pending:
+        raise RuntimeError(f"design {design.name!r}: plan returned no instructions")
+    return pending
+
+
+_SAVES = (WriteTmp, Rename)
+"""A save's two steps (a tuple, not `WriteTmp | Rename`: that union would be made at each test)."""
+_CONTROL = frozenset({Stuck, Replan, Exit, Stop, Failed, AskPerson})
+"""The instructions `_run` handles itself besides a point and a save's steps, and AskPerson (a fault
+may pause before it): the others go to `_execute` at once."""
 
 
 def _world(

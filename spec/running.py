@@ -54,48 +54,70 @@ class Process:
         return hash((self.memory._hash, self._pending_hash, self.point))
 
 
-_PROGRAMS: dict[Ops, tuple[Ops, int]] = {}
+_BY_IDS: dict[tuple[int, ...], tuple[Ops, Ops, int]] = {}
+"""The ids of a program's instructions -> (that program, the shared program equal to it, its hash)."""
+_BY_HASH: dict[int, Ops] = {}
+"""A program's hash -> the shared program of that hash (the first one met)."""
 _SHARED: dict[int, Ops] = {}
-"""id -> program, for the programs in `_PROGRAMS` (which keeps them alive)."""
+"""id -> program, for the shared programs (which `_BY_IDS` keeps alive)."""
 _NAMES: dict[str, str] = {}
 _SHARED_LIMIT = 1 << 18
 """Entries kept before the tables start afresh: sharing saves memory, it never changes a value."""
 
 
 def _shared_program(pending: Ops) -> tuple[Ops, int]:
-    """The shared tuple equal to `pending`, and its hash."""
-    known = _PROGRAMS.get(pending)
-    if known is None:
-        if len(_PROGRAMS) >= _SHARED_LIMIT:
-            _PROGRAMS.clear()
-            _SHARED.clear()
-        known = _PROGRAMS[pending] = (pending, hash(pending))
+    """The shared tuple equal to `pending`, and its hash.
+
+    Found by its instructions' identities first: equal programs are mostly made of the very
+    same instruction objects (the saves' and the interpreter's are made once), and a tuple
+    of ids hashes without a call per instruction. A program of other objects is found by its
+    value. An entry keeps its program alive, so the ids it is found by stay its instructions'.
+    """
+    ids = tuple(map(id, pending))
+    known = _BY_IDS.get(ids)
+    if known is not None:
+        return known[1], known[2]
+    if len(_BY_IDS) >= _SHARED_LIMIT:
+        _forget()
+    hashed = hash(pending)
+    shared = _BY_HASH.get(hashed)
+    if shared is None or shared != pending:  # new (or another program of the same hash: this one stands alone)
+        shared = pending
+        _BY_HASH.setdefault(hashed, pending)
         _SHARED[id(pending)] = pending
-    return known
+    _BY_IDS[ids] = (pending, shared, hashed)
+    return shared, hashed
 
 
-_SUFFIXES: dict[tuple[int, int], tuple[Ops, Ops, int]] = {}
-"""(id of a program, start) -> (the program, its shared suffix from start, the suffix's hash)."""
+def _forget() -> None:
+    """Start the tables of programs afresh (past their bound: equal programs made after are other tuples)."""
+    _BY_IDS.clear()
+    _BY_HASH.clear()
+    _SHARED.clear()
+    _SUFFIXES.clear()
 
 
-def _shared_suffix(program: Ops, start: int) -> tuple[Ops, int]:
-    """The shared tuple equal to `program[start:]`, and its hash.
+_SUFFIXES: dict[tuple[int, int], tuple[Ops, Ops, int, str]] = {}
+"""(id of a program, start) -> (the program, its shared suffix from start, the suffix's hash, the point's name)."""
+
+
+def _shared_suffix(program: Ops, start: int, point: str) -> tuple[Ops, int, str]:
+    """The shared tuple equal to `program[start:]`, its hash, and the shared string equal to `point`.
 
     A process that goes on from a crash point mostly stops again at a later point of the same
     shared program: its rest is then found by the program's identity, without slicing and
-    hashing it again. An entry keeps its program alive, so an id in the table is never
-    another tuple's; the table starts afresh with the programs' table.
+    hashing it again, with the name of the point it stops at (the one the program's
+    instruction before `start` names). An entry keeps its program alive, so an id in the
+    table is never another tuple's; the table starts afresh with the programs' table.
     """
+    name = _NAMES.get(point) or _shared_name(point)
     if _SHARED.get(id(program)) is not program:  # a fresh tuple: shared from here on
-        return _shared_program(program[start:])
-    known = _SUFFIXES.get((id(program), start))
-    if known is not None and known[0] is program:
-        return known[1], known[2]
+        return (*_shared_program(program[start:]), name)
     suffix, hashed = _shared_program(program[start:])
     if len(_SUFFIXES) >= _SHARED_LIMIT:
         _SUFFIXES.clear()
-    _SUFFIXES[id(program), start] = (program, suffix, hashed)
-    return suffix, hashed
+    _SUFFIXES[id(program), start] = (program, suffix, hashed, name)
+    return suffix, hashed, name
 
 
 def _shared_name(name: str) -> str:
@@ -109,7 +131,20 @@ def _shared_name(name: str) -> str:
 
 
 _new = object.__new__
-_PROCESS_SLOTS = tuple(getattr(Process, name).__set__ for name in ("memory", "pending", "point", "_pending_hash"))
+
+
+class _ProcessLayout:
+    """Process's layout without its frozen __setattr__: filled, then made a Process (as spec/world.py's makers)."""
+
+    __slots__ = ("_pending_hash", "memory", "pending", "point")
+    memory: Snapshot
+    pending: Ops
+    point: str
+    _pending_hash: int
+
+
+if sorted(Process.__slots__) != sorted(_ProcessLayout.__slots__):  # a field added to one and not the other
+    raise TypeError(f"_ProcessLayout must have Process's slots: {Process.__slots__}")
 
 
 def stuck_why(process: Process | None) -> str | None:
@@ -121,29 +156,32 @@ def stuck_why(process: Process | None) -> str | None:
 
 def make_process(memory: Snapshot, pending: Ops, point: str) -> Process:
     """Process(memory, pending, point), made fast."""
-    return _made(memory, *_shared_program(pending), point)
+    return _made(memory, *_shared_program(pending), _shared_name(point))
 
 
 def make_process_at(memory: Snapshot, program: Ops, start: int, point: str) -> Process:
     """make_process(memory, program[start:], point), faster when `program` is shared (see `_shared_suffix`)."""
     # `_shared_suffix`'s and `_made`'s common path, inlined: the interpreter calls this once a step.
-    known = _SUFFIXES.get((id(program), start)) if _SHARED.get(id(program)) is program else None
+    # An entry whose program is this one was made for a shared program, and holds it alive.
+    known = _SUFFIXES.get((id(program), start))
     if known is None or known[0] is not program:
-        return _made(memory, *_shared_suffix(program, start), point)
-    process = _new(Process)
-    s_memory, s_pending, s_point, s_pending_hash = _PROCESS_SLOTS
-    s_memory(process, memory)
-    s_pending(process, known[1])
-    s_point(process, _NAMES.get(point) or _shared_name(point))
-    s_pending_hash(process, known[2])
-    return process
+        return _made(memory, *_shared_suffix(program, start, point))
+    _, pending, hashed, name = known
+    process = _new(_ProcessLayout)
+    process.memory = memory
+    process.pending = pending
+    process.point = name if name == point else _shared_name(point)  # equal strings: compared by identity first
+    process._pending_hash = hashed
+    process.__class__ = Process  # type: ignore[assignment]  # the same layout: frozen from here on
+    return process  # type: ignore[return-value]
 
 
 def _made(memory: Snapshot, pending: Ops, hashed: int, point: str) -> Process:
-    process = _new(Process)
-    s_memory, s_pending, s_point, s_pending_hash = _PROCESS_SLOTS
-    s_memory(process, memory)
-    s_pending(process, pending)
-    s_point(process, _shared_name(point))
-    s_pending_hash(process, hashed)
-    return process
+    """A Process of a shared program, its hash and a shared point name, made fast."""
+    process = _new(_ProcessLayout)
+    process.memory = memory
+    process.pending = pending
+    process.point = point
+    process._pending_hash = hashed
+    process.__class__ = Process  # type: ignore[assignment]  # the same layout: frozen from here on
+    return process  # type: ignore[return-value]

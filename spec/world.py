@@ -204,15 +204,44 @@ class World:
 
 
 # Fast constructors. A frozen dataclass's __init__ sets each field through object.__setattr__,
-# several times slower than the slots' own descriptors; the interpreter makes a world or two
-# per step, so it uses these (spec/memory.py has a turn's). Each gives a value equal to (and
-# hashed like) the constructor's.
+# several times slower than plain attribute stores; the interpreter makes a world or two per
+# step, so it uses these (spec/memory.py has a turn's). Each fills an object of a class with
+# the very same slots on the same base and no frozen __setattr__ (plain stores, the fastest
+# Python has), then makes it the frozen class: Python lets an object change its class to one
+# of the same layout (a class lays its slots out in the order of their names, and checks the
+# two layouts at each change). Each gives a value equal to (and hashed like) the
+# constructor's, of that type, frozen from then on.
 _new = object.__new__
-_WORLD_SLOTS = tuple(
-    getattr(World, name).__set__
-    for name in ("checkpoint", "tracker", "process", "finished", "runs", "lock", "struck", "replies", "second")
-)
-_CHECKPOINT_SLOTS = tuple(getattr(Checkpoint, name).__set__ for name in ("committed", "tmp", "torn", "at_cut"))
+
+
+class _WorldLayout:
+    """World's layout without its frozen __setattr__: `make_world` fills one, then makes it a World."""
+
+    __slots__ = ("checkpoint", "finished", "lock", "process", "replies", "runs", "second", "struck", "tracker")
+    checkpoint: Checkpoint
+    tracker: Tracker
+    process: Process | None
+    finished: bool
+    runs: int
+    lock: LockFile
+    struck: tuple[str, ...]
+    replies: int
+    second: Second
+
+
+class _CheckpointLayout:
+    """Checkpoint's layout without its frozen __setattr__ (see `_WorldLayout`)."""
+
+    __slots__ = ("at_cut", "committed", "tmp", "torn")
+    committed: Snapshot | None
+    tmp: Snapshot | None
+    torn: bool
+    at_cut: Checkpoint | None
+
+
+for _frozen, _layout in ((World, _WorldLayout), (Checkpoint, _CheckpointLayout)):
+    if sorted(_frozen.__slots__) != sorted(_layout.__slots__):  # a field added to one and not the other
+        raise TypeError(f"{_layout.__name__} must have {_frozen.__name__}'s slots: {_frozen.__slots__}")
 
 
 def make_world(
@@ -227,28 +256,28 @@ def make_world(
     second: Second = NO_SECOND,
 ) -> World:
     """World(checkpoint, tracker, process, finished, runs, lock, struck, replies, second), made fast."""
-    world = _new(World)
-    s_checkpoint, s_tracker, s_process, s_finished, s_runs, s_lock, s_struck, s_replies, s_second = _WORLD_SLOTS
-    s_checkpoint(world, checkpoint)
-    s_tracker(world, tracker)
-    s_process(world, process)
-    s_finished(world, finished)
-    s_runs(world, runs)
-    s_lock(world, lock)
-    s_struck(world, struck)
-    s_replies(world, replies)
-    s_second(world, second)
-    return world
+    world = _new(_WorldLayout)
+    world.checkpoint = checkpoint
+    world.tracker = tracker
+    world.process = process
+    world.finished = finished
+    world.runs = runs
+    world.lock = lock
+    world.struck = struck
+    world.replies = replies
+    world.second = second
+    world.__class__ = World  # type: ignore[assignment]  # the same layout: frozen from here on
+    return world  # type: ignore[return-value]
 
 
 def make_checkpoint(
     committed: Snapshot | None, tmp: Snapshot | None, *, torn: bool = False, at_cut: Checkpoint | None = None
 ) -> Checkpoint:
     """Checkpoint(committed, tmp, torn, at_cut), made fast."""
-    checkpoint = _new(Checkpoint)
-    s_committed, s_tmp, s_torn, s_at_cut = _CHECKPOINT_SLOTS
-    s_committed(checkpoint, committed)
-    s_tmp(checkpoint, tmp)
-    s_torn(checkpoint, torn)
-    s_at_cut(checkpoint, at_cut)
-    return checkpoint
+    checkpoint = _new(_CheckpointLayout)
+    checkpoint.committed = committed
+    checkpoint.tmp = tmp
+    checkpoint.torn = torn
+    checkpoint.at_cut = at_cut
+    checkpoint.__class__ = Checkpoint  # type: ignore[assignment]  # the same layout: frozen from here on
+    return checkpoint  # type: ignore[return-value]

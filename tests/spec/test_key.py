@@ -17,7 +17,8 @@ from crashsweep.explorer.path import replay, shortest_path
 from crashsweep.explorer.search import Exploration, explore
 from crashsweep.spec.faults import FAULTS
 from crashsweep.spec.job import Call, Job, load_job
-from crashsweep.spec.key import Chain, Members, world_key
+from crashsweep.spec.key import Chain, Members, WorldKeys, world_key
+from crashsweep.spec.keyparts import Hashed
 from crashsweep.spec.memory import Snapshot, Turn
 from crashsweep.spec.records import Record, Tracker
 from crashsweep.spec.tracker import KEYED, TRACKERS
@@ -179,3 +180,25 @@ def test_a_temp_file_no_one_reads_first_is_left_out() -> None:
     assert world.checkpoint.tmp is not None
     renamed_early = World(Checkpoint(), world.tracker, world.process, runs=world.runs)
     assert loop.key(world) != loop.key(renamed_early)
+
+
+def test_hashed_tuples_compare_by_value() -> None:
+    """A Hashed keeps its tuple's hash (or the one its caller had) and is equal to a Hashed of an equal tuple."""
+    one = Hashed((1, "a"))
+    assert one == Hashed((1, "a"), hash((1, "a")))
+    assert hash(one) == hash((1, "a"))
+    assert one != Hashed((1, "b"))
+    assert one != (1, "a")  # a key's part, never the bare tuple
+
+
+def test_a_world_with_no_process_gets_the_key_of_its_parts() -> None:
+    """Crashed worlds of the same parts get one key object; a world differing in any count does not."""
+    keys = WorldKeys()
+    disk = _disk(Snapshot("run-1", turns=(Turn(1, results=(("a", "#1"),)),)))
+    tracker = Tracker(records=(Record("a", "run-1"),))
+    first = keys(World(disk, tracker, runs=1))
+    assert keys(World(disk, tracker, runs=1)) is first
+    assert keys(World(disk, tracker, runs=1, replies=1)) != first
+    assert keys(World(disk, tracker, runs=1, finished=True)) != first
+    assert keys(World(_disk(Snapshot("run-1", turns=(Turn(1),))), tracker, runs=1)) != first
+    assert WorldKeys()(World(disk, tracker, runs=1)) == first  # the same value from fresh tables

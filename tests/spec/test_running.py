@@ -23,7 +23,7 @@ def test_sharing_never_changes_equality() -> None:
     """Past the tables' bound they start afresh; processes made before and after still compare by value."""
     memory = Snapshot("run-1")
     before = make_process(memory, (Rename(),), "p")
-    running._PROGRAMS.clear()
+    running._forget()
     running._NAMES.clear()
     after = make_process(memory, (Rename(),), "p")
     assert before.pending is not after.pending
@@ -46,6 +46,19 @@ def test_rest_of_a_shared_program_is_the_rest_by_value() -> None:
             assert made == expected
             assert hash(made) == hash(expected)
             assert made.pending is expected.pending
-    running._PROGRAMS.clear()
-    running._SHARED.clear()
+    running._forget()
     assert make_process_at(memory, shared, 2, "q").pending == (Rename(), Point("a: renamed"))
+
+
+def test_a_program_of_the_same_instructions_is_found_by_them() -> None:
+    """Another tuple of the very same instruction objects is the shared one; so is its rest and its point name."""
+    memory = Snapshot("run-1")
+    ops = (WriteTmp(), Point("a: tmp written"), Rename(), Point("a: renamed"))
+    shared = make_process(memory, ops, "p").pending
+    again = make_process(memory, tuple(list(ops)), "p")
+    assert again.pending is shared
+    first = make_process_at(memory, shared, 2, "a: tmp written")
+    second = make_process_at(memory, shared, 2, "".join(["a: tmp ", "written"]))
+    assert first.pending is second.pending
+    assert second.point is first.point
+    assert type(second) is Process

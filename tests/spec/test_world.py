@@ -16,6 +16,7 @@ from crashsweep.spec.world import (
     Tracker,
     Turn,
     World,
+    make_checkpoint,
     make_process,
     make_world,
 )
@@ -63,3 +64,18 @@ def test_fast_constructors_equal_the_dataclass_constructors() -> None:
         assert fast == slow
         assert hash(fast) == hash(slow)
     assert hash(World(process=made)) != hash(World(process=Process(snap, pending, "q")))
+
+
+def test_fast_constructors_make_frozen_values_of_the_type() -> None:
+    """A world and a checkpoint made fast are of their class, frozen, and equal to the constructor's."""
+    snap = Snapshot("run-1")
+    disk = make_checkpoint(snap, None)
+    world = make_world(disk, Tracker(), None, False, 1, LockFile(), ())
+    assert type(disk) is Checkpoint
+    assert type(world) is World
+    assert (disk, world) == (Checkpoint(snap), World(Checkpoint(snap), runs=1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        world.runs = 2  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        disk.torn = True  # type: ignore[misc]
+    assert dataclasses.replace(world, runs=2) == World(Checkpoint(snap), runs=2)
