@@ -39,7 +39,7 @@ from crashsweep.realsweep.sweep import Progress as SweepProgress
 from crashsweep.realsweep.tracker.service import package_pythonpath
 from crashsweep.realsweep.world import World
 from crashsweep.spec.history import Event, History
-from crashsweep.spec.job import Job
+from crashsweep.spec.job import TRIAGE, Job
 from crashsweep.spec.loading import reload_how
 from crashsweep.spec.policy import CONVERSATION, PolicyError, read_design_file
 from crashsweep.spec.retries import Stack
@@ -165,6 +165,8 @@ def run(
     `upgrade`: the version every restart runs (spec/RETRIES.md section 2).
     """
     refuse(job, tracker, design_path, nemesis, upgrade)
+    if job_path is None and job != TRIAGE:  # the loop reads its job from the file; without one it plays triage
+        raise SweepError(f"job {job.name!r} has no file: the reference loop reads its job from one (give its path)")
     precompile()
     options = replace(options, tracker=SERVICE_MODES[tracker], state_key=options.state_key or state_key)
     chosen = target(variant, job_path, tracker, design_path, upgrade)

@@ -41,6 +41,16 @@ def test_a_job_the_reference_loop_cannot_run_is_refused_before_any_process() -> 
         reference.run("agent-loop", job, None, "keyed", SweepOptions(depth=1))
 
 
+def test_a_job_without_its_file_is_refused_before_any_process() -> None:
+    """A job object with no path is refused: the loop would play triage while the check reads the job.
+
+    The loop reads its job from a file and plays triage without one; triage itself needs no file.
+    """
+    one_write = load_job(ROOT / "examples" / "one-write.toml")
+    with pytest.raises(SweepError, match="job 'one-write' has no file"):
+        reference.run("agent-loop", one_write, None, "keyed", SweepOptions(depth=1))
+
+
 def test_job_options_the_reference_loop_lacks_are_refused() -> None:
     """The built-in designs have no approval gate: refused by name instead of swept wrongly."""
     job = Job("j", ((Call("a", "create_issue", True, approval=True),),))
