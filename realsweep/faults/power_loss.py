@@ -18,7 +18,6 @@ may leave several disks: the shim logs each cut's count of crash states among th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,6 @@ from crashsweep.realsweep.faults.kind import AtPoint, Passed, Stage
 from crashsweep.realsweep.faults.move import Fault
 from crashsweep.realsweep.probe import fsjournal
 from crashsweep.realsweep.syscalls import durable, names, persistence
-from crashsweep.realsweep.syscalls.journal import START
 from crashsweep.spec import faults as model
 
 EXIT = "exit"
@@ -50,7 +48,7 @@ def cut_words(labels: Sequence[str]) -> str:
     """What the power cuts among a scenario's fault labels do, in words (at a point the process dies)."""
     state = next((label.rpartition(STATE)[2] for label in labels if STATE in label), "")
     kept = f"the disk is left in crash state {state} of the persistence model" if state else ""
-    if AT_EXIT in labels or any(label.startswith(AT_EXIT + STATE) for label in labels):
+    if any(label.partition(STATE)[0] == AT_EXIT for label in labels):
         return f"the process exits, then the power goes: {kept or 'what was not fsynced is lost'}"
     return f"the process dies, {kept or 'what was not fsynced is lost'}"
 
@@ -97,12 +95,12 @@ class PowerLoss(AtPoint):
         point = fault.point
         ambiguous = "#" in point and point.rpartition("#")[2].isdigit()
         cut = point if fault.occurrence == 1 and not ambiguous else f"{point}#{fault.occurrence}"
-        state = f"{STATE}{fault.detail.rpartition(' ')[2]}" if fault.detail else ""
+        state = f"{STATE}{_state(fault)[1]}" if fault.detail else ""
         return f"{self.name} at {cut}{state}"
 
     def code(self, fault: Fault) -> str:
         """A short name for folders: "power-loss-3", "power-loss-3-s2" for a cut's second crash state."""
-        state = f"-s{fault.detail.rpartition(' ')[2]}" if fault.detail else ""
+        state = f"-s{_state(fault)[1]}" if fault.detail else ""
         return f"{self.name}-{fault.index}{state}"
 
     def strike(self, fault: Fault, stage: Stage) -> bool:
@@ -113,8 +111,7 @@ class PowerLoss(AtPoint):
         else:
             stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
         if fault.detail:  # a crash state of a persistence model (spec/PERSISTENCE.md)
-            name, _, number = fault.detail.partition(" ")
-            _lay_state(stage.workdir, journal, name, int(number))
+            _lay_state(stage.workdir, journal, fault)
         elif durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it
             durable.cut(stage.workdir, journal)
         else:
@@ -139,9 +136,14 @@ def _each_state(
     return found
 
 
-def _lay_state(workdir: Path, journal: Path, name: str, number: int) -> None:
-    """Leave in `workdir` the `number`-th crash state of model `name` of the journal and its start copy."""
-    lines = journal.read_text(encoding="utf-8").splitlines() if journal.exists() else []
-    start = Path(str(journal) + START)
-    entries = [json.loads(line) for line in lines]
-    durable.lay_out(workdir, persistence.files(name, entries, durable.read(start) if start.exists() else {}, number))
+def _state(fault: Fault) -> tuple[str, int]:
+    """A move's persistence model and crash state's number, from its `detail` ("MODEL S")."""
+    model, _, number = fault.detail.partition(" ")
+    return model, int(number)
+
+
+def _lay_state(workdir: Path, journal: Path, fault: Fault) -> None:
+    """Leave in `workdir` the crash state `fault` names, of the journal and its start copy."""
+    model, number = _state(fault)
+    start, entries = durable.recorded(journal)
+    durable.lay_out(workdir, persistence.files(model, entries, start, number))

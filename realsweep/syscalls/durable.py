@@ -172,11 +172,16 @@ def traced(journal: Path) -> bool:
     return Path(str(journal) + START).is_dir()
 
 
-def cut(workdir: Path, journal: Path) -> bool:
-    """Leave in `workdir` what a power cut leaves (the journal and its start copy); whether it changed anything."""
+def recorded(journal: Path) -> tuple[Files, list[dict[str, Any]]]:
+    """The work folder as the process found it (the start copy beside the journal) and the journal's entries."""
     lines = journal.read_text(encoding="utf-8").splitlines() if journal.exists() else []
     start = Path(str(journal) + START)
-    left = replay(read(start) if start.exists() else {}, [json.loads(line) for line in lines]).after_cut()
+    return (read(start) if start.exists() else {}), [json.loads(line) for line in lines]
+
+
+def cut(workdir: Path, journal: Path) -> bool:
+    """Leave in `workdir` what a power cut leaves (the journal and its start copy); whether it changed anything."""
+    left = replay(*recorded(journal)).after_cut()
     if read(workdir) == left:
         return False
     lay_out(workdir, left)

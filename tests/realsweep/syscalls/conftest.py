@@ -1,7 +1,8 @@
-"""Fixtures of the syscall tests: docs/examples/my_loop.c compiled once per session, and a run of the shim."""
+"""Fixtures of the syscall tests: docs/examples/my_loop.c compiled once per session, a run of the shim, a docs check."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 from pathlib import Path
@@ -9,9 +10,21 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.syscalls import command
+from crashsweep.realsweep.values import Check
 from tests.conftest import require_tool
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+
+
+def example_check(module: str) -> Check:
+    """The `check` of docs/examples/MODULE.py, loaded from its file (the docs' folder is no package)."""
+    spec = importlib.util.spec_from_file_location(module, EXAMPLES / f"{module}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    found: Check = loaded.check
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ before its call. With --no-fsync a save is two points (write tmp, rename): 10 in
 
 from __future__ import annotations
 
-import importlib.util
 import shlex
 import shutil
 import subprocess
@@ -16,23 +15,11 @@ from pathlib import Path
 
 from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.probe.modes import Points
-from crashsweep.realsweep.sweep import Check, SweepOptions, SweepResult, Target, sweep
-from tests.realsweep.syscalls.conftest import EXAMPLES
+from crashsweep.realsweep.sweep import SweepOptions, SweepResult, Target, sweep
+from tests.realsweep.syscalls.conftest import EXAMPLES, example_check
 from tests.realsweep.syscalls.test_trace import MY_LOOP
 
-
-def _check() -> Check:
-    """docs/examples/my_c_loop_check.py's check, loaded from its file (the docs' folder is no package)."""
-    spec = importlib.util.spec_from_file_location("my_c_loop_check", EXAMPLES / "my_c_loop_check.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Check = module.check
-    return found
-
-
-check = _check()
+check = example_check("my_c_loop_check")
 SYSCALLS = Points(("syscalls",))
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -20,7 +20,6 @@ which is the barrier). `strict` offers a cut where POINTS.md 4 rule 4 reads some
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -29,9 +28,9 @@ import pytest
 
 from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.probe.modes import Points
-from crashsweep.realsweep.sweep import Check, SweepOptions, SweepResult, Target, sweep
+from crashsweep.realsweep.sweep import SweepOptions, SweepResult, Target, sweep
 from tests.conftest import require_tool
-from tests.realsweep.syscalls.conftest import EXAMPLES
+from tests.realsweep.syscalls.conftest import EXAMPLES, example_check
 
 STATE = " / state "
 
@@ -46,22 +45,11 @@ def record_upgrade(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return binary
 
 
-def _check() -> Check:
-    """docs/examples/record_upgrade_check.py's check, loaded from its file."""
-    spec = importlib.util.spec_from_file_location("record_upgrade_check", EXAMPLES / "record_upgrade_check.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Check = module.check
-    return found
-
-
 def swept(binary: Path, model: str, *args: str) -> SweepResult:
     """The depth-1 sweep of the program with `args` under power loss and the persistence `model`."""
     options = SweepOptions(depth=1, points=Points(("syscalls",)), workers=2, dedup=False)
     nemesis = Nemesis(("power-loss",), persistence=model)
-    return sweep(Target.command([str(binary), *args]), _check(), options, nemesis=nemesis)
+    return sweep(Target.command([str(binary), *args]), example_check("record_upgrade_check"), options, nemesis=nemesis)
 
 
 def per_cut(result: SweepResult) -> dict[str, int]:
