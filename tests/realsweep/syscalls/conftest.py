@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 
 
 def example_check(module: str) -> Check:
-    """The `check` of docs/examples/MODULE.py, loaded from its file (the docs' folder is no package)."""
+    """The `check` of the docs example `module` (a .py file in EXAMPLES), loaded from its file (no package)."""
     spec = importlib.util.spec_from_file_location(module, EXAMPLES / f"{module}.py")
     assert spec is not None
     assert spec.loader is not None
