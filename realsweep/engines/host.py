@@ -47,6 +47,7 @@ class Host:
         self.stack = ExitStack()
         options = replace(options, root=self.folder / "sweep", workers=1)
         self.runner = self.stack.enter_context(runner(target, check, options, nemesis))
+        self.runner.cuts.shared = False  # a cut's states go to any actor: one kill each, a count not set by placement
 
     def end(self) -> None:
         """Stop the sweep's runner and tracker service, remove its folder."""

@@ -23,7 +23,7 @@ module overrides only what its fault does differently.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -74,6 +74,14 @@ class Stage(Protocol):
 
     def run(self, env: Mapping[str, str]) -> None:
         """Run the next process with `env` added to its environment, to its end."""
+        ...
+
+    def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
+        """Run `end` (the kill of `cut`) once for its `states()` crash states; the others copy what it left.
+
+        The crash states of one power cut share one killed process (process/cuts.py); a stage
+        that cannot share runs `end` every time.
+        """
         ...
 
 

@@ -14,6 +14,10 @@ Under a persistence model other than strict (spec/PERSISTENCE.md, `--persistence
 may leave several disks: the shim logs each cut's count of crash states among the pauses
 (names.crash_states), a move is offered per state (its `detail`: "MODEL S"), labelled
 "power-loss at NAME#K / state S", and the strike lays out that state (persistence.files).
+The states of one cut share one killed process (process/cuts.py): the first state's strike
+kills it and its leftovers are kept (the journal with its start copy, the logs, the tracker
+space); every other state of the cut starts from a copy of them, lays out its own state from
+the kept journal, and restarts. Each is still a scenario of its own; only fewer processes run.
 """
 
 from __future__ import annotations
@@ -104,12 +108,26 @@ class PowerLoss(AtPoint):
         return f"{self.name}-{fault.index}{state}"
 
     def strike(self, fault: Fault, stage: Stage) -> bool:
-        """Kill the stage's next process at the point, its file operations on record; then cut the disk."""
+        """Kill the stage's next process at the point, its file operations on record; then cut the disk.
+
+        A crash state of a persistence model shares that kill with the other states of its cut
+        (Stage.shared: the runner's, process/cuts.py); its own state is then laid out from the
+        journal the kill left.
+        """
         journal = stage.folder / f"journal-{stage.number}.jsonl"
-        if fault.point == EXIT:
-            stage.run({fsjournal.JOURNAL: str(journal)})  # to its end, every call on record, then the cut
+        env = {fsjournal.JOURNAL: str(journal)}
+
+        def end() -> None:
+            if fault.point == EXIT:
+                stage.run(env)  # to its end, every call on record, then the cut
+            else:
+                stage.kill(fault.crash_at, env)
+
+        if fault.detail:
+            model = _state(fault)[0]
+            stage.shared((fault.index, fault.point, fault.occurrence, model), end, lambda: _count(model, journal))
         else:
-            stage.kill(fault.crash_at, {fsjournal.JOURNAL: str(journal)})
+            end()
         if fault.detail:  # a crash state of a persistence model (spec/PERSISTENCE.md)
             _lay_state(stage.workdir, journal, fault)
         elif durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it
@@ -147,3 +165,9 @@ def _lay_state(workdir: Path, journal: Path, fault: Fault) -> None:
     model, number = _state(fault)
     start, entries = durable.recorded(journal)
     durable.lay_out(workdir, persistence.files(model, entries, start, number))
+
+
+def _count(model: str, journal: Path) -> int:
+    """How many crash states the cut the journal records has under `model` (what the shim counted there)."""
+    start, entries = durable.recorded(journal)
+    return len(persistence.states(model, entries, start))

@@ -26,7 +26,7 @@ from pathlib import Path
 from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.process import forked_check, grouped, pausing, scratch
+from crashsweep.realsweep.process import cuts, forked_check, grouped, pausing, scratch
 from crashsweep.realsweep.process.output import ending, said
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.stage import FaultStage
@@ -120,6 +120,8 @@ class Runner:
         self._upgraded = None if target.upgrade is None else _argv(target.upgrade, options)
         """The restarts' command line when they run an upgrade (spec/RETRIES.md section 2)."""
         self._first_exec: float | None = None
+        self.cuts = cuts.Cuts(root / "cuts", cuts.sharing())
+        """The kills the crash states of one power cut share (cuts.py)."""
 
     def warm(self) -> None:
         """Start the zygote now, on a thread of its own, when processes are forked from one.
@@ -155,6 +157,7 @@ class Runner:
             zygote, self._started = self._started, None
         if zygote is not None:
             zygote.close()
+        self.cuts.close()
 
     def _zygote(self) -> Zygote:
         """The zygote every worker thread forks its processes from, started on first use."""
@@ -199,7 +202,7 @@ class Runner:
             if points.count(crash.point) < crash.occurrence:  # it ended normally before its point
                 return self._unreached(folder, crashes, number, points)
         first = len(crashes) + 1
-        if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes)):
+        if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes, space)):
             cut = _logged(folder / f"points-{first}.log")
             if not fault.reached(cut):  # it ended before its point: no cut there (a re-run's)
                 return self._unreached(folder, crashes, first, cut, (fault.label,))

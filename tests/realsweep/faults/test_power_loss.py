@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from crashsweep.realsweep.faults.power_loss import EXIT, POWER_LOSS
@@ -51,6 +51,9 @@ class FakeStage:
 
     def run(self, env: Mapping[str, str]) -> None:
         self.kill("", env)  # to its end: the same calls on record here
+
+    def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
+        end()  # no sharing here: the kill every time
 
     def kill(self, crash_at: str, env: Mapping[str, str]) -> None:
         self.killed.append((crash_at, dict(env)))
@@ -186,3 +189,37 @@ def test_excluding_a_write_from_the_points_keeps_what_a_cut_of_it_loses(tmp_path
         "no-loss       VIOLATED  first in scenario [power-loss at exit]: power-loss at exit: the process exits, "
         in run.stdout
     )
+
+
+@dataclass
+class SharingStage(TracedStage):
+    """A traced stage that shares a cut's kill (as process/stage.py's does): it records what the strike hands it."""
+
+    handed: list[tuple[object, int]] = field(default_factory=list)
+
+    def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
+        end()
+        self.handed.append((cut, states()))
+
+
+def test_a_crash_state_hands_its_kill_to_a_stage_that_shares_it_keyed_by_its_cut(tmp_path: Path) -> None:
+    """alice's state 2 of the cut before `rename`: the kill goes through `shared`, keyed without the state.
+
+    The journal (e1 create s, e2 write s 3 bytes at 0; b = 0, n = 2) has under alice (spec/
+    PERSISTENCE.md 2.4) prefix(0), prefix(1), then e2's states: no torn one (3 bytes are one
+    piece) and grown(1) (it extends the empty s); no omit(i), as e1, the only i in 1 .. n - 1,
+    is no write. 3 states: the count `shared` reads from the journal. State 2 is prefix(1):
+    `s` created, empty.
+    """
+    stage = SharingStage(tmp_path, tmp_path / "work")
+    stage.workdir.mkdir()
+    first = POWER_LOSS.chances(SYSCALLS, (), (0, 0))[0]
+    fault = replace(first, detail="alice 2")
+    assert fault.strike(stage)
+    assert stage.handed == [((first.index, first.point, first.occurrence, "alice"), 3)]
+    assert [p.name for p in stage.workdir.iterdir()] == ["s"]
+    assert (stage.workdir / "s").read_bytes() == b""
+    strict = TracedStage(tmp_path / "strict", tmp_path / "strict" / "work")
+    strict.workdir.mkdir(parents=True)
+    assert first.strike(strict)  # strict: one state a cut, nothing to share, the kill as before
+    assert len(strict.killed) == 1
