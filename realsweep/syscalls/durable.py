@@ -38,10 +38,16 @@ Files = dict[str, bytes | None]
 
 @dataclass
 class Disk:
-    """The live and durable state of a work folder, node by node."""
+    """The live and durable state of a work folder, node by node.
+
+    Live entries are kept by path (what the process names); durable ones by the folder node
+    they belong to and their name, as a file system keeps them: a folder's entries are its
+    node's, so a folder renamed takes its durable entries with it (its own entry in its old
+    parent stays as the disk has it until that parent's fsync).
+    """
 
     live: dict[str, int] = field(default_factory=dict)
-    durable: dict[str, int] = field(default_factory=dict)
+    durable: dict[tuple[int, str], int] = field(default_factory=dict)
     content: dict[int, bytes] = field(default_factory=dict)
     synced: dict[int, bytes] = field(default_factory=dict)
     folders: set[int] = field(default_factory=lambda: {0})
@@ -50,10 +56,11 @@ class Disk:
     @classmethod
     def of(cls, files: Files) -> Disk:
         """A disk whose live and durable state are both `files` (rule 1)."""
-        disk = cls(live={ROOT: 0}, durable={ROOT: 0})
-        for path, data in sorted(files.items()):
+        disk = cls(live={ROOT: 0})
+        for path, data in sorted(files.items(), key=lambda item: (item[0].count("/"), item[0])):
             node = disk.new(data)
-            disk.live[path] = disk.durable[path] = node
+            disk.live[path] = node
+            disk.durable[(disk.live[parent(path)], os.path.basename(path))] = node
             if data is not None:
                 disk.synced[node] = data
         return disk
@@ -87,13 +94,13 @@ class Disk:
             self.live.pop(path, None)
 
     def _sync_folder(self, folder: str) -> None:
-        """Rule 3: each name in `folder`, live, becomes durable."""
-        for path in {*self.live, *self.durable}:
+        """Rule 3: each name in `folder`, live, becomes durable (its node's entries are its live ones)."""
+        node = self.live[folder]
+        for key in [key for key in self.durable if key[0] == node]:
+            del self.durable[key]
+        for path, child in self.live.items():
             if path != ROOT and parent(path) == folder:
-                if path in self.live:
-                    self.durable[path] = self.live[path]
-                else:
-                    self.durable.pop(path, None)
+                self.durable[(node, os.path.basename(path))] = child
 
     def _rename(self, old: str, new: str, exchange: bool) -> None:
         if exchange:
@@ -109,13 +116,22 @@ class Disk:
 
     def after_cut(self) -> Files:
         """Rule 4: the durable entries reachable from the work folder, with their nodes' durable content."""
+        entries: dict[int, list[tuple[str, int]]] = {}
+        for (folder, name), node in self.durable.items():
+            entries.setdefault(folder, []).append((name, node))
         left: Files = {}
-        for path in sorted(self.durable, key=lambda p: p.count("/")):
-            node = self.durable[path]
-            if path == ROOT or (parent(path) != ROOT and parent(path) not in left):
-                continue
-            left[path] = None if node in self.folders else self.synced[node]
-        return left
+        walk: list[tuple[int, str, frozenset[int]]] = [(0, "", frozenset({0}))]
+        while walk:
+            folder, prefix, above = walk.pop()
+            for name, node in sorted(entries.get(folder, [])):
+                path = prefix + name
+                if node in self.folders:
+                    left[path] = None
+                    if node not in above:  # never into a folder's own ancestry
+                        walk.append((node, path + "/", above | {node}))
+                else:
+                    left[path] = self.synced[node]
+        return dict(sorted(left.items()))
 
     def files(self) -> Files:
         """The live state: what a crash (not a cut) leaves."""

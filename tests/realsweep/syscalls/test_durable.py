@@ -87,3 +87,19 @@ def test_cut_rewrites_the_work_folder_from_the_start_copy_and_the_journal(tmp_pa
     assert durable.read(work) == {"s": b"old"}
     assert not durable.cut(work, journal)
     assert not durable.traced(tmp_path / "other.jsonl")
+
+
+def test_a_renamed_folder_takes_its_durable_entries_with_it() -> None:
+    """Rule 3: a folder's entries are its node's, so a rename of the folder moves them.
+
+    The set-up of a database made in a folder of its own: d/f written and fsynced, d fsynced
+    (f's entry durable in d's node), then d renamed to e. Before "." is fsynced the rename is
+    undone and the durable d holds f; after, e holds it: the entry made durable in d's node is
+    not lost by the node's new name (a file system keeps entries in the folder, not by path).
+    """
+    steps = [op("mkdir", "d"), op("create", "d/f"), write("d/f", b"x"), op("fsync", "d/f"), op("fsync", "d")]
+    steps += [op("fsync", "."), op("rename", "d", to="e")]
+    assert durable.replay({}, steps).after_cut() == {"d": None, "d/f": b"x"}
+    assert durable.replay({}, [*steps, op("fsync", ".")]).after_cut() == {"e": None, "e/f": b"x"}
+    later = [*steps, op("fsync", "."), op("create", "e/g"), write("e/g", b"y"), op("fsync", "e/g")]
+    assert durable.replay({}, later).after_cut() == {"e": None, "e/f": b"x"}  # g's entry: e never fsynced since

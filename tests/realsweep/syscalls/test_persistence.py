@@ -32,6 +32,12 @@ REPLACE = [{"op": "create", "file": "s.tmp"}, write("s.tmp", 0, NEW), {"op": "fs
 REPLACE += [{"op": "rename", "file": "s.tmp", "to": "s"}]
 
 
+FOLDER_MOVED = [{"op": "mkdir", "file": "d"}, {"op": "create", "file": "d/f"}, write("d/f", 0, NEW)]
+FOLDER_MOVED += [{"op": "fsync", "file": "d/f"}, {"op": "fsync", "file": "d"}, {"op": "fsync", "file": "."}]
+FOLDER_MOVED += [{"op": "rename", "file": "d", "to": "e"}]
+"""A database set up in a folder of its own, every part synced, then the folder renamed into place."""
+
+
 def every_state(model: str, entries: list[Entry], start: Mapping[str, bytes | None]) -> list[durable.Files]:
     """The disks of every crash state `model` lists for the cut, in its order."""
     count = len(persistence.states(model, entries, start))
@@ -147,6 +153,9 @@ def test_the_worked_journals_agree(model: str) -> None:
         ({"s": OLD}, [REPLACE[0], REPLACE[1], REPLACE[3]]),
         ({"r": b"o" * 4096}, [write("r", 0, b"n" * 4096)]),
         ({"r": b"x" * 100}, [write("r", 700, b"y" * 1200), {"op": "fsync", "file": "."}, write("r", 0, b"z")]),
+        ({"d": None, "d/f": OLD}, [{"op": "rename", "file": "d", "to": "e"}, write("e/f", 0, NEW)]),
+        ({}, FOLDER_MOVED),
+        ({}, [*FOLDER_MOVED, {"op": "fsync", "file": "."}, {"op": "create", "file": "e/g"}]),
     ]
     for start, journal in cases:
         agrees(model, journal, start)
