@@ -45,7 +45,7 @@ POINT_CALLS = frozenset({
 })  # fmt: skip
 """The calls that are crash points (the others are read for the power-cut model only)."""
 AT_FDCWD = -100
-O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND = 0o1, 0o2, 0o100, 0o1000, 0o2000
+O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_DSYNC = 0o1, 0o2, 0o100, 0o1000, 0o2000, 0o10000
 AT_REMOVEDIR, RENAME_EXCHANGE = 0x200, 0x2
 
 
@@ -69,7 +69,8 @@ class Effect:
     chunks: tuple[tuple[int, int], ...] = ()
     """write: (address, length) of the data in the caller's memory, in order."""
     flags: int = 0
-    """open: its flags; truncate: the new length."""
+    """open: its flags; truncate: the new length; write: O_DSYNC when its descriptor was opened
+    O_DSYNC or O_SYNC (the call returns once its data is durable)."""
 
     @property
     def point(self) -> bool:
@@ -146,7 +147,8 @@ def _write(pid: int, call: str, a: tuple[int, ...]) -> Effect:
         chunks = tuple(struct.iter_unpack("QQ", raw[: len(raw) // 16 * 16]))
     explicit = call == "pwrite64" or (call in ("pwritev", "pwritev2") and _long(a[3]) != -1)
     offset = a[3] if explicit else _position(pid, fd, path) if sort == "file" else -1
-    return Effect(call, "write", (path,), sort, fd=fd, offset=offset, chunks=chunks)
+    flags = _fd_flags(pid, fd) & O_DSYNC if sort == "file" else 0
+    return Effect(call, "write", (path,), sort, fd=fd, offset=offset, chunks=chunks, flags=flags)
 
 
 def _int(value: int) -> int:
@@ -178,13 +180,25 @@ def fd_file(pid: int, fd: int) -> tuple[str, str]:
 def _position(pid: int, fd: int, path: str) -> int:
     """Where a write on `fd` lands: the descriptor's position, or the file's end when opened O_APPEND."""
     try:
-        with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as info:
-            fields = dict(line.split(":", 1) for line in info if ":" in line)
+        fields = _fdinfo(pid, fd)
         if int(fields["flags"].strip(), 8) & O_APPEND:
             return os.stat(f"/proc/{pid}/fd/{fd}").st_size
         return int(fields["pos"].strip())
     except (OSError, KeyError, ValueError):
         return -1
+
+
+def _fd_flags(pid: int, fd: int) -> int:
+    """The flags descriptor `fd` of thread `pid` was opened with (0 when they cannot be read)."""
+    try:
+        return int(_fdinfo(pid, fd)["flags"].strip(), 8)
+    except (OSError, KeyError, ValueError):
+        return 0
+
+
+def _fdinfo(pid: int, fd: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as info:
+        return dict(line.split(":", 1) for line in info if ":" in line)
 
 
 def path_at(pid: int, dirfd: int, address: int) -> str:

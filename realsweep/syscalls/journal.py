@@ -7,7 +7,8 @@ returned, paths relative to the work folder:
     {"op": "create", "file": "state.json.tmp"}            open/openat/creat made a new file
     {"op": "truncate", "file": "f", "length": 0}          O_TRUNC, truncate, ftruncate
     {"op": "write", "file": "f", "offset": 0, "data": "7b22..."}   the bytes the call wrote, in hex
-    {"op": "fsync", "file": "f"}                          fsync or fdatasync of a file or folder
+    {"op": "fsync", "file": "f"}                          fsync or fdatasync of a file or folder, and
+                                                          after a write through an O_SYNC or O_DSYNC descriptor
     {"op": "rename", "file": "old", "to": "new"}          rename, renameat, renameat2 ("exchange": swapped)
     {"op": "unlink" | "mkdir" | "rmdir", "file": "d"}
 
@@ -22,7 +23,7 @@ import json
 import os
 from typing import Any
 
-from crashsweep.realsweep.syscalls.calls import O_TRUNC, Effect
+from crashsweep.realsweep.syscalls.calls import O_DSYNC, O_TRUNC, Effect
 from crashsweep.realsweep.syscalls.names import Namer
 from crashsweep.realsweep.syscalls.ptrace import read_memory
 
@@ -81,7 +82,10 @@ def _entries(pid: int, effect: Effect, files: list[str], existed: bool, rval: in
         if effect.offset < 0:
             return []
         data = _written(pid, effect.chunks, rval).hex()
-        return [{"op": "write", "file": file, "offset": effect.offset, "data": data}]
+        written = [{"op": "write", "file": file, "offset": effect.offset, "data": data}]
+        if effect.flags & O_DSYNC:  # a synchronous descriptor: the data is durable when the call returns
+            written.append({"op": "fsync", "file": file})
+        return written
     if effect.op == "truncate":
         return [{"op": "truncate", "file": file, "length": effect.flags}]
     if effect.op in ("rename", "exchange"):
