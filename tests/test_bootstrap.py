@@ -107,7 +107,7 @@ def test_bootstrap_alone_installs_everything_bin_check_tests(tree: Path) -> None
     _run(tree, "bin/crashsweep", "variants")
     done = _run(tree, "bin/bootstrap")
     assert done.returncode == 0, done.stderr
-    assert _installs(tree) == [".", ".[dev,langgraph,dbos,ray,openai-agents,pydantic-ai,temporal,otel]"]
+    assert _installs(tree) == [".", ".[dev,langgraph,dbos,ray,openai-agents,pydantic-ai,temporal,otel,storage-engines]"]
     assert _run(tree, "bin/bootstrap").stderr == ""
     assert _run(tree, "bin/crashsweep", "sweep", "--framework", "dbos").stderr == ""
     assert len(_installs(tree)) == 2
@@ -144,7 +144,7 @@ def test_system_tools_are_installed_in_one_line_with_apt_kept_quiet(tree: Path) 
         "bootstrap: installing graphviz chromium chromium-driver strace "
         "(Debian packages, apt-get -qq; its log only on failure)"
     )
-    extras = "dev, langgraph, dbos, ray, openai-agents, pydantic-ai, temporal, otel"
+    extras = "dev, langgraph, dbos, ray, openai-agents, pydantic-ai, temporal, otel, storage-engines"
     assert lines[1:] == [f"bootstrap: installing crashsweep into .venv (with the extras: {extras})"]
 
 

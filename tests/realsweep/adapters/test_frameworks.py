@@ -18,8 +18,9 @@ from crashsweep.realsweep.adapters.frameworks import REGISTRY, Framework, named
 from crashsweep.realsweep.values import SweepError
 from tests.paths import ROOT
 
-NOT_FRAMEWORKS = {"dev", "ray", "otel"}
-"""The extras that install no framework adapter (tests, Ray, OpenTelemetry): every other one needs a record."""
+NOT_FRAMEWORKS = {"dev", "ray", "otel", "storage-engines"}
+"""The extras that install no framework adapter (tests, Ray, OpenTelemetry, the ALICE table's engines): every
+other one needs a record."""
 
 
 def extras() -> dict[str, list[str]]:
