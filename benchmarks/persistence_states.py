@@ -19,7 +19,6 @@ children: the shims, the program, the tracker service). Wall time is the best of
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import resource
 import shutil
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from crashsweep.realsweep.faults.nemesis import Nemesis
+from crashsweep.realsweep.probe.entry import load as load_entry_point
 from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.process import cuts
 from crashsweep.realsweep.sweep import SweepOptions, Target, sweep
@@ -43,13 +43,10 @@ MODES = (True, False)
 
 
 def load_check() -> Check:
-    """record_upgrade_check.check, loaded from its file (docs/examples is no package)."""
-    spec = importlib.util.spec_from_file_location("record_upgrade_check", EXAMPLES / "record_upgrade_check.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Check = module.check
+    """record_upgrade_check:check, found as `--check` finds it run from docs/examples."""
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
+    found: Check = load_entry_point("record_upgrade_check:check")  # type: ignore[assignment]
     return found
 
 

@@ -243,18 +243,23 @@ def test_ctrl_c_with_keep_says_where_the_work_folders_stay(tmp_path: Path) -> No
     keep = tmp_path / "kept"
     command = [CRASHSWEEP, "sweep", "--variant", "keys-and-markers", "--depth", "3", "--no-dedup", "--keep", str(keep)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env())
-    # Depth 3 with every scenario from scratch runs for many minutes; the first kept folder says
-    # the sweep is under way.
-    deadline = 120
-    for _ in range(deadline * 10):
-        if keep.is_dir() and any(keep.iterdir()):
-            break
-        if process.poll() is not None:
-            break
-        time.sleep(0.1)
-    assert process.poll() is None, process.communicate()
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    try:
+        # Depth 3 with every scenario from scratch runs for many minutes; the first kept folder
+        # says the sweep is under way.
+        deadline = 120
+        for _ in range(deadline * 10):
+            if keep.is_dir() and any(keep.iterdir()):
+                break
+            if process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:  # a failed wait leaves no depth-3 sweep running: this test's own process
+            process.kill()
+            process.communicate()
     assert process.returncode == 130
     assert out == ""
     assert err == f"crashsweep: interrupted; the work folders swept so far stay in {keep}\n"
