@@ -76,6 +76,10 @@ class Stage(Protocol):
         """Run the next process with `env` added to its environment, to its end."""
         ...
 
+    def passed(self) -> Sequence[str]:
+        """The points the stage's process passed (after `kill` or `run`), in order."""
+        ...
+
     def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
         """Run `end` (the kill of `cut`) once for its `states()` crash states; the others copy what it left.
 

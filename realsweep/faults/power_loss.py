@@ -128,6 +128,8 @@ class PowerLoss(AtPoint):
             stage.shared((fault.index, fault.point, fault.occurrence, model), end, lambda: _count(model, journal))
         else:
             end()
+        if fault.detail and not self.reached(fault, stage.passed()):
+            return True  # no cut: the runner says the process never reached the point (a re-run's typo)
         if fault.detail:  # a crash state of a persistence model (spec/PERSISTENCE.md)
             _lay_state(stage.workdir, journal, fault)
         elif durable.traced(journal):  # the syscall tracer's journal: the work folder's start copy beside it

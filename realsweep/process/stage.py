@@ -40,6 +40,11 @@ class FaultStage:
         """Run the process with `env` added, to its end (a power cut once it has exited)."""
         self.runner.ended(self.folder, self.workdir, {**self.env, **env}, self.number, 0, self.crashes)
 
+    def passed(self) -> list[str]:
+        """The points the process passed, from its points log (the runner reads the same log)."""
+        log = self.folder / f"points-{self.number}.log"
+        return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
     def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
         """Run `end` (the kill of `cut`) once for its `states()` crash states; the others copy what it left.
 

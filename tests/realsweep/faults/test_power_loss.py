@@ -55,6 +55,9 @@ class FakeStage:
     def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
         end()  # no sharing here: the kill every time
 
+    def passed(self) -> list[str]:
+        return [crash_at.partition(":")[2] for crash_at, _ in self.killed if crash_at]  # it reached each kill
+
     def kill(self, crash_at: str, env: Mapping[str, str]) -> None:
         self.killed.append((crash_at, dict(env)))
         (self.workdir / "checkpoint.json.tmp").write_text("new", encoding="utf-8")

@@ -28,7 +28,7 @@ import pytest
 
 from crashsweep.realsweep.faults.nemesis import Nemesis
 from crashsweep.realsweep.probe.modes import Points
-from crashsweep.realsweep.sweep import SweepOptions, SweepResult, Target, sweep
+from crashsweep.realsweep.sweep import SweepOptions, SweepResult, Target, replay, sweep
 from tests.conftest import require_tool
 from tests.realsweep.syscalls.conftest import EXAMPLES, example_check
 
@@ -128,3 +128,20 @@ def test_a_write_ahead_copy_makes_every_state_recover(record_upgrade: Path, mode
     assert sum(per_cut(result).values()) == WAL[model]
     assert unrecovered(result) == []
     assert all(s.outcome.missing == 0 for s in result.scenarios)
+
+
+def test_a_state_of_a_point_the_program_never_passes_is_unreached_not_laid_out(record_upgrade: Path) -> None:
+    """`--crash 'nope / state 1'`: the process runs to its end without the point, so no state is laid out.
+
+    The scenario comes back unreached (the CLI then names the program's points, as for a crash
+    at an unknown point), not as an error about the cut's count of states; a state past a real
+    cut's list is still refused, in one line naming the count (fsync record has 8 under alice).
+    """
+    options = SweepOptions(depth=1, points=Points(("syscalls",)), workers=1, dedup=False)
+    target, check = Target.command([str(record_upgrade)]), example_check("record_upgrade_check")
+    alice = Nemesis(("power-loss",), persistence="alice")
+    typo = replay(target, check, options, [("fsync recrod", 1)], alice, cut=True, state=1)
+    assert typo.unreached == 1
+    assert "fsync record" in typo.points
+    with pytest.raises(ValueError, match="a cut here has 8 crash state\\(s\\) under alice, not a state 9"):
+        replay(target, check, options, [("fsync record", 1)], alice, cut=True, state=9)
