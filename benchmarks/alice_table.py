@@ -141,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--details", action="store_true", help="list each vulnerability under the table")
     args = parser.parse_args(argv)
     engines, models = args.engines.split(","), args.models.split(",")
+    if args.workers < 1:
+        fail(f"--workers must be at least 1, got {args.workers}")
     for engine in engines:
         if engine not in PAPER:
             fail(f"unknown engine {engine!r} (choose from {', '.join(PAPER)})")

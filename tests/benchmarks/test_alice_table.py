@@ -48,10 +48,11 @@ def test_a_row_counts_vulnerabilities_by_consequence_beside_alice_s_figure() -> 
     assert lines[2] == "| sqlite-rollback | strict | 20 | 2 + 11 | 3 | corrupt 1, lost 2 | Sqlite-Roll: 1 |"
 
 
-def test_an_unknown_engine_or_model_is_one_line_and_exit_2() -> None:
+def test_an_unknown_engine_or_model_or_no_worker_is_one_line_and_exit_2() -> None:
     for args, message in (
         (("--engines", "bdb"), "alice_table: unknown engine 'bdb' (choose from sqlite-rollback, sqlite-wal, lmdb, "),
         (("--models", "ext4"), "alice_table: unknown persistence model 'ext4' (choose from strict, ordered, "),
+        (("--workers", "0"), "alice_table: --workers must be at least 1, got 0"),
     ):
         done = _run(*args)
         assert (done.returncode, done.stdout) == (2, "")
