@@ -136,11 +136,15 @@ class Datum(ctypes.Structure):
     _fields_ = [("dptr", ctypes.c_void_p), ("dsize", ctypes.c_int)]
 
 
-GDBM_WRCREAT, GDBM_REPLACE, GDBM_SYNC, GDBM_NOMMAP = 2, 1, 0x20, 0x80
+GDBM_WRCREAT, GDBM_REPLACE, GDBM_SYNC, GDBM_NOMMAP, GDBM_ITEM_NOT_FOUND = 2, 1, 0x20, 0x80, 15
 
 
 class Gdbm:
-    """GDBM through ctypes: `GDBM_SYNC` and gdbm_sync after each store, `GDBM_NOMMAP` (writes as system calls)."""
+    """GDBM through ctypes: `GDBM_SYNC` and gdbm_sync after each store, `GDBM_NOMMAP` (writes as system calls).
+
+    A database GDBM says needs recovery is recovered with gdbm_recover, as its manual tells a
+    user to (ALICE's checkers run the recovery a user is expected to run, too).
+    """
 
     def __init__(self, folder: str) -> None:
         found = ctypes.util.find_library("gdbm")
@@ -158,11 +162,21 @@ class Gdbm:
         lib.gdbm_fetch.argtypes = [ctypes.c_void_p, Datum]
         lib.gdbm_close.argtypes = [ctypes.c_void_p]
         lib.gdbm_sync.argtypes = [ctypes.c_void_p]
+        lib.gdbm_needs_recovery.argtypes = [ctypes.c_void_p]
+        lib.gdbm_recover.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+        lib.gdbm_errno_location.restype = ctypes.POINTER(ctypes.c_int)
+        lib.gdbm_strerror.restype = ctypes.c_char_p
         self.lib = lib
         flags = GDBM_WRCREAT | GDBM_SYNC | GDBM_NOMMAP
         self.db = lib.gdbm_open(os.path.join(folder, "kv.gdbm").encode(), 0, flags, 0o644, None)
         if not self.db:
-            raise OSError("gdbm_open failed")
+            raise OSError(f"gdbm_open failed: {self._error()}")
+        if lib.gdbm_needs_recovery(self.db) and lib.gdbm_recover(self.db, None, 0) != 0:
+            raise OSError(f"gdbm_recover failed: {self._error()}")  # GDBM's own recovery, as a user runs it
+
+    def _error(self) -> str:
+        """GDBM's last error, in its words."""
+        return (self.lib.gdbm_strerror(self.lib.gdbm_errno_location().contents.value) or b"").decode()
 
     def put(self, k: bytes, v: bytes) -> None:
         kb, vb = ctypes.create_string_buffer(k, len(k)), ctypes.create_string_buffer(v, len(v))
@@ -172,6 +186,7 @@ class Gdbm:
             raise OSError("gdbm_sync failed")
 
     def rows(self) -> Iterator[tuple[bytes, bytes]]:
+        self.lib.gdbm_errno_location().contents.value = 0  # an error seen now is this listing's
         k = self.lib.gdbm_firstkey(self.db)
         found = []
         while k.dptr:
@@ -179,6 +194,8 @@ class Gdbm:
             stored = ctypes.string_at(data.dptr, data.dsize) if data.dptr else b""
             found.append((ctypes.string_at(k.dptr, k.dsize), stored))
             k = self.lib.gdbm_nextkey(self.db, k)
+        if self.lib.gdbm_errno_location().contents.value not in (0, GDBM_ITEM_NOT_FOUND):
+            raise OSError(f"gdbm cannot list its keys: {self._error()}")
         yield from sorted(found)
 
     def close(self) -> None:
