@@ -90,8 +90,8 @@ def call(label: str) -> str:
 
 def sweep(engine: str, model: str, workers: int) -> Row:
     """The workload of `engine` swept at depth 1 under power loss and the persistence `model`."""
-    workload()
-    check = importlib.import_module("alice_check").check  # beside the workload, as `--check alice_check:check`
+    workload()  # its folder on sys.path, where `--check alice_check:check` run from there finds the check
+    check: api.Check = api.load_entry_point("alice_check:check")  # type: ignore[assignment]
 
     options = api.SweepOptions(
         depth=1, points=api.Points.parse("syscalls", exclude=EXCLUDE), workers=workers, dedup=False

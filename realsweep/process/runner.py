@@ -203,7 +203,7 @@ class Runner:
                 return self._unreached(folder, crashes, number, points)
         first = len(crashes) + 1
         if fault is not None and fault.strike(FaultStage(self, folder, workdir, env, first, crashes, space)):
-            cut = _logged(folder / f"points-{first}.log")
+            cut = self.passed(folder, first)
             if not fault.reached(cut):  # it ended before its point: no cut there (a re-run's)
                 return self._unreached(folder, crashes, first, cut, (fault.label,))
             first += 1  # the fault ended that process (a power cut)
@@ -314,6 +314,10 @@ class Runner:
         logged = folder / "pauses.log"
         pauses = crashpoint.read_pauses(logged.read_text(encoding="utf-8")) if logged.exists() else ()
         return Step(tuple(points), counters, folder, workdir, space, tracker, unreached, taken, pauses, stuck, failed)
+
+    def passed(self, folder: Path, number: int) -> list[str]:
+        """The points process `number` of the scenario in `folder` passed, from its points log."""
+        return _logged(folder / f"points-{number}.log")
 
     def _unreached(
         self, folder: Path, crashes: tuple[Crash, ...], number: int, points: list[str], faults: tuple[str, ...] = ()

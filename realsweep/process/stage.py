@@ -41,9 +41,8 @@ class FaultStage:
         self.runner.ended(self.folder, self.workdir, {**self.env, **env}, self.number, 0, self.crashes)
 
     def passed(self) -> list[str]:
-        """The points the process passed, from its points log (the runner reads the same log)."""
-        log = self.folder / f"points-{self.number}.log"
-        return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+        """The points the process passed, as the runner reads them."""
+        return self.runner.passed(self.folder, self.number)
 
     def shared(self, cut: Hashable, end: Callable[[], None], states: Callable[[], int]) -> None:
         """Run `end` (the kill of `cut`) once for its `states()` crash states; the others copy what it left.

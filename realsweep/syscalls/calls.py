@@ -146,9 +146,9 @@ def _write(pid: int, call: str, a: tuple[int, ...]) -> Effect:
         raw = read_memory(pid, a[1], 16 * count)
         chunks = tuple(struct.iter_unpack("QQ", raw[: len(raw) // 16 * 16]))
     explicit = call == "pwrite64" or (call in ("pwritev", "pwritev2") and _long(a[3]) != -1)
-    offset = a[3] if explicit else _position(pid, fd, path) if sort == "file" else -1
-    flags = _fd_flags(pid, fd) & O_DSYNC if sort == "file" else 0
-    return Effect(call, "write", (path,), sort, fd=fd, offset=offset, chunks=chunks, flags=flags)
+    opened, position = _descriptor(pid, fd) if sort == "file" else (0, -1)
+    offset = a[3] if explicit else position
+    return Effect(call, "write", (path,), sort, fd=fd, offset=offset, chunks=chunks, flags=opened & O_DSYNC)
 
 
 def _int(value: int) -> int:
@@ -177,28 +177,20 @@ def fd_file(pid: int, fd: int) -> tuple[str, str]:
     return target, "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
 
 
-def _position(pid: int, fd: int, path: str) -> int:
-    """Where a write on `fd` lands: the descriptor's position, or the file's end when opened O_APPEND."""
+def _descriptor(pid: int, fd: int) -> tuple[int, int]:
+    """Descriptor `fd`'s flags, and where a write on it lands: its position, or the file's end under O_APPEND.
+
+    One read of /proc/PID/fdinfo/FD a write; (0, -1) when it cannot be read.
+    """
     try:
-        fields = _fdinfo(pid, fd)
-        if int(fields["flags"].strip(), 8) & O_APPEND:
-            return os.stat(f"/proc/{pid}/fd/{fd}").st_size
-        return int(fields["pos"].strip())
+        with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as info:
+            fields = dict(line.split(":", 1) for line in info if ":" in line)
+        flags = int(fields["flags"].strip(), 8)
+        if flags & O_APPEND:
+            return flags, os.stat(f"/proc/{pid}/fd/{fd}").st_size
+        return flags, int(fields["pos"].strip())
     except (OSError, KeyError, ValueError):
-        return -1
-
-
-def _fd_flags(pid: int, fd: int) -> int:
-    """The flags descriptor `fd` of thread `pid` was opened with (0 when they cannot be read)."""
-    try:
-        return int(_fdinfo(pid, fd)["flags"].strip(), 8)
-    except (OSError, KeyError, ValueError):
-        return 0
-
-
-def _fdinfo(pid: int, fd: int) -> dict[str, str]:
-    with open(f"/proc/{pid}/fdinfo/{fd}", encoding="ascii") as info:
-        return dict(line.split(":", 1) for line in info if ":" in line)
+        return 0, -1
 
 
 def path_at(pid: int, dirfd: int, address: int) -> str:
