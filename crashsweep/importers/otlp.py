@@ -73,6 +73,17 @@ class Span:
     attributes: Mapping[str, str]
     position: int
     """Its order in the file (the n-th span read)."""
+    events: tuple[SpanEvent, ...] = ()
+    """Its events, in file order."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpanEvent:
+    """One event of a span: its name, nanoseconds and scalar attributes (as text, as a span's)."""
+
+    name: str
+    time: int
+    attributes: Mapping[str, str]
 
 
 def recognises(path: Path, head: bytes) -> bool:
@@ -83,7 +94,7 @@ def recognises(path: Path, head: bytes) -> bool:
 def read(path: Path) -> tuple[History, ...]:
     """The file's histories, one a run, in the order the runs began; Unusable naming the line."""
     spans = list(read_spans(path))
-    return tuple(_history(path, run, group) for run, group in _runs(spans).items())
+    return tuple(_history(path, run, group) for run, group in runs(spans).items())
 
 
 def read_spans(path: Path) -> Iterator[Span]:
@@ -161,7 +172,22 @@ def _span(data: Any, position: int, where: str) -> Span:
     error = status.get("code") in (2, "2", "STATUS_CODE_ERROR")
     message = status.get("message")
     message = message if isinstance(message, str) else ""
-    return Span(trace, span_id, parent, name, start, end, error, message, _attributes(data, where), position)
+    attributes = _attributes(data, where)
+    return Span(trace, span_id, parent, name, start, end, error, message, attributes, position, _events(data, where))
+
+
+def _events(data: dict[str, Any], where: str) -> tuple[SpanEvent, ...]:
+    """The span's events (`events`: name, timeUnixNano, attributes); Unusable for a bad one."""
+    items = data.get("events") or []
+    if not isinstance(items, list):
+        raise Unusable(f"{where}: events: expected a list")
+    found = []
+    for n, item in enumerate(items):
+        at = f"{where}.events[{n}]"
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise Unusable(f"{at}: expected an object with a name")
+        found.append(SpanEvent(item["name"], _nanos(item, "timeUnixNano", at), _attributes(item, at)))
+    return tuple(found)
 
 
 def _hex(data: dict[str, Any], field: str, digits: int, where: str) -> str:
@@ -201,7 +227,7 @@ def _attributes(data: dict[str, Any], where: str) -> dict[str, str]:
     return found
 
 
-def _runs(spans: list[Span]) -> dict[str, list[Span]]:
+def runs(spans: list[Span]) -> dict[str, list[Span]]:
     """The spans by run, runs in the order they began; each span's run by its own or its ancestors' attribute."""
     index = {(span.trace, span.span_id): span for span in spans}
     known: dict[tuple[str, str], str] = {}
@@ -235,7 +261,7 @@ def _history(path: Path, run: str, spans: list[Span]) -> History:
     incarnation = {trace: n for n, trace in enumerate(traces)}
     timed: list[tuple[int, int, int, Event]] = []
     for span in spans:
-        for when, phase, event in _events(path, run, incarnation[span.trace], span):
+        for when, phase, event in _span_events(path, run, incarnation[span.trace], span):
             timed.append((when, phase, span.position, event))
     status = _status(path, run, len(traces) - 1, [s for s in spans if s.trace == traces[-1]])
     if status is not None:
@@ -247,7 +273,7 @@ def _history(path: Path, run: str, spans: list[Span]) -> History:
     return History(events, facts=frozenset(), unseen={**UNSEEN, "status": NO_STATUS})
 
 
-def _events(path: Path, run: str, incarnation: int, span: Span) -> Iterator[tuple[int, int, Event]]:
+def _span_events(path: Path, run: str, incarnation: int, span: Span) -> Iterator[tuple[int, int, Event]]:
     """(nanoseconds, 0 for a start or 1 for an end, event) for what one span gives."""
     src = place(path, f"span {span.span_id}")
     if is_model(span.attributes):

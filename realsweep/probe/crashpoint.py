@@ -33,6 +33,14 @@ in any language can take part:
   many it has given out, so that a run ID does not make every world unique; unset, it returns
   a random UUID.
 
+In a program that has imported OpenTelemetry (the probe never imports it: it looks it up in
+sys.modules), every point passed, under a sweep or not, is also recorded in the program's trace
+(issue 46, for `crashsweep from-trace`): an event `crashsweep.point` of the current span when it
+records, else a span `crashsweep.point` of its own, begun and ended at once, each with the
+attributes `crashsweep.point.name` and `crashsweep.point.seq` (this process's count of points
+recorded, from 1: their exact order when timestamps tie). A tracing failure is swallowed; without
+OpenTelemetry the cost is one dict lookup.
+
 Dying is SIGKILL sent to itself: no `finally` block, `atexit` handler or buffer flush runs,
 exactly as when the machine's OOM killer or a `kill -9` strikes (os._exit(137) is the fallback
 where SIGKILL does not exist).
@@ -55,6 +63,7 @@ import os
 import signal
 import sys
 import uuid
+from typing import Any
 
 POINTS_LOG = "CRASHSWEEP_POINTS_LOG"
 CRASH_AT = "CRASHSWEEP_CRASH_AT"
@@ -101,6 +110,9 @@ _pipes: tuple[int, int] | None = None  # the snapshot FIFOs (request, answer), o
 _logs: dict[str, int] = {}  # each log's O_APPEND descriptor, by path, opened at its first line
 _lock = _thread.allocate_lock()  # threads pass points one at a time: the log's order is the order of decisions
 _logs_lock = _thread.allocate_lock()  # the table of open logs
+_traced = 0  # the points recorded in the program's OpenTelemetry trace (their `crashsweep.point.seq`)
+_traced_lock = _thread.allocate_lock()
+_tracing = _thread._local()  # per thread: a point passed while one is being recorded (by the tracer) is not
 
 
 def crashpoint(name: str, *, where: str | None = None) -> None:
@@ -129,6 +141,9 @@ def set_marked(marked: bool) -> None:
 def _pass(name: str, where: str | None) -> None:
     """Log the point, die if it is the chosen one, else hold for a snapshot when one is asked for."""
     global _passed
+    otel = sys.modules.get("opentelemetry.trace")
+    if otel is not None:
+        _trace(otel, name)
     log = os.environ.get(POINTS_LOG)
     if not log:
         return
@@ -143,6 +158,33 @@ def _pass(name: str, where: str | None) -> None:
         if _chosen(_passed, name, _seen[name]):
             die()
         _snapshot(_passed)
+
+
+def _trace(otel: Any, name: str) -> None:
+    """Record the point in the program's OpenTelemetry trace (`otel`: its opentelemetry.trace module).
+
+    An event of the current span when it records, else a span of its own begun and ended at
+    once (by the global tracer provider). Whatever OpenTelemetry raises is swallowed: tracing
+    never changes what the program does.
+    """
+    global _traced
+    if getattr(_tracing, "busy", False):  # the tracer itself passed a point (an auto point's hook)
+        return
+    with _traced_lock:
+        _traced += 1
+        seq = _traced
+    _tracing.busy = True
+    try:
+        attributes = {"crashsweep.point.name": name, "crashsweep.point.seq": seq}
+        span = otel.get_current_span()
+        if span.is_recording():
+            span.add_event("crashsweep.point", attributes)
+        else:
+            otel.get_tracer("crashsweep").start_span("crashsweep.point", attributes=attributes).end()
+    except Exception:  # a tracing failure must not change the program
+        pass
+    finally:
+        _tracing.busy = False
 
 
 _PROBE = os.path.dirname(os.path.abspath(__file__))
@@ -265,9 +307,9 @@ def passed() -> int:
 
 def reset() -> None:
     """Forget the points passed (for tests that call crashpoint in one long-lived process)."""
-    global _passed, _fresh, _paused
+    global _passed, _fresh, _paused, _traced
     with _lock:
-        _passed = _fresh = _paused = 0
+        _passed = _fresh = _paused = _traced = 0
         _seen.clear()
         with _logs_lock:
             for fd in _logs.values():

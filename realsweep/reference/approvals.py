@@ -18,7 +18,8 @@ results and markers, and the loop body sends them again first. Under `approval_c
 "before-resume"` the person's answer consumes its request at once (the ledger entry is the
 mark, `consumed`): a gate that must ask for a consumed request leaves the process stuck
 (StuckError, CONVERSATIONS.md 5); under `after-resume-started` the mark goes with the approval
-the loop keeps, so a gate never meets it, and nothing is checked.
+the loop keeps, so a gate never meets it, and nothing is checked. Traced (tracing.py), the
+question and its answer are the span `approval <call>`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.probe.crashpoint import count
+from crashsweep.realsweep.reference import tracing
 from crashsweep.realsweep.reference.parts import StuckError, record_version
 from crashsweep.spec.entries import entry, parts
 from crashsweep.spec.job import Call, Job
@@ -60,18 +62,19 @@ def gate(loop: Any, turn: dict[str, Any], call: Call, policy: Policy) -> None:
     if policy.approval_consume == "before-resume" and consumed(loop, call):
         raise StuckError(f"the approval of {call.id} (v{_version(loop)}) was consumed before the resumed run kept it")
     count("approvals")
-    loop.point(f"approval requested {call.id}")
-    given = _ledger(loop.workdir)
-    kept = entry(call.id, _version(loop), len(given) + 1)
-    _write_ledger(loop.workdir, [*given, [loop.memory["run"], kept]])  # the person approves: it is given
-    if policy.approval_storage != "service":
-        turn.setdefault("approved", []).append(kept)
-    before = loop.job.node_before(call.id) if policy.resume_granularity == "node" else ()
-    for other in before:  # the approval resumes the node from its start: its earlier calls run again
-        turn["results"].pop(other, None)
-        if other in turn["marked"]:
-            turn["marked"].remove(other)
-    loop.point(f"approved {call.id}")
+    with tracing.approval(call.id):
+        loop.point(f"approval requested {call.id}")
+        given = _ledger(loop.workdir)
+        kept = entry(call.id, _version(loop), len(given) + 1)
+        _write_ledger(loop.workdir, [*given, [loop.memory["run"], kept]])  # the person approves: it is given
+        if policy.approval_storage != "service":
+            turn.setdefault("approved", []).append(kept)
+        before = loop.job.node_before(call.id) if policy.resume_granularity == "node" else ()
+        for other in before:  # the approval resumes the node from its start: its earlier calls run again
+            turn["results"].pop(other, None)
+            if other in turn["marked"]:
+                turn["marked"].remove(other)
+        loop.point(f"approved {call.id}")
     if policy.approval_storage == "durable":
         loop.save(f"approval {call.id}")
     if before:

@@ -28,6 +28,9 @@ being settled by a re-send): each design goes on with the call as SITUATIONS.md 
 for `fails_after_accept` (error-to-model, which hands the error to the model, is not among the
 designs here, and the sweep refuses a lost reply for a composed policy with on_tool_error =
 "model").
+
+With $CRASHSWEEP_OTLP naming a file, each process records its OpenTelemetry spans there
+(tracing.py): how `crashsweep from-trace` reads one uninterrupted run of a design.
 """
 
 from __future__ import annotations
@@ -41,11 +44,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crashsweep.realsweep.probe.crashpoint import STOPPED_STATUS, STUCK_STATUS
-from crashsweep.realsweep.reference import approvals, loading
+from crashsweep.realsweep.reference import approvals, loading, tracing
 from crashsweep.realsweep.reference.parts import OFFERS, Loop, Stopped, StuckError, ToolFailed, Turn
 from crashsweep.realsweep.reference.supervisor import SUPERVISOR_FILE, RetryRun, RetryTurn, Supervisor
 from crashsweep.realsweep.tracker.client import FENCED, TrackerClient, TrackerError
-from crashsweep.spec.job import TRIAGE, Call, load_job
+from crashsweep.spec.job import TRIAGE, Call, Job, load_job
 from crashsweep.spec.policy import Policy, PolicyError, read_design_file
 
 TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
@@ -162,7 +165,8 @@ def _composed_run(loop: Loop, policy: Policy) -> None:
         # reload_how, not imported: the loop's process imports nothing of the model's world).
         loop.repair()
     elif policy.transcript_on_restart == "as-is" and loop.orphaned():
-        loop.ask_model()  # the conversation as loaded: the provider refuses it (StuckError), every time
+        with tracing.chat():
+            loop.ask_model()  # the conversation as loaded: the provider refuses it (StuckError), every time
     saves = policy.result_saves
     for turn in loop.turns(save_reply=policy.reply_save == "before-first-send"):
         for call in loop.open_calls(turn):
@@ -273,27 +277,34 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir or Path(os.environ.get(WORKDIR) or ".")
     job = load_job(args.job) if args.job is not None else TRIAGE
     offer = OFFERS[args.tracker]
-    with TrackerClient(tracker_url, keep_alive=True) as tracker:
-        if args.design is None:
-            return _stopping(lambda: DESIGNS[args.variant](Loop(workdir, job, tracker, offer)))
-        try:
-            _, _, policy = read_design_file(args.design)
-        except PolicyError as error:
-            PARSER.error(str(error))
-        # The design's fsync policy and unreadable-checkpoint choice (spec/FAULTS.md section 6).
-        loop = Loop(workdir, job, tracker, offer, fsync=policy.fsync, unreadable=policy.unreadable)
-        return _stopping(lambda: composed(loop, policy))
+    tracing.start(workdir)  # only when $CRASHSWEEP_OTLP names a file: the process's spans
+    try:
+        with TrackerClient(tracker_url, keep_alive=True) as tracker:
+            if args.design is None:
+                return _stopping(lambda: DESIGNS[args.variant](Loop(workdir, job, tracker, offer)), args.variant, job)
+            try:
+                name, _, policy = read_design_file(args.design)
+            except PolicyError as error:
+                PARSER.error(str(error))
+            # The design's fsync policy and unreadable-checkpoint choice (spec/FAULTS.md section 6).
+            loop = Loop(workdir, job, tracker, offer, fsync=policy.fsync, unreadable=policy.unreadable)
+            return _stopping(lambda: composed(loop, policy), name, job)
+    finally:
+        tracing.stop()  # the spans flushed when the process ends (a crash point's kill leaves what had ended)
 
 
-def _stopping(run: Callable[[], None]) -> int:
+def _stopping(run: Callable[[], None], design: str, job: Job) -> int:
     """Run the process: 0 when it ends, STOPPED_STATUS when another live process made it stop, STUCK_STATUS when stuck.
 
     It stops (spec/FAULTS.md section 7) when its lock or fencing token is refused, at the
     tracker (409) or on disk, or when a rename finds its temp file gone. It is stuck
     (spec/CONVERSATIONS.md 4) when the provider refuses its conversation: it says why, last.
+    Traced, the run is the agent span of `design` on `job`, with an error status when it ends
+    by an exception (stopped and stuck too).
     """
     try:
-        run()
+        with tracing.agent(design, job.name):
+            run()
     except StuckError as error:
         print(f"stuck: {error}", file=sys.stderr)
         return STUCK_STATUS

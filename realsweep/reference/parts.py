@@ -39,6 +39,9 @@ Locks (spec/FAULTS.md 7.1, the design's `lock`): `take_lock` right after the loa
 second live process (the fault `pause`) a process may have to stop: its OS lock or fencing
 token refused, or its rename's temp file renamed by the other; it raises `Stopped`, and
 loop.py exits with crashpoint.STOPPED_STATUS.
+
+Spans (tracing.py, only when $CRASHSWEEP_OTLP names a file): each ask of the model, send of a
+call, checkpoint save and lock taken is a span, with the points passed in it as its events.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from typing import Any
 
 from crashsweep.realsweep.probe import checkpoint, faults_env
 from crashsweep.realsweep.probe.crashpoint import MALFORMED, call_site, count, crashpoint, fresh_id, pause
+from crashsweep.realsweep.reference import tracing
 from crashsweep.realsweep.reference.supervisor import Supervisor
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.spec.job import Call, Job, JobError
@@ -125,6 +129,17 @@ class Stopped(Exception):
     Raised when the OS lock is held, when the disk's fence holds a newer token than this
     process's, and when a rename finds its temp file gone (the other process renamed it).
     """
+
+
+def _os_lock(workdir: Path) -> int:
+    """The descriptor of the run's OS lock (flock), taken; Stopped while another live process holds it."""
+    fd = os.open(workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise Stopped(f"{workdir}: another live process holds the run's OS lock") from None
+    return fd
 
 
 def issue_target(job: Job, call: Call) -> Call | None:
@@ -198,6 +213,7 @@ class Loop:
             self.new_run()
             return True
         self.memory = saved
+        tracing.conversation(saved["run"])
         if self.supervisor is not None and self.supervisor.failed(saved["run"]):
             # An attempt of this run died with its one-attempt budget: the run fails at once (RETRIES.md 1.8).
             print(f"{saved['run']}: failed, an attempt timed out with no time left", file=sys.stderr)
@@ -227,6 +243,7 @@ class Loop:
     def new_run(self) -> None:
         """Begin a new run in memory: a fresh run ID, no turns (a start, or a retry of the whole run)."""
         self.memory = {"run": fresh_id(), "done": False, "turns": []}
+        tracing.conversation(self.memory["run"])
 
     def take_lock(self, lock: str) -> None:
         """Take the run's lock as the design's `lock` policy says (spec/FAULTS.md 7.1, POLICIES.md 1.6).
@@ -238,18 +255,15 @@ class Loop:
         beside the checkpoint, where every later disk write checks it; `none`: nothing.
         """
         if lock == "file":
-            self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
+            with tracing.lock("file"):
+                self._save_file(self.workdir / LOCK_FILE, {"run": self.memory["run"], "pid": os.getpid()}, "lock")
         elif lock == "os-lock" and self._flock is None:  # a new run of this process holds it already
-            fd = os.open(self.workdir / FLOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                raise Stopped(f"{self.workdir}: another live process holds the run's OS lock") from None
-            self._flock = fd
+            with tracing.lock("os-lock"):
+                self._flock = _os_lock(self.workdir)
         elif lock == "lease+fencing":
-            self.token = self.tracker.lease()
-            (self.workdir / LEASE_FILE).write_text(str(self.token), encoding="utf-8")
+            with tracing.lock("lease"):
+                self.token = self.tracker.lease()
+                (self.workdir / LEASE_FILE).write_text(str(self.token), encoding="utf-8")
         elif lock not in ("none", "os-lock"):
             raise ValueError(f"unknown lock policy {lock!r}")
 
@@ -265,7 +279,8 @@ class Loop:
 
     def save(self, what: str) -> None:
         """Save(what): the whole memory to the temp file, then rename it over the checkpoint."""
-        self._save_file(self.path, self.memory, what)
+        with tracing.save(what):
+            self._save_file(self.path, self.memory, what)
 
     def save_marker(self, call: Call) -> None:
         """The marker save before a write."""
@@ -321,21 +336,31 @@ class Loop:
             if turns and not turns[-1]["complete"]:
                 yield turns[-1]
                 continue
-            self.ask_model()
-            k = len(turns) + 1
-            if k > len(self.job.turns):  # the scripted model's final answer
-                self.point("final reply arrived")
+            turn = self._reply(len(turns) + 1)
+            if turn is None:  # the scripted model's final answer
                 self.memory["done"] = True
                 self.save("final")
                 return
+            turns.append(turn)
+            if save_reply:
+                self.save(f"reply {turn['index']}")
+            yield turns[-1]
+
+    def _reply(self, k: int) -> Turn | None:
+        """Ask the scripted model with k - 1 turns answered: turn k, new (memory's shape), or None: the final answer."""
+        with tracing.chat() as chat:
+            self.ask_model()
+            if k > len(self.job.turns):
+                self.point("final reply arrived")
+                tracing.reply(chat, self.job, (), {})
+                return None
             asked = self._hand_out(k)
             self.point(f"reply {k} arrived")
             version = self._arguments(k, asked)
             args = {"args": version} if version != 1 else {}
-            turns.append({"index": k, "results": {}, "marked": [], "complete": False, **self._ids(k), **args})
-            if save_reply:
-                self.save(f"reply {k}")
-            yield turns[-1]
+            ids = self._ids(k)
+            tracing.reply(chat, self.job, self.job.turns[k - 1], ids.get("ids", {}))
+            return {"index": k, "results": {}, "marked": [], "complete": False, **ids, **args}
 
     def ask_model(self) -> None:
         """Send the conversation in memory to the scripted model; StuckError when the provider refuses it.
@@ -435,10 +460,15 @@ class Loop:
     def send(self, call: Call, *, keyed: bool) -> str:
         """Send `call` to the tracker (a write with Key(run, call) when `keyed`); its answer."""
         run = self.memory["run"]
-        if not call.writes:
-            return self._search(run, call)
         call_id = self.memory["turns"][-1].get("ids", {}).get(call.id, call.id)
-        request_key = key(run, call_id) if keyed else None
+        request_key = key(run, call_id) if keyed and call.writes else None
+        with tracing.tool(self.job, call, call_id, request_key) as span:
+            answer = self._write(run, call, request_key) if call.writes else self._search(run, call)
+            tracing.result(span, answer)
+        return answer
+
+    def _write(self, run: str, call: Call, request_key: str | None) -> str:
+        """Send the write `call` (with `request_key`, if any) to the tracker: its record's number, "#N"."""
         target = issue_target(self.job, call)
         title = f"{self.job.name}: {call.id}"
         self._sent[call.id] = self._sent.get(call.id, 0) + 1

@@ -4,8 +4,9 @@ The target is `python -S -m crashsweep.realsweep.reference.loop --variant V [--j
 (or `--design FILE` instead of `--variant V`, the loop composed from a design file's policies):
 `-S` skips site-packages, which the loop does not need (it imports only the standard library,
 this package and spec/), and saves a sizeable part of each process's start; the package's
-own folder goes on PYTHONPATH instead. The modules the loop imports are byte-compiled once
-before the sweep, so that no process compiles them again. The check counts, per write of the
+own folder goes on PYTHONPATH instead. (Not with $CRASHSWEEP_OTLP set: the processes record
+their spans with OpenTelemetry's SDK, tracing.py.) The modules the loop imports are
+byte-compiled once before the sweep, so that no process compiles them again. The check counts, per write of the
 job, the records the tracker holds for it (over every run): dups, missing, applied.
 Its state key (`state_key`, used by a deduplicating sweep unless another is given) blanks the
 process ID in the lock file, the only part of its world that differs between two processes
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import compileall
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +26,7 @@ from typing import Any
 from crashsweep.realsweep.faults.nemesis import Nemesis, NemesisError
 from crashsweep.realsweep.probe import checkpoint
 from crashsweep.realsweep.reference import parts as loop_parts
+from crashsweep.realsweep.reference import tracing
 from crashsweep.realsweep.reference.loop import DESIGNS
 from crashsweep.realsweep.sweep import (
     Check,
@@ -74,7 +77,8 @@ def target(
         args = ["--variant", variant, "--tracker", tracker]
     if job_path is not None:
         args += ["--job", str(job_path.resolve())]
-    argv = (sys.executable, "-S", "-m", "crashsweep.realsweep.reference.loop", *args)
+    site = () if os.environ.get(tracing.OTLP) else ("-S",)  # traced: the SDK is in site-packages
+    argv = (sys.executable, *site, "-m", "crashsweep.realsweep.reference.loop", *args)
     env = {"PYTHONPATH": package_pythonpath()}
     return Target(
         argv, env, f"reference loop {variant}", fork="crashsweep.realsweep.reference.loop:main", fork_argv=tuple(args)

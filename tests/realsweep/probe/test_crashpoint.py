@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from crashsweep.realsweep.probe import crashpoint
 from tests.realsweep.helpers import run_python
@@ -276,3 +282,105 @@ def test_without_the_where_log_nothing_is_located(tmp_path: Path, monkeypatch: p
 def _line_of_the_next_call() -> int:
     """The caller's line number (the line of this call)."""
     return sys._getframe(1).f_lineno
+
+
+class FailingStart(SpanProcessor):
+    """A span processor whose every span start raises: a tracer that fails under the probe."""
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        raise RuntimeError("the tracer broke")
+
+
+@pytest.fixture
+def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+    """A real SDK provider, global for the test only (its spans kept in memory); no sweep, the count reset.
+
+    The global provider is set by hand and put back after: `trace.set_tracer_provider` can be
+    called once per process, and other tests share this one.
+    """
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(shutdown_on_exit=False)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(trace, "_TRACER_PROVIDER", provider)
+    monkeypatch.delenv(crashpoint.POINTS_LOG, raising=False)
+    crashpoint.reset()
+    yield provider, exporter
+    provider.shutdown()
+    crashpoint.reset()
+
+
+def _points(events: Any) -> list[tuple[str, object, object]]:
+    return [(e.name, e.attributes["crashsweep.point.name"], e.attributes["crashsweep.point.seq"]) for e in events]
+
+
+def test_points_passed_inside_a_span_are_its_events_numbered_from_one(
+    traced: tuple[TracerProvider, InMemorySpanExporter],
+) -> None:
+    """Outside a sweep too: a mark and an auto point, each an event `crashsweep.point` with its name and seq."""
+    provider, exporter = traced
+    with provider.get_tracer("test").start_as_current_span("save start"):
+        crashpoint.crashpoint("start: tmp written")
+        crashpoint.auto_point("before write state.json @ loop.py:3", "loop.py:3")
+        crashpoint.crashpoint("start: renamed")
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "save start"
+    assert _points(span.events) == [
+        ("crashsweep.point", "start: tmp written", 1),
+        ("crashsweep.point", "before write state.json @ loop.py:3", 2),
+        ("crashsweep.point", "start: renamed", 3),
+    ]
+    assert crashpoint.passed() == 0  # no sweep: nothing logged, the trace alone counts
+
+
+def test_a_point_outside_any_span_is_a_span_of_its_own(
+    traced: tuple[TracerProvider, InMemorySpanExporter], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No span open: a span `crashsweep.point` of the tracer "crashsweep", begun and ended at once (under a sweep)."""
+    _, exporter = traced
+    log = tmp_path / "points.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(log))
+    monkeypatch.setenv(crashpoint.CRASH_AT, "0")
+    crashpoint.crashpoint("alone")
+    crashpoint.crashpoint("again")
+    spans = exporter.get_finished_spans()
+    assert [(s.name, dict(s.attributes or {})) for s in spans] == [
+        ("crashsweep.point", {"crashsweep.point.name": "alone", "crashsweep.point.seq": 1}),
+        ("crashsweep.point", {"crashsweep.point.name": "again", "crashsweep.point.seq": 2}),
+    ]
+    assert all(s.instrumentation_scope is not None and s.instrumentation_scope.name == "crashsweep" for s in spans)
+    assert all(s.parent is None and s.end_time is not None for s in spans)
+    assert log.read_text().splitlines() == ["alone", "again"]  # the sweep's log as ever
+
+
+def test_a_tracer_that_raises_changes_nothing(
+    traced: tuple[TracerProvider, InMemorySpanExporter], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The span's start raises inside the probe: swallowed, and the point is logged as ever."""
+    provider, _ = traced
+    provider.add_span_processor(FailingStart())
+    with pytest.raises(RuntimeError, match="the tracer broke"):  # the tracer does raise
+        provider.get_tracer("test").start_span("any")
+    log = tmp_path / "points.log"
+    monkeypatch.setenv(crashpoint.POINTS_LOG, str(log))
+    monkeypatch.setenv(crashpoint.CRASH_AT, "0")
+    crashpoint.crashpoint("through a broken tracer")
+    assert log.read_text().splitlines() == ["through a broken tracer"]
+    assert crashpoint.passed() == 1
+
+
+def test_without_opentelemetry_imported_the_probe_records_nothing_and_imports_nothing(tmp_path: Path) -> None:
+    """A program that never imports opentelemetry.trace: the points are logged, and no module of it is loaded."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from crashsweep.realsweep.probe.crashpoint import crashpoint
+        crashpoint("one")
+        crashpoint("two")
+        print(sorted(name for name in sys.modules if name.startswith("opentelemetry")))
+        """
+    )
+    log = tmp_path / "points.log"
+    done = run_python(code, tmp_path, CRASHSWEEP_POINTS_LOG=str(log))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert log.read_text().splitlines() == ["one", "two"]
