@@ -21,7 +21,7 @@ from crashsweep.realsweep.sweep import ScenarioResult, SweepResult
 from crashsweep.realsweep.values import CANNOT_RECOVER
 from crashsweep.reports import table
 from crashsweep.reports.summary import InvariantVerdict, Summary
-from crashsweep.spec import invariants, metrics
+from crashsweep.spec import invariants, metrics, points_file
 from crashsweep.spec.faults import fault_counter
 from crashsweep.spec.retries import MOVE, MOVE_COUNTER, SCOPES, Stack, counter, stack_label
 
@@ -52,7 +52,7 @@ def summary(
         job=job,
         depth=result.depth,
         tracker=tracker,
-        crash_points=len(result.baseline.points),
+        crash_points=_crash_points(result),
         scenarios=per_k,
         with_dups=figures["with_dups"],
         dups=figures["dups"],
@@ -71,6 +71,12 @@ def summary(
         moves=_moves(result, faults, bool(retries)) if faults or retries else {},
         **_retry_figures(result, retries),
     )
+
+
+def _crash_points(result: SweepResult) -> int:
+    """The uninterrupted run's points a crash was tried at: every one, or those `--points from:FILE` lists."""
+    points = result.baseline.points
+    return len(points) if result.listed is None else result.listed.kept(points)
 
 
 def _retry_figures(result: SweepResult, stack: Stack) -> dict[str, Any]:
@@ -200,7 +206,7 @@ def row_text(row: Summary, result: SweepResult, counterexamples: dict[str, str])
     lines = [
         f"{row.variant}  (real sweep; {f'job {row.job}, ' if row.job != '-' else ''}tracker {row.tracker}, "
         f"depth {row.depth}{environment})",
-        f"  crash points  {row.crash_points}{FOUND.get(result.points, '')}",
+        f"  crash points  {row.crash_points}{_found(result)}",
         f"  scenarios     {scenarios}   ({sum(row.scenarios.values())} in all{table.never_words(row)})",
         "  " + "   ".join(f"{name} {value}" for name, value in zip(table.FIGURES, figures, strict=True)),
         f"  processes     {result.processes} in {result.seconds:.1f} s, {_how(result)}",
@@ -246,6 +252,13 @@ FOUND = {
 """How the points were found, in the row's words (spec/POINTS.md); marked points, the default, say nothing."""
 
 
+def _found(result: SweepResult) -> str:
+    """After the row's crash points: how they were found, or of how many they were kept and why (from FILE)."""
+    if result.listed is not None:
+        return f" of {len(result.baseline.points)} kept  (from {result.listed.source})"
+    return FOUND.get(result.points, "")
+
+
 def _how(result: SweepResult) -> str:
     """How the sweep ran: every scenario, or once per distinct world; killed for real, or snapshots."""
     if result.counts is None:
@@ -272,6 +285,9 @@ def to_json(row: Summary, result: SweepResult) -> str:
     data["processes"] = result.processes
     data["seconds"] = round(result.seconds, 3)
     data["points"] = result.points
+    if result.listed is not None:  # crash_points are those kept of the points the run passed
+        data["points"] = f"{points_file.FROM}{result.listed.source}"
+        data["points_passed"] = len(result.baseline.points)
     count, first = unrecovered(result)
     if first is not None:
         data["cannot_recover"] = {

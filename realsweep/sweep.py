@@ -11,6 +11,10 @@ the program marks its crash points with crashsweep.realsweep.probe.crashpoint. T
 3. below the depth, extends each scenario by one more crash: dies at i, the restart dies at
    each point j it passes, and the next restart runs to the end; and so on.
 
+With `options.listed` (`--points from:FILE`) a crash is tried only at the points the file lists
+(`SweepOptions.tries`, in every process); a listed point the baseline does not pass stops the
+sweep before any scenario runs.
+
 With `options.dedup` it runs the same processes once per distinct world instead (graph.py):
 scenarios that reach the same files and tracker state share their future, and are counted
 by paths with the explorer's counting, faults included (graph.py).
@@ -146,7 +150,7 @@ def sweep(
             result = _scenarios(workers, target, options, nemesis or Nemesis(), progress, started)
         first = workers.first_start()
     setup = 0.0 if first is None else min(result.seconds, max(0.0, first - started))
-    return dataclasses.replace(result, points=options.points.text, setup=setup)
+    return dataclasses.replace(result, points=options.points.text, setup=setup, listed=options.listed)
 
 
 def replay(
@@ -208,6 +212,7 @@ def list_points(
         lines = read_where(log.read_text(encoding="utf-8")) if log.exists() else ()
     if not result.points:
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
+    options.check_listed(result.points)
     if not lines:  # a program that logs its points by itself (any language) says nothing of where
         lines = tuple((name, "") for name in result.points)
     elif tuple(name for name, _ in lines) != result.points:
@@ -283,7 +288,8 @@ def determinism_runs(target: Target, check: Check, options: SweepOptions, nemesi
         ):
             baseline = one.run((), worlds=True)
             if round_ == 0:
-                starts += _children(baseline)
+                options.check_listed(baseline.points)
+                starts += _children(baseline, options)
             # the runner lets at most `workers` processes run at a time, as in a sweep
             running = {crashes: pool.submit(one.run, crashes, worlds=True) for crashes in starts if crashes}
             for crashes in starts:
@@ -323,12 +329,13 @@ def _scenarios(
     baseline = (ran.take(()) or workers.scenario(())).result()
     if not baseline.points:
         raise SweepError(f"{target.label}: the program passed no crash point; mark them with crashpoint(...)")
+    options.check_listed(baseline.points)
     finished = options.finished or (lambda _: None)  # each scenario as it ends: what an interrupted sweep keeps
     finished(baseline)
     results: list[ScenarioResult] = []
     known = len(baseline.points)
     waiting: Completions[ScenarioResult] = Completions()
-    for crashes in _children(baseline):
+    for crashes in _children(baseline, options):
         waiting.add(ran.take(crashes) or workers.scenario(crashes))
     faults = {waiting.add(workers.scenario((), f)): f for f in nemesis.chances(baseline.points, baseline.pauses)}
     known += len(waiting.pending) - len(baseline.points)
@@ -339,7 +346,7 @@ def _scenarios(
             results.append(result)
             finished(result)
             if result.moves < options.depth and not result.faults:
-                children = _children(result)
+                children = _children(result, options)
                 known += len(children)
                 for crashes in children:
                     waiting.add(ran.take(crashes) or workers.scenario(crashes))
@@ -390,12 +397,13 @@ def _wakes(fault: Fault | None, result: ScenarioResult) -> list[Fault]:
     return fault.next_moves(result.points)
 
 
-def _children(result: ScenarioResult) -> list[tuple[Crash, ...]]:
-    """The scenarios one crash deeper: the last process of `result` dies at each of its points."""
+def _children(result: ScenarioResult, options: SweepOptions) -> list[tuple[Crash, ...]]:
+    """The scenarios one crash deeper: the last process of `result` dies at each of its points the options try."""
     if result.unreached:
         return []
     children = []
     for i, point in enumerate(result.points, start=1):
-        occurrence = result.points[:i].count(point)
-        children.append((*result.crashes, Crash(i, point, occurrence)))
+        crash = Crash(i, point, result.points[:i].count(point))
+        if options.tries(crash):
+            children.append((*result.crashes, crash))
     return children

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # not at run time: a swept process that imports these values 
     from crashsweep.explorer.counting import Counts
     from crashsweep.realsweep.faults.nemesis import Nemesis
     from crashsweep.realsweep.world import StateKey
+    from crashsweep.spec.points_file import PointList
 
 
 class SweepError(RuntimeError):
@@ -294,6 +295,8 @@ class SweepResult:
     most_calls: int | None = None
     """A deduplicating sweep's most model calls of any one scenario, the baseline's included (worlds.most);
     None for a sweep of every scenario, whose `scenarios` hold them all."""
+    listed: PointList | None = None
+    """The points a crash was tried at (`--points from:FILE`: SweepOptions.listed); None: every point."""
 
 
 @dataclass(frozen=True)
@@ -335,6 +338,19 @@ class SweepOptions:
     determinism check's second round: sweep.determinism_runs), by their crashes: a sweep of every
     scenario takes them as its own instead of running them again (their processes count in its
     figure). Not with dedup, whose units are processes, nor with keep, whose scenarios keep their folders."""
+    listed: PointList | None = None
+    """`--points from:FILE` (spec/POINTS.md section 6): a crash is tried only at the points it lists
+    (`tries`), in every process; the others are passed without one. None: at every point."""
+
+    def tries(self, crash: Crash) -> bool:
+        """Whether the sweep tries `crash` (the one restriction of where crashes are tried: the listed points)."""
+        return self.listed is None or self.listed.keeps(crash.point, crash.occurrence)
+
+    def check_listed(self, passed: Sequence[str]) -> None:
+        """Refuse (SweepError) a listed point the uninterrupted run, which passed `passed`, does not pass."""
+        missing = None if self.listed is None else self.listed.missing(passed)
+        if missing is not None:
+            raise SweepError(missing)
 
 
 Progress = Callable[[int, int], None]

@@ -21,8 +21,9 @@ from typing import Any, TypeVar
 
 import click
 
-from crashsweep.cli import formats, limits, sweep_engines, sweep_modes, sweep_plan, sweep_scenarios
+from crashsweep.cli import formats, limits, sweep_cassette, sweep_engines, sweep_modes, sweep_plan, sweep_scenarios
 from crashsweep.cli.options import depth_option, design_choice, group, job_option, tracker_option, upgrade_option
+from crashsweep.cli.sweep_points import PointsChoice
 from crashsweep.realsweep import api
 from crashsweep.spec.retries import ONE_ATTEMPT
 from crashsweep.variants import SEED_DESIGNS
@@ -73,7 +74,8 @@ LIST_POINTS_HELP = "run the program once, uninterrupted, and list its crash poin
 POINTS_HELP = (
     "how crash points are found (spec/POINTS.md): the program's crashpoint() marks; auto: at a Python"
     " program's effects (files, fsyncs, renames, sockets), no marks needed; syscalls: at any program's"
-    " system calls, traced by a ptrace tracer of its own"
+    " system calls, traced by a ptrace tracer of its own; from:FILE: the marks, crashed only at the points"
+    " FILE lists (NAME#PASS a line, as --list-points shows them; the others are passed without a crash)"
 )
 POINTS_FILTER_HELP = (
     "with --points auto or syscalls: {} the points of these effect kinds (fsync, send, ...) or file/site globs"
@@ -122,6 +124,7 @@ WHAT_OPTIONS = group(
         "--check", "check_spec", help="with --target: module:function(scenario) -> crashsweep.realsweep.sweep.Outcome"
     ),
     click.option("--arg", "target_args", multiple=True, metavar="KEY=VALUE", help=ARG_HELP),
+    sweep_cassette.option(),
     click.option(
         "--framework", type=click.Choice(list(api.FRAMEWORKS)), help="sweep the built-in example agent on a framework"
     ),
@@ -146,7 +149,7 @@ RUN_OPTIONS = group(
     click.option(
         "--points",
         "points_text",
-        type=click.Choice(api.POINTS_CHOICES),
+        type=PointsChoice(),
         default="marked",
         show_default=True,
         help=POINTS_HELP,

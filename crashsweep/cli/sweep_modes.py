@@ -19,6 +19,7 @@ from crashsweep.cli import (
     clock,
     limits,
     runs,
+    sweep_cassette,
     sweep_determinism,
     sweep_engines,
     sweep_points,
@@ -105,8 +106,9 @@ def make_source(request: SweepRequest) -> Source:
         made = sweep_sources.target_source(
             g.target_spec, g.check_spec, request.arguments, g.tracker, request.nemesis, g.upgrade_to
         )
+    made = sweep_cassette.played(made, request.cassette, g.cassette)
     made.command += [*(["--timeout", f"{g.timeout:g}"] if g.timeout != 120 else []), "--spawn", g.spawn]
-    made.command += request.points.args()
+    made.command += request.points_args
     made.command += ["--persistence", g.persistence] if g.persisting else []
     return made
 
@@ -147,9 +149,10 @@ def run_sweep(request: SweepRequest, source: Source, options: api.SweepOptions) 
 
 
 def run_list_points(request: SweepRequest, source: Source, options: api.SweepOptions) -> int:
-    """--list-points: run the program once, uninterrupted, and list the crash points it passed."""
+    """--list-points: run the program once, uninterrupted, and list the crash points it passed (or those FILE keeps)."""
     passed = api.list_points(source.target, source.check, options, source.nemesis)
-    click.echo(sweep_points.render(source.label, passed, source.command, request.given.fmt), nl=False)
+    shown = sweep_points.render(source.label, passed, source.command, request.given.fmt, request.listed)
+    click.echo(shown, nl=False)
     return 0
 
 

@@ -22,11 +22,12 @@ from typing import Any
 
 import click
 
-from crashsweep.cli import sweep_engines, sweep_scenarios, sweep_sources
+from crashsweep.cli import sweep_cassette, sweep_engines, sweep_scenarios, sweep_sources
 from crashsweep.cli.formats import TEXT
 from crashsweep.realsweep import api
-from crashsweep.spec import files
+from crashsweep.spec import files, points_file
 from crashsweep.spec.faults import FaultError, parse_faults
+from crashsweep.spec.points_file import PointList
 from crashsweep.variants.design_file import load_design
 
 STRICT = "strict"
@@ -54,6 +55,7 @@ class Given:
     target_spec: str | None
     check_spec: str | None
     target_args: tuple[str, ...]
+    cassette: Path | None
     framework: str | None
     keys: str | None
     call_ids: str | None
@@ -98,7 +100,12 @@ class Given:
     @property
     def traced(self) -> bool:
         """Whether the program's points are its system calls (--points syscalls)."""
-        return "syscalls" in self.points_text.split(",")
+        return not self.listing and "syscalls" in self.points_text.split(",")
+
+    @property
+    def listing(self) -> bool:
+        """Whether a file lists the points crashes are tried at (--points from:FILE; read by `plan`)."""
+        return self.points_text.startswith(points_file.FROM)
 
     @property
     def fault_names(self) -> frozenset[str]:
@@ -166,6 +173,7 @@ RULES: tuple[Rule, ...] = (
         lambda g: g.target_spec is None and (g.check_spec is not None or bool(g.target_args)),
         "--check and --arg go with --target",
     ),
+    Rule(lambda g: g.cassette is not None and g.reference_loop, sweep_cassette.WITH_REFERENCE_LOOP),
     Rule(
         lambda g: g.framework is None and (g.keys is not None or g.durability is not None),
         "--keys and --durability go with --framework",
@@ -245,6 +253,14 @@ RULES: tuple[Rule, ...] = (
         "--faults power-loss cuts at marked or syscall points: give --points marked,auto",
     ),
     Rule(
+        lambda g: g.listing and bool(g.points_include or g.points_exclude),
+        "--points from:FILE crashes at the marked points FILE lists: it takes no --points-include or --points-exclude",
+    ),
+    Rule(
+        lambda g: g.listing and g.faults_text is not None,
+        "--points from:FILE chooses where crashes strike: it takes no --faults (a fault's chances are at every point)",
+    ),
+    Rule(
         lambda g: (g.state_key_spec is not None or g.kill) and not g.dedup,
         "--state-key and --kill go with dedup (drop --no-dedup)",
     ),
@@ -278,11 +294,20 @@ class SweepRequest:
     framework whose state lives outside the work folder)."""
     cut_state: int = 0
     """The crash state a re-run power cut leaves (--crash "NAME#K / state S"), 0 under strict."""
+    cassette: Path | None = None
+    """The cassette the model plays (--cassette), read and checked: its absolute path."""
+    listed: PointList | None = None
+    """--points from:FILE's points, read and checked: a crash is tried only at these (None: at every point)."""
 
     @property
     def arguments(self) -> dict[str, str]:
         """The --arg pairs as $CRASHSWEEP_ARGS carries them."""
         return dict(self.args)
+
+    @property
+    def points_args(self) -> list[str]:
+        """The options that name the points again in a printed command: --points from:FILE with FILE as given."""
+        return ["--points", self.given.points_text] if self.listed is not None else self.points.args()
 
     def options(self) -> api.SweepOptions:
         """The real sweep's options."""
@@ -290,7 +315,8 @@ class SweepRequest:
         made = sweep_options(
             g.depth, g.workers, g.keep, g.timeout, g.tracker, g.spawn, self.dedup, self.state_key, g.kill
         )
-        return replace(made, every=g.scenarios_path is not None or g.keep is not None, points=self.points)
+        every = g.scenarios_path is not None or g.keep is not None
+        return replace(made, every=every, points=self.points, listed=self.listed)
 
 
 def plan(**options: Any) -> SweepRequest:
@@ -303,12 +329,10 @@ def plan(**options: Any) -> SweepRequest:
     for rule in RULES:
         rule.check(given)
     args = _args(given.target_args)
-    try:
-        points = api.Points.parse(given.points_text, given.points_include, given.points_exclude)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    points, listed = _points(given)
     named = [api.split_state(point) for point in given.crash_points]
     crashes = tuple(sweep_scenarios.parse_crash(point) for point, _ in named)
+    _crashes_listed(crashes, listed)
     cut_state = named[0][1] if given.cut and named else 0
     nemesis = _nemesis(given)
     upgrade = sweep_sources.reference_upgrade(given.upgrade_to, given.variant, given.design_path, nemesis.faults)
@@ -316,13 +340,38 @@ def plan(**options: Any) -> SweepRequest:
     if given.design_path is not None:
         variant = load_design(given.design_path).name  # a bad design file fails before any process starts
     state_key = _state_key(given.state_key_spec)
+    cassette = sweep_cassette.read(given.cassette)  # a bad cassette fails before any process starts
     if given.variant is not None:
         sweep_sources.reference_design(given.variant)
     dedup = given.dedup and not nemesis.every_scenario  # power loss: every scenario of one move, from scratch
     dedup = dedup and given.framework not in api.FROM_SCRATCH_FRAMEWORKS  # a server's state outside the work folder
-    return SweepRequest(
-        given, _mode(given), args, points, crashes, nemesis, upgrade, variant, state_key, dedup, cut_state
+    request = SweepRequest(
+        given, _mode(given), args, points, crashes, nemesis, upgrade, variant, state_key, dedup, cut_state, cassette
     )
+    return replace(request, listed=listed)
+
+
+def _points(given: Given) -> tuple[api.Points, PointList | None]:
+    """--points and its filters; from:FILE: the marks, and FILE read and checked (bad: one line naming FILE:LINE)."""
+    if not given.listing:
+        try:
+            return api.Points.parse(given.points_text, given.points_include, given.points_exclude), None
+        except ValueError as error:
+            raise click.UsageError(str(error)) from None
+    try:
+        return api.Points(), points_file.read(given.points_text.removeprefix(points_file.FROM))
+    except points_file.PointsFileError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _crashes_listed(crashes: tuple[tuple[str, int], ...], listed: PointList | None) -> None:
+    """Refuse a --crash at a point --points from:FILE does not list: no crash is tried there."""
+    if listed is None:
+        return
+    for name, k in crashes:
+        if not listed.keeps(name, k):
+            point = f"{name}#{k}"
+            raise click.UsageError(f"--crash {point!r}: {listed.source} does not list it (--points from:FILE)")
 
 
 def _args(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

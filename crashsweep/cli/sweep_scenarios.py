@@ -23,7 +23,7 @@ import click
 
 from crashsweep.realsweep import api
 from crashsweep.realsweep.api import Crash, ScenarioResult, SweepResult
-from crashsweep.spec import invariants
+from crashsweep.spec import invariants, points_file
 
 SHOWN_UNREACHED = 10
 
@@ -91,9 +91,8 @@ def parse_crash(text: str) -> tuple[str, int]:
     return text, 1
 
 
-MOST_PASSES = 10**9
-"""The highest pass `--crash NAME#K` takes: a sweep kills one scenario at each point of a run, so none
-lists a billion points, and no re-run line it prints names a pass beyond them."""
+MOST_PASSES = points_file.MOST_PASSES
+"""The highest pass `--crash NAME#K` takes, as a points file's (spec/points_file.py)."""
 
 
 def unknown_point(scenario: ScenarioResult, first: tuple[str, int] | None = None) -> str | None:
@@ -107,16 +106,11 @@ def unknown_point(scenario: ScenarioResult, first: tuple[str, int] | None = None
     if scenario.unreached != 1:
         return None
     crash = Crash(0, *first) if first is not None else scenario.crashes[0]
-    passes = scenario.points.count(crash.point)
-    if passes:
-        first_last = f"{crash.point}#1" + (f" to {crash.point}#{passes}" if passes > 1 else "")
-        return f"--crash {crash.label!r}: the program passes {crash.point!r} {_times(passes)} ({first_last})"
+    said = points_file.passes_words(crash.point, scenario.points)  # as a points file's point not passed
+    if crash.point in scenario.points:
+        return f"--crash {crash.label!r}: {said}"
     known = ", ".join(repr(point) for point in dict.fromkeys(scenario.points)) or "none"
-    return f"--crash {crash.point!r}: the program passes no such point (its points, in order: {known})"
-
-
-def _times(n: int) -> str:
-    return "once" if n == 1 else f"{n} times"
+    return f"--crash {crash.point!r}: {said} (its points, in order: {known})"
 
 
 def crash_arguments(crashes: Sequence[Crash]) -> list[str]:

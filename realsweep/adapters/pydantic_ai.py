@@ -51,7 +51,7 @@ from pydantic_ai import (
     ToolApproved,
     ToolDenied,
 )
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
@@ -76,6 +76,17 @@ def turns_done(messages: Sequence[ModelMessage]) -> int:
     return sum(1 for message in messages if isinstance(message, ModelResponse) and message.tool_calls)
 
 
+def tool_results(messages: Sequence[ModelMessage]) -> dict[str, str]:
+    """The tools' answers so far, as the model reads them, by tool call ID (what a cassette's references read)."""
+    return {
+        part.tool_call_id: part.model_response_str()
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    }
+
+
 def before_record(fallback: str) -> None:
     """Pass "before recording step N" inside a DBOS step; `fallback` outside one (a run with no DBOS)."""
     step = DBOS.step_id
@@ -84,6 +95,9 @@ def before_record(fallback: str) -> None:
 
 class ScriptedFunction:
     """The function of a FunctionModel that plays a job: each ask is answered by script.ScriptedModel.
+
+    The tools' answers in the messages go with each ask, for a cassette's arguments that refer
+    to an earlier call's result (`sweep --cassette`).
 
     The reply is written to the model's ledger before it is returned (as a provider has handed
     it out), then the point "before recording step N" is passed: under DBOS the model request
@@ -96,9 +110,10 @@ class ScriptedFunction:
     def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """The next tool turn's calls, or the final answer after the last one."""
         done = turns_done(messages)
-        calls = self.script.reply(done)
+        calls = self.script.reply(done, tool_results(messages))
         if calls is None:
-            response = ModelResponse(parts=[TextPart(f"done: {done} tool turn(s)")], model_name=MODEL_NAME)
+            text = self.script.final(f"done: {done} tool turn(s)")
+            response = ModelResponse(parts=[TextPart(text)], model_name=MODEL_NAME)
         else:
             parts = [ToolCallPart(call.name, dict(call.args), tool_call_id=call.id) for call in calls]
             response = ModelResponse(parts=parts, model_name=MODEL_NAME)

@@ -7,10 +7,15 @@ reply was saved before any call went out) or `fresh`: new on every ask, as real 
 them out. Fresh IDs are derived from the model's own ledger and a counter, so that runs from
 the same disk state get the same IDs (the sweep needs that), and every ask gets new ones.
 
+When $CRASHSWEEP_CASSETTE names a cassette (spec/CASSETTE.md; `sweep --cassette FILE`), the
+model plays the cassette's replies instead of the job's: the tools and arguments as recorded,
+an argument that refers to an earlier call's result read from the results it is given (else
+as recorded). The job stays what the check judges.
+
 The ledger (`model-ledger.jsonl` in the work directory) is the provider's side of the story:
 one line per ask, written before the reply is returned, that maps each call ID handed out to
-the job's call. The default check reads it to map the tracker's records back to the job's
-calls, with no mapping by hand.
+the job's call (or the cassette's). The default check reads it to map the tracker's records
+back to the job's calls, with no mapping by hand.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from crashsweep.realsweep.probe.crashpoint import count, crashpoint
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check, Outcome, Scenario
 from crashsweep.spec import metrics
+from crashsweep.spec.cassette import VARIABLE, Cassette, CassetteError, resolve
+from crashsweep.spec.cassette import read as read_cassette
 from crashsweep.spec.history import FACTS, Event, History
 from crashsweep.spec.job import Call, Job, JobError
 from crashsweep.spec.keys import key
@@ -38,6 +45,8 @@ TRACKER_URL = "CRASHSWEEP_TRACKER_URL"
 WORKDIR = "CRASHSWEEP_WORKDIR"
 ARGS = "CRASHSWEEP_ARGS"
 """`crashsweep sweep --target ... --arg key=value` pairs, as a JSON object (see `target_args`)."""
+CASSETTE = VARIABLE
+"""The cassette the scripted model plays instead of its job (`sweep --cassette FILE`): an absolute path."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +127,12 @@ def _filed_by(job: Job, call: Call) -> Call:
 
 
 class ScriptedModel:
-    """The job's model: `reply(k)` is turn k+1's calls, or None (the final answer) after the last turn."""
+    """The job's model: `reply(k)` is turn k+1's calls, or None (the final answer) after the last turn.
+
+    Under $CRASHSWEEP_CASSETTE the turns are the cassette's (read when first asked, not when
+    made: a model made at import time is made in the sweep's fork server, before any process's
+    environment is set).
+    """
 
     def __init__(self, job: Job, call_ids: str = "stable", folder: Path | None = None) -> None:
         if call_ids not in CALL_IDS:
@@ -126,6 +140,7 @@ class ScriptedModel:
         for call in job.calls:
             arguments(job, call)  # a comment with nothing to comment on fails here, not mid-run
         self.job, self.call_ids, self.folder = job, call_ids, folder
+        self._played: tuple[str, Cassette] | None = None
 
     @property
     def ledger(self) -> Path:
@@ -136,14 +151,38 @@ class ScriptedModel:
         """
         return (self.folder if self.folder is not None else workdir()) / LEDGER
 
-    def reply(self, turns_done: int) -> list[ToolCall] | None:
-        """Answer an ask with `turns_done` tool turns answered; the ask and its IDs go to the ledger first."""
+    @property
+    def cassette(self) -> Cassette | None:
+        """The cassette $CRASHSWEEP_CASSETTE names (read once), or None: the job is played."""
+        value = os.environ.get(CASSETTE)
+        if not value:
+            return None
+        if self._played is None or self._played[0] != value:
+            if not os.path.isabs(value):
+                raise CassetteError(f"${CASSETTE} {value!r}: expected an absolute path")
+            self._played = (value, read_cassette(Path(value)))
+        return self._played[1]
+
+    def reply(self, turns_done: int, results: Mapping[str, str] | None = None) -> list[ToolCall] | None:
+        """Answer an ask with `turns_done` tool turns answered; the ask and its IDs go to the ledger first.
+
+        `results`: the tool's answer text by call ID, for the conversation so far: a cassette's
+        arguments that refer to an earlier call's result are read from it (else as recorded).
+        """
         count(metrics.MODEL_CALLS)
-        asks = len(self.ledger.read_text(encoding="utf-8").splitlines()) if self.ledger.exists() else 0
-        turn = self.job.turns[turns_done] if turns_done < len(self.job.turns) else ()
-        calls = [ToolCall(self._id(call, asks), tool_name(call), arguments(self.job, call)) for call in turn]
+        lines = self.ledger.read_text(encoding="utf-8").splitlines() if self.ledger.exists() else []
+        asks, played = len(lines), self.cassette
+        if played is None:
+            turn = self.job.turns[turns_done] if turns_done < len(self.job.turns) else ()
+            ids = [call.id for call in turn]
+            calls = [ToolCall(self._id(c.id, asks), tool_name(c), arguments(self.job, c)) for c in turn]
+        else:
+            recorded = played.turns[turns_done].calls if turns_done < len(played.turns) else ()
+            known = None if results is None else _by_recorded_id(results, lines)
+            ids = [call.id for call in recorded]
+            calls = [ToolCall(self._id(c.id, asks), c.tool, resolve(c.args, known)) for c in recorded]
         line = json.dumps(
-            {"ask": asks + 1, "turn": turns_done, "ids": {c.id: j.id for c, j in zip(calls, turn, strict=True)}}
+            {"ask": asks + 1, "turn": turns_done, "ids": {c.id: i for c, i in zip(calls, ids, strict=True)}}
         )
         fd = os.open(self.ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -152,10 +191,25 @@ class ScriptedModel:
             os.close(fd)
         return calls or None
 
-    def _id(self, call: Call, asks: int) -> str:
+    def final(self, default: str) -> str:
+        """The final answer's text: the cassette's when one is played, else `default`."""
+        played = self.cassette
+        final = played.asks[-1].final if played is not None else None
+        return final if final is not None else default
+
+    def _id(self, call_id: str, asks: int) -> str:
         if self.call_ids == "stable":
-            return call.id
-        return "call_" + hashlib.sha256(f"{asks}:{call.id}".encode()).hexdigest()[:16]
+            return call_id
+        return "call_" + hashlib.sha256(f"{asks}:{call_id}".encode()).hexdigest()[:16]
+
+
+def _by_recorded_id(results: Mapping[str, str], ledger: list[str]) -> dict[str, str]:
+    """`results` keyed by the cassette's call IDs: each ID handed out mapped back by the ledger's lines."""
+    ids: dict[str, str] = {}
+    for line in ledger:
+        if line.strip():
+            ids.update(json.loads(line)["ids"])
+    return {ids.get(call_id, call_id): text for call_id, text in results.items()}
 
 
 def ledger_ids(folder: Path) -> dict[str, str]:

@@ -151,7 +151,7 @@ class _Sweep:
     def _end(self, node: Node, faults: Faults, leg: Leg[Any]) -> None:
         """The process from `node` that suffered `faults` and ran to the end: the finished node, its edge, and more.
 
-        Below the depth, more is a crash at each point after its last fault (with snapshots,
+        Below the depth, more is a crash at each point after its last fault that the options try (with snapshots,
         the worlds it had at those points; else, or when the program did not pause at its
         points: its own crash point code, another language, a process killed at each) and,
         for each fault the nemesis found open after its last one, the same process suffering
@@ -161,7 +161,10 @@ class _Sweep:
             raise SweepError(f"scenario {code(node.path)}: paused at {leg.snapshots} of {len(leg.points)} points")
         below = node.moves + len(faults) < self.depth
         after = faults[-1].index if faults else 0
+        if node.moves == 0 and not faults:  # the uninterrupted run
+            self.options.check_listed(leg.points)
         crashes = [Crash(i, p, leg.points[:i].count(p)) for i, p in enumerate(leg.points, start=1) if i > after]
+        crashes = [crash for crash in crashes if self.options.tries(crash)]
         kills = crashes if below and not leg.snapshots else []
         chances = leg.chances if below else ()
         if not faults:

@@ -56,6 +56,8 @@ def run_leg(runner: Runner, unit: Unit[W], folder: Path, claim: Callable[[str], 
                 return
             points = live.points_log.read_text(encoding="utf-8").splitlines()[:index]
             crash = Crash(index, points[-1], points.count(points[-1]))
+            if not runner.options.tries(crash):  # --points from:FILE: passed without a crash
+                return
             counters = read_counters(live.counters_log)
             if live.space is not None and not tables:
                 tables.append(worlds.LiveTables(live.space))

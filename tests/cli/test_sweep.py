@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -598,3 +599,109 @@ def test_a_rerun_of_a_scenario_that_breaks_approved_exactly_exits_1(capsys: pyte
     args += ["--job", str(ROOT / "examples" / "triage-approval.toml"), "--tracker", "keyless-lookup"]
     assert main(["sweep", *args, "--crash", "marker comment_a: renamed"]) == 1
     assert "approved-exactly: comment_a@1 was applied with no approval that matches it" in capsys.readouterr().out
+
+
+# --points from:FILE (spec/POINTS.md section 6), swept for real.
+
+SAVE_AFTER_REPLY = ["sweep", "--variant", "save-after-reply", "--depth", "1"]
+TWO = "# two of save-after-reply's points\ntracker accepted create_a#1\n\ntool returned create_a#1\n"
+"""The points 6 and 7 of save-after-reply's 34 (its --list-points): the tracker took create_a, no result saved."""
+
+
+@pytest.mark.parametrize("mode", [[], ["--no-dedup"], ["--list-points"]])
+def test_a_listed_point_the_run_does_not_pass_is_refused_after_its_uninterrupted_run(
+    mode: list[str], run: Run, tmp_path: Path
+) -> None:
+    """As --crash says a pass the program does not make, with how many points the run passes and how to list them."""
+    tmp_path.joinpath("p.txt").write_text(
+        "tracker accepted create_a#1\ntracker accepted create_a#2\n", encoding="utf-8"
+    )
+    done = run([*SAVE_AFTER_REPLY, "--points", "from:p.txt", *mode], tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "crashsweep: error: p.txt:2: 'tracker accepted create_a#2': the program passes 'tracker accepted create_a'"
+        " once (tracker accepted create_a#1); the uninterrupted run passes 34 crash points: list them with"
+        " --points marked --list-points\n"
+    )
+
+
+def test_a_file_of_every_point_gives_the_row_of_the_whole_sweep(run: Run, tmp_path: Path) -> None:
+    """Every point --list-points shows, listed: the same row as without the file (only its points key says so)."""
+    listing = json.loads(run([*SAVE_AFTER_REPLY, "--list-points", "--format", "json"], tmp_path).stdout)
+    tmp_path.joinpath("all.txt").write_text(
+        "".join(f"{p['name']}#{p['occurrence']}\n" for p in listing["points"]), "utf-8"
+    )
+    whole = json.loads(run([*SAVE_AFTER_REPLY, "--format", "json"], tmp_path).stdout)
+    listed = json.loads(run([*SAVE_AFTER_REPLY, "--format", "json", "--points", "from:all.txt"], tmp_path).stdout)
+    assert (listed.pop("points"), listed.pop("points_passed"), whole.pop("points")) == ("from:all.txt", 34, "marked")
+    for row in (whole, listed):
+        del row["seconds"]
+    assert listed == whole
+
+
+@pytest.mark.parametrize("how", [[], ["--no-dedup"], ["--kill"]], ids=["snapshots", "every-scenario", "killed"])
+def test_two_listed_points_are_two_crash_points_and_two_scenarios(how: list[str], run: Run, tmp_path: Path) -> None:
+    """save-after-reply at depth 1 from TWO: 2 of its 34 points, 2 scenarios, each a duplicate of create_a.
+
+    By hand, from `--list-points` (34 points; 6 'tracker accepted create_a', 7 'tool returned
+    create_a', each passed once) and the loop: a crash at either leaves create_a filed at the
+    tracker and the checkpoint at "reply 1" (the result is saved at points 8-10), so the restart
+    files create_a again, without a key (this design sends none): 1 duplicate each. The other 32
+    points are passed without a crash, so depth 1 has 2 scenarios, 2 with duplicates, 2 in all.
+    Alike whether the crashed worlds are snapshots, every scenario is run, or each is killed.
+    """
+    tmp_path.joinpath("two.txt").write_text(TWO, encoding="utf-8")
+    done = run([*SAVE_AFTER_REPLY, "--points", "from:two.txt", *how], tmp_path)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[1:4] == [
+        "  crash points  2 of 34 kept  (from two.txt)",
+        "  scenarios     1 crash: 2   (2 in all)",
+        "  with_dups 2   dups 2   missing 0   asks 0   calls+ 0",
+    ]
+    assert "first in scenario 6: crash at point 6 'tracker accepted create_a'" in done.stdout
+
+
+def test_the_rerun_line_works_as_printed_and_list_points_lists_the_kept(run: Run, tmp_path: Path) -> None:
+    """The re-run line keeps --points from:two.txt (FILE as given); run as printed, it re-runs scenario 6."""
+    tmp_path.joinpath("two.txt").write_text(TWO, encoding="utf-8")
+    rerun = run([*SAVE_AFTER_REPLY, "--points", "from:two.txt"], tmp_path).stdout.splitlines()[-1]
+    command = shlex.split(rerun.partition(":  ")[2])
+    assert command[:2] == ["crashsweep", "sweep"]
+    assert command[-4:] == ["--points", "from:two.txt", "--crash", "tracker accepted create_a"]
+    done = subprocess.run(
+        [CRASHSWEEP, *command[1:]], cwd=tmp_path, env=child_env(), capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (1, "")
+    assert "crash at 'tracker accepted create_a', restart to the end" in done.stdout
+    listed = run([*SAVE_AFTER_REPLY, "--points", "from:two.txt", "--list-points"], tmp_path).stdout.splitlines()
+    assert listed[0] == "save-after-reply: 2 of 34 crash points kept (from two.txt) in one uninterrupted run"
+    assert [line.split()[0] for line in listed[2:4]] == ["6", "7"]
+
+
+def test_a_framework_agent_is_swept_at_the_points_a_file_lists(run: Run, tmp_path: Path) -> None:
+    """pydantic-ai, keys off, depth 1, from 2 of its 12 points: 1 duplicate; its determinism check from 3 start worlds.
+
+    By hand, from `--list-points` (12 points: 3 'after recording step 1', DBOS's record of the
+    model's first reply; 4 'tracker filed issue create_a', passed once each): after a crash at 3
+    the restart replays the recorded reply and runs its tools once, nothing twice; after a
+    crash at 4 create_a is filed but no tool result is recorded (DBOS records the model's
+    replies, never the tool results), so the replayed reply files it again: 1 duplicate. The
+    determinism check a replaying framework's depth-1 sweep runs first starts from the empty
+    world and the 2 worlds the kept crashes leave: 3.
+    """
+    tmp_path.joinpath("p.txt").write_text(
+        "after recording step 1#1\ntracker filed issue create_a#1\n", encoding="utf-8"
+    )
+    done = run(
+        ["sweep", "--framework", "pydantic-ai", "--keys", "off", "--depth", "1", "--points", "from:p.txt"], tmp_path
+    )
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[1:4] == [
+        "  crash points  2 of 12 kept  (from p.txt)",
+        "  scenarios     1 crash: 2   (2 in all)",
+        "  with_dups 1   dups 1   missing 0   asks 0   calls+ 0",
+    ]
+    assert "  deterministic holds   (3 start worlds, each run twice: the same crash points and effects)" in lines
+    assert lines[-1].endswith("--points from:p.txt --crash 'tracker filed issue create_a'")

@@ -59,6 +59,10 @@ CASES: list[tuple[list[str], str]] = [
     ([*TARGET, "--job", JOB], TARGET_ALONE),
     (["--framework", "dbos", "--check", "m:g"], "--check and --arg go with --target"),
     ([*AGENT, "--arg", "a=1"], "--check and --arg go with --target"),
+    (
+        [*AGENT, "--cassette", "c.jsonl"],
+        "--cassette goes with --target or --framework: the reference loop plays its --job (from-trace writes one)",
+    ),
     ([*AGENT, "--keys", "off"], "--keys and --durability go with --framework"),
     ([*TARGET, "--call-ids", "fresh"], "--call-ids goes with --framework, --variant or --design"),
     (["--framework", "dbos", "--durability", "sync"], "--durability goes with --framework langgraph"),
@@ -117,6 +121,14 @@ CASES: list[tuple[list[str], str]] = [
     (
         [*AGENT, "--faults", "power-loss", "--points", "auto"],
         "--faults power-loss cuts at marked or syscall points: give --points marked,auto",
+    ),
+    (
+        [*AGENT, "--points", "from:{kept}.txt", "--points-exclude", "fsync"],
+        "--points from:FILE crashes at the marked points FILE lists: it takes no --points-include or --points-exclude",
+    ),
+    (
+        [*AGENT, "--points", "from:{kept}.txt", "--faults", "lost-reply"],
+        "--points from:FILE chooses where crashes strike: it takes no --faults (a fault's chances are at every point)",
     ),
     ([*AGENT, "--no-dedup", "--kill"], DEDUP_ONLY),
     ([*AGENT, "--no-dedup", "--state-key", "m:f"], DEDUP_ONLY),

@@ -1,16 +1,25 @@
-"""`sweep --list-points` (crashsweep/cli/sweep_points.py): where a point is shown, the table, the refusals."""
+"""crashsweep/cli/sweep_points.py: `sweep --list-points` and `--points from:FILE`.
+
+--list-points: where a point is shown, the table, the refusals. from:FILE: the option, the points
+kept, a bad file refused before any process (its real sweeps: tests/cli/test_sweep.py).
+"""
 
 from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import pytest
 
 from crashsweep.cli import sweep_points
 from crashsweep.cli.main import main
+from crashsweep.cli.prog import ENV as PROG_ENV
 from crashsweep.realsweep.api import Passed
+from crashsweep.spec.points_file import parse
 
 HOME = Path(sweep_points.__file__).resolve().parents[2]
 
@@ -69,3 +78,79 @@ def test_the_command_refuses_before_any_process(
     assert out == ""
     assert message in err
     assert err.count("\n") == 1
+
+
+# --points from:FILE (spec/POINTS.md section 6): the option, the listing, the refusals before any process
+# (its real sweeps: tests/cli/test_sweep.py).
+
+SAVE_AFTER_REPLY = ["sweep", "--variant", "save-after-reply", "--depth", "1"]
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., Ran]:
+    """Run a crashsweep command line in this process from `tmp_path` (the printed commands start with `crashsweep`)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(PROG_ENV, raising=False)
+
+    def ran(*args: str) -> Ran:
+        capsys.readouterr()
+        status = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(status, out, err)
+
+    return ran
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def test_points_takes_a_mode_or_a_file() -> None:
+    """A mode as before, or from:FILE as given (read later, by the plan); from: alone or another word is refused."""
+    choice = sweep_points.PointsChoice()
+    assert choice.convert("marked,auto", None, None) == "marked,auto"
+    assert choice.convert("from:../points.txt", None, None) == "from:../points.txt"
+    for bad in ("from:", "bogus"):
+        with pytest.raises(click.BadParameter):
+            choice.convert(bad, None, None)
+
+
+def test_the_table_lists_the_points_kept_under_their_numbers_in_the_run() -> None:
+    """With a points file: the kept passes only, each under its number in the run; JSON says from and of how many."""
+    listed = parse("saved#2\n", "p.txt")
+    text = sweep_points.render("loop:run", POINTS, ["crashsweep", "sweep"], "text", listed)
+    lines = text.splitlines()
+    assert lines[0] == "loop:run: 1 of 3 crash points kept (from p.txt) in one uninterrupted run"
+    assert lines[2].split() == ["3", "saved", "2", "/x/a.py:3"]
+    assert lines[3].endswith("crashsweep sweep --crash 'saved#2'")
+    data = json.loads(sweep_points.render("loop:run", POINTS, [], "json", listed))
+    assert (data["from"], data["passed"], [p["index"] for p in data["points"]]) == ("p.txt", 3, [3])
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "line"),
+    [
+        ("tracker accepted create_a\n", [], "p.txt:1: 'tracker accepted create_a': expected NAME#PASS (PASS: which"),
+        ("x#1\n#\nx#0\n", [], "p.txt:3: 'x#0': passes count from 1 (x#1 is the first)"),
+        ("x#1\ny#1\nx#1\n", [], "p.txt:3: 'x#1' is listed already, on line 1"),
+        (b"x#1\n\xe9#1\n", [], "p.txt:2: not UTF-8 text"),
+        (None, [], "p.txt: cannot read it: No such file or directory"),
+        ("x#1\n", ["--crash", "x", "--crash", "y#2"], "--crash 'y#2': p.txt does not list it (--points from:FILE)"),
+    ],
+)
+def test_a_bad_points_file_is_one_line_before_any_process(
+    text: str | bytes | None, extra: list[str], line: str, here: Callable[..., Ran], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FILE is read and checked before anything runs: one line on stderr naming FILE:LINE, exit 2, nothing run."""
+    from crashsweep.realsweep import api
+
+    for name in ("sweep", "replay", "list_points", "determinism_runs"):
+        monkeypatch.setattr(api, name, lambda *_, **__: pytest.fail("a real run started"))
+    if text is not None:
+        Path("p.txt").write_bytes(text.encode() if isinstance(text, str) else text)
+    done = here(*SAVE_AFTER_REPLY, "--points", "from:p.txt", *extra)
+    assert (done.returncode, done.stdout, done.stderr.count("\n")) == (2, "", 1)
+    assert done.stderr.startswith(f"crashsweep: error: {line}")

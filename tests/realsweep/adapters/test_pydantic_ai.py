@@ -30,7 +30,7 @@ from crashsweep.realsweep.probe import crashpoint
 from crashsweep.realsweep.sweep import Scenario
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
-from crashsweep.spec import metrics
+from crashsweep.spec import cassette, metrics
 from crashsweep.spec.job import TRIAGE, load_job
 from tests.docs.shown import printed
 from tests.paths import ROOT
@@ -84,6 +84,33 @@ def test_an_agent_with_no_dbos_plays_the_job_against_the_tracker(under_sweep: Pa
     assert {r["run"] for r in records} == {result.run_id}
     assert turns_done(result.all_messages()) == 2
     assert len((under_sweep.parent / script.LEDGER).read_text().splitlines()) == 3
+
+
+def test_an_agent_plays_a_cassette_its_references_read_from_the_tools_answers(
+    under_sweep: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under $CRASHSWEEP_CASSETTE the model plays the cassette; the comment's issue is the one the search found.
+
+    The recorded run commented on "issue recorded", which this tracker does not hold: the
+    comment is filed only because its title is read from the search's answer in the messages
+    (ScriptedFunction passes the ToolReturnParts), which finds the issue this run filed.
+    """
+    title = cassette.Ref("search", (0, "title"), "issue recorded")
+    played = cassette.Cassette(
+        (
+            cassette.Ask((cassette.CassetteCall("create_a", "create_issue", (("title", "issue live"),)),)),
+            cassette.Ask((cassette.CassetteCall("search", "search_issues", (("query", "issue"),)),)),
+            cassette.Ask((cassette.CassetteCall("comment_a", "comment", (("issue_title", title), ("body", "c"))),)),
+            cassette.Ask((), "played"),
+        )
+    )
+    cassette.write(tmp_path / "played.jsonl", played)
+    monkeypatch.setenv(script.CASSETTE, str(tmp_path / "played.jsonl"))
+    agent = Agent(scripted_model(TRIAGE), toolsets=[tracker_toolset(AgentTools(keys=True))])
+    result = asyncio.run(agent.run("triage"))
+    assert result.output == "played"
+    records = script.tracker().records()
+    assert [(r["call"], r["body"]) for r in records] == [("create_a", ""), ("comment_a", "c")]
 
 
 @pytest.mark.parametrize(("keys", "records"), [(True, 3), (False, 6)])

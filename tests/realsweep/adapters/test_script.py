@@ -11,6 +11,7 @@ from crashsweep.realsweep.adapters import script
 from crashsweep.realsweep.sweep import Scenario
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.spec import cassette
 from crashsweep.spec.job import TRIAGE, Call, Job, JobError
 from crashsweep.spec.keys import key
 
@@ -149,3 +150,97 @@ def test_play_runs_the_tracker_tool_a_scripted_call_names(tmp_path: Path) -> Non
         ("search", "search", "issue"),  # triage names its read "search"
         ("comment", "comment_a", "issue create_a", "comment comment_a"),
     ]
+
+
+PLAYED = cassette.Cassette(
+    (
+        cassette.Ask(
+            (
+                cassette.CassetteCall("lookup", "lookup_order", (("order_id", "A-1"),)),
+                cassette.CassetteCall("search", "search_issues", (("query", "refund"),)),
+            )
+        ),
+        cassette.Ask(
+            (
+                cassette.CassetteCall(
+                    "refund",
+                    "refund",
+                    (
+                        ("order_id", cassette.Ref("lookup", ("order", "id"), "A-1")),
+                        ("about", cassette.Ref("search", (), "[]")),
+                        ("amount", 20),
+                    ),
+                ),
+            )
+        ),
+        cassette.Ask((), "refunded A-1"),
+    )
+)
+"""A user's own tools: a lookup and a search, then a refund of the order the lookup found."""
+
+
+@pytest.fixture
+def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """PLAYED written to a file that $CRASHSWEEP_CASSETTE names (absolute), as `sweep --cassette` sets it."""
+    path = tmp_path / "cassette.jsonl"
+    cassette.write(path, PLAYED)
+    monkeypatch.setenv(script.CASSETTE, str(path))
+    return path
+
+
+def test_the_model_plays_the_cassette_instead_of_its_job(played: Path, tmp_path: Path) -> None:
+    """Tools, arguments (references as recorded) and IDs as recorded; after the last turn the final answer."""
+    model = script.ScriptedModel(TRIAGE, "stable", tmp_path)
+    first, second = model.reply(0), model.reply(1)
+    assert first is not None
+    assert second is not None
+    assert [(c.id, c.name, c.args) for c in first] == [
+        ("lookup", "lookup_order", {"order_id": "A-1"}),
+        ("search", "search_issues", {"query": "refund"}),
+    ]
+    assert [(c.id, c.name, c.args) for c in second] == [
+        ("refund", "refund", {"order_id": "A-1", "about": "[]", "amount": 20})
+    ]
+    assert model.reply(2) is None
+    assert model.final("default") == "refunded A-1"
+    assert script.ledger_ids(tmp_path) == {"lookup": "lookup", "search": "search", "refund": "refund"}
+
+
+def test_without_the_variable_the_job_is_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(script.CASSETTE, raising=False)
+    model = script.ScriptedModel(TRIAGE, "stable", tmp_path)
+    assert [c.id for c in model.reply(0) or []] == ["create_a", "create_b"]
+    assert model.final("default") == "default"
+
+
+def test_references_are_read_from_the_results_given(played: Path, tmp_path: Path) -> None:
+    """The lookup found order B-7 this time: the refund goes to it; the search's answer is passed as its text."""
+    model = script.ScriptedModel(TRIAGE, "stable", tmp_path)
+    results = {"lookup": '{"order": {"id": "B-7"}}', "search": '[{"number": 3}]'}
+    calls = model.reply(1, results)
+    assert calls is not None
+    assert calls[0].args == {"order_id": "B-7", "about": '[{"number": 3}]', "amount": 20}
+    with pytest.raises(
+        cassette.CassetteError, match=r"^call 'lookup''s result, path \['order', 'id'\]: nothing at 'id'"
+    ):
+        model.reply(1, {"lookup": '{"order": {}}'})
+
+
+def test_fresh_ids_are_new_on_every_ask_and_mapped_back_to_the_cassettes(played: Path, tmp_path: Path) -> None:
+    """Fresh IDs: the ledger maps each to the cassette's call; the results, keyed by them, are read through it."""
+    model = script.ScriptedModel(TRIAGE, "fresh", tmp_path)
+    first = model.reply(0)
+    assert first is not None
+    assert not {c.id for c in first} & {"lookup", "search"}
+    results = {first[0].id: '{"order": {"id": "C-3"}}'}
+    second = model.reply(1, results)
+    assert second is not None
+    assert second[0].args["order_id"] == "C-3"
+    assert script.ledger_ids(tmp_path) == {first[0].id: "lookup", first[1].id: "search", second[0].id: "refund"}
+
+
+def test_a_cassette_named_by_a_relative_path_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The swept process works in its own folder: a relative path would name another file there."""
+    monkeypatch.setenv(script.CASSETTE, "cassette.jsonl")
+    with pytest.raises(cassette.CassetteError, match=r"^\$CRASHSWEEP_CASSETTE 'cassette.jsonl': expected an absolute"):
+        script.ScriptedModel(TRIAGE, "stable", tmp_path).reply(0)
