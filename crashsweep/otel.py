@@ -62,7 +62,7 @@ from typing import Any
 
 try:
     from opentelemetry.context import Context
-    from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+    from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
     from opentelemetry.trace import StatusCode, format_span_id, format_trace_id
 except ImportError:
     raise ImportError(
@@ -266,3 +266,22 @@ def _sync_folder(path: Path) -> None:
         os.fsync(folder)
     finally:
         os.close(folder)
+
+
+def otlp_file(path: str | os.PathLike[str]) -> TracerProvider:
+    """A TracerProvider that appends every span, as it ends, to `path` as OTLP JSON lines; the global one.
+
+    What `crashsweep from-trace` reads (spec/FROM_TRACE.md): one uninterrupted run recorded this
+    way, with an instrumentation that captures the model's replies (pydantic-ai's does by
+    default). Spans are written one by one (no batch is left unwritten at exit); call
+    `shutdown()` at the end. Made the global provider, so crash points passed outside the
+    instrumentation's spans (crashsweep.realsweep.probe.crashpoint) are recorded in it too.
+    """
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(str(path))))
+    trace.set_tracer_provider(provider)
+    return provider

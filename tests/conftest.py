@@ -62,6 +62,7 @@ SLOW = (
     "docs",  # every command block of the docs run, the stateful example under pytest
     "benchmarks",  # the benchmark scripts, run as a user runs them
     "importers/real",  # importers of records that real frameworks and a Temporal dev server wrote in a sweep
+    "fromtrace/real",  # runs of the reference loop and the frameworks recorded for real, derived, swept, conformed
     "test_packaging.py",  # a wheel built by pip from a copy of the tree
 )
 """The slow tier: folders and modules under tests/ whose every test is marked `slow` (see above)."""

@@ -24,6 +24,7 @@ from crashsweep.cli.conform import conform
 from crashsweep.cli.design import design as design_group
 from crashsweep.cli.design import listing
 from crashsweep.cli.examples import examples
+from crashsweep.cli.from_trace import from_trace
 from crashsweep.cli.frontier import frontier_command
 from crashsweep.cli.fuzz import fuzz
 from crashsweep.cli.options import (
@@ -235,6 +236,7 @@ cli.add_command(frontier_command, name="frontier")
 cli.add_command(design_group)
 cli.add_command(examples)
 cli.add_command(audit)
+cli.add_command(from_trace)
 
 
 def _set_color(ctx: click.Context, param: click.Parameter, value: str | None) -> None:

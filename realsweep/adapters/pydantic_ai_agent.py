@@ -20,7 +20,9 @@ the span's end only, so a processor ahead of crashsweep's (`KeysAtStart`) puts t
 the span as it starts, from the workflow ID and the call ID (the parts the tool keys from), and
 the invoke line carries it. Traced, the agent's conversation ID is the workflow's ID (pydantic-ai
 would derive a UUID from it), so that the spans, DBOS's records and the tracker's records all
-name one run. Without the variable nothing of this runs: no SDK is imported, no file is written,
+name one run. With $CRASHSWEEP_OTLP naming a file (absolute, or in the work folder), every span
+goes there as OTLP JSON (crashsweep.otel.otlp_file), the crash points passed with them: what
+`crashsweep from-trace` reads. Without either variable nothing of this runs: no SDK is imported, no file is written,
 and the conversation ID is pydantic-ai's own.
 
     python -m crashsweep.realsweep.adapters.pydantic_ai_agent [--job FILE] [--keys on|off] [--call-ids stable|fresh]
@@ -59,6 +61,8 @@ _agents: dict[tuple[str | None, str, str], tuple[Job, Agent[None, str]]] = {}
 _template: list[bytes] = []  # a freshly migrated system database, once the zygote has made it (zygote_warm)
 OTEL = "CRASHSWEEP_OTEL"
 """The environment variable naming the span log's file in the work folder: set, the agent is traced."""
+OTLP = "CRASHSWEEP_OTLP"
+"""The environment variable naming a file (in the work folder, or absolute) for every span as OTLP JSON."""
 KEY = "crashsweep.idempotency_key"
 """The span attribute of the key a tool sends (crashsweep.otel and the otlp importer read it)."""
 WRITES = ("create_issue", "comment")
@@ -136,15 +140,15 @@ def zygote_warm(argv: list[str]) -> None:
 
 
 def traced(agent: Agent[None, str], keys: bool) -> TracerProvider | None:
-    """With $CRASHSWEEP_OTEL and the SDK: the agent instrumented to crashsweep's span log; its provider. Else None."""
-    name = os.environ.get(OTEL)
-    if not name:
+    """With $CRASHSWEEP_OTEL or $CRASHSWEEP_OTLP and the SDK: the agent instrumented to them, its provider."""
+    name, otlp = os.environ.get(OTEL), os.environ.get(OTLP)
+    if not name and not otlp:
         return None
     try:
         from opentelemetry.context import Context
         from opentelemetry.sdk.trace import Span, SpanProcessor, TracerProvider
 
-        from crashsweep.otel import CrashsweepSpanProcessor
+        from crashsweep.otel import CrashsweepSpanProcessor, otlp_file
     except ImportError as error:
         print(f"crashsweep: {OTEL} is set but the agent is not traced: {error}", file=sys.stderr)
         return None
@@ -165,9 +169,10 @@ def traced(agent: Agent[None, str], keys: bool) -> TracerProvider | None:
                 if key is not None:
                     span.set_attribute(KEY, key)
 
-    provider = TracerProvider()
+    provider = otlp_file(workdir() / otlp) if otlp else TracerProvider()
     provider.add_span_processor(KeysAtStart())
-    provider.add_span_processor(CrashsweepSpanProcessor(workdir() / name))
+    if name:
+        provider.add_span_processor(CrashsweepSpanProcessor(workdir() / name))
     agent.instrument = InstrumentationSettings(tracer_provider=provider)
     return provider
 
