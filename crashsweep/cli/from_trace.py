@@ -106,10 +106,10 @@ def summary(recording: Recording, out: Path) -> str:
         f"{recording.path.name}: one run, {recording.spans} spans",
         f"  job.toml        job {job.name}: {len(job.turns)} turns, {len(job.calls)} calls, "
         f"{len(job.writes)} writes, {len(job.gated)} gated",
-        f"  design.toml     {len(found) - len(undecided)} fields read from spans, {len(undecided)} not decided"
-        + (f" ({', '.join(undecided)})" if undecided else ""),
-        f"  points.txt      {len(points)} crash points passed",
-        f"  cassette.jsonl  {len(recording.replies)} model replies",
+        f"  design.toml     {_count(len(found) - len(undecided), 'field')} read from spans, "
+        f"{len(undecided)} not decided" + (f" ({', '.join(undecided)})" if undecided else ""),
+        f"  points.txt      {_count(len(points), 'crash point')} passed",
+        f"  cassette.jsonl  {_count(len(recording.replies), 'model reply', 'model replies')}",
         "explore the draft:  "
         + shlex.join([*prog.current(), "explore", "--design", where["design.toml"], "--job", where["job.toml"]]),
     ]
@@ -119,6 +119,10 @@ def summary(recording: Recording, out: Path) -> str:
     else:
         lines.append(
             f"sweep your program: add --cassette {shlex.quote(where['cassette.jsonl'])} and --points "
-            f"{shlex.quote('from:' + where['points.txt'])} to its `crashsweep sweep --target` command"
+            f"{shlex.quote('from:' + where['points.txt'])} to its `crashsweep sweep` command"
         )
     return "\n".join(lines)
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"

@@ -24,7 +24,8 @@ Four checks, one test per block (the last per page), its id the block's file and
   through the command line's parser and option callbacks in this process (every command's body
   replaced by one that does nothing), from the folder it runs in: unknown options, bad values
   and unknown designs fail; the files of `--job` must exist and those of `--design` load (the
-  commands read them in their body). Nothing is explored or swept.
+  commands read them in their body), unless an earlier command of the block writes them (they
+  are under its `--out DIR`, as from-trace's). Nothing is explored or swept.
 - test_block_commands_start_crashsweep_by_its_launcher: in a checkout only bin/crashsweep
   runs crashsweep (nothing is on PATH before `pip install`), so every crashsweep command starts
   it by a path to bin/crashsweep that exists from where the command runs.
@@ -64,6 +65,7 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import click
@@ -253,6 +255,7 @@ def test_block_commands_parse(block: Block, monkeypatch: pytest.MonkeyPatch) -> 
     nothing: Callable[..., None] = lambda *args, **kwargs: None  # noqa: E731
     for click_command in every_command(cli):
         monkeypatch.setattr(click_command, "callback", nothing)
+    written: list[Path] = []  # the --out folders of the block's earlier commands: their files are made by running
     for command in block.commands:
         if not runs_crashsweep(command.line):
             continue
@@ -263,6 +266,10 @@ def test_block_commands_parse(block: Block, monkeypatch: pytest.MonkeyPatch) -> 
         except click.ClickException as error:
             raise AssertionError(f"{block.id}: `{command.line}`: {error.format_message()}") from None
         for option, value in itertools.pairwise(words):
+            if option == "--out":
+                written.append((where / value).resolve())
+            if any((where / value).resolve().is_relative_to(folder) for folder in written):
+                continue
             if option == "--job":
                 assert (where / value).is_file(), f"{block.id}: `{command.line}`: no job file {value}"
             elif option == "--design":
