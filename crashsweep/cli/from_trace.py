@@ -16,7 +16,8 @@ import click
 from crashsweep.cli import prog
 from crashsweep.fromtrace import derive, files
 from crashsweep.fromtrace.design import fields
-from crashsweep.fromtrace.recording import Recording, TraceError, read
+from crashsweep.fromtrace.readers import READERS
+from crashsweep.fromtrace.recording import Recording, TraceError
 from crashsweep.importers.registry import KINDS
 
 EPILOG = (
@@ -83,12 +84,14 @@ def _recording(trace: Path) -> Recording:
     except OSError as error:
         raise TraceError(f"{trace}: cannot be read ({error.strerror})") from None
     kind = next((k for k in KINDS if k.recognises(trace, head)), None)
-    if kind is not None and kind.name != "otlp":
+    if kind is None:
+        return READERS["otlp"](trace)  # spans or nothing: the OTLP reader says what is wrong where
+    if kind.name not in READERS:
         raise TraceError(
-            f"{trace}: a {kind.name} record ({kind.summary}): from-trace reads OTLP JSON spans; "
+            f"{trace}: a {kind.name} record ({kind.summary}): from-trace reads {', '.join(READERS)}; "
             "`crashsweep audit` judges this record"
         )
-    return read(trace)
+    return READERS[kind.name](trace)
 
 
 def summary(recording: Recording, out: Path) -> str:
@@ -103,7 +106,7 @@ def summary(recording: Recording, out: Path) -> str:
     points = derive.points(recording)
     where = {name: str(out / name) for name in files.NAMES}
     lines = [
-        f"{recording.path.name}: one run, {recording.spans} spans",
+        f"{recording.path.name}: one run, {recording.spans} {recording.records}",
         f"  job.toml        job {job.name}: {len(job.turns)} turns, {len(job.calls)} calls, "
         f"{len(job.writes)} writes, {len(job.gated)} gated",
         f"  design.toml     {_count(len(found) - len(undecided), 'field')} read from spans, "

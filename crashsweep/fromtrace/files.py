@@ -34,8 +34,8 @@ def _key(name: str) -> str:
 def _head(recording: Recording, what: str) -> list[str]:
     return [
         f"# {what}, {MADE_BY} from run {recording.run}",
-        f"# ({recording.path.name}: {recording.spans} spans, {len(recording.replies)} model replies, "
-        f"{len(recording.tools)} tool spans).",
+        f"# ({recording.path.name}: {recording.spans} {recording.records}, {len(recording.replies)} model replies, "
+        f"{len(recording.tools)} tool runs).",
     ]
 
 

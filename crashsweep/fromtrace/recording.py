@@ -99,6 +99,9 @@ class Recording:
     marked: tuple[Marked, ...]
     points: tuple[str, ...]
     spans: int
+    """How many records the run was read from (spans, or a store's rows)."""
+    records: str = "spans"
+    """What they are called: "spans", or a store's word for its rows ("operation outputs", "checkpoints")."""
 
     _kinds: dict[str, tuple[Marked, ...]] = dataclasses.field(init=False, repr=False, compare=False)
     _runs: dict[str, tuple[ToolRun, ...]] = dataclasses.field(init=False, repr=False, compare=False)

@@ -2,8 +2,9 @@
 
 The cassette is the triage job's replies, built here from the job and script.arguments (not
 by spec.cassette.to_job, which reads the other way): a sweep that plays it must give the row a
-sweep of the job gives, for the built-in pydantic-ai agent and for the user's agent of
-docs/examples (run from that folder, as its docstring says). The commands run in this process
+sweep of the job gives, for the user's agent of docs/examples (run from that folder, as its
+docstring says). The built-in agents, and cassettes derived from recorded runs, are swept offline
+by tests/fromtrace/real/test_cassette_sweeps.py. The commands run in this process
 (main, as the `crashsweep` script does); the processes they sweep are real.
 """
 
@@ -63,22 +64,6 @@ def _row(out: str) -> list[str]:
 
 def _reruns(out: str) -> list[list[str]]:
     return [shlex.split(line.partition("):  ")[2]) for line in out.splitlines() if "re-run (" in line]
-
-
-def test_the_built_in_agent_playing_the_jobs_cassette_gives_the_jobs_row(run: Run, tmp_path: Path) -> None:
-    """--framework pydantic-ai, depth 1: the same crash points, scenarios, figures and verdicts (and exit status).
-
-    Its 12 points are those docs/guide/pydantic-ai.md lists in order (the workflow's start, steps
-    1 to 3 before and after their records, the two creates, the comment, the SUCCESS record).
-    """
-    path = tmp_path / "triage.jsonl"
-    cassette.write(path, triage_cassette())
-    sweep = ["sweep", "--framework", "pydantic-ai", "--depth", "1"]
-    plain = run(sweep, tmp_path)
-    played = run([*sweep, "--cassette", str(path)], tmp_path)
-    assert played[0] == plain[0] == 0
-    assert _row(played[1]) == _row(plain[1])
-    assert "crash points  12" in played[1]
 
 
 def test_the_users_agent_playing_the_cassette_gives_the_same_row_and_re_runs_as_printed(
