@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 
+import my_pydantic_agent
+from my_pydantic_agent import CRASHSWEEP_ARGS, check
 from pydantic_ai import Agent, InstrumentationSettings
 
-import my_pydantic_agent
 from crashsweep.otel import otlp_file
-from my_pydantic_agent import CRASHSWEEP_ARGS, check
 
 __all__ = ["CRASHSWEEP_ARGS", "check", "run"]
 
