@@ -21,9 +21,10 @@ from crashsweep.fromtrace.recording import Recording, TraceError
 from crashsweep.importers.registry import KINDS
 
 EPILOG = (
-    "TRACE is OpenTelemetry spans as OTLP JSON (the SDK's or the collector's file exporter) of one run that"
-    " finished uninterrupted, with the model's replies captured (gen_ai.output.messages). Exit status: 0 when"
-    " the four files are written, 2 for a trace or folder that cannot be used (nothing written)."
+    "TRACE is one run that finished uninterrupted: OpenTelemetry spans as OTLP JSON (the SDK's or the collector's"
+    " file exporter) with the model's replies captured (gen_ai.output.messages), a DBOS system database or a"
+    " LangGraph SQLite checkpoint database (spec/FROM_TRACE.md 2). Exit status: 0 when the four files are"
+    " written, 2 for a trace or folder that cannot be used (nothing written)."
 )
 
 
@@ -77,7 +78,7 @@ def _ours(out: Path, name: str) -> bool:
 def _recording(trace: Path) -> Recording:
     """The run, or TraceError naming what TRACE is when it is a record of another kind."""
     if trace.is_dir() or not trace.exists():
-        raise TraceError(f"{trace}: {'a folder' if trace.is_dir() else 'no such file'}: TRACE is one file of spans")
+        raise TraceError(f"{trace}: {'a folder' if trace.is_dir() else 'no such file'}: TRACE is one file of records")
     try:
         with open(trace, "rb") as handle:
             head = handle.read(65_536)
@@ -109,14 +110,15 @@ def summary(recording: Recording, out: Path) -> str:
         f"{recording.path.name}: one run, {recording.spans} {recording.records}",
         f"  job.toml        job {job.name}: {len(job.turns)} turns, {len(job.calls)} calls, "
         f"{len(job.writes)} writes, {len(job.gated)} gated",
-        f"  design.toml     {_count(len(found) - len(undecided), 'field')} read from spans, "
+        f"  design.toml     {_count(len(found) - len(undecided), 'field')} read from {recording.records}, "
         f"{len(undecided)} not decided" + (f" ({', '.join(undecided)})" if undecided else ""),
         f"  points.txt      {_count(len(points), 'crash point')} passed",
         f"  cassette.jsonl  {_count(len(recording.replies), 'model reply', 'model replies')}",
         "explore the draft:  "
         + shlex.join([*prog.current(), "explore", "--design", where["design.toml"], "--job", where["job.toml"]]),
     ]
-    if recording.of("save") and job.calls and all(c.tool in derive.TRACKER_TOOLS for c in job.calls):
+    traced = recording.records == "spans" and recording.of("save")  # the reference loop's own trace
+    if traced and job.calls and all(c.tool in derive.TRACKER_TOOLS for c in job.calls):
         sweep = [*prog.current(), "sweep", "--design", where["design.toml"], "--job", where["job.toml"]]
         lines.append("sweep it for real:  " + shlex.join([*sweep, "--points", "from:" + where["points.txt"]]))
     else:

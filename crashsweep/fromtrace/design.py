@@ -84,6 +84,9 @@ def _reply(recording: Recording, saves: tuple[Marked, ...]) -> Field:
         first = min(ran, default=None)
         saved = recording.named("save", f"reply {k}")
         found += [s for s in saved if reply.start <= s.start and (first is None or s.start < first)]
+    if found and "reply_save" in recording.unseen:  # a store that keeps no time of its saves
+        why = f"each reply saved; the {recording.records} do not show whether before its calls ran"
+        return Field("reply_save", "never", False, cite([s.span for s in found], why), ("before-first-send", "never"))
     if found and len({s.value for s in found}) == len(asks):
         return Field(
             "reply_save", "before-first-send", True, cite([s.span for s in found], "each reply saved before its calls")
@@ -154,6 +157,8 @@ def _keys(recording: Recording) -> Field:
     keyed = [t.span for t in recording.tools if t.key]
     if keyed:
         return Field("keys", "run-call", True, cite(keyed, "tool calls sent idempotency keys"))
+    if "keys" in recording.unseen:
+        return Field("keys", "none", False, f"the {recording.records} hold no key a call sent", ("none", "run-call"))
     return Field("keys", "none", True, "no tool span sent an idempotency key")
 
 
@@ -161,6 +166,9 @@ def _lock(recording: Recording) -> Field:
     locks = recording.of("lock")
     if locks:
         return Field("lock", locks[0].value, True, cite([m.span for m in locks], f"a {locks[0].value} lock taken"))
+    if "lock" in recording.unseen:
+        why = f"the {recording.records} record no lock"
+        return Field("lock", "none", False, why, ("none", "file", "os-lock", "lease+fencing"))
     return Field("lock", "none", True, "no lock taken")
 
 

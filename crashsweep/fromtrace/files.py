@@ -91,7 +91,7 @@ def points_txt(recording: Recording) -> str:
     named = derive.points(recording)
     lines = _head(recording, f"The {len(named)} crash points the run passed")
     if not named:
-        lines.append("# none: the run recorded no crash points (crashsweep.point events); see spec/FROM_TRACE.md 2")
+        lines.append(f"# none: the {recording.records} record no crash points; see spec/FROM_TRACE.md 2")
     return "\n".join([*lines, *named]) + "\n"
 
 

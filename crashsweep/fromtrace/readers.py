@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from crashsweep.fromtrace import recording
+from crashsweep.fromtrace import dbos_store, langgraph_store, recording
 from crashsweep.fromtrace.recording import Recording
 
 READERS: dict[str, Callable[[Path], Recording]] = {
     "otlp": recording.read,
+    "dbos": dbos_store.read,
+    "langgraph": langgraph_store.read,
 }
 """Each kind's reader, in the order the command's help names them."""

@@ -102,6 +102,9 @@ class Recording:
     """How many records the run was read from (spans, or a store's rows)."""
     records: str = "spans"
     """What they are called: "spans", or a store's word for its rows ("operation outputs", "checkpoints")."""
+    unseen: frozenset[str] = frozenset()
+    """What the records cannot show: "keys" when no record holds the key a call sent, "lock" a lock
+    taken, "reply_save" whether a reply's save reached the disk before its calls ran."""
 
     _kinds: dict[str, tuple[Marked, ...]] = dataclasses.field(init=False, repr=False, compare=False)
     _runs: dict[str, tuple[ToolRun, ...]] = dataclasses.field(init=False, repr=False, compare=False)

@@ -82,16 +82,7 @@ def recognises(path: Path, head: bytes) -> bool:
 
 def read(path: Path) -> tuple[History, ...]:
     """The file's workflows as Histories, in the order they were created."""
-    try:
-        with closing(connect(path)) as db:
-            workflows = rows(db, path, "workflow_status", *WORKFLOWS)
-            steps = rows(db, path, "operation_outputs", *STEPS)
-            outputs = "workflow_output" in {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-            errors = dict(db.execute("SELECT workflow_uuid, error FROM workflow_output").fetchall()) if outputs else {}
-    except sqlite3.Error as error:
-        raise Unusable(f"{path}: tables workflow_status and operation_outputs cannot be read ({error})") from None
-    workflows.sort(key=lambda row: (number(row["created_at"], path, "workflow_status", row), str(row["workflow_uuid"])))
-    steps.sort(key=lambda row: (str(row["workflow_uuid"]), number(row["function_id"], path, "operation_outputs", row)))
+    workflows, steps, errors = records(path)
     runs: dict[str, list[Event]] = {str(row["workflow_uuid"]): [] for row in workflows}
     for row in steps:
         event = step(path, row)
@@ -102,6 +93,32 @@ def read(path: Path) -> tuple[History, ...]:
         if event is not None:
             runs[event.run].append(event)
     return tuple(History(numbered(events), facts=FACTS, unseen=UNSEEN) for events in runs.values())
+
+
+def records(
+    path: Path, workflow_columns: tuple[str, ...] = (), step_columns: tuple[str, ...] = ()
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[Any, Any]]:
+    """The workflows in the order they were created, their steps by workflow and place, each failed one's error.
+
+    Each row a dict of WORKFLOWS' or STEPS' columns, and of the columns named here (NULL where
+    the table has none); the errors are workflow_output's (3.x), by workflow UUID.
+    """
+    try:
+        with closing(connect(path)) as db:
+            workflows = rows(db, path, "workflow_status", WORKFLOWS[0], (*WORKFLOWS[1], *workflow_columns))
+            steps = rows(db, path, "operation_outputs", STEPS[0], (*STEPS[1], *step_columns))
+            outputs = "workflow_output" in {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            errors = dict(db.execute("SELECT workflow_uuid, error FROM workflow_output").fetchall()) if outputs else {}
+    except sqlite3.Error as error:
+        raise Unusable(f"{path}: tables workflow_status and operation_outputs cannot be read ({error})") from None
+    workflows.sort(key=lambda row: (number(row["created_at"], path, "workflow_status", row), str(row["workflow_uuid"])))
+    steps.sort(key=lambda row: (str(row["workflow_uuid"]), number(row["function_id"], path, "operation_outputs", row)))
+    return workflows, steps, errors
+
+
+def own_operation(row: dict[str, Any]) -> bool:
+    """Whether an operation_outputs row is DBOS's own (`DBOS.sleep`, `DBOS.send`, ...) or a child's start: no step."""
+    return row["child_workflow_id"] is not None or str(row["function_name"]).startswith("DBOS.")
 
 
 def rows(
@@ -130,7 +147,7 @@ def number(value: Any, path: Path, table: str, row: dict[str, Any]) -> float:
 def step(path: Path, row: dict[str, Any]) -> Event | None:
     """The `tool_run` of one operation_outputs row; None for DBOS's own operations and a child's start."""
     workflow, function_id, name, error = row["workflow_uuid"], row["function_id"], row["function_name"], row["error"]
-    if row["child_workflow_id"] is not None or str(name).startswith("DBOS."):
+    if own_operation(row):
         return None
     where = f"operation_outputs row {workflow}:{function_id}"
     detail = "" if error is None else raised(error, row["serialization"], f"{path}: table {where}")

@@ -68,18 +68,23 @@ def recognises(path: Path, head: bytes) -> bool:
 def read(path: Path) -> tuple[History, ...]:
     """The file's threads as Histories, in the order they began; Unusable naming a row LangGraph cannot read."""
     with closing(connect(path)) as db:
-        try:
-            threads = [
-                row[0]
-                for row in db.execute(
-                    "SELECT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
-                    "GROUP BY thread_id ORDER BY MIN(checkpoint_id), thread_id"
-                )
-            ]
-        except sqlite3.Error as error:
-            raise Unusable(f"{path}: table checkpoints cannot be read ({error})") from None
+        found = threads(path, db)
         saver = reader(db)
-        return tuple(History(thread_events(path, saver, str(thread)), facts=FACTS, unseen=UNSEEN) for thread in threads)
+        return tuple(History(thread_events(path, saver, thread), facts=FACTS, unseen=UNSEEN) for thread in found)
+
+
+def threads(path: Path, db: sqlite3.Connection) -> list[str]:
+    """The IDs of the threads with a checkpoint in the root namespace, in the order they began."""
+    try:
+        return [
+            str(row[0])
+            for row in db.execute(
+                "SELECT thread_id FROM checkpoints WHERE checkpoint_ns = '' "
+                "GROUP BY thread_id ORDER BY MIN(checkpoint_id), thread_id"
+            )
+        ]
+    except sqlite3.Error as error:
+        raise Unusable(f"{path}: table checkpoints cannot be read ({error})") from None
 
 
 def reader(db: sqlite3.Connection) -> Any:
