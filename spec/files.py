@@ -48,13 +48,16 @@ def read_text(path: Path, what: str, error: type[Exception]) -> str:
         raise error(f"{path}: {what} larger than {MAX_BYTES // 1024} KiB; {_why_bounded(what)}")
     try:
         return data.decode("utf-8-sig")  # "-sig": a byte-order mark some editors write is dropped
-    except UnicodeDecodeError:
-        raise error(f"{path}: not UTF-8 text") from None
+    except UnicodeDecodeError as problem:
+        line = data[: problem.start].count(b"\n") + 1  # the line of the first byte that is not UTF-8
+        raise error(f"{path}:{line}: not UTF-8 text") from None
 
 
 def _why_bounded(what: str) -> str:
     """Why a file of `what` ("job file", "design file") past MAX_BYTES is refused."""
     kind = what.split()[0]
+    if kind == "points":
+        return "no run passes that many points"
     if kind != "job":
         return f"a {kind} is a short script"
     calls = MAX_BYTES // BYTES_PER_CALL

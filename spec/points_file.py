@@ -12,13 +12,11 @@ point the program never passes (`passes_words`), which listed point a run does n
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crashsweep.spec.files import MAX_BYTES
+from crashsweep.spec import files
 
 FROM = "from:"
 """How `--points` names a points file: `from:FILE`."""
@@ -93,7 +91,7 @@ def passes_words(name: str, passed: Sequence[str]) -> str:
 
 def read(source: str) -> PointList:
     """The points file `source` names (a path, as given); PointsFileError for a file that cannot be used."""
-    return parse(_read_text(source), source)
+    return parse(files.read_text(Path(source), "points file", PointsFileError), source)
 
 
 def parse(text: str, source: str) -> PointList:
@@ -129,32 +127,3 @@ def _point(line: str, where: str) -> tuple[str, int]:
     if int(digits) < 1:
         raise PointsFileError(f"{where}: {line!r}: passes count from 1 ({name}#1 is the first)")
     return name, int(digits)
-
-
-def _read_text(source: str) -> str:
-    """The UTF-8 text of the regular file `source` names (a leading byte-order mark dropped), at most MAX_BYTES.
-
-    Opened without blocking and checked before it is read (as spec/files.py reads a job), so a
-    FIFO hangs nothing and a device fills no memory; a byte that is not UTF-8 is named by its line.
-    """
-    try:
-        handle = os.open(Path(source), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as problem:
-        raise PointsFileError(f"{source}: cannot read it: {problem.strerror or problem}") from None
-    mode = os.fstat(handle).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(handle)
-        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, FIFO or socket)"
-        raise PointsFileError(f"{source}: cannot read it: it is {kind}")
-    with os.fdopen(handle, "rb") as file:
-        try:
-            data = file.read(MAX_BYTES + 1)
-        except OSError as problem:
-            raise PointsFileError(f"{source}: cannot read it: {problem.strerror or problem}") from None
-    if len(data) > MAX_BYTES:
-        raise PointsFileError(f"{source}: larger than {MAX_BYTES // 1024} KiB: no run passes that many points")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise PointsFileError(f"{source}:{line}: not UTF-8 text") from None

@@ -137,7 +137,7 @@ def test_the_table_lists_the_points_kept_under_their_numbers_in_the_run() -> Non
         ("x#1\n#\nx#0\n", [], "p.txt:3: 'x#0': passes count from 1 (x#1 is the first)"),
         ("x#1\ny#1\nx#1\n", [], "p.txt:3: 'x#1' is listed already, on line 1"),
         (b"x#1\n\xe9#1\n", [], "p.txt:2: not UTF-8 text"),
-        (None, [], "p.txt: cannot read it: No such file or directory"),
+        (None, [], "p.txt: cannot read points file: No such file or directory"),
         ("x#1\n", ["--crash", "x", "--crash", "y#2"], "--crash 'y#2': p.txt does not list it (--points from:FILE)"),
     ],
 )

@@ -187,7 +187,7 @@ def test_a_file_that_cannot_be_read_is_one_line_naming_it(tmp_path: Path) -> Non
     cases = [
         (missing, f"{missing}: cannot read cassette: No such file or directory"),
         (tmp_path, f"{tmp_path}: cannot read cassette: it is a directory"),
-        (binary, f"{binary}: not UTF-8 text"),
+        (binary, f"{binary}:1: not UTF-8 text"),
         (bad, f"{bad}:2: not JSON (Expecting property name enclosed in double quotes at column 2)"),
     ]
     for path, message in cases:

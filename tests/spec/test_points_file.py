@@ -54,14 +54,14 @@ def test_a_bad_file_is_one_line_naming_file_and_line(text: str, line: str) -> No
 
 def test_a_file_that_cannot_be_read_or_is_not_utf8_is_named(tmp_path: Path) -> None:
     """No file, a folder, a FIFO (nothing hangs), bytes that are not UTF-8 (named by their line); a BOM is dropped."""
-    with pytest.raises(PointsFileError, match=r"^nosuch.txt: cannot read it: No such file or directory$"):
+    with pytest.raises(PointsFileError, match=r"^nosuch.txt: cannot read points file: No such file or directory$"):
         read("nosuch.txt")
-    with pytest.raises(PointsFileError, match=r": cannot read it: it is a directory$"):
+    with pytest.raises(PointsFileError, match=r": cannot read points file: it is a directory$"):
         read(str(tmp_path))
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     with pytest.raises(
-        PointsFileError, match=r": cannot read it: it is not a regular file \(a device, FIFO or socket\)$"
+        PointsFileError, match=r": cannot read points file: it is not a regular file \(a device, FIFO or socket\)$"
     ):
         read(str(fifo))
     bad = tmp_path / "bad.txt"
