@@ -22,9 +22,9 @@ from crashsweep.importers.registry import KINDS
 
 EPILOG = (
     "TRACE is one run that finished uninterrupted: OpenTelemetry spans as OTLP JSON (the SDK's or the collector's"
-    " file exporter) with the model's replies captured (gen_ai.output.messages), a DBOS system database or a"
-    " LangGraph SQLite checkpoint database (spec/FROM_TRACE.md 2). Exit status: 0 when the four files are"
-    " written, 2 for a trace or folder that cannot be used (nothing written)."
+    " file exporter) with the model's replies captured (gen_ai.output.messages), a DBOS system database, a"
+    " LangGraph SQLite checkpoint database or a Temporal history JSON (spec/FROM_TRACE.md 2). Exit status: 0 when"
+    " the four files are written, 2 for a trace or folder that cannot be used (nothing written)."
 )
 
 

@@ -32,11 +32,11 @@ class Field:
     choices: tuple[object, ...] = ()
 
 
-def cite(spans: Iterable[str], what: str) -> str:
-    """`what` with at most three span IDs it was read from."""
-    ids = list(dict.fromkeys(spans))
+def cite(places: Iterable[str], what: str) -> str:
+    """`what` with at most three places it was read from: span IDs, or a store's rows and events."""
+    ids = list(dict.fromkeys(places))
     shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-    return f"{what} (span{'s' if len(ids) > 1 else ''} {shown})" if ids else what
+    return f"{what} (from {shown})" if ids else what
 
 
 def job(recording: Recording) -> Job:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from crashsweep.fromtrace import dbos_store, langgraph_store, recording
+from crashsweep.fromtrace import dbos_store, langgraph_store, recording, temporal_store
 from crashsweep.fromtrace.recording import Recording
 
 READERS: dict[str, Callable[[Path], Recording]] = {
     "otlp": recording.read,
     "dbos": dbos_store.read,
     "langgraph": langgraph_store.read,
+    "temporal": temporal_store.read,
 }
 """Each kind's reader, in the order the command's help names them."""

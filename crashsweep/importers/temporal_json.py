@@ -100,10 +100,17 @@ def recognises(path: Path, head: bytes) -> bool:
 
 def histories(path: Path) -> tuple[History, ...]:
     """The file's one History; Unusable naming the file and the event that is wrong."""
-    raws = [_raw(path, n, data) for n, data in enumerate(_events(path))]
-    events = _Reader(path, raws).events()
+    events = _Reader(path, read_events(path)).events()
     numbered = tuple(dataclasses.replace(event, seq=n) for n, event in enumerate(events, 1))
     return (History(numbered, facts=frozenset({"status"}), unseen=dict(UNSEEN)),)
+
+
+def read_events(path: Path) -> list[Raw]:
+    """The file's events in its order, each with its ID, type and attributes (Unusable naming the event that is wrong).
+
+    What `histories` reads; from-trace's reader of a history (fromtrace/temporal_store.py) reads it too.
+    """
+    return [_raw(path, n, data) for n, data in enumerate(_events(path))]
 
 
 def _events(path: Path) -> list[Any]:

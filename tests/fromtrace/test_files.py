@@ -23,7 +23,7 @@ def test_the_files_read_back_as_the_job_the_design_and_the_replies(tmp_path: Pat
     assert policy == {p.name: p.policy for p in BUILT_IN}["keys-and-markers"]
     design = (tmp_path / "out" / "design.toml").read_text(encoding="utf-8")
     assert "  # NOT DECIDED: no crash left a marked call without a result; one of" in design
-    assert "  # read from: tool calls sent idempotency keys (spans " in design
+    assert "  # read from: tool calls sent idempotency keys (from " in design
     replayed = cassette.read(tmp_path / "out" / "cassette.jsonl")
     assert [[c.id for c in ask.calls] for ask in replayed.asks] == [
         ["create_a", "create_b"],
