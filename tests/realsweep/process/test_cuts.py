@@ -33,6 +33,7 @@ STATE = " / state "
 CUT = "power-loss at "
 SYSCALLS = Points(("syscalls",))
 ALICE = Nemesis(("power-loss",), persistence="alice")
+ORDERED = Nemesis(("power-loss",), persistence="ordered")
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +50,15 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return found
 
 
-def swept(argv: list[str], check: Check, tracker: str = "keyed", shared: bool = True) -> SweepResult:
-    """The depth-1 sweep of `argv` under power loss and alice, its cuts' kills shared or not."""
+def swept(
+    argv: list[str], check: Check, tracker: str = "keyed", shared: bool = True, nemesis: Nemesis | None = None
+) -> SweepResult:
+    """The depth-1 sweep of `argv` under power loss and alice (or `nemesis`), its cuts' kills shared or not."""
     options = SweepOptions(depth=1, points=SYSCALLS, workers=2, dedup=False, tracker=tracker)
     if shared:
-        return sweep(Target.command(argv), check, options, nemesis=ALICE)
+        return sweep(Target.command(argv), check, options, nemesis=nemesis or ALICE)
     with cuts.unshared():
-        return sweep(Target.command(argv), check, options, nemesis=ALICE)
+        return sweep(Target.command(argv), check, options, nemesis=nemesis or ALICE)
 
 
 def seen(scenario: ScenarioResult) -> tuple[object, ...]:
@@ -108,11 +111,12 @@ def test_a_shared_state_starts_from_the_tracker_the_killed_process_left(compiled
     """my_loop.c (no fsync, keyless) files requests at the tracker: shared or not, every state shows the same.
 
     A state that did not start from the kill's tracker space would miss the requests sent
-    before the cut, and its restart's re-sent request would show no duplicate.
+    before the cut, and its restart's re-sent request would show no duplicate. Swept under `ordered`,
+    whose cuts have several states each too (the sharing is the same), in fewer processes than alice.
     """
     argv, check = [str(compiled["my_loop"]), "--no-fsync"], example_check("my_c_loop_check")
-    shared = swept(argv, check, "keyless")
-    unshared = swept(argv, check, "keyless", shared=False)
+    shared = swept(argv, check, "keyless", nemesis=ORDERED)
+    unshared = swept(argv, check, "keyless", shared=False, nemesis=ORDERED)
     assert by_label(shared) == by_label(unshared)
     states = len([s for s in shared.scenarios if s.faults])
     kills = len({s.faults[0].partition(STATE)[0] for s in shared.scenarios if s.faults})
