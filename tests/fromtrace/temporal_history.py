@@ -14,14 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-TURN_1 = [
-    {"id": "create_a", "name": "create_issue", "args": {"title": "issue create_a"}},
-    {"id": "create_b", "name": "create_issue", "args": {"title": "issue create_b"}},
-]
-TURN_2 = [
-    {"id": "search", "name": "search_issues", "args": {"query": "issue"}},
-    {"id": "comment_a", "name": "comment", "args": {"issue_title": "issue create_a", "body": "comment comment_a"}},
-]
+from tests.fromtrace.triage_replies import TURN_1, TURN_2
+
 SEARCHED = '[{"number": 1, "title": "issue create_a"}, {"number": 2, "title": "issue create_b"}]'
 ANSWERS = {"create_a": "filed issue #1", "create_b": "filed issue #2", "search": SEARCHED}
 ANSWERS["comment_a"] = "commented #3 on issue #1"

@@ -25,15 +25,8 @@ from crashsweep.fromtrace.design import fields
 from crashsweep.fromtrace.recording import TraceError
 from crashsweep.spec.job import TRIAGE
 from crashsweep.variants.presets import FRAMEWORKS
+from tests.fromtrace.triage_replies import TURN_1, TURN_2
 
-TURN_1 = [
-    {"id": "create_a", "name": "create_issue", "args": {"title": "issue create_a"}},
-    {"id": "create_b", "name": "create_issue", "args": {"title": "issue create_b"}},
-]
-TURN_2 = [
-    {"id": "search", "name": "search_issues", "args": {"query": "issue"}},
-    {"id": "comment_a", "name": "comment", "args": {"issue_title": "issue create_a", "body": "comment comment_a"}},
-]
 SEARCHED = '[{"number": 1, "title": "issue create_a"}]'
 STATUS = "workflow_uuid, status, name, created_at, updated_at, recovery_attempts, serialization, forked_from"
 

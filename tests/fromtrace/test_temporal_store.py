@@ -22,7 +22,8 @@ from crashsweep.fromtrace import derive, temporal_store
 from crashsweep.fromtrace.design import fields
 from crashsweep.fromtrace.recording import TraceError
 from crashsweep.spec.job import TRIAGE
-from tests.fromtrace.temporal_history import ANSWERS, RAISED, TIMED_OUT, TURN_1, TURN_2, History, legacy, payloads
+from tests.fromtrace.temporal_history import ANSWERS, RAISED, TIMED_OUT, History, legacy, payloads
+from tests.fromtrace.triage_replies import TURN_1, TURN_2
 
 DESIGN = """startup_save = true
 reply_save = "before-first-send"

@@ -30,11 +30,11 @@ from typing import Any
 
 import pytest
 
-from crashsweep.realsweep.adapters.script import ScriptedModel
 from crashsweep.realsweep.tracker.service import ServiceProcess
 from crashsweep.spec.cassette import read as read_cassette
 from crashsweep.spec.job import TRIAGE, load_job
 from crashsweep.variants.presets import FRAMEWORKS
+from tests.fromtrace.triage_replies import scripted
 from tests.paths import ROOT
 from tests.realsweep.adapters.test_dbos import expected_points
 from tests.realsweep.helpers import child_env
@@ -92,10 +92,8 @@ def test_the_derived_job_is_the_job_run(derived: dict[str, Any]) -> None:
 
 
 def test_the_cassettes_asks_are_the_scripted_models_replies(derived: dict[str, Any], tmp_path: Path) -> None:
-    model = ScriptedModel(TRIAGE, folder=tmp_path)
-    replies = [[(c.id, c.name, c.args) for c in model.reply(turn) or []] for turn in range(len(TRIAGE.turns) + 1)]
     asks = derived["cassette"].asks
-    assert [[(c.id, c.tool, dict(c.args)) for c in ask.calls] for ask in asks] == replies
+    assert [[(c.id, c.tool, dict(c.args)) for c in ask.calls] for ask in asks] == scripted(tmp_path)
     assert [ask.final for ask in asks] == [None, None, FINAL[derived["framework"]]]
 
 
