@@ -9,7 +9,8 @@ from-trace` derives the four files. What is checked, against the runs themselves
 - the derived points.txt is `sweep --list-points --format json` of the agent as swept (the user's
   agent without the recording lines), every name and pass, in order;
 - `sweep --depth 1 --cassette cassette.jsonl` prints the row the scripted sweep prints (every
-  line but the processes' time and the re-run command, which names the cassette), with every
+  line but the processes' time and the re-run command, which names the cassette; the user's
+  agent's, keys off, re-runs its counterexample offline as printed, as the plain one does), with every
   swept process unable to reach the network: a sitecustomize on their path adds an audit hook
   that refuses, and logs, any connection or name lookup beyond loopback (the tracker is on
   127.0.0.1). The log must stay empty; a control process shows the hook refuses and logs.
@@ -18,6 +19,7 @@ from-trace` derives the four files. What is checked, against the runs themselves
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -32,8 +34,16 @@ EXAMPLES = ROOT / "docs" / "examples"
 AGENTS = {
     "pydantic-ai": ["--framework", "pydantic-ai"],
     "dbos": ["--framework", "dbos"],
-    "my_pydantic_agent": ["--target", "my_pydantic_agent:run", "--check", "my_pydantic_agent:check"],
+    "my_pydantic_agent": [
+        "--target",
+        "my_pydantic_agent:run",
+        "--check",
+        "my_pydantic_agent:check",
+        "--arg",
+        "keys=off",
+    ],
 }
+"""Each agent as swept; the user's agent without keys, so that its row has a counterexample to re-run."""
 BLOCK = """
 import ipaddress, os, socket, sys
 
@@ -143,4 +153,17 @@ def test_the_cassette_sweeps_offline_to_the_scripted_row(derived: tuple[str, Pat
     cassette = str(folder / "out" / "cassette.jsonl")
     offline = crashsweep(_cwd(agent), *sweep, "--cassette", cassette, **env)
     assert log.read_text(encoding="utf-8") == ""  # no swept process, nor the sweep, tried the network
-    assert _row(offline) == _row(crashsweep(_cwd(agent), *sweep))
+    plain = crashsweep(_cwd(agent), *sweep)
+    assert _row(offline) == _row(plain)
+    if agent == "my_pydantic_agent":  # its re-run line names the cassette, and re-runs offline as printed
+        again, before = _rerun(offline), _rerun(plain)
+        assert again[again.index("--cassette") + 1] == cassette
+        again, before = again[again.index("sweep") :], before[before.index("sweep") :]  # after `python -m crashsweep`
+        assert _row(crashsweep(_cwd(agent), *again, **env)) == _row(crashsweep(_cwd(agent), *before))
+        assert log.read_text(encoding="utf-8") == ""
+
+
+def _rerun(text: str) -> list[str]:
+    """The words of a row's first re-run command."""
+    line = next(line for line in text.splitlines() if "re-run (" in line)
+    return shlex.split(line.partition("):  ")[2])
