@@ -50,7 +50,7 @@ Without a call ID, audit joins attempts by tool and arguments (spec/HISTORY.md 7
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from crashsweep.spec.history import args_digest
@@ -141,3 +141,13 @@ def deferred_requests(result: object) -> bool:
 def own_run(attributes: Mapping[str, Any]) -> str | None:
     """The span's own run (conversation, session, workflow ID: the first that is non-empty text), if it has one."""
     return next((value for a in RUN_ATTRIBUTES if isinstance(value := attributes.get(a), str) and value), None)
+
+
+def output_messages(calls: Iterable[tuple[str, str, Any]], final: str) -> str:
+    """`gen_ai.output.messages` of a model's reply: one assistant message, its calls as `tool_call` parts.
+
+    Each (ID, tool, arguments) a part, in order; with no call, `final` as its text. What
+    crashsweep's traced loops write and from-trace reads (crashsweep/fromtrace/recording.py).
+    """
+    parts: list[dict[str, Any]] = [{"type": "tool_call", "id": i, "name": n, "arguments": a} for i, n, a in calls]
+    return json.dumps([{"role": "assistant", "parts": parts or [{"type": "text", "content": final}]}])

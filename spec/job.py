@@ -3,7 +3,9 @@
 The model is scripted: its reply depends only on how many tool turns the conversation already
 holds, so asking again gives the same reply with the same call IDs. A job is a list of tool
 turns, each an ordered list of calls; after the last tool turn the model gives its final answer.
-Loading a job file fails with a `JobError` whose message names the offending field.
+Loading a job file fails with a `JobError` whose message names the offending field. What the
+scripted model passes each call's tool (`tool_name`, `arguments`) is here too, one rule for
+every loop that plays a job: the framework adapters' scripted model and the reference loop's spans.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from crashsweep.spec import files
 
@@ -191,6 +194,43 @@ def load_job(path: Path) -> Job:
         return job_from_mapping(data)
     except JobError as error:
         raise JobError(f"{path}: {error}") from None
+
+
+def tool_name(call: Call) -> str:
+    """The tool that plays `call`: the program's own (a call with `args`), else the tracker's.
+
+    The tracker's: create_issue, comment, or search_issues for a read.
+    """
+    if call.args is not None:
+        return call.tool
+    if not call.writes:
+        return "search_issues"
+    return "comment" if call.tool == "comment" else "create_issue"
+
+
+def title(call_id: str) -> str:
+    """The title of the issue the job's call `call_id` files."""
+    return f"issue {call_id}"
+
+
+def arguments(job: Job, call: Call) -> dict[str, Any]:
+    """The arguments the scripted model gives `call`'s tool: the job's `args`, or the tracker tool's."""
+    if call.args is not None:
+        return dict(call.args)
+    name = tool_name(call)
+    if name == "create_issue":
+        return {"title": title(call.id)}
+    if name == "comment":
+        return {"issue_title": title(_filed_by(job, call).id), "body": f"comment {call.id}"}
+    return {"query": "issue"}
+
+
+def _filed_by(job: Job, call: Call) -> Call:
+    """The earlier call that files the issue `call` comments on (the first one, as in the triage job)."""
+    for candidate in job.calls[: job.calls.index(call)]:
+        if tool_name(candidate) == "create_issue":
+            return candidate
+    raise JobError(f"calls.{call.id}: a comment needs an earlier write that files an issue to comment on")
 
 
 TRIAGE_TOML = """\

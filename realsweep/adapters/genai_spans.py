@@ -27,6 +27,7 @@ from opentelemetry.trace import Span, Tracer
 
 from crashsweep.otel import otlp_file
 from crashsweep.realsweep.adapters.script import ToolCall, TrackerTools
+from crashsweep.spec import genai
 
 MODEL = "scripted"
 """The model's name on its spans (`gen_ai.request.model`): the scripted model."""
@@ -44,11 +45,7 @@ def start(path: Path) -> tuple[TracerProvider, Tracer]:
 
 def output_messages(calls: Sequence[ToolCall], final: str = FINAL) -> str:
     """`gen_ai.output.messages` for a reply: its calls as `tool_call` parts in order; no calls, `final` as text."""
-    parts: list[dict[str, object]] = [
-        {"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.args} for call in calls
-    ]
-    message = {"role": "assistant", "parts": parts or [{"type": "text", "content": final}]}
-    return json.dumps([message])
+    return genai.output_messages(((call.id, call.name, call.args) for call in calls), final)
 
 
 class Spans:

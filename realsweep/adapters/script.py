@@ -36,7 +36,10 @@ from crashsweep.spec import metrics
 from crashsweep.spec.cassette import VARIABLE, Cassette, CassetteError, resolve
 from crashsweep.spec.cassette import read as read_cassette
 from crashsweep.spec.history import FACTS, Event, History
-from crashsweep.spec.job import Call, Job, JobError
+from crashsweep.spec.job import Job
+from crashsweep.spec.job import arguments as arguments  # the scripted model's calls: spec/job.py's, kept here
+from crashsweep.spec.job import title as title
+from crashsweep.spec.job import tool_name as tool_name
 from crashsweep.spec.keys import key
 
 LEDGER = "model-ledger.jsonl"
@@ -87,43 +90,6 @@ def target_args() -> dict[str, str]:
 def tracker() -> TrackerClient:
     """The tracker at $CRASHSWEEP_TRACKER_URL (default: a `crashsweep tracker serve` on port 8765)."""
     return TrackerClient(os.environ.get(TRACKER_URL) or "http://127.0.0.1:8765")
-
-
-def tool_name(call: Call) -> str:
-    """The tool that plays `call`: the program's own (a call with `args`), else the tracker's.
-
-    The tracker's: create_issue, comment, or search_issues for a read.
-    """
-    if call.args is not None:
-        return call.tool
-    if not call.writes:
-        return "search_issues"
-    return "comment" if call.tool == "comment" else "create_issue"
-
-
-def title(call_id: str) -> str:
-    """The title of the issue the job's call `call_id` files."""
-    return f"issue {call_id}"
-
-
-def arguments(job: Job, call: Call) -> dict[str, Any]:
-    """The arguments the scripted model gives `call`'s tool: the job's `args`, or the tracker tool's."""
-    if call.args is not None:
-        return dict(call.args)
-    name = tool_name(call)
-    if name == "create_issue":
-        return {"title": title(call.id)}
-    if name == "comment":
-        return {"issue_title": title(_filed_by(job, call).id), "body": f"comment {call.id}"}
-    return {"query": "issue"}
-
-
-def _filed_by(job: Job, call: Call) -> Call:
-    """The earlier call that files the issue `call` comments on (the first one, as in the triage job)."""
-    for candidate in job.calls[: job.calls.index(call)]:
-        if tool_name(candidate) == "create_issue":
-            return candidate
-    raise JobError(f"calls.{call.id}: a comment needs an earlier write that files an issue to comment on")
 
 
 class ScriptedModel:

@@ -27,7 +27,25 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from crashsweep.spec.job import Call, Job, JobError
+from crashsweep.spec import genai
+from crashsweep.spec.job import Call, Job
+from crashsweep.spec.job import arguments as arguments  # the scripted model's arguments: one rule, spec/job.py's
+
+__all__ = [
+    "OTLP",
+    "agent",
+    "approval",
+    "arguments",
+    "chat",
+    "conversation",
+    "lock",
+    "reply",
+    "result",
+    "save",
+    "start",
+    "stop",
+    "tool",
+]
 
 OTLP = "CRASHSWEEP_OTLP"
 """The file the spans are appended to (absolute, or relative to the process's work folder)."""
@@ -45,21 +63,15 @@ def start(workdir: Path) -> None:
     if not path or _provider is not None:
         return
     try:
-        from opentelemetry import trace
-        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-        from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from crashsweep.otel import otlp_file
     except ImportError as error:
         print(f"{OTLP}: no spans recorded, OpenTelemetry is not installed (crashsweep[otel]): {error}", file=sys.stderr)
         return
     try:
-        exporter = FileSpanExporter(workdir / path)  # opened now, to append
+        _provider = otlp_file(workdir / path)  # the file opened now, to append; the global provider
     except OSError as error:  # a trace that cannot be written changes nothing of the run
         print(f"{OTLP}: no spans recorded: {error}", file=sys.stderr)
         return
-    _provider = TracerProvider(shutdown_on_exit=False)  # `stop` shuts it down; a kill leaves what has ended
-    _provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace.set_tracer_provider(_provider)
     _tracer = _provider.get_tracer("crashsweep.reference")
 
 
@@ -115,12 +127,8 @@ def reply(span: Any, job: Job, calls: Sequence[Call], ids: dict[str, str]) -> No
     """The model's reply on its chat span: `calls` (by the IDs `ids` gives, else their own), none: the final answer."""
     if span is None:
         return
-    parts: list[dict[str, Any]] = [
-        {"type": "tool_call", "id": ids.get(call.id, call.id), "name": call.tool, "arguments": arguments(job, call)}
-        for call in calls
-    ]
-    message = {"role": "assistant", "parts": parts or [{"type": "text", "content": "done"}]}
-    span.set_attribute("gen_ai.output.messages", json.dumps([message]))
+    made = ((ids.get(call.id, call.id), call.tool, arguments(job, call)) for call in calls)
+    span.set_attribute("gen_ai.output.messages", genai.output_messages(made, "done"))
 
 
 def tool(job: Job, call: Call, call_id: str, key: str | None) -> AbstractContextManager[Any]:
@@ -163,26 +171,3 @@ def approval(call: str) -> AbstractContextManager[Any]:
     if _tracer is None:
         return _OFF
     return _span(f"approval {call}", {"crashsweep.approval.call": call, "crashsweep.approval.granted": True})
-
-
-def arguments(job: Job, call: Call) -> dict[str, Any]:
-    """The arguments the scripted model gives `call`: exactly realsweep/adapters/script.py's `arguments`.
-
-    Computed here rather than imported: script.py imports the sweep's values and spec/'s
-    history, which the loop's process does not otherwise load.
-    """
-    if call.args is not None:
-        return dict(call.args)
-    if call.writes and call.tool == "comment":
-        for earlier in job.calls[: job.calls.index(call)]:
-            if _files_an_issue(earlier):
-                return {"issue_title": f"issue {earlier.id}", "body": f"comment {call.id}"}
-        raise JobError(f"calls.{call.id}: a comment needs an earlier write that files an issue to comment on")
-    if call.writes:
-        return {"title": f"issue {call.id}"}
-    return {"query": "issue"}
-
-
-def _files_an_issue(call: Call) -> bool:
-    """Whether script.py's tool for `call` is create_issue (the program's own tool when it has `args`)."""
-    return call.tool == "create_issue" if call.args is not None else call.writes and call.tool != "comment"
