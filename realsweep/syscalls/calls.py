@@ -24,8 +24,8 @@ import struct
 from dataclasses import dataclass
 
 from crashsweep.realsweep.syscalls.ptrace import read_memory, read_string
+from crashsweep.realsweep.syscalls.seccomp import AARCH64, X86_64, Watch
 
-X86_64, AARCH64 = 0xC000003E, 0xC00000B7  # AUDIT_ARCH_* as PTRACE_GET_SYSCALL_INFO gives them
 NUMBERS = {
     X86_64: {
         1: "write", 18: "pwrite64", 20: "writev", 296: "pwritev", 328: "pwritev2", 74: "fsync", 75: "fdatasync",
@@ -47,6 +47,16 @@ POINT_CALLS = frozenset({
 AT_FDCWD = -100
 O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_DSYNC = 0o1, 0o2, 0o100, 0o1000, 0o2000, 0o10000
 AT_REMOVEDIR, RENAME_EXCHANGE = 0x200, 0x2
+_FLAGS_ARGUMENT = {"open": 1, "openat": 2}
+"""The argument holding an open's flags, where it is a register (openat2's lie in memory: always looked at)."""
+WATCH = Watch(
+    {arch: frozenset(table) for arch, table in NUMBERS.items()},
+    {
+        arch: {nr: (_FLAGS_ARGUMENT[name], O_CREAT | O_TRUNC) for nr, name in table.items() if name in _FLAGS_ARGUMENT}
+        for arch, table in NUMBERS.items()
+    },
+)
+"""The calls `decode` may find an effect in, for the tracer's filter: an open only with O_CREAT or O_TRUNC."""
 
 
 @dataclass(frozen=True)

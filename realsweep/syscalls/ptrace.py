@@ -24,15 +24,23 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 
+from crashsweep.realsweep.syscalls import seccomp
+
 PTRACE_TRACEME = 0
+PTRACE_CONT = 7
 PTRACE_SYSCALL = 24
 PTRACE_SETOPTIONS = 0x4200
 PTRACE_GET_SYSCALL_INFO = 0x420E
 OPTIONS = 0x1 | 0x2 | 0x4 | 0x8 | 0x10 | 0x100000
 """TRACESYSGOOD, TRACEFORK, TRACEVFORK, TRACECLONE, TRACEEXEC, EXITKILL."""
+TRACESECCOMP = 0x80
+"""PTRACE_O_TRACESECCOMP: a call the filter hands to the tracer stops at its entry (seccomp.py)."""
+EVENT_SECCOMP = 7
 SYSCALL_STOP = signal.SIGTRAP | 0x80
 WALL = 0x40000000  # __WALL: wait for threads (clones) too
-ENTRY, EXIT = 1, 2
+ENTRY, EXIT, SECCOMP = 1, 2, 3
+FILTERED, UNFILTERED = signal.SIGSTOP, signal.SIGTSTP
+"""The signal the child stops itself with before it execs: its filter is in place, or could not be."""
 
 
 class TraceError(OSError):
@@ -73,7 +81,13 @@ def _ptrace(request: int, pid: int, addr: int, data: int | ctypes.c_void_p | Non
 
 
 class Tracee:
-    """What the tracer tells about the traced program: override `entry` and `exit` (both return nothing)."""
+    """What the tracer tells about the traced program: override `entry` and `exit` (both return nothing).
+
+    `watch`: the calls `entry` looks at (seccomp.py), so that no other call stops the program;
+    None: every call stops (`entry` and `exit` are told of all of them).
+    """
+
+    watch: seccomp.Watch | None = None
 
     def entry(self, pid: int, arch: int, nr: int, args: tuple[int, ...]) -> None:
         """Thread `pid` is about to make system call `nr` (of `arch`) with `args`; it waits until this returns."""
@@ -89,6 +103,17 @@ class Tracer:
         if _LIBC is None:
             raise TraceError("ptrace tracing needs Linux")
         self.argv, self.env, self.tracee = list(argv), dict(env), tracee
+        arch = seccomp.native_arch()
+        watch = tracee.watch
+        self._filter = (
+            seccomp.Filter(seccomp.program(watch, arch))
+            if watch is not None and arch is not None and seccomp.available()
+            else None
+        )
+        self.filtered = False
+        """Whether the program runs under the filter (set once it has stopped before its exec)."""
+        self._resume = PTRACE_SYSCALL
+        """How a stop other than a watched call's entry is resumed: to the next call, or to the next watched one."""
         self.pids: set[int] = set()
         self.main = 0
         self.status = 0
@@ -99,8 +124,8 @@ class Tracer:
         """Start the program, trace it to its end; the main process's wait status (as os.waitpid gives it)."""
         self.main = self._spawn()
         self.pids.add(self.main)
-        _ptrace(PTRACE_SETOPTIONS, self.main, 0, OPTIONS)
-        _ptrace(PTRACE_SYSCALL, self.main, 0, 0)
+        _ptrace(PTRACE_SETOPTIONS, self.main, 0, OPTIONS | (TRACESECCOMP if self.filtered else 0))
+        _ptrace(self._resume, self.main, 0, 0)
         while self.pids:
             try:
                 pid, got = os.waitpid(-1, WALL)
@@ -134,12 +159,18 @@ class Tracer:
             self._gone(pid, got)
 
     def _spawn(self) -> int:
-        """Fork the program: the child asks to be traced, stops, and execs once the tracer has set its options."""
+        """Fork the program: the child asks to be traced, installs the filter, stops, and execs once resumed.
+
+        Between the filter and the stop the child makes no watched call (getpid, kill), so none
+        is handed to a tracer that has not yet asked for them; its stop signal says whether the
+        filter is in place (FILTERED) or was refused (UNFILTERED: every call is traced).
+        """
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child (coverage does not follow it past exec)
             try:
                 _ptrace(PTRACE_TRACEME, 0, 0, 0)
-                os.kill(os.getpid(), signal.SIGSTOP)
+                in_place = self._filter is not None and seccomp.install(self._filter)
+                os.kill(os.getpid(), FILTERED if in_place else UNFILTERED)
                 os.execvpe(self.argv[0], self.argv, self.env)
             except OSError as error:
                 os.write(2, f"crashsweep trace: cannot start {self.argv[0]!r}: {error.strerror or error}\n".encode())
@@ -147,16 +178,19 @@ class Tracer:
         _, got = os.waitpid(pid, WALL)
         if not os.WIFSTOPPED(got):
             raise TraceError(f"the program ended before it could be traced (status {got})")
+        self.filtered = os.WSTOPSIG(got) == FILTERED and self._filter is not None
+        self._resume = PTRACE_CONT if self.filtered else PTRACE_SYSCALL
         return pid
 
     def _stopped(self, pid: int, status: int) -> None:
         """Handle one stop of `pid`: a system call, a new thread or child, an event, or a signal to pass on."""
         sig, event = os.WSTOPSIG(status), status >> 16
-        deliver = 0
+        deliver, resume = 0, self._resume
         if pid not in self.pids:  # a new thread or child, seen before its parent's event
             self.pids.add(pid)
-        elif sig == SYSCALL_STOP:
-            self._syscall(pid)
+        elif sig == SYSCALL_STOP or (sig == signal.SIGTRAP and event == EVENT_SECCOMP):
+            if self._syscall(pid):
+                resume = PTRACE_SYSCALL  # an entry: on to its exit stop
             if pid not in self.pids:  # killed meanwhile (the chosen call)
                 return
         elif sig == signal.SIGTRAP and event:
@@ -164,21 +198,24 @@ class Tracer:
         elif sig != signal.SIGSTOP or pid == self.main:
             deliver = sig  # a signal for the program: pass it on
         try:
-            _ptrace(PTRACE_SYSCALL, pid, 0, deliver)
+            _ptrace(resume, pid, 0, deliver)
         except TraceError:
             self.pids.discard(pid)  # it died between the stop and the resume (SIGKILL from elsewhere)
 
-    def _syscall(self, pid: int) -> None:
+    def _syscall(self, pid: int) -> bool:
+        """Tell the tracee of the call `pid` stopped in; whether the stop is a call's entry (a filter's included)."""
         info = self._info
         try:
             _ptrace(PTRACE_GET_SYSCALL_INFO, pid, ctypes.sizeof(info), ctypes.addressof(info))
         except TraceError:
-            return
-        if info.op == ENTRY:
+            return False
+        if info.op in (ENTRY, SECCOMP):  # a filter's stop is laid out as an entry (struct ptrace_syscall_info)
             self.tracee.entry(pid, info.arch, info.data[0], tuple(info.data[1:7]))
-        elif info.op == EXIT:
+            return True
+        if info.op == EXIT:
             rval = info.data[0]
             self.tracee.exit(pid, rval - (1 << 64) if rval >= 1 << 63 else rval)
+        return False
 
 
 def read_memory(pid: int, address: int, size: int) -> bytes:

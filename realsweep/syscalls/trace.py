@@ -40,7 +40,7 @@ from pathlib import Path
 
 from crashsweep.realsweep.probe import crashpoint, fsjournal, modes
 from crashsweep.realsweep.syscalls import durable, names, persistence
-from crashsweep.realsweep.syscalls.calls import Effect, decode
+from crashsweep.realsweep.syscalls.calls import WATCH, Effect, decode
 from crashsweep.realsweep.syscalls.journal import Journal
 from crashsweep.realsweep.syscalls.names import Namer
 from crashsweep.realsweep.syscalls.ptrace import Tracee, TraceError, Tracer
@@ -63,6 +63,8 @@ STRIPPED = (
 
 class Shim(Tracee):
     """The sweep's side of a traced program: points logged in order, the chosen call killed, the journal kept."""
+
+    watch = WATCH  # the program stops only at the calls `decode` reads (seccomp.py)
 
     def __init__(self, env: Mapping[str, str], workdir: str) -> None:
         self.namer = Namer(workdir, env)
