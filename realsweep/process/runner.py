@@ -109,8 +109,12 @@ class Runner:
         self._zygote_lock = threading.Lock()  # the first worker starts the zygote; the others wait for it
         self._started: Zygote | None = None
         self._warming: threading.Thread | None = None
-        traced = options.points.syscalls  # a traced process is started under the tracer, never forked
-        self.forks = options.spawn == "fork" and target.fork is not None and hasattr(os, "fork") and not traced
+        # What a zygote forks for each process: the program's entry point, or under the syscall
+        # tracer the tracer's shim (which forks and execs the program itself); None: every process started.
+        self._forked = _forked(target, options)
+        self.forks = options.spawn == "fork" and self._forked is not None and hasattr(os, "fork")
+        self._checks_fork = self.forks and not options.points.syscalls
+        """Whether the check runs in a child of the zygote: one that imported the program (not the shim's)."""
         self._names = itertools.count(1)
         self._groups = grouped.Groups()
         """The groups of the processes started from a command line now running (`halt` kills them)."""
@@ -163,11 +167,12 @@ class Runner:
         """The zygote every worker thread forks its processes from, started on first use."""
         with self._zygote_lock:
             if self._started is None:
-                assert self.target.fork is not None
+                assert self._forked is not None
                 log = self.root / "zygote.txt"
                 env = {**os.environ, **self.target.env, **self.options.points.env()}  # auto: hooks preloaded
+                flags = () if self.options.points.syscalls else _flags(self.target)  # the shim runs as crashsweep does
                 try:
-                    self._started = Zygote(self.target.fork, env, log, flags=_flags(self.target))
+                    self._started = Zygote(self._forked[0], env, log, flags=flags)
                 except ZygoteError as error:
                     raise SweepError(str(error)) from None
             return self._started
@@ -247,7 +252,7 @@ class Runner:
         A check named by its spec (forked_check.ForkedCheck) runs in a child of this runner's
         zygote where it forks from one (the program's modules are imported there), else here.
         """
-        with forked_check.forking(self._zygote if self.forks else None):
+        with forked_check.forking(self._zygote if self._checks_fork else None):
             return self.check(scenario)
 
     def finish(self, scenario: Scenario) -> Outcome:
@@ -381,12 +386,14 @@ class Runner:
         is the same entry point (other arguments), else started from its own command line.
         """
         version = self.target.version(number)
-        if not self.forks or version.fork != self.target.fork:
+        forked = _forked(version, self.options)
+        if not self.forks or forked is None or self._forked is None or forked[0] != self._forked[0]:
             return self._exec(folder, workdir, {**env, **version.env}, number, crashes)
+        if self.options.points.syscalls:  # the program's own environment, as a started shim passes it on
+            env = {**env, **version.env}
         try:
-            return self._zygote().run(
-                list(version.fork_argv), workdir, env, folder / f"output-{number}.txt", self.options.timeout
-            )
+            output = folder / f"output-{number}.txt"
+            return self._zygote().run(list(forked[1]), workdir, env, output, self.options.timeout)
         except TimeoutError:
             raise TargetFailed(
                 f"{_where(crashes, number)}: still running after {self.options.timeout:g} s (a hang?)"
@@ -440,6 +447,21 @@ def _argv(target: Target, options: SweepOptions) -> tuple[str, ...]:
 
 FLAGS = frozenset({"-S", "-s", "-E", "-I", "-B", "-O", "-OO", "-u"})
 """The interpreter's options a zygote takes over from the program's command line (none takes an argument)."""
+
+
+def _forked(target: Target, options: SweepOptions) -> tuple[str, tuple[str, ...]] | None:
+    """The entry point a zygote forks for a process of `target`, and its argv; None where none can be forked.
+
+    Under the syscall tracer it is the tracer's shim, whatever the program (it execs the program
+    under ptrace): forked, it costs no interpreter start of its own.
+    """
+    if options.points.syscalls:
+        from crashsweep.realsweep.syscalls import command
+
+        return command.ENTRY, command.shim_argv(target.argv)
+    if target.fork is None:
+        return None
+    return target.fork, target.fork_argv
 
 
 def _flags(target: Target) -> tuple[str, ...]:

@@ -11,11 +11,13 @@ import sys
 from collections.abc import Sequence
 
 MODULE = "crashsweep.realsweep.syscalls.trace"
+ENTRY = f"{MODULE}:main"
+"""The shim as an entry point: what a sweep's zygote forks for each traced process (runner.py)."""
 SUPPORTED = ("x86_64", "aarch64")
 
 
-def wrap(argv: Sequence[str]) -> tuple[str, ...]:
-    """The command line that runs `argv` as one swept process whose points are its system calls.
+def shim_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    """The shim's arguments that run `argv` under the tracer.
 
     A program named by a relative path ("./my_loop") is found from the current folder, where
     the user typed it: each process runs in its scenario's work folder.
@@ -23,7 +25,12 @@ def wrap(argv: Sequence[str]) -> tuple[str, ...]:
     program = [*argv[:1]]
     if program and os.sep in program[0] and not os.path.isabs(program[0]):
         program = [os.path.abspath(program[0])]
-    return (sys.executable, "-m", MODULE, "--", *program, *argv[1:])
+    return ("--", *program, *argv[1:])
+
+
+def wrap(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command line that runs `argv` as one swept process whose points are its system calls."""
+    return (sys.executable, "-m", MODULE, *shim_argv(argv))
 
 
 def check() -> None:
