@@ -202,11 +202,18 @@ def state_key(world: World) -> World:
     """The world with the lock file's process ID blanked (and its temp file's): nothing reads it back.
 
     No process reads the lock file (the `file` lock policy, spec/FAULTS.md 7.1): it records a holder for a person.
+    One a kill left part-written (`--points syscalls` crashes between a file's open and its write) is kept
+    as its bytes: it names no process ID to blank.
     """
     for name in (loop_parts.LOCK_FILE, loop_parts.LOCK_FILE + checkpoint.TMP_SUFFIX):
         data = world.file(name)
         if data is not None:
-            lock = json.loads(data)
+            try:
+                lock = json.loads(data)
+            except ValueError:  # part-written (json.JSONDecodeError, or not UTF-8)
+                continue
+            if not isinstance(lock, dict):
+                continue
             lock["pid"] = 0
             world = world.with_file(name, json.dumps(lock, sort_keys=True).encode("utf-8"))
     return world

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from crashsweep.realsweep.probe.modes import Points
+from crashsweep.realsweep.reference import parts
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.sweep import Scenario, SweepError, SweepOptions
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.tracker.service import ServiceProcess
+from crashsweep.realsweep.world import World
 from crashsweep.spec.job import TRIAGE, Call, Job, load_job
 from crashsweep.spec.policy import CONVERSATION
 from tests.paths import ROOT
@@ -141,3 +144,22 @@ def test_the_check_reads_the_saved_conversation_and_takes_an_unreadable_checkpoi
     torn = reference.check(job)(scenario).history
     assert torn is not None
     assert torn.events == ()
+
+
+def test_the_state_key_blanks_a_lock_s_process_id_and_keeps_a_part_written_lock_as_it_is() -> None:
+    """A kill between the lock file's open and its write (`--points syscalls`) leaves it empty or cut short."""
+    lock = parts.LOCK_FILE
+    whole = World(files=((lock, b'{"holder": "run-1", "pid": 4242}'),))
+    assert reference.state_key(whole).file(lock) == b'{"holder": "run-1", "pid": 0}'
+    for torn in (b"", b'{"holder": "ru', b"\xff"):
+        assert reference.state_key(World(files=((lock, torn),))).file(lock) == torn
+
+
+def test_the_reference_loop_is_swept_at_its_system_calls() -> None:
+    """`sweep --variant agent-loop --points syscalls`: finer points than its marks, the same verdicts (no duplicate)."""
+    options = SweepOptions(depth=1, workers=2, points=Points.parse("syscalls"))
+    result = reference.run("save-after-reply", TRIAGE, None, "keyed", options)
+    assert len(result.baseline.points) > 20
+    assert any(s.outcome.dups for s in result.scenarios)  # as the marked sweep: a crash before the save duplicates
+    agent_loop = reference.run("agent-loop", TRIAGE, None, "keyed", options)
+    assert not any(s.outcome.dups or s.outcome.missing for s in agent_loop.scenarios)
