@@ -156,10 +156,11 @@ def test_the_state_key_blanks_a_lock_s_process_id_and_keeps_a_part_written_lock_
 
 
 def test_the_reference_loop_is_swept_at_its_system_calls() -> None:
-    """`sweep --variant agent-loop --points syscalls`: finer points than its marks, the same verdicts (no duplicate)."""
+    """`sweep --variant agent-loop --points syscalls`: finer points than its marks (38), the same verdict.
+
+    Its lock file is written at its system calls, so some kill leaves it part-written (the state key above).
+    """
     options = SweepOptions(depth=1, workers=2, points=Points.parse("syscalls"))
-    result = reference.run("save-after-reply", TRIAGE, None, "keyed", options)
+    result = reference.run("agent-loop", TRIAGE, None, "keyed", options)
     assert len(result.baseline.points) > 20
-    assert any(s.outcome.dups for s in result.scenarios)  # as the marked sweep: a crash before the save duplicates
-    agent_loop = reference.run("agent-loop", TRIAGE, None, "keyed", options)
-    assert not any(s.outcome.dups or s.outcome.missing for s in agent_loop.scenarios)
+    assert not any(s.outcome.dups or s.outcome.missing or s.outcome.exit_status for s in result.scenarios)
