@@ -75,14 +75,30 @@ def test_each_finished_scenario_is_the_conversation_the_sweeps_check_read(kept: 
     assert done > 0  # the sweep's runs all restart to the end: "exactly when" is not checked on nothing
 
 
-def test_every_world_a_crash_left_reads_and_results_saved_before_a_checkpoint_count(kept: Path) -> None:
+def test_every_world_a_crash_left_reads_and_results_saved_before_a_checkpoint_count(
+    kept: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Each crashed world's database reads; each conversation is a well-formed prefix of TRIAGE's.
 
     Under LangGraph's async durability a crash can strike after the tools' writes were saved
-    and before the next checkpoint: some world holds results from pending writes only. A world
-    is `finished` exactly when its thread holds the whole of TRIAGE (the answer saved, in a
-    checkpoint or a pending write); some world is, some is not.
+    and before the next checkpoint: some world holds results from pending writes only. Whether
+    a sweep's kills land in that window is up to LangGraph's background writer (docs/guide/
+    frameworks.md, "Threads": a loaded machine can leave it behind every kill), so where the
+    kept sweep has no such world, up to two more sweeps are read. A world is `finished` exactly
+    when its thread holds the whole of TRIAGE (the answer saved, in a checkpoint or a pending
+    write); some world is, some is not.
     """
+    pending, ends = _read_worlds(kept)
+    for _ in range(2):
+        if pending:
+            break
+        pending += _read_worlds(swept(tmp_path_factory, "--framework", "langgraph", "--keys", "off"))[0]
+    assert pending > 0
+    assert ends == {True, False}
+
+
+def _read_worlds(kept: Path) -> tuple[int, set[bool]]:
+    """Check every world of a kept sweep; the results saved from pending writes, and whether each world finished."""
     worlds = sorted(kept.glob("worlds/*/files/checkpoints.sqlite"))
     assert worlds
     pending, ends = 0, set()
@@ -98,5 +114,4 @@ def test_every_world_a_crash_left_reads_and_results_saved_before_a_checkpoint_co
                 assert history.events[-1].f == "run_status", world
             pending += sum(e.f == "result_saved" and " write of task " in e.src for e in history.events)
             ends.add(finished(history.events))
-    assert pending > 0
-    assert ends == {True, False}
+    return pending, ends
