@@ -52,6 +52,22 @@ def test_depth_1_keyless_duplicates_where_a_reply_is_not_yet_saved_keyed_none(my
     assert all(s.outcome.missing == 0 for s in (*keyless.scenarios, *keyed.scenarios))
 
 
+def test_the_shim_forked_from_the_zygote_and_started_from_its_command_line_sweep_alike(my_loop_c: Path) -> None:
+    """--spawn fork (the shim forked from the sweep's zygote) and --spawn exec (started): the same 16 outcomes.
+
+    Scenario for scenario the same duplicates (7-9 and 13-15, as derived above) and exit statuses.
+    """
+    forked = swept(my_loop_c, tracker="keyless", dedup=False, spawn="fork")
+    started = swept(my_loop_c, tracker="keyless", dedup=False, spawn="exec")
+    assert forked.baseline.points == started.baseline.points == tuple(MY_LOOP)
+    outcomes = [
+        {s.code: (s.outcome.dups, s.outcome.missing, s.outcome.exit_status) for s in result.scenarios}
+        for result in (forked, started)
+    ]
+    assert outcomes[0] == outcomes[1]
+    assert {code for code, (found, _, _) in outcomes[0].items() if found} == {"7", "8", "9", "13", "14", "15"}
+
+
 def test_depth_2_keyless_counts(my_loop_c: Path) -> None:
     """156 two-crash scenarios, 99 with duplicates, 126 duplicates (merged worlds, counted by paths).
 
