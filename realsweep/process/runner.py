@@ -170,9 +170,9 @@ class Runner:
                 assert self._forked is not None
                 log = self.root / "zygote.txt"
                 env = {**os.environ, **self.target.env, **self.options.points.env()}  # auto: hooks preloaded
-                flags = () if self.options.points.syscalls else _flags(self.target)  # the shim runs as crashsweep does
+                entry, _, flags = self._forked
                 try:
-                    self._started = Zygote(self._forked[0], env, log, flags=flags)
+                    self._started = Zygote(entry, env, log, flags=flags)
                 except ZygoteError as error:
                     raise SweepError(str(error)) from None
             return self._started
@@ -386,7 +386,7 @@ class Runner:
         is the same entry point (other arguments), else started from its own command line.
         """
         version = self.target.version(number)
-        forked = _forked(version, self.options)
+        forked = self._forked if version is self.target else _forked(version, self.options)
         if not self.forks or forked is None or self._forked is None or forked[0] != self._forked[0]:
             return self._exec(folder, workdir, {**env, **version.env}, number, crashes)
         if self.options.points.syscalls:  # the program's own environment, as a started shim passes it on
@@ -449,19 +449,20 @@ FLAGS = frozenset({"-S", "-s", "-E", "-I", "-B", "-O", "-OO", "-u"})
 """The interpreter's options a zygote takes over from the program's command line (none takes an argument)."""
 
 
-def _forked(target: Target, options: SweepOptions) -> tuple[str, tuple[str, ...]] | None:
-    """The entry point a zygote forks for a process of `target`, and its argv; None where none can be forked.
+def _forked(target: Target, options: SweepOptions) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """What a zygote forks for a process of `target`: entry point, argv, the zygote's interpreter options.
 
-    Under the syscall tracer it is the tracer's shim, whatever the program (it execs the program
-    under ptrace): forked, it costs no interpreter start of its own.
+    None where none can be forked. Under the syscall tracer it is the tracer's shim, whatever the
+    program (it execs the program under ptrace), run as crashsweep runs: forked, it costs no
+    interpreter start of its own.
     """
     if options.points.syscalls:
         from crashsweep.realsweep.syscalls import command
 
-        return command.ENTRY, command.shim_argv(target.argv)
+        return command.ENTRY, command.shim_argv(target.argv), ()
     if target.fork is None:
         return None
-    return target.fork, target.fork_argv
+    return target.fork, target.fork_argv, _flags(target)
 
 
 def _flags(target: Target) -> tuple[str, ...]:

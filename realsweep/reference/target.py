@@ -212,8 +212,6 @@ def state_key(world: World) -> World:
                 lock = json.loads(data)
             except ValueError:  # part-written (json.JSONDecodeError, or not UTF-8)
                 continue
-            if not isinstance(lock, dict):
-                continue
             lock["pid"] = 0
             world = world.with_file(name, json.dumps(lock, sort_keys=True).encode("utf-8"))
     return world

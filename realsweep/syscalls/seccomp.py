@@ -88,26 +88,22 @@ def program(watch: Watch, arch: int) -> bytes:
     argument and tests the mask), then RET_ALLOW and RET_TRACE; jumps are counted once laid out.
     """
     flags = watch.flags.get(arch, {})
-    # (code, where a true test goes, where a false one goes, k); a place is "next", "allow" or "trace".
-    code: list[tuple[int, str, str, int]] = [(_LD_W_ABS, "next", "next", _ARCH_AT), (_JEQ_K, "next", "allow", arch)]
-    code.append((_LD_W_ABS, "next", "next", _NR_AT))
+    # (code, where a true test goes, where a false one goes, k): "allow", "trace", or how many to skip.
+    code: list[tuple[int, str | int, str | int, int]] = [(_LD_W_ABS, 0, 0, _ARCH_AT), (_JEQ_K, 0, "allow", arch)]
+    code.append((_LD_W_ABS, 0, 0, _NR_AT))
     for nr in sorted(watch.numbers.get(arch, ())):
         if nr in flags:
             index, mask = flags[nr]
-            code.append((_JEQ_K, "next", "skip 2", nr))
-            code.append((_LD_W_ABS, "next", "next", _ARGS_AT + 8 * index))  # the low half: little-endian
+            code.append((_JEQ_K, 0, 2, nr))
+            code.append((_LD_W_ABS, 0, 0, _ARGS_AT + 8 * index))  # the low half: little-endian
             code.append((_JSET_K, "trace", "allow", mask))
         else:
-            code.append((_JEQ_K, "trace", "next", nr))
-    code += [(_RET_K, "next", "next", _RET_ALLOW), (_RET_K, "next", "next", _RET_TRACE)]
+            code.append((_JEQ_K, "trace", 0, nr))
+    code += [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_TRACE)]
     ends = {"allow": len(code) - 2, "trace": len(code) - 1}
 
-    def jump(place: int, to: str) -> int:
-        if to == "next":
-            return 0
-        if to.startswith("skip "):
-            return int(to.split()[1])
-        return ends[to] - place - 1
+    def jump(place: int, to: str | int) -> int:
+        return to if isinstance(to, int) else ends[to] - place - 1
 
     laid = [(op, jump(n, yes), jump(n, no), k) for n, (op, yes, no, k) in enumerate(code)]
     return b"".join(struct.pack("<HBBI", *instruction) for instruction in laid)
