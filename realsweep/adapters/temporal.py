@@ -52,7 +52,14 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 from crashsweep.realsweep.adapters import script, temporal_server, transcripts
 from crashsweep.realsweep.adapters.script import TRACKER_URL, WORKDIR, TrackerTools, workdir
 from crashsweep.realsweep.adapters.temporal_attempts import time_out_dead_attempts
-from crashsweep.realsweep.adapters.temporal_server import ADDRESS, DevServer, address, temporal_binary, zygote_warm
+from crashsweep.realsweep.adapters.temporal_server import (
+    ADDRESS,
+    DevServer,
+    address,
+    exit_now,
+    temporal_binary,
+    zygote_warm,
+)
 from crashsweep.realsweep.probe.crashpoint import WORLD, SweepRefused, crashpoint, fresh_id
 from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.tracker.client import TrackerClient
@@ -71,6 +78,7 @@ __all__ = [
     "Scenario",
     "address",
     "check",
+    "exit_now",
     "keep_history",
     "run_to_end",
     "scenario",

@@ -55,6 +55,7 @@ with workflow.unsafe.imports_passed_through():  # the workflow's sandbox shares 
         SWEEP_WORKER,
         ActivityTools,
         CrashPointInterceptor,
+        exit_now,
         run_to_end,
         scenario,
         zygote_warm,
@@ -183,4 +184,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())  # no teardown, where temporalio's threads may abort it

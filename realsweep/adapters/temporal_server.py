@@ -13,7 +13,7 @@
   process run by hand, a server started for this process alone; `own_server()`: whether the
   process's server is the one started here (every worker on it is a process of this machine).
 
-temporal.py re-exports what a swept module uses (`zygote_warm`, `address`, `DevServer`).
+temporal.py re-exports what a swept module uses (`zygote_warm`, `address`, `DevServer`, `exit_now`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import NoReturn
 
 from temporalio.worker._worker import load_default_build_id  # memoized: computed once in the zygote
 
@@ -158,6 +159,21 @@ def address() -> str:
     if not _server:
         _server.append(DevServer())
     return _server[0].address
+
+
+def exit_now(status: int) -> NoReturn:
+    """End a process whose run is over without the interpreter's teardown: its server stopped, its output flushed.
+
+    temporalio's core keeps threads of its own that may still call into Python while the
+    interpreter finalizes, which then aborts (SIGABRT, "PyGILState_Release: thread state ...
+    must be current when releasing": temporalio/sdk-python#300), so a run that finished would
+    end by a signal. A process forked by a sweep's zygote ends by os._exit already.
+    """
+    for server in _server:
+        server.stop()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def own_server() -> bool:

@@ -150,6 +150,24 @@ def test_the_dev_server_dies_with_the_process_that_started_it(tmp_path: Path) ->
     assert [path.name for path in temp.iterdir() if path.name.startswith("crashsweep-temporal-")] == []
 
 
+def test_a_run_by_hand_ends_without_teardown_its_server_stopped_and_its_output_flushed(tmp_path: Path) -> None:
+    """exit_now: the status given, what was printed kept, the server this process started gone when it returns.
+
+    The built-in agent ends so when run by hand (`python -m ...temporal_agent`): temporalio's
+    threads can abort the interpreter's teardown (temporalio/sdk-python#300).
+    """
+    code = (
+        "from crashsweep.realsweep.adapters import temporal_server\n"
+        "temporal_server.address()\n"
+        "print(temporal_server._server[0].process.pid, end='')\n"
+        "temporal_server.exit_now(3)\n"
+    )
+    env = {key: value for key, value in child_env().items() if key != temporal.ADDRESS}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 3, done.stderr
+    assert not _alive(int(done.stdout))  # killed and reaped before the exit, not left to its lifeline
+
+
 def _alive(pid: int) -> bool:
     """Is `pid` a process that has not exited (a zombie has)?"""
     try:
