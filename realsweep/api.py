@@ -16,7 +16,9 @@ lines below follow. What it offers:
   CLI reads (`FRAMEWORKS`, `DURABILITY`, `FROM_SCRATCH_FRAMEWORKS`, `REPLAYING_FRAMEWORKS`),
   and what a user's script gets (`ARGS`, `CALL_IDS`);
 - the faults (`Nemesis`, `NemesisError`, `Fault`), entry points (`parse_entry_point`,
-  `load_entry_point`) and `StateKey`.
+  `load_entry_point`) and `StateKey`;
+- `shared_zygotes()`: the sweeps within it keep their zygotes for the next sweep of the same
+  program (process/zygotes.py).
 
 Optional or heavy parts are functions that import on call: `ray_engine` (Ray, the optional
 extra crashsweep[ray], slow to import), and `tracker_server` and `serve_tracker` (the tracker
@@ -48,6 +50,7 @@ from crashsweep.realsweep.probe.modes import CHOICES as POINTS_CHOICES
 from crashsweep.realsweep.probe.modes import Points
 from crashsweep.realsweep.process.forked_check import ForkedCheck
 from crashsweep.realsweep.process.lifeline import die_with_parent
+from crashsweep.realsweep.process.zygotes import shared as shared_zygotes
 from crashsweep.realsweep.reference.conformance import FIELDS as CONFORMANCE_FIELDS
 from crashsweep.realsweep.reference.conformance import Conformance, conform
 from crashsweep.realsweep.reference.conformance import render as render_conformance
@@ -152,6 +155,7 @@ __all__ = [
     "row_json",
     "row_text",
     "serve_tracker",
+    "shared_zygotes",
     "split_state",
     "sweep",
     "sweep_summary",

@@ -22,17 +22,24 @@ Programs: a test marked `@pytest.mark.requires_tool("dot")` (or calling `require
 skipped where the program is not installed, but fails under CI=true, so that CI cannot pass
 by skipping it. bin/bootstrap --system installs the programs the marks name. Under CI=true
 any other skip fails too, with its reason: whatever a test needs, CI must have.
+
+Zygotes: within each test process, a sweep keeps its zygote for the next sweep of the same
+program (crashsweep.realsweep.process.zygotes.shared, for the whole session), as the sweep
+and conform commands do for their own sweeps: the reference loop and each framework's agent
+are imported once per worker instead of once per sweep.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from crashsweep.realsweep.process import zygotes
 
 # The pytest processes tests start (printed snippets, the conftest's own checks) skip langsmith's
 # plugin as this suite does (pyproject.toml's addopts): 1.6 s of imports each, used by none.
@@ -123,6 +130,13 @@ def require_tool(*names: str) -> str:
     if in_ci():
         pytest.fail(f"CI=true and {missing}", pytrace=False)
     pytest.skip(missing)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_zygotes() -> Iterator[None]:
+    """The session's sweeps share their zygotes (the module docstring); the idle ones stop at the end."""
+    with zygotes.shared():
+        yield
 
 
 def pytest_configure(config: pytest.Config) -> None:

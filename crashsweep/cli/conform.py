@@ -110,8 +110,8 @@ def conform(
     job, _ = runs.read_job(job_path)
     results = []
     try:
-        with sweep_engines.opened(engine_name, address, workers) as where:
-            for name, kind, path in matrix:
+        with sweep_engines.opened(engine_name, address, workers) as where, api.shared_zygotes():
+            for name, kind, path in matrix:  # one zygote of the reference loop serves every design
                 progress = Progress(f"{name}/{kind}", "processes" if dedup else "scenarios")
                 try:
                     options = sweep_options(depth, workers, None, 120, kind, spawn, dedup, None, kill)

@@ -195,4 +195,6 @@ MODE_OPTIONS = group(
 @stops_on_sigterm
 def sweep(**options: Any) -> int:
     """Kill real processes at every crash point, up to --depth crashes, and count what happened."""
-    return sweep_modes.run(sweep_plan.plan(**options))
+    plan = sweep_plan.plan(**options)
+    with api.shared_zygotes():  # a mode that sweeps more than once (determinism, listing) imports the program once
+        return sweep_modes.run(plan)

@@ -26,7 +26,7 @@ from pathlib import Path
 from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.process import cuts, forked_check, grouped, pausing, scratch
+from crashsweep.realsweep.process import cuts, forked_check, grouped, pausing, scratch, zygotes
 from crashsweep.realsweep.process.output import ending, said
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.stage import FaultStage
@@ -160,7 +160,7 @@ class Runner:
         with self._zygote_lock:
             zygote, self._started = self._started, None
         if zygote is not None:
-            zygote.close()
+            zygotes.ended(zygote)  # kept for the next sweep of the program while sweeps share zygotes
         self.cuts.close()
 
     def _zygote(self) -> Zygote:
@@ -172,7 +172,7 @@ class Runner:
                 env = {**os.environ, **self.target.env, **self.options.points.env()}  # auto: hooks preloaded
                 entry, _, flags = self._forked
                 try:
-                    self._started = Zygote(entry, env, log, flags=flags)
+                    self._started = zygotes.started(entry, env, log, flags=flags)
                 except ZygoteError as error:
                     raise SweepError(str(error)) from None
             return self._started

@@ -28,7 +28,9 @@ runs instead of the zygote's entry point (the sweep's check, forked_check.py: wh
 program's modules are already imported), without the program's warm-ups, crash points or
 hooks; replies
 {"id": N, "pid": P} once forked, then {"id": N, "status": S} once reaped (the exit status,
--9 for a process killed by SIGKILL).
+-9 for a process killed by SIGKILL). A request {"id": N, "reuse": FILE or ""} asks whether the zygote
+can serve another sweep (zygotes.py); the reply {"id": N, "why": ""} says it can, and its output
+goes to FILE from then on, else "why" says why not.
 
 This module is the parent's side (a `Zygote`, driven from the sweep's threads); the zygote
 itself runs zygote_server.py, which imports neither this module nor threading.
@@ -51,9 +53,12 @@ from pathlib import Path
 from typing import Any
 
 from crashsweep.realsweep.process.output import said
-from crashsweep.realsweep.process.zygote_server import WARM
+from crashsweep.realsweep.process.zygote_server import REUSE, WARM
 
-__all__ = ["WARM", "Zygote", "ZygoteError"]
+__all__ = ["MOMENTARY", "WARM", "Zygote", "ZygoteError"]
+
+MOMENTARY = frozenset({"PYTEST_CURRENT_TEST"})
+"""Variables a zygote's key leaves out (pytest's name of the running test: set anew for every test)."""
 
 
 class ZygoteError(RuntimeError):
@@ -69,6 +74,8 @@ class Zygote:
         """`flags`: the interpreter's options (as `-S`: no site-packages) the program's own command line gives it."""
         self.entry, self.log = entry, log
         self._env = dict(env)  # the zygote's own environment, which each request's is told against
+        self.key = self.key_of(python, flags, entry, self._env)
+        """What another sweep's zygote must match to be served by this one (zygotes.py)."""
         with open(log, "wb") as errors:
             self._process = subprocess.Popen(
                 [python, *flags, "-m", "crashsweep.realsweep.process.zygote_server", entry],
@@ -94,6 +101,16 @@ class Zygote:
         self._reader = threading.Thread(target=self._read, name=f"zygote-{self._process.pid}", daemon=True)
         self._reader.start()
 
+    @staticmethod
+    def key_of(python: str, flags: Sequence[str], entry: str, env: Mapping[str, str]) -> tuple[Any, ...]:
+        """A zygote's key: interpreter, options, entry point, work directory (`-m`'s module path) and environment.
+
+        Of the environment, the variables in MOMENTARY are left out: they name the moment, not
+        the program (each child still gets its own value, as every variable in which its
+        environment differs from the zygote's).
+        """
+        return python, tuple(flags), entry, os.getcwd(), frozenset(i for i in env.items() if i[0] not in MOMENTARY)
+
     def run(
         self, argv: list[str], cwd: Path, env: Mapping[str, str], output: Path, timeout: float, entry: str = ""
     ) -> int:
@@ -102,22 +119,10 @@ class Zygote:
         Any thread may call it; the processes of several calls run at the same time. `entry`
         ("module:function"): the child runs it instead of the zygote's entry point.
         """
-        replies: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
-        with self._lock:
-            if self._dead:
-                raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
-            number = next(self._ids)
-            self._waiting[number] = replies
-            request = {"id": number, "argv": argv, "cwd": str(cwd), "env": self._changes(env), "output": str(output)}
-            if entry:
-                request["entry"] = entry
-            assert self._process.stdin is not None
-            try:
-                self._process.stdin.write((json.dumps(request) + "\n").encode("utf-8"))
-                self._process.stdin.flush()
-            except (BrokenPipeError, ValueError):  # ValueError: its stdin closed here (halt)
-                self._waiting.pop(number, None)
-                raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}") from None
+        request: dict[str, Any] = {"argv": argv, "cwd": str(cwd), "env": self._changes(env), "output": str(output)}
+        if entry:
+            request["entry"] = entry
+        number, replies = self._send(request)
         try:
             pid = int(self._reply(replies, 30.0)["pid"])
             if self.first_fork is None:  # a race between two threads moves it by a fork's time at most
@@ -131,6 +136,46 @@ class Zygote:
         finally:
             with self._lock:
                 self._waiting.pop(number, None)
+
+    def reuse(self, log: Path | None) -> str:
+        """Ask whether the zygote can serve another sweep: "" if it can (its output then goes to `log`), else why not.
+
+        `log` None only asks. A zygote that can is as if just started: its first fork is the
+        next sweep's (the setup that sweep paid for is only this question).
+        """
+        if log is not None:
+            log.write_bytes(b"")
+        try:
+            number, replies = self._send({REUSE: "" if log is None else str(log)})
+        except ZygoteError as error:
+            return str(error)
+        try:
+            why = str(self._reply(replies, 30.0)["why"])
+        except (ZygoteError, TimeoutError) as error:
+            return str(error)
+        finally:
+            with self._lock:
+                self._waiting.pop(number, None)
+        if not why and log is not None:
+            self.log, self.first_fork = log, None
+        return why
+
+    def _send(self, request: dict[str, Any]) -> tuple[int, queue.SimpleQueue[dict[str, Any] | None]]:
+        """Send `request` under a new ID; the ID and the queue its replies arrive on. ZygoteError if the zygote died."""
+        replies: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        with self._lock:
+            if self._dead:
+                raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}")
+            number = next(self._ids)
+            self._waiting[number] = replies
+            assert self._process.stdin is not None
+            try:
+                self._process.stdin.write((json.dumps({"id": number, **request}) + "\n").encode("utf-8"))
+                self._process.stdin.flush()
+            except (BrokenPipeError, ValueError):  # ValueError: its stdin closed here (halt)
+                self._waiting.pop(number, None)
+                raise ZygoteError(f"{self.entry}: the fork server died: {self._last_error()}") from None
+        return number, replies
 
     def _changes(self, env: Mapping[str, str]) -> dict[str, str | None]:
         """How `env` differs from the zygote's environment: the values to set, None for those to remove."""

@@ -32,9 +32,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from crashsweep.realsweep.process import descendants, lifeline, warming
+from crashsweep.realsweep.process.imported import Imported
 
 WARM = "zygote_warm"
 """The optional function of the entry point's module the zygote calls with each request's argv before forking."""
+REUSE = "reuse"
+"""A request's field that asks whether the zygote can serve another sweep, and names the file its output goes to
+from then on ("": only ask)."""
 
 
 def _child(function: Any, request: dict[str, Any], inherited: Sequence[int]) -> None:
@@ -129,6 +133,8 @@ class _Server:
         self.running: dict[int, int] = {}  # pid -> request id
         self.own: set[int] = set()  # the zygote's own children, started by the warm-up (a shared server): kept
         self.entries: dict[str, Any] = {}  # the other entry points requests named, loaded here (None: failed)
+        self.imported = Imported()  # the files of what it imported: a changed one ends its reuse (imported.py)
+        self.imported.note()
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
@@ -166,7 +172,11 @@ class _Server:
                 buffer += chunk
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
-                    self.fork(json.loads(line))
+                    request = json.loads(line)
+                    if REUSE in request:
+                        self.reuse(request)
+                    else:
+                        self.fork(request)
 
     def fork(self, request: dict[str, Any]) -> None:
         function = self.function
@@ -183,6 +193,7 @@ class _Server:
                 with contextlib.suppress(Exception, SystemExit):  # the child meets it again, and reports it
                     warm(list(request["argv"]))
             self.own |= set(descendants.children(os.getpid())) - before  # e.g. Temporal's dev server
+            self.imported.note()
         sys.stdout.flush()
         sys.stderr.flush()
         request["zygote"] = os.getpid()
@@ -193,6 +204,28 @@ class _Server:
             os.setpgid(pid, pid)
         self.running[pid] = request["id"]
         self.reply({"id": request["id"], "pid": pid})
+
+    def reuse(self, request: dict[str, Any]) -> None:
+        """Answer whether this zygote can serve another sweep ("why": "" if it can); if so, log to `REUSE`'s file.
+
+        It cannot while a child runs, once its warm-ups started a process of their own (a
+        server whose state the last sweep left), or when a file it imported has changed.
+        """
+        why = ""
+        if self.running:
+            why = "a process of the last sweep still runs"
+        elif self.own:
+            why = "its warm-up started processes of its own"
+        elif (path := self.imported.changed()) is not None:
+            why = f"{path} changed since it was imported"
+        elif request[REUSE]:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            log = os.open(request[REUSE], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+            os.close(log)
+        self.reply({"id": request["id"], "why": why})
 
     def entry(self, spec: str) -> Any:
         """The entry point `spec` names, loaded in the zygote on its first request; None if it cannot be.
@@ -208,6 +241,7 @@ class _Server:
                 self.entries[spec] = load(spec)
             except ValueError:
                 self.entries[spec] = None
+            self.imported.note()
             gc.freeze()
         return self.entries[spec]
 

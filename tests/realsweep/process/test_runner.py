@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from crashsweep.realsweep.probe.modes import Points
+from crashsweep.realsweep.process import zygotes
 from crashsweep.realsweep.process.runner import Runner, _argv, _flags
 from crashsweep.realsweep.reference import target as reference
 from crashsweep.realsweep.values import SweepOptions, Target
@@ -53,21 +54,25 @@ def test_a_pause_sweep_on_one_worker_does_not_wait_on_its_own_slot(tmp_path: Pat
 
 
 def test_a_warmed_zygote_is_the_one_processes_fork_from_and_close_stops_it(tmp_path: Path) -> None:
-    """`warm` starts the zygote on a thread: the runner's zygote is that one, and `close` ends it, used or not."""
+    """`warm` starts the zygote on a thread: the runner's zygote is that one, and `close` ends it, used or not.
+
+    (Where sweeps share zygotes, `close` keeps it for the next sweep instead: test_zygotes.py.)
+    """
     target = reference.target("agent-loop", None, "keyed")
     for used in (False, True):
         root = tmp_path / f"used-{used}"
         root.mkdir()
-        runner = Runner(target, reference.check(TRIAGE), SweepOptions(tracker=None), root, None)
-        runner.warm()
-        assert runner._warming is not None
-        runner._warming.join()
-        zygote = runner._started
-        assert zygote is not None
-        if used:
-            assert runner._zygote() is zygote
-        runner.close()
-        assert zygote._process.poll() is not None
+        with zygotes.shared(False):
+            runner = Runner(target, reference.check(TRIAGE), SweepOptions(tracker=None), root, None)
+            runner.warm()
+            assert runner._warming is not None
+            runner._warming.join()
+            zygote = runner._started
+            assert zygote is not None
+            if used:
+                assert runner._zygote() is zygote
+            runner.close()
+            assert zygote._process.poll() is not None
 
 
 def test_a_started_process_runs_under_the_points_machinery_its_points_need() -> None:

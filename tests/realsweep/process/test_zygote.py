@@ -17,7 +17,7 @@ from tests.realsweep.helpers import child_env
 
 MODULE = textwrap.dedent(
     """
-    import os, sys
+    import os, sys, time
     from crashsweep.realsweep.probe.crashpoint import crashpoint
     CALLS = []
 
@@ -34,6 +34,8 @@ MODULE = textwrap.dedent(
             raise SystemExit(3)
         if mode == "raise":
             raise RuntimeError("boom")
+        if mode == "sleep":
+            time.sleep(30)
     """
 )
 
@@ -286,3 +288,73 @@ def test_a_request_may_name_another_entry_point_run_without_the_programs_warm_up
     assert said == ["warm-ups", "none", "argv", "['x']", "loaded-in-zygote", "True"]
     assert (tmp_path / "program.txt").read_text().split() == ["own", "registered"]
     assert "'emod' has no 'nothing'" in (tmp_path / "missing.txt").read_text()
+
+
+def test_a_reused_zygote_forks_as_fresh_logs_where_told_and_starts_its_clock_again(
+    zygote: Zygote, tmp_path: Path
+) -> None:
+    """reuse(log): "" (it can serve another sweep); its log is `log` from then on, its first fork the next one."""
+    assert zygote.run([], tmp_path, {}, tmp_path / "one.txt", 30) == 0
+    assert zygote.first_fork is not None
+    assert zygote.reuse(None) == ""  # only asked: nothing moves
+    assert zygote.log == tmp_path / "zygote.log"
+    assert zygote.first_fork is not None
+    moved = tmp_path / "next" / "zygote.log"
+    moved.parent.mkdir()
+    assert zygote.reuse(moved) == ""
+    assert zygote.log == moved
+    assert zygote.first_fork is None  # reuse() reset it
+    assert moved.read_bytes() == b""
+    assert zygote.run([], tmp_path, {}, tmp_path / "two.txt", 30) == 0
+    assert (tmp_path / "two.txt").read_text().startswith("calls 1 ")  # a fork of the zygote, never of the last child
+    assert zygote.first_fork is not None
+
+
+def test_a_zygote_declines_reuse_while_a_process_runs_and_once_it_died(zygote: Zygote, tmp_path: Path) -> None:
+    """Each reason a zygote cannot serve another sweep, in its words."""
+    with ThreadPoolExecutor(1) as pool:
+        sleeping = pool.submit(zygote.run, [], tmp_path, {"MODE": "sleep"}, tmp_path / "sleep.txt", 60)
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "sleep.txt").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert zygote.reuse(None) == "a process of the last sweep still runs"
+        zygote.halt()  # the zygote kills what runs, and ends
+        assert sleeping.result() == -9
+    assert zygote.reuse(None).startswith("zmod:main: the fork server died")
+
+
+def test_a_zygote_declines_reuse_once_a_file_it_imported_changed(zygote: Zygote, tmp_path: Path) -> None:
+    """The program's module edited after the zygote imported it: the zygote names it and declines."""
+    assert zygote.reuse(None) == ""
+    with open(tmp_path / "zmod.py", "a", encoding="utf-8") as module:
+        module.write("# edited\n")
+    assert zygote.reuse(None) == f"{tmp_path / 'zmod.py'} changed since it was imported"
+
+
+SERVING = textwrap.dedent(
+    """
+    import subprocess, sys
+
+    SERVER = []
+
+    def zygote_warm(argv):
+        if not SERVER:  # a server of the zygote's own, as Temporal's dev server is
+            SERVER.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
+
+    def main():
+        pass
+    """
+)
+
+
+def test_a_zygote_whose_warm_up_started_a_process_declines_reuse(tmp_path: Path) -> None:
+    """What its warm-up started holds the last sweep's state: the zygote is not reused."""
+    (tmp_path / "smod.py").write_text(SERVING)
+    env = child_env(PYTHONPATH=f"{tmp_path}{os.pathsep}{child_env()['PYTHONPATH']}")
+    server = Zygote("smod:main", env, tmp_path / "zygote.log")
+    try:
+        assert server.reuse(None) == ""
+        assert server.run([], tmp_path, {}, tmp_path / "out.txt", 30) == 0
+        assert server.reuse(None) == "its warm-up started processes of its own"
+    finally:
+        server.close()
