@@ -36,7 +36,7 @@ from crashsweep.realsweep.adapters.langgraph import (
     resume,
     tracker_tools,
 )
-from crashsweep.realsweep.adapters.script import agent_parser, workdir
+from crashsweep.realsweep.adapters.script import agent_parser, made_from, workdir
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
@@ -44,8 +44,8 @@ LANGGRAPH = named("langgraph")
 DURABILITY = LANGGRAPH.durability
 THREAD = "triage"
 CHECKPOINTS = "checkpoints.sqlite"
-_definitions: dict[tuple[str | None, str, str], tuple[Job, StateGraph[Any]]] = {}
-"""The job and the graph's definition per (job file, keys, call IDs), made in the zygote by `zygote_warm`."""
+_definitions: dict[tuple[object, ...], tuple[Job, StateGraph[Any]]] = {}
+"""The job and the graph's definition per `made_from` (job file as it is, keys, call IDs), made in the zygote."""
 _parsed: dict[tuple[str, ...], argparse.Namespace] = {}
 
 
@@ -93,7 +93,7 @@ def parsed(argv: list[str]) -> argparse.Namespace:
 
 def defined(args: argparse.Namespace) -> tuple[Job, StateGraph[Any]]:
     """The job and the graph's definition for the parsed options: the zygote's, or made now."""
-    key = (args.job, args.keys, args.call_ids)
+    key = made_from(args)
     if key not in _definitions:
         job = TRIAGE if args.job is None else load_job(Path(args.job))
         _definitions[key] = job, definition(job, keys=args.keys == "on", call_ids=args.call_ids)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from crashsweep.realsweep.adapters.openai_agents_repair import REPAIRS
 from crashsweep.realsweep.adapters.openai_agents_session import conversation_events
-from crashsweep.realsweep.adapters.script import agent_parser, ledger_ids, workdir
+from crashsweep.realsweep.adapters.script import agent_parser, ledger_ids, made_from, workdir
 from crashsweep.spec.history import Event
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 SESSION_ID = "triage"
 SESSION_FILE = "session.sqlite"
 STATE_FILE = "run-state.json"
-_agents: dict[tuple[str | None, str, str], tuple[Job, Agent[Any]]] = {}
-"""The job and the agent per (job file, keys, call IDs), made in the zygote by `zygote_warm`."""
+_agents: dict[tuple[object, ...], tuple[Job, Agent[Any]]] = {}
+"""The job and the agent per (job file as it is, keys, call IDs: `made_from`), made in the zygote by `zygote_warm`."""
 REPAIR = "--transcript-repair"
 """The option that says what a start repairs in the conversation it loads (openai_agents_repair.REPAIRS)."""
 
@@ -97,7 +97,7 @@ def zygote_warm(argv: list[str]) -> None:
 
 def defined(args: argparse.Namespace) -> tuple[Job, Agent[Any]]:
     """The job and the agent for the parsed options: the zygote's, or made now."""
-    key = (args.job, args.keys, args.call_ids)
+    key = made_from(args)
     if key not in _agents:
         job = TRIAGE if args.job is None else load_job(Path(args.job))
         _agents[key] = job, build(job, keys=args.keys == "on", call_ids=args.call_ids)

@@ -47,7 +47,7 @@ from crashsweep.realsweep.adapters.dbos import (
     run_swept,
 )
 from crashsweep.realsweep.adapters.pydantic_ai import AgentTools, scripted_model, tracker_toolset, warm_up
-from crashsweep.realsweep.adapters.script import TrackerTools, agent_parser, workdir
+from crashsweep.realsweep.adapters.script import TrackerTools, agent_parser, made_from, workdir
 from crashsweep.spec.job import TRIAGE, Job, load_job
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 WORKFLOW = "triage"
 AGENT_NAME = "triage"
 _setup: dict[str, Any] = {}  # the process's agent and job, set by main() before DBOS launches
-_agents: dict[tuple[str | None, str, str], tuple[Job, Agent[None, str]]] = {}
+_agents: dict[tuple[object, ...], tuple[Job, Agent[None, str]]] = {}
 """The job and the agent per (job file, keys, call IDs): made once per process tree (see `agent_for`)."""
 _template: list[bytes] = []  # a freshly migrated system database, once the zygote has made it (zygote_warm)
 OTEL = "CRASHSWEEP_OTEL"
@@ -83,7 +83,7 @@ def agent_for(args: argparse.Namespace) -> tuple[Job, Agent[None, str]]:
     Made once per process: DBOSDurability registers the agent's operations with DBOS by its
     name, and a second agent of the same name in one process is registered again (DBOS warns).
     """
-    key = (args.job, args.keys, args.call_ids)
+    key = made_from(args)
     if key not in _agents:
         job = TRIAGE if args.job is None else load_job(Path(args.job))
         _agents[key] = job, build(job, keys=args.keys == "on", call_ids=args.call_ids)

@@ -21,6 +21,7 @@ back to the job's calls, with no mapping by hand.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -71,6 +72,21 @@ def agent_parser(module: str) -> argparse.ArgumentParser:
     parser.add_argument("--keys", choices=("on", "off"), default="on")
     parser.add_argument("--call-ids", choices=CALL_IDS, default="stable")
     return parser
+
+
+def made_from(args: argparse.Namespace) -> tuple[object, ...]:
+    """What a built-in agent made from `agent_parser`'s options depends on: the job file as it is now, keys, call IDs.
+
+    The agents make it once in the zygote (`zygote_warm`); a zygote kept for the next sweep
+    (process/zygotes.py) may meet the same job file edited, so the file's modification time and
+    size key it beside its path.
+    """
+    signature = None
+    if args.job is not None:
+        with contextlib.suppress(OSError):
+            stat = os.stat(args.job)
+            signature = stat.st_mtime_ns, stat.st_size
+    return args.job, signature, args.keys, args.call_ids
 
 
 def workdir() -> Path:

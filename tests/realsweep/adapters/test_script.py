@@ -244,3 +244,18 @@ def test_a_cassette_named_by_a_relative_path_is_refused(tmp_path: Path, monkeypa
     monkeypatch.setenv(script.CASSETTE, "cassette.jsonl")
     with pytest.raises(cassette.CassetteError, match=r"^\$CRASHSWEEP_CASSETTE 'cassette.jsonl': expected an absolute"):
         script.ScriptedModel(TRIAGE, "stable", tmp_path).reply(0)
+
+
+def test_what_an_agent_is_made_from_follows_the_job_file_as_it_is(tmp_path: Path) -> None:
+    """The built-in triage job keys by its options; a job file by its path and its signature, edited or not."""
+    parser = script.agent_parser("m")
+    assert script.made_from(parser.parse_args([])) == (None, None, "on", "stable")
+    job = tmp_path / "job.toml"
+    job.write_text("a")
+    args = parser.parse_args(["--job", str(job), "--keys", "off"])
+    before = script.made_from(args)
+    assert before[0] == str(job)
+    assert before[2:] == ("off", "stable")
+    assert script.made_from(args) == before
+    job.write_text("ab")  # edited: another size
+    assert script.made_from(args) != before
