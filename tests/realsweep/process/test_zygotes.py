@@ -43,6 +43,13 @@ def alive(zygote: Zygote) -> bool:
     return zygote._process.poll() is None
 
 
+def kept(env: dict[str, str], log: Path) -> Zygote:
+    """A zygote of kmod:main started and ended by a sweep within the open block that shares: it waits."""
+    zygote = zygotes.started("kmod:main", env, log)
+    zygotes.ended(zygote)
+    return zygote
+
+
 def test_a_kept_zygote_serves_the_next_sweep_of_its_program_and_no_other(tmp_path: Path) -> None:
     """Ended within a block that shares, kept; the same program and environment take it; another does not."""
     env = program(tmp_path)
@@ -66,24 +73,22 @@ def test_not_sharing_a_sweep_has_a_zygote_of_its_own_stopped_at_its_end(tmp_path
     """shared(False) within a block that shares: a new zygote, stopped by ended(); the kept ones wait."""
     env = program(tmp_path)
     with zygotes.shared():
-        kept = zygotes.started("kmod:main", env, tmp_path / "kept.log")
-        zygotes.ended(kept)
+        waiting = kept(env, tmp_path / "kept.log")
         with zygotes.shared(False):
             own = zygotes.started("kmod:main", env, tmp_path / "own.log")
-            assert own is not kept
+            assert own is not waiting
             zygotes.ended(own)
             assert not alive(own)
-        assert alive(kept)
-        assert zygotes.started("kmod:main", env, tmp_path / "again.log") is kept
-        zygotes.ended(kept)
+        assert alive(waiting)
+        assert zygotes.started("kmod:main", env, tmp_path / "again.log") is waiting
+        zygotes.ended(waiting)
 
 
 def test_an_edited_program_is_imported_again_by_a_new_zygote(tmp_path: Path) -> None:
     """The kept zygote imported the program before the edit: it declines, is stopped, and a new one starts."""
     env = program(tmp_path)
     with zygotes.shared():
-        old = zygotes.started("kmod:main", env, tmp_path / "one.log")
-        zygotes.ended(old)
+        old = kept(env, tmp_path / "one.log")
         (tmp_path / "kmod.py").write_text(MODULE.replace("len(CALLS)", "'edited'"))
         new = zygotes.started("kmod:main", env, tmp_path / "two.log")
         assert new is not old
@@ -159,8 +164,7 @@ def test_a_variable_that_names_the_moment_does_not_part_zygotes(tmp_path: Path) 
     env = program(tmp_path)
     (tmp_path / "kmod.py").write_text(MODULE.replace("print(len(CALLS), os.getpid())", TOLD))
     with zygotes.shared():
-        first = zygotes.started("kmod:main", {**env, "PYTEST_CURRENT_TEST": "a"}, tmp_path / "a.log")
-        zygotes.ended(first)
+        first = kept({**env, "PYTEST_CURRENT_TEST": "a"}, tmp_path / "a.log")
         second = zygotes.started("kmod:main", {**env, "PYTEST_CURRENT_TEST": "b"}, tmp_path / "b.log")
         assert second is first
         assert second.run([], tmp_path, {**env, "PYTEST_CURRENT_TEST": "b"}, tmp_path / "out.txt", 30) == 0
