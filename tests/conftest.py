@@ -13,10 +13,11 @@ stateful ones run a quarter of it: each of their examples is hundreds of model s
 Tiers, by place (as Hypothesis splits cover/ from nocover/): every test in a folder or module
 of SLOW is marked `slow` at collection; `bin/check --fast` (`-m "not slow"`) leaves them out,
 plain `bin/check` runs everything. The places in SLOW start real processes in numbers
-(sweeps, trackers, frameworks, Ray, the documented and printed commands, pip); what stays in
-the fast tier is the whole model side (spec, explorer, variants, reports, the CLI on the
-model) and the real side's unit tests (probe, tracker, faults, the values and rows). A test
-joins the slow tier by its place, not by a mark of its own (tests/test_conftest.py checks).
+(sweeps, trackers, frameworks, Ray, the documented and printed commands, pip), and the full
+frontier's 512 designs; what stays in the fast tier is the rest of the model side (spec,
+explorer, variants, reports, the CLI on the model) and the real side's unit tests (probe,
+tracker, faults, the values and rows). A test joins the slow tier by its place, not by a mark
+of its own (tests/test_conftest.py checks).
 
 Programs: a test marked `@pytest.mark.requires_tool("dot")` (or calling `require_tool`) is
 skipped where the program is not installed, but fails under CI=true, so that CI cannot pass
@@ -63,6 +64,7 @@ SLOW = (
     "realsweep/syscalls/test_sqlite_exit.py",  # SQLite's last commit under a cut at exit, swept for real
     "realsweep/syscalls/test_persistence_sweeps.py",  # a C program swept under each persistence model
     "cli/test_sweep.py",  # `crashsweep sweep` end to end: sweeps and tracker services
+    "cli/test_frontier.py",  # the full frontier: 512 designs explored, merged and not, on one worker and two
     "cli/test_prog.py",  # every printed command run as printed, by each launcher
     "cli/test_view_browser.py",  # explore --out's page in real headless Chromium
     "cli/test_serve_browser.py",  # view --serve's page clicked through in real headless Chromium (Selenium)
