@@ -67,18 +67,19 @@ def sharing() -> bool:
         return bool(_blocks) and _blocks[-1]
 
 
-def started(entry: str, env: Mapping[str, str], log: Path, *, flags: Sequence[str] = (), **options: Any) -> Zygote:
+def started(
+    entry: str, env: Mapping[str, str], log: Path, *, flags: Sequence[str] = (), python: str = sys.executable
+) -> Zygote:
     """A zygote of `entry` for a sweep whose zygote logs to `log`: a kept one that matches, else a new one.
 
-    `options` are Zygote's (the interpreter). ZygoteError if a new one cannot start.
+    `flags` and `python` are Zygote's. ZygoteError if a new one cannot start.
     """
-    python = options.get("python", sys.executable)
     wanted = Zygote.key_of(python, flags, entry, env)
     while sharing() and (kept := _take(wanted)) is not None:
         if not kept.reuse(log):
             return kept
         kept.close()
-    return Zygote(entry, env, log, flags=flags, **options)
+    return Zygote(entry, env, log, python=python, flags=flags)
 
 
 def ended(zygote: Zygote) -> None:
