@@ -32,8 +32,10 @@ are imported once per worker instead of once per sweep.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+import warnings
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -139,6 +141,28 @@ def shared_zygotes() -> Iterator[None]:
     """The session's sweeps share their zygotes (the module docstring); the idle ones stop at the end."""
     with zygotes.shared():
         yield
+
+
+@pytest.fixture
+def no_event_loop_left() -> Iterator[None]:
+    """Close the event loop a test left as the thread's current one (pydantic-ai's `run_sync` leaves its own).
+
+    pydantic-ai runs `run_sync` on the thread's current loop, made and set if there is none, and
+    leaves it open (pydantic_ai._utils.get_event_loop). A later `asyncio.run` in the same worker
+    unsets it, and when it is collected it warns (ResourceWarning: an unclosed event loop and its
+    sockets) in whichever test is running then, which fails under warnings as errors. Modules
+    that call `run_sync` in this process use this fixture (`pytestmark`).
+    """
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # none is current (one was unset before): nothing left
+            return
+    if not loop.is_running():
+        loop.close()
+        asyncio.set_event_loop(None)
 
 
 def pytest_configure(config: pytest.Config) -> None:

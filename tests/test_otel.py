@@ -31,6 +31,8 @@ from crashsweep.otel import CrashsweepSpanProcessor
 from crashsweep.spec.history import Event, args_digest, parse
 from tests.counting_ids import Counting
 
+pytestmark = pytest.mark.usefixtures("no_event_loop_left")  # run_sync in this process (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 SPAN = "log.jsonl:span 000000000000000"
 """The src of span N (1 to 9) in the log: this prefix and N."""

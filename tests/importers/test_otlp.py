@@ -36,6 +36,8 @@ from crashsweep.importers.base import Unusable
 from crashsweep.spec.history import Event, History, args_digest
 from tests.counting_ids import Counting
 
+pytestmark = pytest.mark.usefixtures("no_event_loop_left")  # run_sync in this process (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 S = 10**9
 BASE = 1_700_000_000 * S

@@ -35,6 +35,8 @@ from crashsweep.spec.job import TRIAGE, load_job
 from tests.docs.shown import printed
 from tests.paths import ROOT
 
+pytestmark = pytest.mark.usefixtures("no_event_loop_left")  # run_sync in this process (tests/conftest.py)
+
 EXAMPLES = ROOT / "docs" / "examples"
 TRIAGE_APPROVAL = load_job(ROOT / "examples" / "triage-approval.toml")
 
