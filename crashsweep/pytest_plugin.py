@@ -8,7 +8,8 @@ with the shortest counterexample and the command that replays it).
 - `@pytest.mark.crashsweep(VARIANT, design=FILE, job=FILE, tracker=..., depth=..., faults=(...),
   call_ids=...)` explores the design before the test body runs and fails the test when an
   invariant is violated or never exercised;
-- the fixture `crashsweep` offers `explore`, `check`, `sweep` and `check_sweep` (testing.py).
+- the fixture `crashsweep` offers `explore`, `check`, `sweep` and `check_sweep` (testing.py),
+  whose sweeps share their zygotes until the session ends (`pytest_unconfigure` stops them).
 
 Both take the command line's options and defaults (depth 2) and refuse what it refuses: a bad
 argument is one line, crashsweep.testing.UsageError from a call, a failed test for a marker.
@@ -16,6 +17,7 @@ argument is one line, crashsweep.testing.UsageError from a call, a failed test f
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -71,6 +73,13 @@ def crashsweep_fixture() -> Crashsweep:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker, so that --strict-markers accepts it."""
     config.addinivalue_line("markers", MARKER_HELP)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The session ends: stop the zygotes its sweeps kept (crashsweep.testing.session_ended), if it swept."""
+    testing = sys.modules.get("crashsweep.testing")
+    if testing is not None:
+        testing.session_ended()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -23,20 +23,25 @@ A failed test's message is the shortest counterexample's headline, the command t
 (`crashsweep replay --path ...`, or for a sweep `crashsweep sweep ... --crash ...`) and, for an
 exploration, its whole trace. `state_machine(...)` is fuzz's hypothesis machine for a test
 suite: its failure is the shrunk run step by step, then that run's `crashsweep replay` command.
-The exploration runs in the test's process; a sweep runs `python -m crashsweep sweep --format
-junit` and reads its JUnit report, so the commands it prints are the ones crashsweep prints.
+Both run in the test's process. A sweep is the command line's own run of `crashsweep sweep
+--format junit` (as `python -m crashsweep` would run it in the test's working directory), read
+from its JUnit report, so the commands it prints are the ones crashsweep prints. The sweeps of
+one test session share their zygotes (crashsweep.realsweep.process.zygotes): a program swept
+more than once in a session, such as an agent whose framework takes seconds to import, is
+imported once, and its zygote is stopped when the session ends (the plugin's
+pytest_unconfigure calls `session_ended`).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import io
 import os
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -51,6 +56,7 @@ from crashsweep.cli import options as cli_options
 from crashsweep.cli import sweep as cli_sweep
 from crashsweep.cli.variant_names import did_you_mean
 from crashsweep.explorer.model import ModelDefinitionError
+from crashsweep.realsweep import api
 from crashsweep.reports import trace
 from crashsweep.reports.counterexample import Counterexample, shortest
 from crashsweep.reports.describe import plural
@@ -333,15 +339,51 @@ def sweep(
     words += [word for key, value in (args or {}).items() for word in ("--arg", f"{key}={value}")]
     words += [*options, "--format", "junit"]
     _parsed(cli_sweep.sweep, words)
-    command = [sys.executable, "-m", "crashsweep", "sweep", *words]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        said = done.stderr.strip().splitlines()
-        pytest.fail(f"crashsweep sweep exited {done.returncode}: {said[-1] if said else ''}", pytrace=False)
+    status, report, said = _command(["sweep", *words])
+    if status not in (0, 1):
+        last = said.strip().splitlines()
+        pytest.fail(f"crashsweep sweep exited {status}: {last[-1] if last else ''}", pytrace=False)
     failures = tuple(
-        (element.get("message", ""), element.text or "") for element in ET.fromstring(done.stdout).iter("failure")
+        (element.get("message", ""), element.text or "") for element in ET.fromstring(report).iter("failure")
     )
-    return Swept(done.returncode, failures, done.stdout)
+    return Swept(status, failures, report)
+
+
+_SESSION: list[ExitStack] = []
+"""The test session's block of shared zygotes, from its first sweep to `session_ended` (at most one)."""
+
+
+def _command(argv: list[str]) -> tuple[int, str, str]:
+    """Run `python -m crashsweep ARGV`'s command line in this process: (exit status, stdout, stderr).
+
+    As `python -m` does, the working directory comes first on sys.path while it runs (a target
+    or check named `module:function` is found there), and only then. Ctrl-C (status 130) stops
+    the test session, as it stops a command and the session that started it.
+    """
+    if not _SESSION:
+        stack = ExitStack()
+        stack.enter_context(api.shared_zygotes())
+        _SESSION.append(stack)
+    here = os.getcwd()
+    added = here not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            status = cli_main.main(argv, module=sys.executable)
+    finally:
+        if added and here in sys.path:
+            sys.path.remove(here)
+    if status == 130:
+        raise KeyboardInterrupt(err.getvalue().strip())
+    return status, out.getvalue(), err.getvalue()
+
+
+def session_ended() -> None:
+    """Stop the zygotes the session's sweeps kept (the plugin calls this when the session ends)."""
+    while _SESSION:
+        _SESSION.pop().close()
 
 
 def check_sweep(variant: str | None = None, **options: Any) -> Swept:

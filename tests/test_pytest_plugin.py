@@ -6,12 +6,14 @@ import inspect
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crashsweep import testing
+from crashsweep.cli import main as cli_main
 from crashsweep.cli import runs
 from tests.paths import ROOT
 
@@ -266,5 +268,41 @@ def test_a_sweep_s_check_is_refused_as_the_command_line_refuses_it(
     (tmp_path / "pp_swept.py").write_text("raise SystemExit('imported')\n\ndef run():\n    pass\n")
     monkeypatch.chdir(tmp_path)
     said = "crashsweep sweep exited 2: crashsweep: error: pp_swept:chek: 'pp_swept' has no 'chek'"
+    path = list(sys.path)
     with pytest.raises(pytest.fail.Exception, match=f"^{re.escape(said)}$"):
         testing.sweep(target="pp_swept:run", check="pp_swept:chek", depth=1)
+    assert sys.path == path  # the working directory was on it for the sweep alone
+
+
+COUNTED = """
+from pathlib import Path
+import os
+with open(Path(__file__).with_name("imports.txt"), "a") as imports:
+    imports.write(f"{os.getpid()}\\n")
+from my_loop import run
+"""
+
+
+def test_the_sweeps_of_a_session_import_their_program_once(pytester: pytest.Pytester) -> None:
+    """Two tests sweep one target: one zygote imports it and serves both; it is stopped when the session ends.
+
+    The target notes each import of its module (in a zygote) with the zygote's process ID.
+    The session runs in a process of its own, as a user's does.
+    """
+    for name in ("my_loop.py", "my_loop_check.py"):
+        shutil.copy(ROOT / "docs" / "examples" / name, pytester.path / name)
+    (pytester.path / "counted_loop.py").write_text(COUNTED)
+    sweep = 'crashsweep.check_sweep(target="counted_loop:run", check="my_loop_check:check", depth=1)'
+    pytester.makepyfile(f"def test_once(crashsweep):\n    {sweep}\n\ndef test_again(crashsweep):\n    {sweep}\n")
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    imports = (pytester.path / "imports.txt").read_text().split()
+    assert len(imports) == 1, imports
+    cmdline = Path("/proc", imports[0], "cmdline")
+    assert not cmdline.exists() or b"zygote_server" not in cmdline.read_bytes()
+
+
+def test_ctrl_c_in_a_sweep_stops_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep interrupted (the command's exit 130) raises KeyboardInterrupt: the session stops, as at a command."""
+    monkeypatch.setattr(cli_main, "main", lambda argv, module: 130)
+    with pytest.raises(KeyboardInterrupt):
+        testing.sweep("agent-loop", depth=1)
