@@ -26,7 +26,7 @@ from pathlib import Path
 from crashsweep.realsweep import histories
 from crashsweep.realsweep.faults.nemesis import Fault, Nemesis, process_env
 from crashsweep.realsweep.probe import crashpoint
-from crashsweep.realsweep.process import cuts, forked_check, grouped, pausing, scratch, zygotes
+from crashsweep.realsweep.process import cuts, forked_check, grouped, pausing, scratch, trackers, zygotes
 from crashsweep.realsweep.process.output import ending, said
 from crashsweep.realsweep.process.snapshots import Snapshots, read_counters
 from crashsweep.realsweep.process.stage import FaultStage
@@ -541,7 +541,7 @@ def runner(target: Target, check: Check, options: SweepOptions, nemesis: Nemesis
             stack.callback(made.close)
             made.warm()  # the zygote's interpreter starts while the tracker service's does
             if options.tracker is not None:
-                made.service = stack.enter_context(ServiceProcess(root / "tracker", options.tracker))
+                made.service = stack.enter_context(trackers.service(root / "tracker", options.tracker))
             yield made
     finally:
         if options.root is None:

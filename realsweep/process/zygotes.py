@@ -19,6 +19,9 @@ since (imported.py): a fresh zygote then imports the program as it is now.
 Outside `shared()` every sweep starts and stops its own zygote, as before. At most IDLE
 zygotes wait at a time (the least recently used is stopped first); the end of the last block
 that shares stops them all, and a zygote whose parent dies ends with its stdin.
+
+The same blocks keep a sweep's tracker service for the next sweep (trackers.py): `keep` and
+`take` hold any process kept between sweeps, a zygote or a service, found by its `key`.
 """
 
 from __future__ import annotations
@@ -28,16 +31,26 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from crashsweep.realsweep.process.zygote import Zygote
 
 IDLE = 4
-"""Zygotes kept waiting at most (each holds its program's memory: a framework's is 100 to 300 MB)."""
+"""Processes kept waiting at most (a zygote holds its program's memory: a framework's is 100 to 300 MB)."""
+
+
+class Kept(Protocol):
+    """A process kept between sweeps: a zygote or a tracker service."""
+
+    @property
+    def key(self) -> tuple[Any, ...]: ...
+
+    def close(self) -> None: ...
+
 
 _lock = threading.Lock()
 _blocks: list[bool] = []  # the open shared() blocks, innermost last: whether each shares
-_idle: list[Zygote] = []  # the waiting zygotes, the most recently parked last
+_idle: list[Kept] = []  # the waiting processes, the most recently parked last
 
 
 @contextmanager
@@ -75,7 +88,8 @@ def started(
     `flags` and `python` are Zygote's. ZygoteError if a new one cannot start.
     """
     wanted = Zygote.key_of(python, flags, entry, env)
-    while sharing() and (kept := _take(wanted)) is not None:
+    while (kept := take(wanted)) is not None:
+        assert isinstance(kept, Zygote)
         if not kept.reuse(log):
             return kept
         kept.close()
@@ -87,20 +101,30 @@ def ended(zygote: Zygote) -> None:
     if not sharing() or zygote.reuse(None):
         zygote.close()
         return
+    keep(zygote)
+
+
+def keep(process: Kept) -> None:
+    """Keep `process` for the next sweep that `take`s its key (the oldest kept past IDLE is stopped).
+
+    Stopped at once when no open block shares (the last one may have ended meanwhile).
+    """
     with _lock:
-        if True not in _blocks:  # the last block that shares ended meanwhile
-            stopped = [zygote]
+        if True not in _blocks:
+            stopped = [process]
         else:
-            _idle.append(zygote)
+            _idle.append(process)
             stopped = _idle[: max(0, len(_idle) - IDLE)]
             del _idle[: len(stopped)]
     for old in stopped:
         old.close()
 
 
-def _take(key: tuple[Any, ...]) -> Zygote | None:
-    """The most recently kept zygote with `key`, no longer kept; None if none is."""
+def take(key: tuple[Any, ...]) -> Kept | None:
+    """The most recently kept process with `key`, no longer kept; None if none is, or sweeps do not share now."""
     with _lock:
+        if not (_blocks and _blocks[-1]):
+            return None
         for index in range(len(_idle) - 1, -1, -1):
             if _idle[index].key == key:
                 return _idle.pop(index)

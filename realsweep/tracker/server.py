@@ -83,13 +83,15 @@ class TrackerServer(socketserver.ThreadingTCPServer):
         max_body: int = MAX_BODY,
         max_connections: int = MAX_CONNECTIONS,
     ) -> None:
+        # Before the socket is bound: a bind that fails calls server_close, which reads them.
+        self.open_connections = 0  # connections being served (each by a connection thread)
+        self._handed: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()  # None: end
+        self._idle = 0  # connection threads waiting for a connection (each takes one from `_handed`)
+        self._closed = False  # server_close was called: a connection thread ends after its connection
+        self._idle_lock = threading.Lock()
         super().__init__(address, Handler)
         self.spaces, self.mode, self.quiet = spaces, mode, quiet
         self.request_timeout, self.max_body, self.max_connections = request_timeout, max_body, max_connections
-        self.open_connections = 0  # connections being served (each by a connection thread)
-        self._handed: queue.SimpleQueue[tuple[Any, Any]] = queue.SimpleQueue()
-        self._idle = 0  # connection threads waiting for a connection (each takes one from `_handed`)
-        self._idle_lock = threading.Lock()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Hand the connection to a connection thread that is idle, or start one for it.
@@ -117,8 +119,26 @@ class TrackerServer(socketserver.ThreadingTCPServer):
             self.process_request_thread(request, client_address)
             with self._idle_lock:
                 self.open_connections -= 1
+                if self._closed:
+                    return
                 self._idle += 1
-            request, client_address = self._handed.get()
+            handed = self._handed.get()
+            if handed is None:  # server_close: no more connections
+                return
+            request, client_address = handed
+
+    def server_close(self) -> None:
+        """Close the listening socket, and end the connection threads that wait for a connection.
+
+        A server made in a process that goes on (a test, `crashsweep tracker serve`) leaves no
+        thread behind; one still serving a connection ends once that connection does.
+        """
+        super().server_close()
+        with self._idle_lock:
+            self._closed = True
+            idle, self._idle = self._idle, 0
+        for _ in range(idle):
+            self._handed.put(None)
 
     @property
     def url(self) -> str:

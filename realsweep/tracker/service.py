@@ -20,11 +20,15 @@ Routes (JSON bodies; POSTs may carry an `Idempotency-Key` header):
 Every route may be prefixed by `/spaces/<name>`: each space is a database of its own
 (`<root>/<name>.sqlite3`), so that the scenarios of a sweep share one server and never see
 each other's records. Without the prefix the space is `default`.
+
+With `--control` it also takes requests on stdin (control.py): the sweeps of one process can
+then share one service, its databases moved from one sweep's folder to the next.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -112,12 +116,24 @@ def package_pythonpath(env: dict[str, str] | None = None) -> str:
 
 
 class ServiceProcess:
-    """The tracker service started as a child process; a context manager that stops it."""
+    """The tracker service started as a child process; a context manager that stops it.
 
-    def __init__(self, root: Path, mode: str, *, python: str = sys.executable) -> None:
-        self.root, self.mode, self.python = root, mode, python
+    With `control`, the service takes requests on its stdin (control.py): `release` closes its
+    databases and `root_at` moves them to another folder, so that one service can serve the
+    sweeps of a process in turn (crashsweep.realsweep.process.trackers); `key` says which
+    services are alike.
+    """
+
+    def __init__(self, root: Path, mode: str, *, python: str = sys.executable, control: bool = False) -> None:
+        self.root, self.mode, self.python, self.control = root, mode, python, control
+        self.key = self.key_of(python, mode)
         self.url = ""
         self._process: subprocess.Popen[str] | None = None
+
+    @staticmethod
+    def key_of(python: str, mode: str) -> tuple[str, str, str]:
+        """What services alike share: the interpreter and the mode (the folder moves: `root_at`)."""
+        return ("tracker service", python, mode)
 
     def __enter__(self) -> ServiceProcess:
         import subprocess  # the parent's side only: the service itself, which imports this module, never needs it
@@ -135,7 +151,10 @@ class ServiceProcess:
             "--parent",  # the service stops when this process dies, even by SIGKILL (watch_parent)
             str(os.getpid()),
         ]
-        self._process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+        if self.control:
+            command.append("--control")
+        stdin = subprocess.PIPE if self.control else None
+        self._process = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, text=True, env=env)
         assert self._process.stdout is not None
         try:
             line = self._process.stdout.readline()
@@ -160,8 +179,37 @@ class ServiceProcess:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):  # a request the service died before reading: its pipe is broken
+                    pipe.close()
+
+    def close(self) -> None:
+        """Stop the service (as leaving its `with` block does)."""
+        self.__exit__(None, None, None)
+
+    def release(self) -> bool:
+        """Close the service's databases (control); False if it did not answer so (it is then of no more use)."""
+        return self._request("release") == "released"
+
+    def root_at(self, root: Path) -> bool:
+        """Keep the databases in `root` from now on (control); False if the service could not."""
+        if self._request(f"root {root}") != "rooted":
+            return False
+        self.root = root
+        return True
+
+    def _request(self, line: str) -> str:
+        """Send one request of the control channel; its answer ("" if the service is gone)."""
+        process = self._process
+        if process is None or process.stdin is None or process.stdout is None or "\n" in line:
+            return ""
+        try:
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            return process.stdout.readline().strip()
+        except OSError:  # a broken pipe: the service is gone
+            return ""
 
     @property
     def pid(self) -> int:
@@ -203,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=REQUEST_TIMEOUT, help="seconds a client has to send")
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
     parser.add_argument("--parent", type=int, help="stop when the process of this ID is gone")
+    parser.add_argument("--control", action="store_true", help="take requests on stdin (control.py)")
     args = parser.parse_args(argv)
     try:
         server = _start(parser, args)
@@ -213,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if isinstance(server, int):
         return server
+    if args.control:
+        from crashsweep.realsweep.tracker import control
+
+        control.listen(server)
     serve(server)
     return 0
 

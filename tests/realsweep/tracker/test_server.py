@@ -330,6 +330,45 @@ def test_connection_threads_are_reused_one_per_live_connection(tmp_path: Path) -
         server.spaces.close()
 
 
+def _left(before: set[threading.Thread], count: int) -> None:
+    """Wait (up to 5 s) until `count` connection threads are left besides those of `before` (other servers')."""
+    deadline = time.monotonic() + 5
+    while len(set(_connection_threads()) - before) != count:
+        assert time.monotonic() < deadline, f"not {count} connection threads left after server_close"
+        time.sleep(0.001)
+
+
+def test_server_close_ends_the_connection_threads_even_one_still_serving(tmp_path: Path) -> None:
+    """Closed with two idle connection threads and one serving a kept connection: all three end (none leak)."""
+    before = set(_connection_threads())  # another server's in this process, if any
+    server = make_server(tmp_path / "db", "keyed")
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    serving.start()
+    host, port = server.server_address[:2]
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.create_connection((str(host), port), timeout=5)) for _ in range(3)]
+        for sock in socks:
+            sock.sendall(request_head("GET", "/health", "Connection: keep-alive"))
+            assert _read_one(sock)[0] == 200
+        for sock in socks[:2]:
+            sock.close()
+        deadline = time.monotonic() + 5
+        while server._idle != 2:
+            assert time.monotonic() < deadline, "two connection threads never became idle"
+            time.sleep(0.001)
+        _closed_with_one_serving(server, socks[2], before)
+
+
+def _closed_with_one_serving(server: TrackerServer, serving: socket.socket, before: set[threading.Thread]) -> None:
+    """Close `server` while `serving` is its one connection; its idle threads end, then the serving one."""
+    server.shutdown()
+    server.server_close()
+    _left(before, 1)  # the two idle ones end; the one serving a connection goes on serving it
+    serving.close()  # that connection ends: its thread too
+    _left(before, 0)
+    server.spaces.close()
+
+
 @pytest.mark.parametrize(
     ("headers", "message"),
     [
