@@ -34,6 +34,7 @@ pytest_unconfigure calls `session_ended`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import io
@@ -340,12 +341,14 @@ def sweep(
     words += [*options, "--format", "junit"]
     _parsed(cli_sweep.sweep, words)
     status, report, said = _command(["sweep", *words])
-    if status not in (0, 1):
+    parsed = None
+    if status in (0, 1):
+        with contextlib.suppress(ET.ParseError):  # no report: the command stopped before one (a module exited)
+            parsed = ET.fromstring(report)
+    if parsed is None:
         last = said.strip().splitlines()
         pytest.fail(f"crashsweep sweep exited {status}: {last[-1] if last else ''}", pytrace=False)
-    failures = tuple(
-        (element.get("message", ""), element.text or "") for element in ET.fromstring(report).iter("failure")
-    )
+    failures = tuple((element.get("message", ""), element.text or "") for element in parsed.iter("failure"))
     return Swept(status, failures, report)
 
 
@@ -372,6 +375,10 @@ def _command(argv: list[str]) -> tuple[int, str, str]:
     try:
         with redirect_stdout(out), redirect_stderr(err):
             status = cli_main.main(argv, module=sys.executable)
+    except SystemExit as exited:  # a module of the user's the command imported exited: the command would, too
+        status = exited.code if isinstance(exited.code, int) else 1
+        if exited.code is not None and not isinstance(exited.code, int):
+            err.write(f"{exited.code}\n")
     finally:
         if added and here in sys.path:
             sys.path.remove(here)

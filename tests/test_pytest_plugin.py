@@ -301,6 +301,16 @@ def test_the_sweeps_of_a_session_import_their_program_once(pytester: pytest.Pyte
     assert not cmdline.exists() or b"zygote_server" not in cmdline.read_bytes()
 
 
+def test_a_module_that_exits_as_the_command_imports_it_fails_the_test_as_the_command_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CRASHSWEEP_ARGS its source cannot settle: the command imports the module, which exits; one line, no traceback."""
+    (tmp_path / "pp_exits.py").write_text("CRASHSWEEP_ARGS = dict(keys=('on',))\nraise SystemExit('no agent here')\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(pytest.fail.Exception, match=r"^crashsweep sweep exited 1: no agent here$"):
+        testing.sweep(target="pp_exits:run", check="pp_exits:run", args={"keys": "on"}, depth=1)
+
+
 def test_ctrl_c_in_a_sweep_stops_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
     """A sweep interrupted (the command's exit 130) raises KeyboardInterrupt: the session stops, as at a command."""
     monkeypatch.setattr(cli_main, "main", lambda argv, module: 130)
