@@ -36,7 +36,8 @@ from typing import Any, Protocol
 from crashsweep.realsweep.process.zygote import Zygote
 
 IDLE = 4
-"""Processes kept waiting at most (a zygote holds its program's memory: a framework's is 100 to 300 MB)."""
+"""Processes of one kind kept waiting at most (a zygote holds its program's memory: a framework's is 100
+to 300 MB). Each kind has its bound: a kept tracker service never stops a zygote, nor the reverse."""
 
 
 class Kept(Protocol):
@@ -105,7 +106,7 @@ def ended(zygote: Zygote) -> None:
 
 
 def keep(process: Kept) -> None:
-    """Keep `process` for the next sweep that `take`s its key (the oldest kept past IDLE is stopped).
+    """Keep `process` for the next sweep that `take`s its key (past IDLE of its kind, the oldest is stopped).
 
     Stopped at once when no open block shares (the last one may have ended meanwhile).
     """
@@ -114,8 +115,10 @@ def keep(process: Kept) -> None:
             stopped = [process]
         else:
             _idle.append(process)
-            stopped = _idle[: max(0, len(_idle) - IDLE)]
-            del _idle[: len(stopped)]
+            kind = isinstance(process, Zygote)  # zygotes, and the rest (tracker services)
+            alike = [kept for kept in _idle if isinstance(kept, Zygote) == kind]
+            stopped = alike[: max(0, len(alike) - IDLE)]
+            _idle[:] = [kept for kept in _idle if kept not in stopped]
     for old in stopped:
         old.close()
 

@@ -7,6 +7,8 @@ import signal
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from crashsweep.realsweep.process import trackers, zygotes
 from crashsweep.realsweep.tracker.client import TrackerClient
 from tests.realsweep.helpers import run_python
@@ -78,3 +80,23 @@ def test_a_kept_service_that_died_is_replaced(tmp_path: Path) -> None:
         with trackers.service(tmp_path / "two", "keyed") as second:
             assert second.pid != pid
             assert TrackerClient(second.space_url("s")).create_issue("two", run="r1", call="a") == 1
+
+
+def test_a_kept_service_counts_against_its_own_kind_s_bound_not_the_zygotes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IDLE 1: a kept service and a kept zygote wait side by side; a second service stops the first, not the zygote."""
+    monkeypatch.setattr(zygotes, "IDLE", 1)
+    (tmp_path / "kmod.py").write_text("def main():\n    pass\n")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    with zygotes.shared():
+        zygote = zygotes.started("kmod:main", env, tmp_path / "z.log")
+        zygotes.ended(zygote)
+        with trackers.service(tmp_path / "one", "keyed") as keyed:
+            pass
+        assert zygote in zygotes._idle
+        assert keyed in zygotes._idle
+        with trackers.service(tmp_path / "two", "keyless") as keyless:
+            pass
+        assert zygotes._idle == [zygote, keyless]  # the keyed service stopped: one service kept at most
+        assert keyed._process is None
