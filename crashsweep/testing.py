@@ -376,9 +376,10 @@ def _command(argv: list[str]) -> tuple[int, str, str]:
         with redirect_stdout(out), redirect_stderr(err):
             status = cli_main.main(argv, module=sys.executable)
     except SystemExit as exited:  # a module of the user's the command imported exited: the command would, too
-        status = exited.code if isinstance(exited.code, int) else 1
-        if exited.code is not None and not isinstance(exited.code, int):
-            err.write(f"{exited.code}\n")
+        code = exited.code
+        status = 0 if code is None else code if isinstance(code, int) else 1  # as the interpreter would exit
+        if status == 1 and not isinstance(code, int):
+            err.write(f"{code}\n")
     finally:
         if added and here in sys.path:
             sys.path.remove(here)

@@ -21,7 +21,6 @@ back to the job's calls, with no mapping by hand.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import json
 import os
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from crashsweep.realsweep.probe.crashpoint import count, crashpoint
+from crashsweep.realsweep.process.imported import signature
 from crashsweep.realsweep.tracker.client import TrackerClient
 from crashsweep.realsweep.values import Check, Outcome, Scenario
 from crashsweep.spec import metrics
@@ -81,12 +81,7 @@ def made_from(args: argparse.Namespace) -> tuple[object, ...]:
     (process/zygotes.py) may meet the same job file edited, so the file's modification time and
     size key it beside its path.
     """
-    signature = None
-    if args.job is not None:
-        with contextlib.suppress(OSError):
-            stat = os.stat(args.job)
-            signature = stat.st_mtime_ns, stat.st_size
-    return args.job, signature, args.keys, args.call_ids
+    return args.job, None if args.job is None else signature(args.job), args.keys, args.call_ids
 
 
 def workdir() -> Path:

@@ -23,7 +23,8 @@ Signature = tuple[int, int]
 """A file's modification time (ns) and size."""
 
 
-def _signature(path: str) -> Signature | None:
+def signature(path: str | os.PathLike[str]) -> Signature | None:
+    """The file's modification time (ns) and size; None if it cannot be read (gone, say)."""
     try:
         stat = os.stat(path)
     except OSError:
@@ -45,13 +46,13 @@ class Imported:
         for module in list(sys.modules.values()):
             path = getattr(module, "__file__", None)
             if isinstance(path, str) and path not in self.files:
-                self.files[path] = _signature(path)
+                self.files[path] = signature(path)
         self._seen = len(sys.modules)
 
     def changed(self) -> str | None:
         """The first noted file that changed (or appeared, or went) since it was noted; None if none did."""
         self.note()
-        for path, signature in self.files.items():
-            if _signature(path) != signature:
+        for path, noted in self.files.items():
+            if signature(path) != noted:
                 return path
         return None

@@ -56,11 +56,11 @@ _idle: list[Kept] = []  # the waiting processes, the most recently parked last
 
 @contextmanager
 def shared(on: bool = True) -> Iterator[None]:
-    """Within the block, a sweep's zygote is kept for the next sweep of the same program.
+    """Within the block, a sweep's zygote (and tracker service) is kept for the next sweep of the same program.
 
     Blocks nest, and the innermost decides: `shared(False)` within one gives each sweep a
-    zygote of its own again, stopped at the sweep's end, while the zygotes kept wait. When no
-    open block shares, the kept zygotes are stopped.
+    zygote of its own again, stopped at the sweep's end, while the processes kept wait. When no
+    open block shares, the kept processes are stopped.
     """
     with _lock:
         _blocks.append(on)
@@ -71,8 +71,8 @@ def shared(on: bool = True) -> Iterator[None]:
             _blocks.pop()
             ended = [] if True in _blocks else list(_idle)
             del _idle[: len(ended)]
-        for zygote in ended:
-            zygote.close()
+        for process in ended:
+            process.close()
 
 
 def sharing() -> bool:
