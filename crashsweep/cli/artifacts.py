@@ -22,7 +22,7 @@ import click
 
 from crashsweep.cli import outdir, prog, shipped
 from crashsweep.explorer.search import Exploration
-from crashsweep.reports import dot, html, replay, sequence, trace
+from crashsweep.reports import replay, trace
 from crashsweep.reports.counterexample import Counterexample, shortest
 from crashsweep.reports.replay import PROGRAM
 from crashsweep.reports.summary import Summary
@@ -115,8 +115,12 @@ def render(
     """Traces, DOT sources, SVGs (when `dot` is there), pytest files and index.html, each as it is made.
 
     Lazy, so that an --out directory fills as `dot` renders; `report.files` collects them.
-    The replay commands are run by `program` (crashsweep.cli.prog).
+    The replay commands are run by `program` (crashsweep.cli.prog). The page's and the
+    diagrams' modules are imported here, where files are written: a command that prints its
+    row alone does not import them to start.
     """
+    from crashsweep.reports import dot, html, sequence
+
     dot_binary = None if report.dot_missing else find_dot()
     sections = []
     for cx in report.counterexamples:

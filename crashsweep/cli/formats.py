@@ -9,6 +9,9 @@ if-chain of its own. A new format is one renderer per kind it supports plus one 
 
 A format is `for_people` when its output is prose: the lines a command adds about the files it
 wrote then join stdout, where otherwise they go to stderr so that stdout stays one document.
+
+The real side's renderers (a sweep's row, a conformance table) import it when they run: a
+command of the model side does not import the real sweep to start (crashsweep.cli.lazy).
 """
 
 from __future__ import annotations
@@ -18,19 +21,20 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import click
 from click.decorators import FC
 
-from crashsweep.cli import sweep_determinism, sweep_scenarios
-from crashsweep.realsweep import api
 from crashsweep.reports import audit, junit, table, trace
 from crashsweep.reports.counterexample import Counterexample
 from crashsweep.reports.frontier import Frontier, frontier_json, frontier_markdown, frontier_text
 from crashsweep.reports.replay import PROGRAM, command_line, replay_command
 from crashsweep.reports.summary import InvariantVerdict, Summary
 from crashsweep.spec.auditing import RunAudit
+
+if TYPE_CHECKING:
+    from crashsweep.realsweep import api
 
 R = TypeVar("R")
 
@@ -140,6 +144,9 @@ def _tables_json(result: Tables) -> str:
 
 def _sweep_text(swept: Swept) -> str:
     """The row with its counterexamples, then what was not reached and how to re-run each finding."""
+    from crashsweep.cli import sweep_determinism, sweep_scenarios
+    from crashsweep.realsweep import api
+
     text = api.row_text(swept.row, swept.result, api.counterexamples(swept.result))
     if swept.deterministic is not None:
         text += sweep_determinism.held_line(swept.deterministic)
@@ -151,6 +158,8 @@ def _sweep_text(swept: Swept) -> str:
 
 def _sweep_json(swept: Swept) -> str:
     """The row as JSON, with the codes of the scenarios not reached."""
+    from crashsweep.realsweep import api
+
     data = json.loads(api.row_json(swept.row, swept.result))
     data["unreached"] = [s.code for s in swept.result.unreached]
     if swept.deterministic is not None:
@@ -160,6 +169,13 @@ def _sweep_json(swept: Swept) -> str:
 
 def _sweep_markdown(swept: Swept) -> str:
     return table.row_markdown(swept.row)
+
+
+def _conformance(results: Sequence[api.Conformance], *, fmt: str) -> str:
+    """The conformance table in `fmt` (text or markdown)."""
+    from crashsweep.realsweep import api
+
+    return api.render_conformance(results, fmt=fmt)
 
 
 def _row(render: Callable[[Summary], str]) -> Callable[[Explored], str]:
@@ -182,7 +198,7 @@ TEXT = Format(
         TABLES: partial(_tables, markdown=False),
         FRONTIER: frontier_text,
         SWEEP: _sweep_text,
-        CONFORMANCE: partial(api.render_conformance, fmt="text"),
+        CONFORMANCE: partial(_conformance, fmt="text"),
         TRACE: _trace_text,
         AUDIT: audit.text,
     },
@@ -206,7 +222,7 @@ MARKDOWN = Format(
         TABLES: partial(_tables, markdown=True),
         FRONTIER: frontier_markdown,
         SWEEP: _sweep_markdown,
-        CONFORMANCE: partial(api.render_conformance, fmt="markdown"),
+        CONFORMANCE: partial(_conformance, fmt="markdown"),
     },
 )
 
@@ -271,6 +287,9 @@ def _tables_junit(result: Tables) -> str:
 
 def _sweep_junit(swept: Swept) -> str:
     """A suite of the target: a violated case says its first scenario and the command that re-runs it."""
+    from crashsweep.cli import sweep_scenarios
+    from crashsweep.realsweep import api
+
     said = api.counterexamples(swept.result)
 
     def words(verdict: InvariantVerdict) -> str:
@@ -289,6 +308,8 @@ def _sweep_junit(swept: Swept) -> str:
 
 def _conformance_junit(results: Sequence[api.Conformance]) -> str:
     """A suite per design (NAME@TRACKER but for keyed), a case per compared column and invariant verdict."""
+    from crashsweep.realsweep import api
+
     suites = []
     for c in results:
         differs = dict(difference.split(": ", 1) for difference in c.differences)

@@ -17,16 +17,8 @@ from pathlib import Path
 import click
 
 from crashsweep.cli import artifacts, clock, colour, export, formats, helptext, prog, runs, variant_names
-from crashsweep.cli import view as cmd_view
-from crashsweep.cli.audit import audit
 from crashsweep.cli.colour import color_option
-from crashsweep.cli.conform import conform
-from crashsweep.cli.design import design as design_group
-from crashsweep.cli.design import listing
-from crashsweep.cli.examples import examples
-from crashsweep.cli.from_trace import from_trace
-from crashsweep.cli.frontier import frontier_command
-from crashsweep.cli.fuzz import fuzz
+from crashsweep.cli.lazy import LazyGroup
 from crashsweep.cli.options import (
     check_durability,
     choices_of,
@@ -42,8 +34,6 @@ from crashsweep.cli.options import (
 )
 from crashsweep.cli.outdir import OutDirError
 from crashsweep.cli.shipped import ShippedFile
-from crashsweep.cli.sweep import sweep
-from crashsweep.cli.tracker import tracker
 from crashsweep.explorer.model import ModelDefinitionError
 from crashsweep.explorer.search import StateLimitExceeded
 from crashsweep.reports import table
@@ -56,8 +46,29 @@ from crashsweep.spec.tracker import TRACKERS
 from crashsweep.variants import SEED_DESIGNS, UnknownVariantError, design
 from crashsweep.variants.design_file import load_design
 
+# Commands that live in modules of their own, one line each: imported when used (crashsweep.cli.lazy).
+COMMANDS = {
+    "audit": "crashsweep.cli.audit:audit",
+    "conform": "crashsweep.cli.conform:conform",
+    "design": "crashsweep.cli.design:design",
+    "examples": "crashsweep.cli.examples:examples",
+    "from-trace": "crashsweep.cli.from_trace:from_trace",
+    "frontier": "crashsweep.cli.frontier:frontier_command",
+    "fuzz": "crashsweep.cli.fuzz:fuzz",
+    "replay": "crashsweep.cli.view:replay",
+    "sweep": "crashsweep.cli.sweep:sweep",
+    "tracker": "crashsweep.cli.tracker:tracker",
+    "view": "crashsweep.cli.view:view",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=helptext.EPILOG)
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    loaded=lambda command: _with_color(command),
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=helptext.EPILOG,
+)
 @click.version_option(package_name="crashsweep", prog_name="crashsweep")
 @color_option()
 def cli() -> None:
@@ -221,22 +232,10 @@ def _compared(
 @cli.command(name="variants")
 def list_variants() -> int:
     """Every design and job by name, with the option that takes it (as `design list`)."""
+    from crashsweep.cli.design import listing  # the design commands' module, imported when they are used
+
     click.echo("\n".join(listing()))
     return 0
-
-
-# Commands that live in modules of their own are registered here, one line each.
-cli.add_command(cmd_view.replay)
-cli.add_command(cmd_view.view)
-cli.add_command(fuzz)
-cli.add_command(sweep)
-cli.add_command(conform)
-cli.add_command(tracker)
-cli.add_command(frontier_command, name="frontier")
-cli.add_command(design_group)
-cli.add_command(examples)
-cli.add_command(audit)
-cli.add_command(from_trace)
 
 
 def _set_color(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -247,23 +246,24 @@ def _set_color(ctx: click.Context, param: click.Parameter, value: str | None) ->
         ctx.with_resource(painting(on))
 
 
-def _color_everywhere(command: click.Command) -> None:
-    """Give every subcommand (and sub-subcommand) --color too: it is typed as often after the command as before."""
-    for sub in getattr(command, "commands", {}).values():
-        sub.params.append(
-            click.Option(
-                ["--color"],
-                type=click.Choice(colour.CHOICES),
-                expose_value=False,
-                is_eager=True,
-                callback=_set_color,
-                help="as before the command: colour verdicts (auto, always, never)",
-            )
+def _with_color(command: click.Command) -> None:
+    """Give a subcommand (and its own subcommands) --color too: it is typed as often after the command as before."""
+    command.params.append(
+        click.Option(
+            ["--color"],
+            type=click.Choice(colour.CHOICES),
+            expose_value=False,
+            is_eager=True,
+            callback=_set_color,
+            help="as before the command: colour verdicts (auto, always, never)",
         )
-        _color_everywhere(sub)
+    )
+    for sub in getattr(command, "commands", {}).values():
+        _with_color(sub)
 
 
-_color_everywhere(cli)
+for _command in dict.values(cli.commands):  # those defined here (not importing the others: they get it as imported)
+    _with_color(_command)
 
 
 def main(argv: list[str] | None = None, *, module: str | None = None, began: float | None = None) -> int:
