@@ -12,6 +12,7 @@ imported, is passed to `loaded` (main.py gives it and its subcommands the --colo
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -29,18 +30,27 @@ class Commands(dict[str, click.Command]):
         self.lazy = dict(lazy)
         """The commands not imported yet: name -> "module:attribute"."""
         self.loaded = loaded
+        self._lock = threading.RLock()
 
     def load(self, name: object) -> None:
-        """Import command `name` if it is one not imported yet."""
-        spec = self.lazy.pop(name, None) if isinstance(name, str) else None
-        if spec is None:
+        """Import command `name` if it is one not imported yet.
+
+        Under a lock, and taken off `lazy` only once it is in place: a thread that looks the
+        same command up meanwhile waits for it, and `loaded` sees each command once.
+        """
+        if not isinstance(name, str) or name not in self.lazy:
             return
-        module, _, attribute = spec.partition(":")
-        command = getattr(importlib.import_module(module), attribute)
-        if not isinstance(command, click.Command):
-            raise TypeError(f"{spec} is not a click command")
-        self.loaded(command)
-        super().__setitem__(name, command)  # type: ignore[index]  # a str: `spec` was found by it
+        with self._lock:
+            spec = self.lazy.get(name)
+            if spec is None:
+                return
+            module, _, attribute = spec.partition(":")
+            command = getattr(importlib.import_module(module), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{spec} is not a click command")
+            self.loaded(command)
+            super().__setitem__(name, command)
+            del self.lazy[name]
 
     def load_all(self) -> None:
         """Import every command not imported yet."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 import pytest
@@ -62,6 +64,35 @@ def test_a_name_that_is_not_a_command_is_refused_when_imported() -> None:
     commands = Commands({"bad": f"{HERE}not_a_command"}, lambda c: None)
     with pytest.raises(TypeError, match=r"^tests\.cli\.test_lazy:not_a_command is not a click command$"):
         commands["bad"]
+
+
+def test_two_threads_that_look_up_one_command_both_get_it_and_it_is_imported_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The module takes a while to import: the second lookup waits for the first, and `loaded` sees it once."""
+    (tmp_path / "slow_command.py").write_text(
+        "import time\nimport click\n"
+        "time.sleep(0.3)\n"
+        "slow = click.Command('slow', callback=lambda: None)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen: list[str] = []
+    group = LazyGroup("top", lazy={"slow": "slow_command:slow"}, loaded=lambda c: seen.append(str(c.name)))
+    found: list[click.Command | None] = []
+
+    def look() -> None:
+        with click.Context(group) as ctx:
+            found.append(group.get_command(ctx, "slow"))
+
+    threads = [threading.Thread(target=look) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    command = sys.modules["slow_command"].slow
+    assert found == [command, command]
+    assert seen == ["slow"]
+    del sys.modules["slow_command"]
 
 
 def test_the_help_lists_every_command_and_each_takes_color() -> None:
