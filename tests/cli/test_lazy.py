@@ -71,9 +71,7 @@ def test_two_threads_that_look_up_one_command_both_get_it_and_it_is_imported_onc
 ) -> None:
     """The module takes a while to import: the second lookup waits for the first, and `loaded` sees it once."""
     (tmp_path / "slow_command.py").write_text(
-        "import time\nimport click\n"
-        "time.sleep(0.3)\n"
-        "slow = click.Command('slow', callback=lambda: None)\n"
+        "import time\nimport click\ntime.sleep(0.3)\nslow = click.Command('slow', callback=lambda: None)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     seen: list[str] = []
