@@ -36,6 +36,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from crashsweep.realsweep.tracker import control
 from crashsweep.realsweep.tracker.request import MAX_BODY
 from crashsweep.realsweep.tracker.server import MAX_CONNECTIONS, REQUEST_TIMEOUT, TrackerServer
 from crashsweep.realsweep.tracker.spaces import Spaces
@@ -190,11 +191,11 @@ class ServiceProcess:
 
     def release(self) -> bool:
         """Close the service's databases (control); False if it did not answer so (it is then of no more use)."""
-        return self._request("release") == "released"
+        return self._request(control.RELEASE) == control.RELEASED
 
     def root_at(self, root: Path) -> bool:
         """Keep the databases in `root` from now on (control); False if the service could not."""
-        if self._request(f"root {root}") != "rooted":
+        if self._request(f"{control.ROOT} {root}") != control.ROOTED:
             return False
         self.root = root
         return True
@@ -263,8 +264,6 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(server, int):
         return server
     if args.control:
-        from crashsweep.realsweep.tracker import control
-
         control.listen(server)
     serve(server)
     return 0
